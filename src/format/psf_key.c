@@ -1,0 +1,297 @@
+/* psf_key.c: classifying counter keys and spelling them canonically. */
+#include "psf_key.h"
+
+#include "psf_line.h"
+#include "psf_tables.h"
+
+#include <stdio.h>
+#include <string.h>
+
+const char *const psf_spec_field_name[PSF_SPEC_COUNT] = {
+    "success", "failure", "hit", "deferred", "miss", "deopt",
+};
+
+static int
+starts(const char *s, size_t n, const char *lit)
+{
+    size_t m = strlen(lit);
+    return n >= m && memcmp(s, lit, m) == 0;
+}
+
+static int
+equals(const char *s, size_t n, const char *lit)
+{
+    return n == strlen(lit) && memcmp(s, lit, n) == 0;
+}
+
+static long
+as_num(const char *s, size_t n)
+{
+    long v = 0;
+    size_t i;
+
+    if (n == 0 || n > 9)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
+/* Parse "[X]" at s[0..n); sets x and xn and returns the length consumed
+ * including brackets, or 0 if s does not start with a bracket pair. */
+static size_t
+bracket(const char *s, size_t n, const char **x, size_t *xn)
+{
+    const char *close;
+
+    if (n < 2 || s[0] != '[')
+        return 0;
+    close = memchr(s + 1, ']', n - 1);
+    if (close == NULL)
+        return 0;
+    *x = s + 1;
+    *xn = (size_t)(close - s - 1);
+    return (size_t)(close - s) + 1;
+}
+
+/* "opcode[A]<rest>" with the given prefix ("opcode", "uops", "uop", ...):
+ * on success sets a and returns a pointer to rest. */
+static const char *
+prefixed(const char *s, size_t n, const char *prefix, psf_key *k)
+{
+    size_t m = strlen(prefix), used;
+
+    if (!starts(s, n, prefix))
+        return NULL;
+    used = bracket(s + m, n - m, &k->a, &k->a_len);
+    if (used == 0)
+        return NULL;
+    k->a_num = as_num(k->a, k->a_len);
+    return s + m + used;
+}
+
+static void
+parse_opcode(const char *rest, size_t rn, psf_key *k)
+{
+    size_t used;
+    int f;
+
+    if (equals(rest, rn, ".execution_count")) {
+        k->kind = PSF_K_OP_EXEC;
+    } else if (equals(rest, rn, ".specializable")) {
+        k->kind = PSF_K_OP_SPECIALIZABLE;
+    } else if (starts(rest, rn, ".pair_count")
+               && (used = bracket(rest + 11, rn - 11, &k->b, &k->b_len)) != 0
+               && used == rn - 11) {
+        k->kind = PSF_K_OP_PAIR;
+        k->b_num = as_num(k->b, k->b_len);
+    } else if (starts(rest, rn, ".specialization.failure_kinds")
+               && (used = bracket(rest + 29, rn - 29, &k->b, &k->b_len)) != 0
+               && used == rn - 29) {
+        k->kind = PSF_K_OP_FAIL_KIND;
+        k->b_num = as_num(k->b, k->b_len);
+    } else if (starts(rest, rn, ".specialization.")) {
+        k->kind = PSF_K_OP_OTHER;
+        for (f = 0; f < PSF_SPEC_COUNT; f++)
+            if (equals(rest + 16, rn - 16, psf_spec_field_name[f])) {
+                k->kind = PSF_K_OP_SPEC;
+                k->field = f;
+            }
+    } else {
+        k->kind = PSF_K_OP_OTHER;
+    }
+}
+
+int
+psf_key_parse(const char *s, size_t n, psf_key *k)
+{
+    const char *rest, *e = s + n;
+    size_t used;
+
+    memset(k, 0, sizeof *k);
+    k->a_num = k->b_num = -1;
+    k->kind = PSF_K_OTHER;
+
+    if (psf_is_header_key(s, n)) {
+        k->kind = PSF_K_HEADER;
+    } else if ((rest = prefixed(s, n, "opcode", k)) != NULL) {
+        parse_opcode(rest, (size_t)(e - rest), k);
+    } else if ((rest = prefixed(s, n, "uops", k)) != NULL) {
+        if (equals(rest, (size_t)(e - rest), ".execution_count"))
+            k->kind = PSF_K_UOP_EXEC;
+        else if (equals(rest, (size_t)(e - rest), ".specialization.miss"))
+            k->kind = PSF_K_UOP_MISS;
+    } else if ((rest = prefixed(s, n, "uop", k)) != NULL) {
+        if (starts(rest, (size_t)(e - rest), ".pair_count")
+            && (used = bracket(rest + 11, (size_t)(e - rest) - 11, &k->b, &k->b_len)) != 0
+            && rest + 11 + used == e)
+            k->kind = PSF_K_UOP_PAIR;
+    } else if ((rest = prefixed(s, n, "unsupported_opcode", k)) != NULL) {
+        if (equals(rest, (size_t)(e - rest), ".count"))
+            k->kind = PSF_K_UNSUPPORTED;
+    } else if ((rest = prefixed(s, n, "error_in_opcode", k)) != NULL) {
+        if (equals(rest, (size_t)(e - rest), ".count"))
+            k->kind = PSF_K_ERROR_IN_OPCODE;
+    } else if ((rest = prefixed(s, n, "Calls via PyEval_EvalFrame", k)) != NULL) {
+        if (rest == e)
+            k->kind = PSF_K_EVAL_CALL;
+    } else if (starts(s, n, "Calls to ") || equals(s, n, "Frames pushed")
+               || equals(s, n, "Frame objects created")) {
+        k->kind = PSF_K_CALL;
+    } else if (starts(s, n, "Object ")) {
+        k->kind = PSF_K_OBJECT;
+    } else if ((rest = prefixed(s, n, "GC", k)) != NULL) {
+        if (rest < e && *rest == ' ' && k->a_num >= 0) {
+            k->kind = PSF_K_GC;
+            k->b = rest + 1;
+            k->b_len = (size_t)(e - rest - 1);
+        }
+    } else if (starts(s, n, "Rare event (") && s[n - 1] == ')') {
+        k->kind = PSF_K_RARE;
+        k->a = s + 12;
+        k->a_len = n - 13;
+    } else if (starts(s, n, "JIT ")) {
+        k->kind = PSF_K_JIT;
+    } else if (starts(s, n, "Optimization ") || starts(s, n, "Optimizer ")
+               || equals(s, n, "Executors invalidated")) {
+        k->kind = PSF_K_OPT;
+    } else if (n > 3 && s[n - 1] == ']') {
+        /* "Trace length[64]": a histogram bucket. */
+        const char *open = s + n - 1;
+        while (open > s && *open != '[')
+            open--;
+        if (open > s && as_num(open + 1, (size_t)(s + n - 1 - open - 1)) >= 0) {
+            k->kind = PSF_K_HIST;
+            k->b = s;
+            k->b_len = (size_t)(open - s);
+            k->a = open + 1;
+            k->a_len = (size_t)(s + n - 1 - open - 1);
+            k->a_num = as_num(k->a, k->a_len);
+        }
+    }
+    return k->kind;
+}
+
+static int
+contains(const char *s, size_t n, const char *lit)
+{
+    size_t m = strlen(lit), i;
+
+    for (i = 0; i + m <= n; i++)
+        if (memcmp(s + i, lit, m) == 0)
+            return 1;
+    return 0;
+}
+
+unsigned
+psf_key_marks(const psf_key *k, const char *s, size_t n)
+{
+    unsigned m = 0;
+
+    switch (k->kind) {
+    case PSF_K_HEADER:
+        if (starts(s, n, "pystats."))
+            m |= PSF_M_OWN_HEADER;
+        break;
+    case PSF_K_OP_EXEC: case PSF_K_OP_PAIR: case PSF_K_OP_SPECIALIZABLE:
+    case PSF_K_OP_SPEC: case PSF_K_OP_FAIL_KIND: case PSF_K_OP_OTHER:
+        m |= k->a_num >= 0 ? PSF_M_NUMERIC_OP : PSF_M_NAMED_OP;
+        break;
+    case PSF_K_EVAL_CALL:
+        m |= PSF_M_EVAL_CALL;
+        break;
+    case PSF_K_OBJECT:
+        if (starts(s, n, "Object method cache"))
+            m |= PSF_M_METHOD_CACHE;
+        if (contains(s, n, "mortal"))
+            m |= PSF_M_MORTAL;
+        break;
+    case PSF_K_JIT:
+        if (contains(s, n, "size"))
+            m |= PSF_M_JIT_MEMORY;
+        break;
+    case PSF_K_GC:
+        m |= PSF_M_GC;
+        break;
+    case PSF_K_RARE:
+        m |= PSF_M_RARE;
+        break;
+    default:
+        break;
+    }
+    return m;
+}
+
+/* Append s[0..n) to buf at *pos; returns 0 if it does not fit. */
+static int
+put(char *buf, size_t size, size_t *pos, const char *s, size_t n)
+{
+    if (*pos + n + 1 > size)
+        return 0;
+    memcpy(buf + *pos, s, n);
+    *pos += n;
+    buf[*pos] = '\0';
+    return 1;
+}
+
+static int
+put_op(char *buf, size_t size, size_t *pos, const char *x, size_t xn,
+       long num, int minor)
+{
+    const char *name = num >= 0 ? psf_tab_opname(minor, (int)num) : NULL;
+
+    if (name != NULL)
+        return put(buf, size, pos, name, strlen(name));
+    return put(buf, size, pos, x, xn);
+}
+
+size_t
+psf_key_canon(const psf_key *k, const char *s, size_t n, int minor,
+              char *buf, size_t size)
+{
+    size_t pos = 0;
+    int ok = 1;
+    const char *after;
+
+    if (size == 0)
+        return 0;
+    buf[0] = '\0';
+    switch (k->kind) {
+    case PSF_K_OP_EXEC: case PSF_K_OP_SPECIALIZABLE: case PSF_K_OP_SPEC:
+    case PSF_K_OP_FAIL_KIND: case PSF_K_OP_OTHER: case PSF_K_OP_PAIR:
+        after = k->a + k->a_len;     /* "]..." */
+        ok = put(buf, size, &pos, "opcode[", 7)
+            && put_op(buf, size, &pos, k->a, k->a_len, k->a_num, minor);
+        if (ok && k->kind == PSF_K_OP_PAIR) {
+            ok = put(buf, size, &pos, "].pair_count[", 13)
+                && put_op(buf, size, &pos, k->b, k->b_len, k->b_num, minor)
+                && put(buf, size, &pos, "]", 1);
+        } else if (ok) {
+            ok = put(buf, size, &pos, after, (size_t)(s + n - after));
+        }
+        break;
+    case PSF_K_EVAL_CALL: {
+        const char *name = k->a_num >= 0 ? psf_tab_eval_call_kind((int)k->a_num) : NULL;
+        ok = put(buf, size, &pos, "Calls via PyEval_EvalFrame[", 27)
+            && (name ? put(buf, size, &pos, name, strlen(name))
+                     : put(buf, size, &pos, k->a, k->a_len))
+            && put(buf, size, &pos, "]", 1);
+        break;
+    }
+    case PSF_K_UOP_EXEC: case PSF_K_UOP_MISS:
+        /* Older dumps spelled some uops without their leading "_". */
+        if (k->a_len > 0 && k->a[0] != '_')
+            ok = put(buf, size, &pos, "uops[_", 6)
+                && put(buf, size, &pos, k->a, (size_t)(s + n - k->a));
+        else
+            ok = put(buf, size, &pos, s, n);
+        break;
+    default:
+        ok = put(buf, size, &pos, s, n);
+        break;
+    }
+    return ok ? pos : 0;
+}

@@ -1,0 +1,92 @@
+/* psf_key.h: the grammar of counter keys, native and own.
+ *
+ * A key is classified once per distinct spelling (never per line) into a
+ * kind with its bracketed parts, e.g. `opcode[93].specialization.
+ * failure_kinds[18]` -> PSF_K_OP_FAIL_KIND, a = "93" (a number), b = 18.
+ * The canonical spelling used across the program is CPython 3.13's:
+ * opcodes by name; psf_key_canon() rewrites numbered opcodes with the
+ * tables of the detected version.
+ */
+#ifndef PSF_KEY_H
+#define PSF_KEY_H
+
+#include <stddef.h>
+
+typedef enum psf_key_kind {
+    PSF_K_OTHER = 0,        /* kept as is, reported under "other" */
+    PSF_K_HEADER,           /* pystats.* / meta.*: text value */
+    PSF_K_OP_EXEC,          /* opcode[A].execution_count */
+    PSF_K_OP_PAIR,          /* opcode[A].pair_count[B] */
+    PSF_K_OP_SPECIALIZABLE, /* opcode[A].specializable: a flag */
+    PSF_K_OP_SPEC,          /* opcode[A].specialization.<field> */
+    PSF_K_OP_FAIL_KIND,     /* opcode[A].specialization.failure_kinds[B] */
+    PSF_K_OP_OTHER,         /* opcode[A].<anything else> */
+    PSF_K_UOP_EXEC,         /* uops[A].execution_count */
+    PSF_K_UOP_MISS,         /* uops[A].specialization.miss */
+    PSF_K_UOP_PAIR,         /* uop[A].pair_count[B] */
+    PSF_K_UNSUPPORTED,      /* unsupported_opcode[A].count */
+    PSF_K_ERROR_IN_OPCODE,  /* error_in_opcode[A].count */
+    PSF_K_CALL,             /* Calls to ..., Frames pushed, Frame objects created */
+    PSF_K_EVAL_CALL,        /* Calls via PyEval_EvalFrame[A] */
+    PSF_K_OBJECT,           /* Object ... */
+    PSF_K_GC,               /* GC[A] <field> */
+    PSF_K_OPT,              /* Optimization ..., Optimizer ..., Executors invalidated */
+    PSF_K_JIT,              /* JIT ... */
+    PSF_K_HIST,             /* <name>[A], a histogram bucket */
+    PSF_K_RARE,             /* Rare event (A) */
+    PSF_K_KIND_COUNT
+} psf_key_kind;
+
+/* Fields of CPython's SpecializationStats, in its order. */
+typedef enum psf_spec_field {
+    PSF_SPEC_SUCCESS = 0,
+    PSF_SPEC_FAILURE,
+    PSF_SPEC_HIT,
+    PSF_SPEC_DEFERRED,
+    PSF_SPEC_MISS,
+    PSF_SPEC_DEOPT,
+    PSF_SPEC_COUNT
+} psf_spec_field;
+
+extern const char *const psf_spec_field_name[PSF_SPEC_COUNT];
+
+typedef struct psf_key {
+    int kind;               /* psf_key_kind */
+    const char *a;          /* first bracketed part (or rare event name), borrowed */
+    size_t a_len;
+    long a_num;             /* a as a number, -1 if not all digits */
+    const char *b;          /* second bracketed part / GC field / hist name */
+    size_t b_len;
+    long b_num;
+    int field;              /* psf_spec_field for PSF_K_OP_SPEC */
+} psf_key;
+
+/* Markers a key contributes to telling native versions apart. */
+enum {
+    PSF_M_NUMERIC_OP   = 1u << 0,  /* opcode[93]: 3.11 or 3.12 */
+    PSF_M_NAMED_OP     = 1u << 1,  /* opcode[LOAD_ATTR]: 3.13 or later */
+    PSF_M_EVAL_CALL    = 1u << 2,  /* Calls via PyEval_EvalFrame: 3.12+ */
+    PSF_M_METHOD_CACHE = 1u << 3,  /* Object method cache ...: 3.12+ */
+    PSF_M_JIT_MEMORY   = 1u << 4,  /* JIT ... size: 3.14+ */
+    PSF_M_MORTAL       = 1u << 5,  /* Object ... mortal/immortal ...: 3.14+ */
+    PSF_M_GC           = 1u << 6,  /* GC[N] ...: 3.13+ */
+    PSF_M_RARE         = 1u << 7,  /* Rare event: 3.13+ */
+    PSF_M_OWN_HEADER   = 1u << 8   /* pystats.* */
+};
+
+/* Classify key s[0..n).  Always succeeds (unknown keys are PSF_K_OTHER);
+ * returns out->kind. */
+int psf_key_parse(const char *s, size_t n, psf_key *out);
+
+/* Version markers (PSF_M_*) of a parsed key. */
+unsigned psf_key_marks(const psf_key *k, const char *s, size_t n);
+
+/* Write the canonical spelling of key s[0..n) into buf (NUL-terminated)
+ * for a dump of 3.minor: numbered opcodes become names where the table of
+ * that version knows them, "Calls via PyEval_EvalFrame[1]" becomes
+ * "Calls via PyEval_EvalFrame[VECTOR]", old "uops[X]" gets its "_".
+ * Returns the length, or 0 if buf is too small. */
+size_t psf_key_canon(const psf_key *k, const char *s, size_t n, int minor,
+                     char *buf, size_t size);
+
+#endif

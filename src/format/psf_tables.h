@@ -1,0 +1,62 @@
+/* psf_tables.h: CPython's numbers for opcodes, specialization failure
+ * kinds and eval-call kinds, per interpreter version.
+ *
+ * Native dumps of CPython 3.11 and 3.12 write opcodes as numbers and every
+ * version writes failure kinds as numbers; these tables name them without
+ * a CPython source tree.  The data (psf_tables_data.c) is generated from
+ * the TSV files in data/tables/, taken from CPython 3.11.2, 3.12.1 and 3.13.5.
+ * Versions are given as the minor number of 3.x (11, 12, 13, 14).
+ */
+#ifndef PSF_TABLES_H
+#define PSF_TABLES_H
+
+#include <stddef.h>
+
+typedef struct psf_tab_kind {
+    int value;          /* -1 ends a table */
+    const char *name;   /* without the SPEC_FAIL_ / EVAL_CALL_ prefix */
+} psf_tab_kind;
+
+/* Generated arrays (psf_tables_data.c). */
+extern const char *const psf_tab_opcodes_3_11_name[256];
+extern const char *const psf_tab_opcodes_3_11_family[256];
+extern const char *const psf_tab_opcodes_3_12_name[256];
+extern const char *const psf_tab_opcodes_3_12_family[256];
+extern const char *const psf_tab_opcodes_3_13_name[256];
+extern const char *const psf_tab_opcodes_3_13_family[256];
+extern const psf_tab_kind psf_tab_spec_fail_kinds_3_11[];
+extern const psf_tab_kind psf_tab_spec_fail_kinds_3_13[];
+extern const psf_tab_kind psf_tab_eval_call_kinds_3_13[];
+
+/* Whether built-in opcode numbers exist for 3.minor (11, 12, 13). */
+int psf_tab_has_opcodes(int minor);
+
+/* Name of opcode number num on 3.minor, or NULL if unknown. */
+const char *psf_tab_opname(int minor, int num);
+
+/* The family (base instruction) of the instruction called name on
+ * 3.minor: "LOAD_ATTR" for "LOAD_ATTR_SLOT", the name itself for a base
+ * instruction.  Versions without a table (3.14 and later) use the newest
+ * table and then a prefix rule (a name that starts with a known
+ * specializable family followed by "_" belongs to it).  Returns NULL for a
+ * name no table knows and no rule places.  The result is a static string
+ * or name itself. */
+const char *psf_tab_family(int minor, const char *name);
+
+/* Name the failure kind `kind` of family `family` on 3.minor into buf as
+ * "ATTR_PROPERTY", "OTHER" (shared kinds), or "kind N" where no name is
+ * known (3.12 has no table).  Returns 1 if a name was found, 0 for the
+ * "kind N" fallback. */
+int psf_tab_fail_kind(int minor, const char *family, int kind,
+                      char *buf, size_t size);
+
+/* The failure-kind name prefix CPython uses for a family on 3.minor:
+ * "ATTR" for LOAD_ATTR and STORE_ATTR, "ITER" for FOR_ITER and SEND on
+ * 3.12+, "SUPER" for LOAD_SUPER_ATTR, "SUBSCR" for *_SUBSCR, otherwise
+ * the family name. */
+const char *psf_tab_fail_prefix(int minor, const char *family);
+
+/* EVAL_CALL_* name of index kind ("VECTOR"), or NULL. */
+const char *psf_tab_eval_call_kind(int kind);
+
+#endif
