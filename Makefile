@@ -1,0 +1,44 @@
+# pystats: build, install, test and benchmark.
+#
+#   make                      build the extension for $(PYTHON) and build/pystats
+#   make install PYTHON=...   install the module and startup hook into that
+#                             interpreter's site-packages, and the command
+#   make test                 every test, against every CPython 3.11-3.13 found
+#   make bench                overhead and throughput benchmarks (ratios)
+#   make SANITIZER=address    build with ASan (also: undefined)
+#   make WERROR=1             treat warnings as errors
+
+PYTHON    ?= python3
+CC        ?= cc
+PREFIX    ?= /usr/local
+BUILD     ?= build
+OPT       ?= -O2 -g
+WARN      := -Wall -Wextra
+ifeq ($(WERROR),1)
+WARN      += -Werror
+endif
+ifneq ($(SANITIZER),)
+SANFLAGS  := -fsanitize=$(SANITIZER) -fno-omit-frame-pointer
+endif
+CFLAGS_ALL = $(OPT) $(WARN) $(SANFLAGS) -std=c11 -D_GNU_SOURCE $(CFLAGS)
+LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
+
+.PHONY: all ext cli install install-ext install-cli test test-c test-golden test-py bench clean
+all: ext cli
+
+# The shared core: no Python.h, used by both programs.
+FORMAT_SRC := $(wildcard src/format/*.c)
+
+include src/ext/build.mk
+-include src/cli/build.mk
+
+install: install-ext install-cli
+
+test:
+	$(PYTHON) tests/run.py
+
+bench:
+	$(PYTHON) bench/run.py
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,147 @@
+"""pystats: exact execution statistics for stock CPython.
+
+    import pystats
+    pystats.on(); work(); pystats.off()     # a window
+    pystats.clear()                         # forget what was counted
+    pystats.dump()                          # write now (then clear)
+    pystats.is_on()
+    pystats.snapshot()                      # the counts a dump would write
+    pystats.measure(fn, *args, **kwargs)    # exactly fn's work
+
+`python -X pystats` or `PYTHONSTATS=1` collect for the whole program
+(PYTHONSTATS also in subprocesses); dumps go to `-X pystats_dir=DIR`,
+`PYSTATS_DIR` or /tmp/py_stats.  See README.md and docs/FORMAT.md.
+"""
+import os
+import sys
+
+from ._collector import (  # noqa: F401  (the API is the C functions)
+    MECHANISM,
+    __version__,
+    clear,
+    dump,
+    is_on,
+    measure,
+    off,
+    on,
+    snapshot,
+)
+from . import _collector
+
+__all__ = ["on", "off", "clear", "dump", "is_on", "snapshot", "measure",
+           "set_backend", "backend", "output_directory"]
+
+DEFAULT_DIR = "/tmp/py_stats"
+
+
+def _env(name):
+    """An environment variable, unless -E/-I told Python to ignore them."""
+    if sys.flags.ignore_environment:
+        return None
+    return os.environ.get(name)
+
+
+def requested_mode():
+    """The mode asked for by -X pystats[=MODE] or PYTHONSTATS=MODE, or
+    None.  '0' and an empty PYTHONSTATS mean no."""
+    x = sys._xoptions.get("pystats")
+    if x is not None:
+        return "count" if x is True or x in ("", "1") else x
+    e = _env("PYTHONSTATS")
+    if e and e != "0":
+        return "count" if e == "1" else e
+    return None
+
+
+def output_directory():
+    """-X pystats_dir=DIR, else PYSTATS_DIR, else /tmp/py_stats."""
+    d = sys._xoptions.get("pystats_dir")
+    if isinstance(d, str) and d:
+        return d
+    return _env("PYSTATS_DIR") or DEFAULT_DIR
+
+
+def _meta():
+    import sysconfig
+    v = sys.version_info
+    ver = "%d.%d.%d" % v[:3]
+    if v.releaselevel != "final":
+        ver += {"alpha": "a", "beta": "b", "candidate": "rc"}[v.releaselevel]
+        ver += str(v.serial)
+    git = getattr(sys, "_git", None)
+    return {
+        "python_version": ver,
+        "implementation": sys.implementation.name,
+        "sys_version": sys.version,
+        "git": "/".join(x for x in git if x) if git else "",
+        "config_args": sysconfig.get_config_var("CONFIG_ARGS") or "",
+        "pystats_build": hasattr(sys, "_stats_on"),
+        "free_threading": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
+        "jit": "--enable-experimental-jit" in (
+            sysconfig.get_config_var("CONFIG_ARGS") or ""),
+    }
+
+
+def backend():
+    """'native' when the interpreter's own --enable-pystats counters are
+    driven, 'own' when this package's collector counts."""
+    return "native" if _collector._state()["native"] else "own"
+
+
+def set_backend(name):
+    """Choose 'own' (this collector) or 'native' (the counters of a
+    CPython built with --enable-pystats; the default there)."""
+    if name not in ("own", "native"):
+        raise ValueError("backend must be 'own' or 'native'")
+    _collector._set_native(name == "native")
+
+
+def _configure():
+    _collector._configure(meta=_meta(), directory=output_directory(),
+                          label=_env("PYSTATS_LABEL") or "")
+    # On a --enable-pystats build, drive its counters unless told not to.
+    wanted = sys._xoptions.get("pystats_backend") or _env("PYSTATS_BACKEND")
+    if wanted:
+        set_backend(wanted)
+    elif hasattr(sys, "_stats_on"):
+        set_backend("native")
+
+
+def _start_from_hook():
+    """Called by the startup hook (pystats_startup) before __main__."""
+    mode = requested_mode()
+    if mode is not None and not is_on():
+        on(mode=mode)
+
+
+def _check_startup():
+    """Imported explicitly: say so if collection was asked for but the
+    startup hook could not run; silence would mean zero dumps."""
+    if "pystats_startup" in sys.modules:
+        return
+    if sys._xoptions.get("pystats") is not None:
+        why = ("python -S" if sys.flags.no_site else
+               "pystats is not installed in this interpreter's "
+               "site-packages (make install PYTHON=...)")
+        sys.stderr.write(
+            "pystats: -X pystats was given but the startup hook did not run "
+            "(%s); collection starts now, at the import of pystats\n" % why)
+        _start_from_hook()
+    elif sys.flags.ignore_environment and os.environ.get(
+            "PYTHONSTATS", "0") not in ("", "0"):
+        sys.stderr.write(
+            "pystats: PYTHONSTATS is set but Python ignores the environment "
+            "(-E or -I): nothing is collected unless -X pystats is given or "
+            "pystats.on() is called\n")
+    elif os.environ.get("PYTHONSTATS", "0") not in ("", "0"):
+        why = ("python -S" if sys.flags.no_site else
+               "pystats is not installed in this interpreter's "
+               "site-packages (make install PYTHON=...)")
+        sys.stderr.write(
+            "pystats: PYTHONSTATS is set but the startup hook did not run "
+            "(%s); collection starts now, at the import of pystats\n" % why)
+        _start_from_hook()
+
+
+_configure()
+_check_startup()

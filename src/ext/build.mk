@@ -1,0 +1,52 @@
+# src/ext/build.mk: the CPython extension pystats._collector, built for
+# $(PYTHON) into $(BUILD)/py<X.Y>/ together with the package's Python
+# files, so that PYTHONPATH=$(BUILD)/py<X.Y> imports it uninstalled.
+
+PY_INFO   := $(shell $(PYTHON) -c 'import sys, sysconfig; print("%d.%d" % sys.version_info[:2], sysconfig.get_paths()["include"], sysconfig.get_config_var("EXT_SUFFIX"), sysconfig.get_paths()["purelib"])' 2>/dev/null)
+PY_VER    := $(word 1,$(PY_INFO))
+PY_INC    := $(word 2,$(PY_INFO))
+PY_SUFFIX := $(word 3,$(PY_INFO))
+PY_SITE   := $(word 4,$(PY_INFO))
+EXT_DIR   := $(BUILD)/py$(PY_VER)
+EXT_OBJ   := $(BUILD)/py$(PY_VER)/obj
+EXT_SRC   := $(wildcard src/ext/*.c) src/format/psf_write.c
+EXT_OBJS  := $(patsubst src/%.c,$(EXT_OBJ)/%.o,$(EXT_SRC))
+EXT_SO    := $(EXT_DIR)/pystats/_collector$(PY_SUFFIX)
+PY_FILES  := $(wildcard python/pystats/*.py)
+PY_OUT    := $(patsubst python/%,$(EXT_DIR)/%,$(PY_FILES)) $(EXT_DIR)/pystats_startup.py
+EXT_CFLAGS = $(CFLAGS_ALL) -fPIC -fvisibility=hidden -I$(PY_INC)
+
+ext: check-python $(EXT_SO) $(PY_OUT)
+
+check-python:
+	@test -n "$(PY_VER)" || { echo "pystats: cannot run PYTHON=$(PYTHON)" >&2; exit 1; }
+
+$(EXT_OBJ)/%.o: src/%.c $(wildcard src/ext/*.h src/format/*.h)
+	@mkdir -p $(dir $@)
+	$(CC) $(EXT_CFLAGS) -c $< -o $@
+
+$(EXT_SO): $(EXT_OBJS)
+	@mkdir -p $(dir $@)
+	$(CC) -shared $(LDFLAGS_ALL) -o $@ $(EXT_OBJS) -lpthread
+
+$(EXT_DIR)/pystats/%.py: python/pystats/%.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+$(EXT_DIR)/pystats_startup.py: python/pystats_startup.py
+	@mkdir -p $(dir $@)
+	cp $< $@
+
+# Into the interpreter's site-packages (a virtual environment included):
+# the package, the startup module, and the .pth line that runs it when
+# -X pystats or PYTHONSTATS asks for collection.
+install-ext: ext
+	@mkdir -p $(DESTDIR)$(PY_SITE)/pystats
+	cp $(EXT_SO) $(EXT_DIR)/pystats/*.py $(DESTDIR)$(PY_SITE)/pystats/
+	cp $(EXT_DIR)/pystats_startup.py $(DESTDIR)$(PY_SITE)/
+	cp python/pystats-startup.pth $(DESTDIR)$(PY_SITE)/
+
+uninstall-ext:
+	rm -rf $(DESTDIR)$(PY_SITE)/pystats $(DESTDIR)$(PY_SITE)/pystats_startup.py $(DESTDIR)$(PY_SITE)/pystats-startup.pth
+
+.PHONY: check-python uninstall-ext

@@ -1,0 +1,166 @@
+/* collector.h: the counters, the per-thread state and the hot path that
+ * every collection backend shares.
+ *
+ * Invariants:
+ *  - pc_g holds the counts of this process since the last dump or clear.
+ *    It is a static, process-wide object rather than module state on
+ *    purpose: the exit dump runs from Py_AtExit, after the interpreter
+ *    and every module are gone, and from a SIGTERM handler.
+ *  - Counters are only written with the GIL held (or from the single
+ *    thread of a fresh fork child), so plain increments suffice.
+ *  - A thread's previous instruction (pc_t.prev) only forms a pair when
+ *    pc_t.epoch == pc_g.epoch; bumping pc_g.epoch (on, clear, dump,
+ *    fork) forgets every thread's previous instruction at once.
+ *  - The hot path (pc_count) allocates nothing, raises nothing, locks
+ *    nothing.  A failure on the slow path (first sight of a code
+ *    object) sets pc_g.error_pending, reported by the next API call.
+ */
+#ifndef PC_COLLECTOR_H
+#define PC_COLLECTOR_H
+
+#include "compat.h"
+#include "../format/psf_write.h"
+
+#include <stdint.h>
+#include <time.h>
+
+#define PC_NOPS 256
+#define PC_OPNAME_MAX 48
+#define PC_META_MAX 1024
+
+typedef enum pc_mode {
+    PC_MODE_COUNT = 0,  /* exact per-instruction counts and pairs */
+    PC_MODE_NOOP = 1,   /* same events, callback does nothing: the cost floor */
+} pc_mode;
+
+typedef enum pc_reason {
+    PC_REASON_EXIT,
+    PC_REASON_EXPLICIT,
+    PC_REASON_OS_EXIT,
+    PC_REASON_SIGNAL,
+} pc_reason;
+
+/* The header fields captured from Python while it is alive. */
+typedef struct pc_meta {
+    char python_version[64];
+    char implementation[64];
+    char sys_version[PC_META_MAX];
+    char git[256];
+    char config_args[PC_META_MAX * 2];
+    char label[PC_META_MAX];
+    int pystats_build;
+    int free_threading;
+    int jit;
+} pc_meta;
+
+typedef struct pc_state {
+    uint64_t exec[PC_NOPS];
+    uint64_t pair[PC_NOPS][PC_NOPS];
+
+    uint32_t epoch;
+    int on;                 /* an on() window is open: every thread counts */
+    int measuring;          /* measure() calls active, all threads */
+    int installed;          /* backend instrumentation is in place */
+    pc_mode mode;
+    uint64_t windows;       /* on()/measure() starts since last dump/clear */
+    int forked;             /* this process is a fork child */
+    long ppid;
+    struct timespec start;  /* first start since last dump/clear */
+    int started;            /* start is set */
+    int error_pending;      /* a hot-path failure to report */
+    int native;             /* drive the interpreter's own counters */
+
+    int resume_op;          /* RESUME's number in this interpreter */
+    int extended_arg_op;
+    char opname[PC_NOPS][PC_OPNAME_MAX];
+    pc_meta meta;
+    char dir[PSF_PATH_MAX]; /* output directory */
+    volatile int dumping;   /* a dump is being written (signal re-entry) */
+} pc_state;
+
+extern pc_state pc_g;
+
+/* Per thread.  initial-exec TLS keeps the access to one instruction; the
+ * few bytes come from the static TLS surplus glibc reserves for
+ * dlopen()ed modules. */
+typedef struct pc_thread {
+    uint32_t epoch;
+    int prev;
+    int measure_depth;      /* measure() calls active on this thread */
+} pc_thread;
+
+extern __thread pc_thread pc_t __attribute__((tls_model("initial-exec")));
+
+/* What we know about one code object: its base opcodes, indexed by code
+ * unit.  Hung on the code object's co_extra slot, freed with it. */
+typedef struct pc_codeinfo {
+    PyObject *code;         /* borrowed: identifies the cache entry */
+    Py_ssize_t n;           /* code units */
+    uint8_t op[];
+} pc_codeinfo;
+
+/* Returns the info for code, creating it on first sight; NULL (with
+ * error_pending set, no exception) if that fails. */
+pc_codeinfo *pc_codeinfo_slow(PyObject *code);
+
+extern pc_codeinfo *pc_last_info;
+
+static inline pc_codeinfo *
+pc_codeinfo_get(PyObject *code)
+{
+    pc_codeinfo *ci = pc_last_info;
+    if (ci != NULL && ci->code == code)
+        return ci;
+    return pc_codeinfo_slow(code);
+}
+
+/* Does this thread count right now? */
+static inline int
+pc_counting(void)
+{
+    return pc_g.on | pc_t.measure_depth;
+}
+
+/* The hot path: one executed instruction. */
+static inline void
+pc_count(int op)
+{
+    pc_thread *t = &pc_t;
+    pc_g.exec[op]++;
+    if (t->epoch == pc_g.epoch)
+        pc_g.pair[t->prev][op]++;
+    else
+        t->epoch = pc_g.epoch;
+    t->prev = op;
+}
+
+/* Slow-path API used by module.c and the backends. */
+int pc_collector_init(PyObject *opnames);   /* -1 with exception */
+void pc_clear(void);
+int pc_has_data(void);
+void pc_note_start(void);                     /* a window or measure begins */
+void pc_forget_prev(void);
+
+/* dump.c */
+enum { PC_DUMP_FAILED = -1, PC_DUMP_NOTHING = 0, PC_DUMP_FILE = 1,
+       PC_DUMP_STDERR = 2 };
+int pc_dump(pc_reason reason);
+int pc_dump_install_hooks(PyObject *os_module); /* -1 with exception */
+PyObject *pc_snapshot(void);
+
+/* Backends: monitoring.c (3.12+) and trace.c (3.11).
+ *
+ * pc_backend_sync() makes the instrumentation match the state: events
+ * for every thread while pc_g.on, for the measuring threads while
+ * measure() runs, none otherwise (so that nothing is perturbed while
+ * off).  -1 with an exception if it could not (a slot is taken). */
+int pc_backend_sync(void);
+/* May the backend be switched on here?  -1 with exception if not. */
+int pc_backend_check(void);
+const char *pc_backend_name(void);
+
+/* native.c: a CPython built with --enable-pystats (3.12+). */
+int pc_native_available(void);
+PyObject *pc_native_call(const char *what);   /* sys._stats_<what>() */
+
+#endif

@@ -1,0 +1,71 @@
+/* compat.h: every CPython-version difference the extension depends on.
+ *
+ * Nothing outside this file tests PY_VERSION_HEX.  Each branch says why
+ * it exists.
+ */
+#ifndef PC_COMPAT_H
+#define PC_COMPAT_H
+
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <frameobject.h>
+
+#if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030E0000
+#error "pystats supports CPython 3.11, 3.12 and 3.13"
+#endif
+
+/* 3.12 added sys.monitoring, whose INSTRUCTION events are the cheapest
+ * exact per-instruction hook; 3.11 only has the trace function with
+ * opcode events. */
+#if PY_VERSION_HEX >= 0x030C0000
+#  define PC_HAVE_MONITORING 1
+#else
+#  define PC_HAVE_MONITORING 0
+#endif
+
+/* The co_extra slots were renamed PyUnstable_* in 3.12 (PEP 689); the
+ * underscored names remain only as deprecated aliases. */
+#if PY_VERSION_HEX >= 0x030C0000
+#  define pc_code_get_extra PyUnstable_Code_GetExtra
+#  define pc_code_set_extra PyUnstable_Code_SetExtra
+#  define pc_request_code_extra_index PyUnstable_Eval_RequestCodeExtraIndex
+#else
+#  define pc_code_get_extra _PyCode_GetExtra
+#  define pc_code_set_extra _PyCode_SetExtra
+#  define pc_request_code_extra_index _PyEval_RequestCodeExtraIndex
+#endif
+
+/* A monitoring callback's offset argument is a small int.  3.12 exposes
+ * the compact representation, which reads it without a call and without
+ * an error path. */
+#if PC_HAVE_MONITORING
+static inline Py_ssize_t
+pc_small_int(PyObject *o)
+{
+    if (PyLong_CheckExact(o) && PyUnstable_Long_IsCompact((PyLongObject *)o))
+        return PyUnstable_Long_CompactValue((PyLongObject *)o);
+    return -1;
+}
+#endif
+
+/* The trace function (3.11) of a thread: c_tracefunc is a public field
+ * of PyThreadState on 3.11 (Include/cpython/pystate.h). */
+#define pc_tstate_tracefunc(ts) ((ts)->c_tracefunc)
+
+/* The counters are process-wide, so the module supports one interpreter
+ * per process; 3.12 lets a module say so. */
+#if PY_VERSION_HEX >= 0x030C0000
+#  define PC_SLOT_ONE_INTERPRETER \
+    {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
+#else
+#  define PC_SLOT_ONE_INTERPRETER
+#endif
+
+/* Free-threaded builds (3.13t) have no GIL protecting the counters. */
+#ifdef Py_GIL_DISABLED
+#  define PC_FREE_THREADING 1
+#else
+#  define PC_FREE_THREADING 0
+#endif
+
+#endif

@@ -1,0 +1,291 @@
+/* dump.c: writing the counts out: on request, at exit (after atexit
+ * handlers), from os._exit, on SIGTERM; and starting afresh in a fork
+ * child.
+ *
+ * Every path ends in pc_dump(), which reads only pc_g and writes with
+ * the signal-safe writer of src/format, so it works from Py_AtExit
+ * (after the interpreter is gone) and from a signal handler.
+ */
+#include "collector.h"
+#include "version.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char *const reason_names[] = {
+    [PC_REASON_EXIT] = "exit",
+    [PC_REASON_EXPLICIT] = "explicit",
+    [PC_REASON_OS_EXIT] = "os._exit",
+    [PC_REASON_SIGNAL] = "signal",
+};
+
+static void
+say(const char *a, const char *b, const char *c, const char *d)
+{
+    char msg[PSF_PATH_MAX + 256];
+    msg[0] = '\0';
+    psf_strlcat(msg, "pystats: ", sizeof msg);
+    psf_strlcat(msg, a, sizeof msg);
+    psf_strlcat(msg, b ? b : "", sizeof msg);
+    psf_strlcat(msg, c ? c : "", sizeof msg);
+    psf_strlcat(msg, d ? d : "", sizeof msg);
+    psf_strlcat(msg, "\n", sizeof msg);
+    if (write(2, msg, strlen(msg)) < 0) {
+        /* nowhere left to say it */
+    }
+}
+
+static const char *
+errname(int err)
+{
+    const char *s = strerrorname_np(err);
+    return s ? s : "I/O error";
+}
+
+static void
+put_int_header(psf_out *o, const char *key, long v)
+{
+    char num[24];
+    if (v < 0) {
+        num[0] = '-';
+        psf_u64_to_str((uint64_t)(-v), num + 1);
+    }
+    else {
+        psf_u64_to_str((uint64_t)v, num);
+    }
+    psf_put_header(o, key, num);
+}
+
+static void
+write_dump(psf_out *o, pc_reason reason)
+{
+    const pc_meta *m = &pc_g.meta;
+    char when[40];
+    struct timespec now;
+    int i, j;
+
+    psf_put_header(o, "pystats.format", "1");
+    psf_put_header(o, "pystats.collector", "pystats " PC_VERSION);
+    psf_put_header(o, "pystats.counts", "base-instructions");
+    psf_put_header(o, "meta.python.version", m->python_version);
+    psf_put_header(o, "meta.python.implementation", m->implementation);
+    psf_put_header(o, "meta.python.sys_version", m->sys_version);
+    psf_put_header(o, "meta.python.git", m->git);
+    psf_put_header(o, "meta.python.config_args", m->config_args);
+    put_int_header(o, "meta.python.pystats_build", m->pystats_build);
+    put_int_header(o, "meta.python.free_threading", m->free_threading);
+    put_int_header(o, "meta.python.jit", m->jit);
+    psf_put_header(o, "meta.collection.mode",
+                   pc_g.mode == PC_MODE_NOOP ? "noop" : "count");
+    psf_put_header(o, "meta.collection.mechanism", pc_backend_name());
+    put_int_header(o, "meta.collection.windows", (long)pc_g.windows);
+    put_int_header(o, "meta.collection.on_at_dump", pc_g.on);
+    put_int_header(o, "meta.process.pid", (long)getpid());
+    put_int_header(o, "meta.process.ppid",
+                   pc_g.forked ? pc_g.ppid : (long)getppid());
+    put_int_header(o, "meta.process.forked", pc_g.forked);
+    if (pc_g.started) {
+        psf_format_time(when, pc_g.start.tv_sec, pc_g.start.tv_nsec);
+        psf_put_header(o, "meta.time.start", when);
+    }
+    clock_gettime(CLOCK_REALTIME, &now);
+    psf_format_time(when, now.tv_sec, now.tv_nsec);
+    psf_put_header(o, "meta.time.end", when);
+    psf_put_header(o, "meta.dump.reason", reason_names[reason]);
+    psf_put_header(o, "meta.label", m->label);
+
+    for (i = 0; i < PC_NOPS; i++) {
+        if (!pc_g.exec[i])
+            continue;
+        psf_put_exec(o, pc_g.opname[i], pc_g.exec[i]);
+        for (j = 0; j < PC_NOPS; j++)
+            if (pc_g.pair[i][j])
+                psf_put_pair(o, pc_g.opname[i], pc_g.opname[j],
+                             pc_g.pair[i][j]);
+    }
+}
+
+/* Write what was counted since the last dump or clear.  Returns
+ * PC_DUMP_FILE, PC_DUMP_STDERR (the directory failed: said so and wrote
+ * the dump to stderr), PC_DUMP_NOTHING or PC_DUMP_FAILED.  Does not
+ * clear: the caller decides. */
+int
+pc_dump(pc_reason reason)
+{
+    psf_file f;
+    psf_out o;
+    int err, ret = PC_DUMP_FAILED;
+
+    if (pc_g.dumping || !pc_has_data())
+        return PC_DUMP_NOTHING;
+    pc_g.dumping = 1;
+    err = psf_file_open(&f, pc_g.dir, "pystats");
+    if (err == 0) {
+        psf_out_init(&o, f.fd);
+        write_dump(&o, reason);
+        err = psf_out_flush(&o);
+        if (err == 0)
+            err = psf_file_commit(&f);
+        else
+            psf_file_abort(&f);
+        if (err == 0)
+            ret = PC_DUMP_FILE;
+    }
+    if (err != 0) {
+        /* Never drop counts silently: say why, and put the dump itself
+         * on stderr where the user can still recover it. */
+        say("cannot write a dump into ", pc_g.dir, ": ", errname(err));
+        say("writing the dump to stderr instead", NULL, NULL, NULL);
+        psf_out_init(&o, 2);
+        write_dump(&o, reason);
+        if (psf_out_flush(&o) == 0)
+            ret = PC_DUMP_STDERR;
+    }
+    pc_g.dumping = 0;
+    return ret;
+}
+
+/* ---- exit paths ---- */
+
+static void
+at_exit(void)
+{
+    pc_dump(PC_REASON_EXIT);
+}
+
+static void
+on_sigterm(int sig)
+{
+    int saved = errno;
+    pc_dump(PC_REASON_SIGNAL);
+    /* Then die of the signal, as the default action would have. */
+    signal(sig, SIG_DFL);
+    errno = saved;
+    raise(sig);
+}
+
+static void
+after_fork_child(void)
+{
+    /* The parent's counts are the parent's: this process starts from
+     * zero and writes its own file. */
+    if (pc_has_data()) {
+        memset(pc_g.exec, 0, sizeof pc_g.exec);
+        memset(pc_g.pair, 0, sizeof pc_g.pair);
+    }
+    pc_forget_prev();
+    pc_g.forked = 1;
+    pc_g.ppid = (long)getppid();
+    pc_g.windows = 0;
+    pc_g.started = 0;
+    pc_g.dumping = 0;
+    if (pc_g.on || pc_g.measuring)
+        pc_note_start();
+}
+
+static PyObject *orig_os_exit;  /* owned */
+
+static PyObject *
+os_exit_hook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    pc_dump(PC_REASON_OS_EXIT);
+    return PyObject_Vectorcall(orig_os_exit, args, (size_t)nargs, NULL);
+}
+
+static PyMethodDef os_exit_def = {
+    "_exit", (PyCFunction)(void (*)(void))os_exit_hook, METH_FASTCALL,
+    PyDoc_STR("_exit($module, status, /)\n--\n\n"
+              "Exit to the system with specified status, without normal "
+              "exit processing.\n\npystats writes what it collected "
+              "first, then calls the original os._exit.")};
+
+int
+pc_dump_install_hooks(PyObject *os_module)
+{
+    static int done;
+    struct sigaction old;
+    PyObject *hook = NULL;  /* owned */
+
+    if (done)
+        return 0;
+    if (Py_AtExit(at_exit) < 0) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "pystats: no room for an exit function");
+        return -1;
+    }
+    if (pthread_atfork(NULL, NULL, after_fork_child) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "pystats: pthread_atfork failed");
+        return -1;
+    }
+    /* SIGTERM: only where the program left the default action, which
+     * would kill the process without a word (Pool.terminate()). */
+    if (sigaction(SIGTERM, NULL, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        old.sa_handler == SIG_DFL) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_sigterm;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = SA_RESETHAND;
+        sigaction(SIGTERM, &sa, NULL);
+    }
+    orig_os_exit = PyObject_GetAttrString(os_module, "_exit");
+    if (orig_os_exit == NULL)
+        return -1;
+    hook = PyCFunction_New(&os_exit_def, NULL);
+    if (hook == NULL || PyObject_SetAttrString(os_module, "_exit", hook) < 0) {
+        Py_XDECREF(hook);
+        return -1;
+    }
+    Py_DECREF(hook);
+    done = 1;
+    return 0;
+}
+
+/* ---- snapshot ---- */
+
+PyObject *
+pc_snapshot(void)
+{
+    PyObject *result = NULL, *exec = NULL, *pairs = NULL;  /* owned */
+    int i, j;
+
+    exec = PyDict_New();
+    pairs = PyDict_New();
+    if (exec == NULL || pairs == NULL)
+        goto error;
+    for (i = 0; i < PC_NOPS; i++) {
+        PyObject *v;
+        if (!pc_g.exec[i])
+            continue;
+        v = PyLong_FromUnsignedLongLong(pc_g.exec[i]);
+        if (v == NULL || PyDict_SetItemString(exec, pc_g.opname[i], v) < 0) {
+            Py_XDECREF(v);
+            goto error;
+        }
+        Py_DECREF(v);
+        for (j = 0; j < PC_NOPS; j++) {
+            PyObject *k;
+            if (!pc_g.pair[i][j])
+                continue;
+            k = Py_BuildValue("(ss)", pc_g.opname[i], pc_g.opname[j]);
+            v = PyLong_FromUnsignedLongLong(pc_g.pair[i][j]);
+            if (k == NULL || v == NULL || PyDict_SetItem(pairs, k, v) < 0) {
+                Py_XDECREF(k);
+                Py_XDECREF(v);
+                goto error;
+            }
+            Py_DECREF(k);
+            Py_DECREF(v);
+        }
+    }
+    result = Py_BuildValue("{sOsO}", "execution_count", exec, "pair_count",
+                           pairs);
+error:
+    Py_XDECREF(exec);
+    Py_XDECREF(pairs);
+    return result;
+}

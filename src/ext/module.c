@@ -1,0 +1,457 @@
+/* module.c: the pystats._collector module: its API, and nothing else.
+ *
+ * Counting lives in collector.c and the backends, writing in dump.c.
+ */
+#include "collector.h"
+#include "version.h"
+
+#include <string.h>
+
+/* A hot-path failure is reported at the next API call, never from the
+ * callback itself. */
+static int
+check_pending(void)
+{
+    if (pc_g.error_pending) {
+        pc_g.error_pending = 0;
+        PyErr_SetString(PyExc_MemoryError,
+                        "pystats: some instructions could not be counted "
+                        "(out of memory while reading a code object)");
+        return -1;
+    }
+    return 0;
+}
+
+static int
+parse_mode(PyObject *mode, pc_mode *out)
+{
+    const char *s;
+    if (mode == NULL || mode == Py_None) {
+        *out = PC_MODE_COUNT;
+        return 0;
+    }
+    s = PyUnicode_AsUTF8(mode);
+    if (s == NULL)
+        return -1;
+    if (!strcmp(s, "") || !strcmp(s, "1") || !strcmp(s, "count")) {
+        *out = PC_MODE_COUNT;
+        return 0;
+    }
+    if (!strcmp(s, "noop")) {
+        *out = PC_MODE_NOOP;
+        return 0;
+    }
+    PyErr_Format(PyExc_ValueError,
+                 "pystats: unknown collection mode %R (known: 'count', "
+                 "'noop')", mode);
+    return -1;
+}
+
+static PyObject *
+native_result(const char *what)
+{
+    PyObject *r = pc_native_call(what);
+    if (r == NULL)
+        return NULL;
+    Py_DECREF(r);
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(on_doc,
+"on($module, /, mode=None)\n--\n\n"
+"Start counting, in every thread, from the instruction after this call.\n"
+"mode: 'count' (default, also '1') or 'noop' (same events, nothing\n"
+"counted: the cost floor, for benchmarks).");
+
+static PyObject *
+pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"mode", NULL};
+    PyObject *mode_obj = NULL;
+    pc_mode mode;
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:on", kwlist, &mode_obj))
+        return NULL;
+    if (parse_mode(mode_obj, &mode) < 0 || check_pending() < 0)
+        return NULL;
+    if (pc_g.native) {
+        pc_g.on = 1;
+        return native_result("on");
+    }
+    if (pc_g.on) {
+        if (mode != pc_g.mode) {
+            PyErr_SetString(PyExc_ValueError,
+                            "pystats: already on in another mode; off() first");
+            return NULL;
+        }
+        Py_RETURN_NONE;
+    }
+    if (pc_g.measuring && mode != pc_g.mode) {
+        PyErr_SetString(PyExc_ValueError,
+                        "pystats: measure() is running in another mode");
+        return NULL;
+    }
+    pc_g.mode = mode;
+    pc_g.on = 1;
+    pc_forget_prev();
+    pc_note_start();
+    if (pc_backend_sync() < 0) {
+        pc_g.on = 0;
+        pc_g.windows--;
+        return NULL;
+    }
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(off_doc,
+"off($module, /)\n--\n\n"
+"Stop counting (the call instruction that invoked off() is the last one\n"
+"counted) and remove the instrumentation.  Counts are kept.");
+
+static PyObject *
+pc_off(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (pc_g.native) {
+        pc_g.on = 0;
+        return native_result("off");
+    }
+    if (pc_g.on) {
+        pc_g.on = 0;
+        if (pc_backend_sync() < 0)
+            return NULL;
+    }
+    if (check_pending() < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(clear_doc,
+"clear($module, /)\n--\n\n"
+"Forget everything counted since the last dump or clear.");
+
+static PyObject *
+pc_clear_fn(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (pc_g.native)
+        return native_result("clear");
+    pc_clear();
+    Py_RETURN_NONE;
+}
+
+PyDoc_STRVAR(dump_doc,
+"dump($module, /)\n--\n\n"
+"Write what was counted since the last dump or clear to a new file in\n"
+"the output directory, then clear.  Returns True if a file was written,\n"
+"False if there was nothing to write (or the directory failed and the\n"
+"dump went to stderr, as said there).");
+
+static PyObject *
+pc_dump_fn(PyObject *self, PyObject *unused)
+{
+    int r;
+    (void)self;
+    (void)unused;
+    if (pc_g.native) {
+        PyObject *res = pc_native_call("dump");
+        int truth;
+        if (res == NULL)
+            return NULL;
+        /* 3.12 returns None, 3.13 whether it wrote. */
+        truth = res == Py_None ? 1 : PyObject_IsTrue(res);
+        Py_DECREF(res);
+        if (truth < 0)
+            return NULL;
+        return PyBool_FromLong(truth);
+    }
+    if (check_pending() < 0)
+        return NULL;
+    r = pc_dump(PC_REASON_EXPLICIT);
+    if (r == PC_DUMP_FILE || r == PC_DUMP_STDERR)
+        pc_clear();
+    if (r == PC_DUMP_FAILED) {
+        PyErr_SetString(PyExc_OSError,
+                        "pystats: the dump could not be written anywhere");
+        return NULL;
+    }
+    return PyBool_FromLong(r == PC_DUMP_FILE);
+}
+
+PyDoc_STRVAR(is_on_doc,
+"is_on($module, /)\n--\n\n"
+"True between on() and off().");
+
+static PyObject *
+pc_is_on(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return PyBool_FromLong(pc_g.on);
+}
+
+PyDoc_STRVAR(snapshot_doc,
+"snapshot($module, /)\n--\n\n"
+"The counts a dump would write now, as a dict:\n"
+"{'execution_count': {name: n}, 'pair_count': {(first, next): n}}.");
+
+static PyObject *
+pc_snapshot_fn(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (pc_g.native) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "pystats: the interpreter's own (--enable-pystats) "
+                        "counters cannot be read before they are dumped; "
+                        "use dump(), or set_backend('own')");
+        return NULL;
+    }
+    if (check_pending() < 0)
+        return NULL;
+    return pc_snapshot();
+}
+
+PyDoc_STRVAR(measure_doc,
+"measure($module, fn, /, *args, **kwargs)\n--\n\n"
+"Call fn(*args, **kwargs) and count exactly the instructions it runs in\n"
+"this thread: none of the caller's, none of measure's own.  Returns fn's\n"
+"result; an exception from fn propagates, counted up to the raise.");
+
+static PyObject *
+pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
+           PyObject *kwnames)
+{
+    Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
+    PyObject *result;          /* owned */
+    PyObject *exc_type, *exc_value, *exc_tb;
+    int outermost;
+    (void)self;
+
+    if (nargs < 1) {
+        PyErr_SetString(PyExc_TypeError,
+                        "measure() missing required argument 'fn'");
+        return NULL;
+    }
+    if (check_pending() < 0)
+        return NULL;
+    if (pc_g.native) {
+        /* The native counters have no per-thread switch: all threads. */
+        PyObject *r = pc_native_call("on");
+        if (r == NULL)
+            return NULL;
+        Py_DECREF(r);
+        result = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1),
+                                     kwnames);
+        PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+        if (!pc_g.on) {
+            r = pc_native_call("off");
+            if (r == NULL)
+                PyErr_WriteUnraisable(NULL);
+            Py_XDECREF(r);
+        }
+        PyErr_Restore(exc_type, exc_value, exc_tb);
+        return result;
+    }
+    outermost = !pc_counting();
+    if (outermost) {
+        /* fn's first instruction has no predecessor in this thread. */
+        pc_t.epoch = 0;
+        if (!pc_g.measuring)
+            pc_note_start();
+    }
+    pc_t.measure_depth++;
+    pc_g.measuring++;
+    if (pc_backend_sync() < 0) {
+        pc_t.measure_depth--;
+        pc_g.measuring--;
+        return NULL;
+    }
+    result = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1),
+                                 kwnames);
+    pc_t.measure_depth--;
+    pc_g.measuring--;
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    if (pc_backend_sync() < 0) {
+        PyErr_WriteUnraisable(NULL);
+    }
+    PyErr_Restore(exc_type, exc_value, exc_tb);
+    return result;
+}
+
+PyDoc_STRVAR(configure_doc,
+"_configure($module, /, meta, directory, label)\n--\n\n"
+"Set the output directory, the label and the header facts of later\n"
+"dumps (called by the pystats package).");
+
+static int
+copy_str(PyObject *d, const char *key, char *dst, size_t size)
+{
+    PyObject *v = PyDict_GetItemString(d, key);  /* borrowed */
+    const char *s;
+    if (v == NULL) {
+        dst[0] = '\0';
+        return 0;
+    }
+    s = PyUnicode_AsUTF8(v);
+    if (s == NULL)
+        return -1;
+    psf_strlcpy(dst, s, size);
+    return 0;
+}
+
+static int
+copy_int(PyObject *d, const char *key, int *dst)
+{
+    PyObject *v = PyDict_GetItemString(d, key);  /* borrowed */
+    int r;
+    if (v == NULL) {
+        *dst = 0;
+        return 0;
+    }
+    r = PyObject_IsTrue(v);
+    if (r < 0)
+        return -1;
+    *dst = r;
+    return 0;
+}
+
+static PyObject *
+pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
+{
+    static char *kwlist[] = {"meta", "directory", "label", NULL};
+    PyObject *meta;
+    const char *dir, *label;
+    pc_meta *m = &pc_g.meta;
+    (void)self;
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ss:_configure", kwlist,
+                                     &PyDict_Type, &meta, &dir, &label))
+        return NULL;
+    if (strlen(dir) >= sizeof pc_g.dir) {
+        PyErr_SetString(PyExc_ValueError, "pystats: directory name too long");
+        return NULL;
+    }
+    if (copy_str(meta, "python_version", m->python_version,
+                 sizeof m->python_version) < 0 ||
+        copy_str(meta, "implementation", m->implementation,
+                 sizeof m->implementation) < 0 ||
+        copy_str(meta, "sys_version", m->sys_version,
+                 sizeof m->sys_version) < 0 ||
+        copy_str(meta, "git", m->git, sizeof m->git) < 0 ||
+        copy_str(meta, "config_args", m->config_args,
+                 sizeof m->config_args) < 0 ||
+        copy_int(meta, "pystats_build", &m->pystats_build) < 0 ||
+        copy_int(meta, "free_threading", &m->free_threading) < 0 ||
+        copy_int(meta, "jit", &m->jit) < 0)
+        return NULL;
+    psf_strlcpy(pc_g.dir, dir, sizeof pc_g.dir);
+    psf_strlcpy(m->label, label, sizeof m->label);
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+pc_set_native(PyObject *self, PyObject *arg)
+{
+    int v = PyObject_IsTrue(arg);
+    (void)self;
+    if (v < 0)
+        return NULL;
+    if (pc_g.on || pc_g.measuring) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "pystats: cannot change backend while collecting");
+        return NULL;
+    }
+    if (v && !pc_native_available()) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "pystats: this interpreter was not built with "
+                        "--enable-pystats");
+        return NULL;
+    }
+    pc_g.native = v;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+pc_state_fn(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return Py_BuildValue(
+        "{sisisssssisKsisiss}", "on", pc_g.on, "measuring", pc_g.measuring,
+        "mechanism", pc_backend_name(), "directory", pc_g.dir, "installed",
+        pc_g.installed, "windows", (unsigned long long)pc_g.windows, "forked",
+        pc_g.forked, "native", pc_g.native, "mode",
+        pc_g.mode == PC_MODE_NOOP ? "noop" : "count");
+}
+
+static PyMethodDef module_methods[] = {
+    {"on", (PyCFunction)(void (*)(void))pc_on, METH_VARARGS | METH_KEYWORDS,
+     on_doc},
+    {"off", pc_off, METH_NOARGS, off_doc},
+    {"clear", pc_clear_fn, METH_NOARGS, clear_doc},
+    {"dump", pc_dump_fn, METH_NOARGS, dump_doc},
+    {"is_on", pc_is_on, METH_NOARGS, is_on_doc},
+    {"snapshot", pc_snapshot_fn, METH_NOARGS, snapshot_doc},
+    {"measure", (PyCFunction)(void (*)(void))pc_measure,
+     METH_FASTCALL | METH_KEYWORDS, measure_doc},
+    {"_configure", (PyCFunction)(void (*)(void))pc_configure,
+     METH_VARARGS | METH_KEYWORDS, configure_doc},
+    {"_set_native", pc_set_native, METH_O, NULL},
+    {"_state", pc_state_fn, METH_NOARGS, NULL},
+    {NULL, NULL, 0, NULL},
+};
+
+static int
+module_exec(PyObject *module)
+{
+    static int initialized;
+    PyObject *opcode = NULL, *opnames = NULL, *os = NULL;  /* owned */
+    int ret = -1;
+
+    if (PyModule_AddStringConstant(module, "__version__", PC_VERSION) < 0 ||
+        PyModule_AddStringConstant(module, "MECHANISM", pc_backend_name()) < 0)
+        return -1;
+    /* The counters are process-wide (see collector.h): set them up once. */
+    if (initialized)
+        return 0;
+    opcode = PyImport_ImportModule("opcode");
+    if (opcode == NULL)
+        goto done;
+    opnames = PyObject_GetAttrString(opcode, "opname");
+    if (opnames == NULL || pc_collector_init(opnames) < 0)
+        goto done;
+    os = PyImport_ImportModule("os");
+    if (os == NULL || pc_dump_install_hooks(os) < 0)
+        goto done;
+    psf_strlcpy(pc_g.dir, "/tmp/py_stats", sizeof pc_g.dir);
+    initialized = 1;
+    ret = 0;
+done:
+    Py_XDECREF(opcode);
+    Py_XDECREF(opnames);
+    Py_XDECREF(os);
+    return ret;
+}
+
+static PyModuleDef_Slot module_slots[] = {
+    {Py_mod_exec, module_exec},
+    PC_SLOT_ONE_INTERPRETER
+    {0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    .m_name = "pystats._collector",
+    .m_doc = "Exact execution statistics for stock CPython (the collector).",
+    .m_size = 0,
+    .m_methods = module_methods,
+    .m_slots = module_slots,
+};
+
+PyMODINIT_FUNC
+PyInit__collector(void)
+{
+    return PyModuleDef_Init(&module_def);
+}

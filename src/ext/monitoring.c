@@ -1,0 +1,219 @@
+/* monitoring.c: the 3.12+ backend: sys.monitoring INSTRUCTION, PY_START
+ * and PY_RESUME events delivered to C METH_FASTCALL callbacks.
+ *
+ * There is no C API to subscribe, so, as Modules/_lsprof.c does, the
+ * callbacks are builtin function objects registered through the
+ * sys.monitoring module.  Events are interpreter-wide: the callbacks
+ * filter by pc_counting() for measure(), which counts one thread.
+ */
+#include "collector.h"
+
+#if PC_HAVE_MONITORING
+
+/* Tool ids 0-2 and 5 are named by sys.monitoring (debugger, coverage,
+ * profiler, optimizer); 3 and 4 are free for anyone.  Take the first
+ * free one and never evict another tool. */
+static const int candidate_ids[] = {4, 3};
+static int tool_id = -1;
+static int events_now = 0;
+
+static PyObject *
+cb_instruction(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (pc_counting() && nargs >= 2) {
+        pc_codeinfo *ci = pc_codeinfo_get(args[0]);
+        Py_ssize_t off = pc_small_int(args[1]);
+        if (ci != NULL && off >= 0 && off / 2 < ci->n) {
+            if (pc_g.mode == PC_MODE_COUNT)
+                pc_count(ci->op[off / 2]);
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+/* RESUME fires no INSTRUCTION event; PY_START and PY_RESUME are exactly
+ * its executions by a call or by next()/send() (throw() fires
+ * PY_THROW instead and does not execute RESUME). */
+static PyObject *
+cb_resume(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    (void)args;
+    (void)nargs;
+    if (pc_counting() && pc_g.mode == PC_MODE_COUNT)
+        pc_count(pc_g.resume_op);
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef cb_instruction_def = {
+    "_pystats_instruction", (PyCFunction)(void (*)(void))cb_instruction,
+    METH_FASTCALL, NULL};
+static PyMethodDef cb_resume_def = {
+    "_pystats_resume", (PyCFunction)(void (*)(void))cb_resume,
+    METH_FASTCALL, NULL};
+
+static const struct {
+    const char *event;
+    PyMethodDef *def;
+} callbacks[] = {
+    {"INSTRUCTION", &cb_instruction_def},
+    {"PY_START", &cb_resume_def},
+    {"PY_RESUME", &cb_resume_def},
+};
+#define NCALLBACKS (sizeof callbacks / sizeof callbacks[0])
+
+static PyObject *
+monitoring_module(void)
+{
+    PyObject *sys = PyImport_ImportModule("sys");  /* owned */
+    PyObject *mon;
+    if (sys == NULL)
+        return NULL;
+    mon = PyObject_GetAttrString(sys, "monitoring");
+    Py_DECREF(sys);
+    return mon;
+}
+
+static int
+event_bit(PyObject *mon, const char *name)
+{
+    PyObject *events = NULL, *v = NULL;  /* owned */
+    long bit = -1;
+    events = PyObject_GetAttrString(mon, "events");
+    if (events == NULL)
+        goto done;
+    v = PyObject_GetAttrString(events, name);
+    if (v == NULL)
+        goto done;
+    bit = PyLong_AsLong(v);
+done:
+    Py_XDECREF(events);
+    Py_XDECREF(v);
+    return (int)bit;
+}
+
+/* Claim a tool id and register the callbacks. */
+static int
+claim(PyObject *mon)
+{
+    size_t i, k;
+    int ret = -1, bits = 0;
+
+    for (k = 0; k < sizeof candidate_ids / sizeof candidate_ids[0]; k++) {
+        PyObject *r = PyObject_CallMethod(mon, "use_tool_id", "is",
+                                          candidate_ids[k], "pystats");
+        if (r != NULL) {
+            Py_DECREF(r);
+            tool_id = candidate_ids[k];
+            break;
+        }
+        if (!PyErr_ExceptionMatches(PyExc_ValueError))
+            return -1;
+        PyErr_Clear();
+    }
+    if (tool_id < 0) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "pystats: sys.monitoring tool ids 3 and 4 are both "
+                        "in use by other tools; refusing to evict them");
+        return -1;
+    }
+    for (i = 0; i < NCALLBACKS; i++) {
+        PyObject *fn = NULL, *bitobj = NULL, *r = NULL;
+        int bit = event_bit(mon, callbacks[i].event);
+        if (bit < 0)
+            goto done;
+        fn = PyCFunction_New(callbacks[i].def, NULL);
+        bitobj = PyLong_FromLong(bit);
+        if (fn && bitobj)
+            r = PyObject_CallMethod(mon, "register_callback", "iOO",
+                                    tool_id, bitobj, fn);
+        Py_XDECREF(fn);
+        Py_XDECREF(bitobj);
+        if (r == NULL)
+            goto done;
+        Py_DECREF(r);
+        bits |= bit;
+    }
+    events_now = 0;
+    ret = bits;
+done:
+    return ret;
+}
+
+static int
+release(PyObject *mon)
+{
+    PyObject *r;
+    if (tool_id < 0)
+        return 0;
+    r = PyObject_CallMethod(mon, "set_events", "ii", tool_id, 0);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    /* free_tool_id also unregisters the callbacks (3.12+). */
+    r = PyObject_CallMethod(mon, "free_tool_id", "i", tool_id);
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    tool_id = -1;
+    events_now = 0;
+    return 0;
+}
+
+int
+pc_backend_check(void)
+{
+    return 0;
+}
+
+int
+pc_backend_sync(void)
+{
+    PyObject *mon = NULL;  /* owned */
+    int want = pc_g.on || pc_g.measuring;
+    int ret = -1;
+
+    if (want == pc_g.installed)
+        return 0;
+    mon = monitoring_module();
+    if (mon == NULL)
+        goto done;
+    if (want) {
+        int bits = claim(mon);
+        PyObject *r;
+        if (bits < 0) {
+            if (tool_id >= 0) {
+                PyObject *exc_type, *exc_value, *exc_tb;
+                PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+                if (release(mon) < 0)
+                    PyErr_Clear();
+                PyErr_Restore(exc_type, exc_value, exc_tb);
+            }
+            goto done;
+        }
+        r = PyObject_CallMethod(mon, "set_events", "ii", tool_id, bits);
+        if (r == NULL)
+            goto done;
+        Py_DECREF(r);
+        events_now = bits;
+        pc_g.installed = 1;
+    }
+    else {
+        if (release(mon) < 0)
+            goto done;
+        pc_g.installed = 0;
+    }
+    ret = 0;
+done:
+    Py_XDECREF(mon);
+    return ret;
+}
+
+const char *
+pc_backend_name(void)
+{
+    return "monitoring";
+}
+
+#endif /* PC_HAVE_MONITORING */

@@ -1,0 +1,263 @@
+/* trace.c: the 3.11 backend: a C trace function with opcode events,
+ * installed on every thread (and, through threading.settrace, on every
+ * thread started later) or, for measure(), on the measuring thread.
+ *
+ * 3.11 reports an opcode event for every instruction from RESUME on
+ * (instructions before RESUME are not traceable) except RESUME itself,
+ * which produces the 'call' event instead.  A 'call' event also comes
+ * from throw() into a generator, where the frame's current instruction
+ * is not RESUME: RESUME is counted only when it is.
+ */
+#include "collector.h"
+
+#if !PC_HAVE_MONITORING
+
+#include <structmember.h>
+
+#define MAX_MEASURING 64
+
+static Py_ssize_t trace_opcodes_offset = -1;  /* of f_trace_opcodes in a frame */
+static int installed_all;
+static PyThreadState *measuring[MAX_MEASURING];
+static PyObject *thread_hook;                 /* owned: our threading hook */
+
+/* Where the frame keeps f_trace_opcodes, read from the frame type's own
+ * member table so that no private struct layout is assumed. */
+static int
+find_trace_opcodes_offset(void)
+{
+    PyMemberDef *m;
+    for (m = PyFrame_Type.tp_members; m && m->name; m++) {
+        if (strcmp(m->name, "f_trace_opcodes") == 0 && m->type == T_BOOL) {
+            trace_opcodes_offset = m->offset;
+            return 0;
+        }
+    }
+    PyErr_SetString(PyExc_RuntimeError,
+                    "pystats: frame has no f_trace_opcodes member");
+    return -1;
+}
+
+static inline void
+frame_enable_opcodes(PyFrameObject *frame)
+{
+    ((char *)frame)[trace_opcodes_offset] = 1;
+}
+
+static int
+trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
+{
+    (void)obj;
+    (void)arg;
+    if (what == PyTrace_OPCODE) {
+        if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
+            PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
+            pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
+            int lasti = PyFrame_GetLasti(frame);
+            Py_DECREF(code);
+            if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n)
+                pc_count(ci->op[lasti / 2]);
+        }
+    }
+    else if (what == PyTrace_CALL) {
+        frame_enable_opcodes(frame);
+        if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
+            PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
+            pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
+            int lasti = PyFrame_GetLasti(frame);
+            Py_DECREF(code);
+            if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
+                ci->op[lasti / 2] == pc_g.resume_op)
+                pc_count(pc_g.resume_op);
+        }
+    }
+    return 0;
+}
+
+/* Turn opcode events on for every frame already running in ts. */
+static void
+enable_running_frames(PyThreadState *ts)
+{
+    PyFrameObject *f = PyThreadState_GetFrame(ts);  /* owned */
+    while (f != NULL) {
+        PyFrameObject *back = PyFrame_GetBack(f);
+        frame_enable_opcodes(f);
+        Py_DECREF(f);
+        f = back;
+    }
+}
+
+static int
+taken(PyThreadState *ts)
+{
+    Py_tracefunc fn = pc_tstate_tracefunc(ts);
+    return fn != NULL && fn != trace_func;
+}
+
+static int
+install_on(PyThreadState *ts)
+{
+    if (pc_tstate_tracefunc(ts) == trace_func)
+        return 0;
+    if (_PyEval_SetTrace(ts, trace_func, NULL) < 0)
+        return -1;
+    enable_running_frames(ts);
+    return 0;
+}
+
+static int
+remove_from(PyThreadState *ts)
+{
+    if (pc_tstate_tracefunc(ts) != trace_func)
+        return 0;
+    return _PyEval_SetTrace(ts, NULL, NULL);
+}
+
+static int
+is_measuring(PyThreadState *ts)
+{
+    int i;
+    for (i = 0; i < MAX_MEASURING; i++)
+        if (measuring[i] == ts)
+            return 1;
+    return 0;
+}
+
+static void
+set_measuring(PyThreadState *ts, int on)
+{
+    int i;
+    for (i = 0; i < MAX_MEASURING; i++) {
+        if (on && measuring[i] == NULL) {
+            measuring[i] = ts;
+            return;
+        }
+        if (!on && measuring[i] == ts) {
+            measuring[i] = NULL;
+            return;
+        }
+    }
+}
+
+/* threading calls this as a Python-level trace function in each new
+ * thread, on the thread's first 'call' event: swap in the C trace
+ * function and handle that first call as trace_func would have. */
+static PyObject *
+thread_hook_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    if (pc_g.on && nargs >= 1 && PyFrame_Check(args[0])) {
+        PyEval_SetTrace(trace_func, NULL);
+        trace_func(NULL, (PyFrameObject *)args[0], PyTrace_CALL, Py_None);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef thread_hook_def = {
+    "_pystats_thread_start", (PyCFunction)(void (*)(void))thread_hook_fn,
+    METH_FASTCALL, NULL};
+
+static int
+set_threading_hook(int on)
+{
+    PyObject *threading = NULL, *cur = NULL, *r = NULL;  /* owned */
+    int ret = -1;
+
+    if (thread_hook == NULL) {
+        thread_hook = PyCFunction_New(&thread_hook_def, NULL);
+        if (thread_hook == NULL)
+            return -1;
+    }
+    threading = PyImport_ImportModule("threading");
+    if (threading == NULL)
+        goto done;
+    cur = PyObject_CallMethod(threading, "gettrace", NULL);
+    if (cur == NULL)
+        goto done;
+    if (cur != Py_None && cur != thread_hook) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "pystats: threading.settrace() is in use by another "
+                        "tool; refusing to replace it");
+        goto done;
+    }
+    if (on || cur == thread_hook) {
+        r = PyObject_CallMethod(threading, "settrace", "O",
+                                on ? thread_hook : Py_None);
+        if (r == NULL)
+            goto done;
+    }
+    ret = 0;
+done:
+    Py_XDECREF(threading);
+    Py_XDECREF(cur);
+    Py_XDECREF(r);
+    return ret;
+}
+
+int
+pc_backend_check(void)
+{
+    PyThreadState *ts;
+    if (trace_opcodes_offset < 0 && find_trace_opcodes_offset() < 0)
+        return -1;
+    for (ts = PyInterpreterState_ThreadHead(PyInterpreterState_Get()); ts;
+         ts = PyThreadState_Next(ts)) {
+        if (taken(ts)) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "pystats: a trace function (a debugger, "
+                            "coverage, a profiler?) is already set; "
+                            "refusing to replace it");
+            return -1;
+        }
+    }
+    return 0;
+}
+
+int
+pc_backend_sync(void)
+{
+    PyThreadState *me = PyThreadState_Get(), *ts;
+    PyInterpreterState *interp = PyInterpreterState_Get();
+
+    if (pc_backend_check() < 0)
+        return -1;
+    if (pc_g.on && !installed_all) {
+        if (set_threading_hook(1) < 0)
+            return -1;
+        for (ts = PyInterpreterState_ThreadHead(interp); ts;
+             ts = PyThreadState_Next(ts))
+            if (install_on(ts) < 0)
+                return -1;
+        installed_all = 1;
+    }
+    else if (!pc_g.on && installed_all) {
+        if (set_threading_hook(0) < 0)
+            return -1;
+        for (ts = PyInterpreterState_ThreadHead(interp); ts;
+             ts = PyThreadState_Next(ts))
+            if (!is_measuring(ts) && remove_from(ts) < 0)
+                return -1;
+        installed_all = 0;
+    }
+    /* measure() on this thread, with no window open. */
+    if (pc_t.measure_depth > 0 && !is_measuring(me)) {
+        set_measuring(me, 1);
+        if (install_on(me) < 0)
+            return -1;
+    }
+    else if (pc_t.measure_depth == 0 && is_measuring(me)) {
+        set_measuring(me, 0);
+        if (!pc_g.on && remove_from(me) < 0)
+            return -1;
+    }
+    pc_g.installed = installed_all || pc_tstate_tracefunc(me) == trace_func;
+    return 0;
+}
+
+const char *
+pc_backend_name(void)
+{
+    return "trace";
+}
+
+#endif /* !PC_HAVE_MONITORING */
