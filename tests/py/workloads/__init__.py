@@ -1,0 +1,37 @@
+"""A corpus of small deterministic workloads.
+
+Each module defines ``run()``, which does a small, fixed amount of work
+(well under 50k bytecode instructions) whose instruction sequence does not
+depend on hash randomization, time or scheduling, except where a module
+says so (threads: per-thread sequences are fixed, their interleaving is
+not, so only counts, and pairs within each thread, are deterministic).
+"""
+
+import importlib
+
+ALL = [
+    "loops",
+    "branches",
+    "matching",
+    "comprehensions",
+    "closures",
+    "generators",
+    "async_",
+    "exceptions",
+    "withs",
+    "classes",
+    "recursion",
+    "callbacks",
+    "threads",
+    "extended_arg",
+    "attrs",
+    "strings",
+    "dicts",
+]
+
+
+def load(name):
+    """Return the workload module called ``name`` (one of ALL)."""
+    if name not in ALL:
+        raise KeyError(f"unknown workload {name!r}")
+    return importlib.import_module(f"{__name__}.{name}")
