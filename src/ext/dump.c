@@ -15,6 +15,11 @@
 #include <string.h>
 #include <unistd.h>
 
+/* A SIGTERM that arrived while a dump was being written: honoured as
+ * soon as the dump is whole (multiprocessing terminates its daemon
+ * workers while they may be writing their os._exit dump). */
+static volatile sig_atomic_t term_pending;
+
 static const char *const reason_names[] = {
     [PC_REASON_EXIT] = "exit",
     [PC_REASON_EXPLICIT] = "explicit",
@@ -145,6 +150,10 @@ pc_dump(pc_reason reason)
             ret = PC_DUMP_STDERR;
     }
     pc_g.dumping = 0;
+    if (term_pending) {
+        signal(SIGTERM, SIG_DFL);
+        raise(SIGTERM);
+    }
     return ret;
 }
 
@@ -160,8 +169,14 @@ static void
 on_sigterm(int sig)
 {
     int saved = errno;
+    if (pc_g.dumping) {
+        term_pending = 1;
+        return;
+    }
     pc_dump(PC_REASON_SIGNAL);
-    /* Then die of the signal, as the default action would have. */
+    /* Then die of the signal, as the default action would have.  SIGTERM
+     * stays blocked until this handler returns, so a second one (the
+     * parent insisting) cannot cut the dump short. */
     signal(sig, SIG_DFL);
     errno = saved;
     raise(sig);
@@ -229,7 +244,7 @@ pc_dump_install_hooks(PyObject *os_module)
         memset(&sa, 0, sizeof sa);
         sa.sa_handler = on_sigterm;
         sigemptyset(&sa.sa_mask);
-        sa.sa_flags = SA_RESETHAND;
+        sa.sa_flags = 0;
         sigaction(SIGTERM, &sa, NULL);
     }
     orig_os_exit = PyObject_GetAttrString(os_module, "_exit");

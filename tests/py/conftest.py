@@ -1,0 +1,110 @@
+"""Shared helpers for the collector's tests: run Python in a child
+process with collection settings, and read the dumps it leaves."""
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+# Whatever the test process itself leaves uncleared goes to a scratch
+# directory, not to the user's /tmp/py_stats.
+os.environ["PYSTATS_DIR"] = tempfile.mkdtemp(prefix="pystats-tests-")
+
+# Variables that would change what a child process collects.
+_OURS = ("PYTHONSTATS", "PYSTATS_DIR", "PYSTATS_LABEL", "PYSTATS_BACKEND")
+
+
+def clean_env(**extra):
+    env = {k: v for k, v in os.environ.items() if k not in _OURS}
+    env["PYTHONPATH"] = HERE
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def run_python(code, *, args=(), xopts=(), flags=(), env=None, check=True,
+               timeout=120):
+    """Run `code` (dedented) as a script in a new interpreter."""
+    cmd = [sys.executable] + list(flags)
+    for x in xopts:
+        cmd += ["-X", x]
+    cmd += ["-c", textwrap.dedent(code)] + list(args)
+    proc = subprocess.run(cmd, env=env if env is not None else clean_env(),
+                          capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError("child failed (%d):\n%s\n%s" % (
+            proc.returncode, proc.stdout, proc.stderr))
+    return proc
+
+
+class Dump:
+    """One dump file of this project's format, parsed."""
+
+    def __init__(self, path):
+        self.path = path
+        self.header = {}
+        self.counts = {}
+        self.pairs = {}
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+        assert text.endswith("\n"), "%s: no final newline" % path
+        lines = text.splitlines()
+        assert lines[0] == "pystats.format : 1", path
+        for line in lines:
+            key, sep, value = line.rpartition(" : ")
+            assert sep, "%s: bad line %r" % (path, line)
+            if key.startswith(("pystats.", "meta.")):
+                self.header[key] = value
+            elif key.endswith(".execution_count"):
+                self.counts[key[len("opcode["):-len("].execution_count")]] = \
+                    int(value)
+            elif ".pair_count[" in key:
+                a, b = key[len("opcode["):-1].split("].pair_count[")
+                self.pairs[(a, b)] = int(value)
+            else:
+                raise AssertionError("%s: unknown key %r" % (path, key))
+
+    def __repr__(self):
+        return "<Dump %s %s>" % (os.path.basename(self.path), self.header.get(
+            "meta.dump.reason"))
+
+
+def dumps_in(directory):
+    """Every whole dump in directory (hidden temporaries excluded)."""
+    if not os.path.isdir(directory):
+        return []
+    return [Dump(os.path.join(directory, n))
+            for n in sorted(os.listdir(directory))
+            if not n.startswith(".")]
+
+
+def leftovers(directory):
+    return [n for n in os.listdir(directory) if n.startswith(".")]
+
+
+def add(a, b):
+    out = dict(a)
+    for k, v in b.items():
+        out[k] = out.get(k, 0) + v
+    return out
+
+
+@pytest.fixture
+def stats_dir(tmp_path):
+    return str(tmp_path / "stats")
+
+
+@pytest.fixture
+def pystats():
+    import pystats as mod
+    if mod.is_on():
+        mod.off()
+    mod.clear()
+    yield mod
+    if mod.is_on():
+        mod.off()
+    mod.clear()

@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Run every test suite, against every CPython 3.11-3.13 found, and end
+with one line for the whole run: "N passed, N failed".
+
+Interpreters: $PYTHONS (space-separated paths) if set; otherwise each of
+3.11, 3.12, 3.13 found under `pyenv root` or on PATH as pythonX.Y.
+Each gets a virtual environment under build/ with pytest, the collector
+installed into it by `make install-ext` (built with -Werror), and the
+suite in tests/py run inside it.  Then the C unit tests and the
+command-line golden tests.
+"""
+import glob
+import os
+import re
+import shutil
+import subprocess
+import sys
+import xml.etree.ElementTree as ET
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BUILD = os.path.join(ROOT, "build")
+VERSIONS = ("3.11", "3.12", "3.13")
+
+
+def find_pythons():
+    if os.environ.get("PYTHONS"):
+        return os.environ["PYTHONS"].split()
+    found = {}
+    try:
+        root = subprocess.run(["pyenv", "root"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        root = None
+    for ver in VERSIONS:
+        if root:
+            cands = sorted(glob.glob(os.path.join(root, "versions", ver + ".*",
+                                                  "bin", "python3")))
+            cands = [c for c in cands if re.search(r"/%s\.\d+/bin" %
+                                                   re.escape(ver), c)]
+            if cands:
+                found[ver] = cands[-1]
+                continue
+        exe = shutil.which("python" + ver)
+        if exe:
+            found[ver] = exe
+    return [found[v] for v in VERSIONS if v in found]
+
+
+def run(cmd, **kw):
+    print("+", " ".join(cmd), flush=True)
+    return subprocess.run(cmd, cwd=ROOT, **kw)
+
+
+def venv_for(python):
+    ver = subprocess.run([python, "-c", "import sys; print('%d.%d' % "
+                          "sys.version_info[:2])"], capture_output=True,
+                         text=True, check=True).stdout.strip()
+    venv = os.path.join(BUILD, "venv-" + ver)
+    vpy = os.path.join(venv, "bin", "python")
+    if not os.path.exists(vpy):
+        run([python, "-m", "venv", venv], check=True)
+    probe = subprocess.run([vpy, "-c", "import pytest"], capture_output=True)
+    if probe.returncode != 0:
+        run([vpy, "-m", "pip", "install", "-q", "--disable-pip-version-check",
+             "pytest"], check=True)
+    return ver, vpy
+
+
+def pytest_suite(python):
+    ver, vpy = venv_for(python)
+    r = run(["make", "-s", "install-ext", "WERROR=1", "PYTHON=" + vpy])
+    if r.returncode != 0:
+        return "py%s-build" % ver, 0, 1
+    xml = os.path.join(BUILD, "junit-%s.xml" % ver)
+    if os.path.exists(xml):
+        os.unlink(xml)
+    env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
+    run([vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/py",
+         "--junitxml", xml] + sys.argv[1:], env=env)
+    if not os.path.exists(xml):
+        return "py" + ver, 0, 1
+    root = ET.parse(xml).getroot()
+    suites = [root] if root.tag == "testsuite" else list(root)
+    tests = sum(int(s.get("tests", 0)) for s in suites)
+    bad = sum(int(s.get("failures", 0)) + int(s.get("errors", 0))
+              for s in suites)
+    skipped = sum(int(s.get("skipped", 0)) for s in suites)
+    return "py" + ver, tests - bad - skipped, bad
+
+
+LINE = re.compile(r"^(\S+): (\d+) passed, (\d+) failed\s*$")
+
+
+def make_suite(target):
+    """A make target that ends with "<suite>: N passed, N failed"."""
+    r = run(["make", "-s", target, "WERROR=1"], capture_output=True,
+            text=True)
+    sys.stdout.write(r.stdout)
+    sys.stderr.write(r.stderr)
+    for line in reversed(r.stdout.splitlines()):
+        m = LINE.match(line)
+        if m:
+            failed = int(m.group(3)) + (1 if r.returncode and
+                                        not int(m.group(3)) else 0)
+            return m.group(1), int(m.group(2)), failed
+    return target, 0, 1
+
+
+def main():
+    results = []
+    pythons = find_pythons()
+    if not pythons:
+        print("tests/run.py: no CPython 3.11-3.13 found", file=sys.stderr)
+        results.append(("find-python", 0, 1))
+    r = run(["make", "-s", "all", "WERROR=1"])
+    if r.returncode != 0:
+        results.append(("build", 0, 1))
+    for target in ("test-c", "test-golden"):
+        results.append(make_suite(target))
+    for py in pythons:
+        results.append(pytest_suite(py))
+    print()
+    for name, p, f in results:
+        print("  %-14s %d passed, %d failed" % (name, p, f))
+    passed = sum(r[1] for r in results)
+    failed = sum(r[2] for r in results)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
