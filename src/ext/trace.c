@@ -4,7 +4,8 @@
  *
  * 3.11 reports an opcode event for every instruction from RESUME on
  * (instructions before RESUME are not traceable) except RESUME itself,
- * which produces the 'call' event instead.  A 'call' event also comes
+ * which produces the 'call' event instead, and except an instruction
+ * prefixed by EXTENDED_ARG, which is counted with its prefix.  A 'call' event also comes
  * from throw() into a generator, where the frame's current instruction
  * is not RESUME: RESUME is counted only when it is.
  */
@@ -55,8 +56,18 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
             pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
             int lasti = PyFrame_GetLasti(frame);
             Py_DECREF(code);
-            if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n)
-                pc_count(ci->op[lasti / 2]);
+            if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n) {
+                Py_ssize_t i = lasti / 2;
+                int op = ci->op[i];
+                pc_count(op);
+                /* 3.11's EXTENDED_ARG jumps straight into the instruction
+                 * it extends, which therefore gets no event of its own:
+                 * count it (and any further EXTENDED_ARG) here. */
+                while (op == pc_g.extended_arg_op && ++i < ci->n) {
+                    op = ci->op[i];
+                    pc_count(op);
+                }
+            }
         }
     }
     else if (what == PyTrace_CALL) {

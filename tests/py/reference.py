@@ -44,9 +44,9 @@ Facts this relies on, checked by experiment on CPython 3.11.7, 3.12.1 and
 * EXTENDED_ARG:
     - 3.11: an opcode event reports the EXTENDED_ARG, and the instruction
       it prefixes gets NO event (3.11's EXTENDED_ARG dispatches straight
-      into the next instruction without tracing it).  So on 3.11 the
-      counts hold "EXTENDED_ARG" in place of e.g. the LOAD_CONST or
-      POP_JUMP_FORWARD_IF_FALSE it extends.
+      into the next instruction without tracing it).  That instruction
+      executed all the same, so this collector (like the C one) counts
+      it right after its EXTENDED_ARG, reading it from co_code.
     - 3.12, 3.13: both the EXTENDED_ARG and the instruction it prefixes
       are reported, each by its own event.
 * Other per-version event facts:
@@ -105,6 +105,8 @@ __all__ = ["Reference"]
 _THIS_FILE = __file__
 _OPNAME = dis.opname
 _RESUME = dis.opmap["RESUME"]
+_EXTENDED_ARG = dis.opmap["EXTENDED_ARG"]
+_EXT_ARG_SILENT = sys.version_info < (3, 12)
 
 
 def _prime_opcode_tracing():
@@ -198,7 +200,16 @@ class Reference:
             if pending is not None:
                 st.pending = None
                 self._emit(st, "RESUME")
-            self._emit(st, _OPNAME[frame.f_code.co_code[frame.f_lasti]])
+            co_code = frame.f_code.co_code
+            i = frame.f_lasti
+            op = co_code[i]
+            self._emit(st, _OPNAME[op])
+            # 3.11: the instruction an EXTENDED_ARG extends runs without
+            # an event of its own; it executed all the same.
+            while _EXT_ARG_SILENT and op == _EXTENDED_ARG:
+                i += 2
+                op = co_code[i]
+                self._emit(st, _OPNAME[op])
         elif pending is not None:
             st.pending = None
             if not (event == "exception" and pending is frame):
