@@ -1,0 +1,303 @@
+/* agg.c: groups of summed counters (invariants in agg.h). */
+#include "agg.h"
+
+#include "cli.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const agg_source_name[AGG_SOURCE_COUNT] = { "native", "pystats" };
+const char *const agg_format_name[AGG_FMT_COUNT] = {
+    "native-text", "pystats-text", "cpython-json", "summary-json",
+};
+const char *const agg_problem_name[AGG_P_COUNT] = {
+    "unreadable", "empty", "binary", "truncated", "unparsable", "overflow",
+    "unsupported",
+};
+
+void
+agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        if (strlen(s->v[i].text) == len && memcmp(s->v[i].text, text, len) == 0) {
+            s->v[i].n += n;
+            return;
+        }
+    if (s->n == AGG_STR_MAX) {
+        text = "(other)";
+        len = 7;
+        for (i = 0; i < s->n; i++)
+            if (strcmp(s->v[i].text, text) == 0) {
+                s->v[i].n += n;
+                return;
+            }
+        /* Replace nothing: the last slot becomes "(other)" below. */
+        s->v[s->n - 1].n += n;
+        free(s->v[s->n - 1].text);
+        s->v[s->n - 1].text = cli_xstrdup(text);
+        return;
+    }
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 4;
+        s->v = cli_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n].text = cli_xstrndup(text, len);
+    s->v[s->n].n = n;
+    s->n++;
+}
+
+static void
+strs_free(agg_strs *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        free(s->v[i].text);
+    free(s->v);
+}
+
+void
+agg_init(agg *a)
+{
+    memset(a, 0, sizeof *a);
+}
+
+static void
+group_free(agg_group *g)
+{
+    size_t i;
+
+    free(g->counts);
+    ktab_free(&g->keys);
+    free(g->val);
+    free(g->flag);
+    strs_free(&g->how);
+    strs_free(&g->collectors);
+    for (i = 0; i < g->nhdr; i++) {
+        free(g->hdr[i].key);
+        strs_free(&g->hdr[i].vals);
+    }
+    free(g->hdr);
+    free(g->time_start);
+    free(g->time_end);
+    free(g);
+}
+
+void
+agg_free(agg *a)
+{
+    size_t i;
+
+    for (i = 0; i < a->ng; i++)
+        group_free(a->g[i]);
+    free(a->g);
+    for (i = 0; i < a->nnotes; i++)
+        free(a->notes[i].text);
+    memset(a, 0, sizeof *a);
+}
+
+agg_group *
+agg_group_get(agg *a, int source, int minor, const char *counts)
+{
+    agg_group *g;
+    size_t i;
+
+    for (i = 0; i < a->ng; i++) {
+        g = a->g[i];
+        if (g->source == source && g->minor == minor && strcmp(g->counts, counts) == 0)
+            return g;
+    }
+    if (a->ng == a->gcap) {
+        a->gcap = a->gcap ? a->gcap * 2 : 4;
+        a->g = cli_xrealloc(a->g, a->gcap * sizeof *a->g);
+    }
+    g = cli_xcalloc(1, sizeof *g);
+    g->source = source;
+    g->minor = minor;
+    g->counts = cli_xstrdup(counts);
+    ktab_init(&g->keys);
+    a->g[a->ng++] = g;
+    return g;
+}
+
+size_t
+agg_slot(agg_group *g, const char *s, size_t n)
+{
+    int is_new;
+    size_t id = ktab_intern(&g->keys, s, n, &is_new);
+
+    if (is_new) {
+        if (id >= g->val_cap) {
+            size_t cap = g->val_cap ? g->val_cap * 2 : 1024;
+            g->val = cli_xrealloc(g->val, cap * sizeof *g->val);
+            g->flag = cli_xrealloc(g->flag, cap);
+            g->val_cap = cap;
+        }
+        g->val[id] = 0;
+        g->flag[id] = 0;
+    }
+    return id;
+}
+
+int
+agg_add(agg_group *g, size_t slot, uint64_t v, int is_flag)
+{
+    if (is_flag) {
+        g->flag[slot] |= AGG_F_FLAG;
+        if (v)
+            g->val[slot] = 1;
+        return 0;
+    }
+    if (g->val[slot] > UINT64_MAX - v) {
+        g->val[slot] = UINT64_MAX;
+        g->flag[slot] |= AGG_F_SATURATED;
+        return 1;
+    }
+    g->val[slot] += v;
+    return 0;
+}
+
+void
+agg_hdr_add(agg_group *g, const char *key, const char *val, uint64_t n)
+{
+    size_t i;
+
+    for (i = 0; i < g->nhdr; i++)
+        if (strcmp(g->hdr[i].key, key) == 0)
+            break;
+    if (i == g->nhdr) {
+        if (g->nhdr == g->hdr_cap) {
+            g->hdr_cap = g->hdr_cap ? g->hdr_cap * 2 : 16;
+            g->hdr = cli_xrealloc(g->hdr, g->hdr_cap * sizeof *g->hdr);
+        }
+        memset(&g->hdr[i], 0, sizeof g->hdr[i]);
+        g->hdr[i].key = cli_xstrdup(key);
+        g->nhdr++;
+    }
+    agg_strs_add(&g->hdr[i].vals, val, strlen(val), n);
+}
+
+void
+agg_problem(agg *a, int kind, const char *file, unsigned long line,
+            const char *fmt, ...)
+{
+    char msg[512], text[1024];
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (line)
+        snprintf(text, sizeof text, "%s:%lu: %s", file, line, msg);
+    else
+        snprintf(text, sizeof text, "%s: %s", file, msg);
+    a->problems[kind]++;
+    if (!a->quiet)
+        fprintf(stderr, "pystats: warning: %s\n", text);
+    if (a->nnotes < AGG_NOTES_MAX) {
+        a->notes[a->nnotes].kind = kind;
+        a->notes[a->nnotes].text = cli_xstrdup(text);
+        a->nnotes++;
+    }
+}
+
+static void
+strs_merge(agg_strs *dst, const agg_strs *src)
+{
+    size_t i;
+
+    for (i = 0; i < src->n; i++)
+        agg_strs_add(dst, src->v[i].text, strlen(src->v[i].text), src->v[i].n);
+}
+
+static void
+keep_min(char **dst, const char *src, int want_min)
+{
+    if (src == NULL)
+        return;
+    if (*dst == NULL || (want_min ? strcmp(src, *dst) < 0 : strcmp(src, *dst) > 0)) {
+        free(*dst);
+        *dst = cli_xstrdup(src);
+    }
+}
+
+void
+agg_merge(agg *dst, const agg *src)
+{
+    size_t i, j, k;
+
+    for (i = 0; i < src->ng; i++) {
+        const agg_group *s = src->g[i];
+        agg_group *d = agg_group_get(dst, s->source, s->minor, s->counts);
+        for (j = 0; j < s->keys.n; j++) {
+            size_t slot = agg_slot(d, ktab_key(&s->keys, j), ktab_len(&s->keys, j));
+            int is_flag = (s->flag[j] & AGG_F_FLAG) != 0;
+            agg_add(d, slot, s->val[j], is_flag);
+            d->flag[slot] |= s->flag[j];
+        }
+        d->files += s->files;
+        for (k = 0; k < AGG_FMT_COUNT; k++)
+            d->fmt[k] += s->fmt[k];
+        strs_merge(&d->how, &s->how);
+        strs_merge(&d->collectors, &s->collectors);
+        for (j = 0; j < s->nhdr; j++)
+            for (k = 0; k < s->hdr[j].vals.n; k++)
+                agg_hdr_add(d, s->hdr[j].key, s->hdr[j].vals.v[k].text,
+                            s->hdr[j].vals.v[k].n);
+        keep_min(&d->time_start, s->time_start, 1);
+        keep_min(&d->time_end, s->time_end, 0);
+    }
+    for (i = 0; i < AGG_P_COUNT; i++)
+        dst->problems[i] += src->problems[i];
+    for (i = 0; i < src->nnotes && dst->nnotes < AGG_NOTES_MAX; i++) {
+        dst->notes[dst->nnotes].kind = src->notes[i].kind;
+        dst->notes[dst->nnotes].text = cli_xstrdup(src->notes[i].text);
+        dst->nnotes++;
+    }
+    dst->inputs += src->inputs;
+}
+
+uint64_t
+agg_files(const agg *a)
+{
+    uint64_t n = 0;
+    size_t i;
+
+    for (i = 0; i < a->ng; i++)
+        n += a->g[i]->files;
+    return n;
+}
+
+static int
+group_cmp(const void *pa, const void *pb)
+{
+    const agg_group *a = *(agg_group *const *)pa, *b = *(agg_group *const *)pb;
+
+    if (a->files != b->files)
+        return a->files > b->files ? -1 : 1;
+    if (a->source != b->source)
+        return a->source - b->source;
+    if (a->minor != b->minor)
+        return a->minor - b->minor;
+    return strcmp(a->counts, b->counts);
+}
+
+void
+agg_sort(agg *a)
+{
+    if (a->ng > 1)
+        qsort(a->g, a->ng, sizeof *a->g, group_cmp);
+}
+
+void
+agg_time(agg_group *g, const char *start, const char *end)
+{
+    if (start && *start)
+        keep_min(&g->time_start, start, 1);
+    if (end && *end)
+        keep_min(&g->time_end, end, 0);
+}

@@ -1,0 +1,134 @@
+/* agg.h: the aggregate of many dumps: groups of summed counters.
+ *
+ * Files are summed only with files that count the same thing: a group is
+ * one (source, Python version, counting semantic).  Native CPython dumps
+ * count specialized forms separately; this project's collector counts
+ * base instructions; different versions number and name opcodes
+ * differently.  Within a group, counters are keyed by their canonical
+ * spelling (psf_key_canon) and summed with overflow checks; flag keys
+ * (opcode[X].specializable) are OR-ed, never summed.
+ */
+#ifndef AGG_H
+#define AGG_H
+
+#include "ktab.h"
+
+#include <stdint.h>
+
+enum agg_source { AGG_NATIVE = 0, AGG_OWN = 1, AGG_SOURCE_COUNT };
+extern const char *const agg_source_name[AGG_SOURCE_COUNT];
+
+enum agg_format {
+    AGG_FMT_NATIVE_TEXT = 0,  /* CPython --enable-pystats dump */
+    AGG_FMT_OWN_TEXT,         /* this project's dump format */
+    AGG_FMT_CPYTHON_JSON,     /* summarize_stats.py --json-output */
+    AGG_FMT_SUMMARY_JSON,     /* pystats summarize --json */
+    AGG_FMT_COUNT
+};
+extern const char *const agg_format_name[AGG_FMT_COUNT];
+
+enum agg_problem {
+    AGG_P_UNREADABLE = 0,
+    AGG_P_EMPTY,
+    AGG_P_BINARY,
+    AGG_P_TRUNCATED,
+    AGG_P_UNPARSABLE,
+    AGG_P_OVERFLOW,
+    AGG_P_UNSUPPORTED,
+    AGG_P_COUNT
+};
+extern const char *const agg_problem_name[AGG_P_COUNT];
+
+/* Flags per counter slot. */
+enum { AGG_F_FLAG = 1, AGG_F_SATURATED = 2 };
+
+/* Distinct text values with how many files had each; bounded: past
+ * AGG_STR_MAX values the rest is counted under "(other)". */
+#define AGG_STR_MAX 32
+typedef struct agg_str {
+    char *text;       /* owned */
+    uint64_t n;
+} agg_str;
+typedef struct agg_strs {
+    agg_str *v;       /* owned */
+    size_t n, cap;
+} agg_strs;
+
+void agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n);
+
+/* A header key of own dumps with the values seen. */
+typedef struct agg_hdr {
+    char *key;        /* owned */
+    agg_strs vals;
+} agg_hdr;
+
+typedef struct agg_group {
+    int source;               /* agg_source */
+    int minor;                /* 3.minor; 0 if unknown */
+    char *counts;             /* owned: "specialized-forms", "base-instructions" */
+    ktab keys;                /* canonical key -> slot */
+    uint64_t *val;            /* owned, keys.n entries */
+    unsigned char *flag;      /* owned, AGG_F_* per slot */
+    size_t val_cap;
+    uint64_t files;
+    uint64_t fmt[AGG_FMT_COUNT];
+    agg_strs how;             /* how the version was found */
+    agg_strs collectors;
+    agg_hdr *hdr;             /* owned */
+    size_t nhdr, hdr_cap;
+    char *time_start;         /* owned: earliest meta.time.start */
+    char *time_end;           /* owned: latest meta.time.end */
+} agg_group;
+
+/* A problem kept for the report (the first AGG_NOTES_MAX). */
+#define AGG_NOTES_MAX 50
+typedef struct agg_note {
+    int kind;
+    char *text;               /* owned: "file:line: message" */
+} agg_note;
+
+typedef struct agg {
+    agg_group **g;            /* owned */
+    size_t ng, gcap;
+    uint64_t problems[AGG_P_COUNT];
+    agg_note notes[AGG_NOTES_MAX];
+    size_t nnotes;
+    uint64_t inputs;          /* files looked at */
+    int quiet;                /* do not print warnings */
+} agg;
+
+void agg_init(agg *a);
+void agg_free(agg *a);
+
+/* The group for (source, minor, counts), created if new. */
+agg_group *agg_group_get(agg *a, int source, int minor, const char *counts);
+
+/* Slot of canonical key s[0..n) in g, created (zero) if new. */
+size_t agg_slot(agg_group *g, const char *s, size_t n);
+
+/* Add v to a slot (or OR it in for flag keys).  Returns 0, or 1 if the
+ * sum overflowed 64 bits (the slot then stays at 2**64-1, marked). */
+int agg_add(agg_group *g, size_t slot, uint64_t v, int is_flag);
+
+/* Record a header value of an own dump. */
+void agg_hdr_add(agg_group *g, const char *key, const char *val, uint64_t n);
+
+/* Record and print a problem: "pystats: warning: FILE:LINE: message".
+ * line 0 means the whole file. */
+void agg_problem(agg *a, int kind, const char *file, unsigned long line,
+                 const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+
+/* Add everything of src into dst (src is left intact). */
+void agg_merge(agg *dst, const agg *src);
+
+/* Widen the group's time range with one dump's start and end. */
+void agg_time(agg_group *g, const char *start, const char *end);
+
+/* Total files counted in all groups. */
+uint64_t agg_files(const agg *a);
+
+/* Sort groups: most files first, then source, then version. */
+void agg_sort(agg *a);
+
+#endif

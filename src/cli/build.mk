@@ -1,0 +1,57 @@
+# src/cli/build.mk: the pystats command, its C unit tests and golden tests.
+# Included by the top-level Makefile, which defines CC, BUILD, CFLAGS_ALL,
+# LDFLAGS_ALL, PREFIX and FORMAT_SRC.
+#
+#   cli           build $(BUILD)/pystats
+#   install-cli   install it into $(DESTDIR)$(PREFIX)/bin
+#   test-c        cmocka unit tests of src/format and src/cli pieces
+#   test-golden   golden and bad-input tests of $(BUILD)/pystats
+#   tables        regenerate src/format/psf_tables_data.c from data/tables
+
+FORMAT_SRC ?= $(wildcard src/format/*.c)
+CLI_SRC    := $(wildcard src/cli/*.c)
+CLI_OBJ    := $(patsubst src/cli/%.c,$(BUILD)/cli/%.o,$(CLI_SRC))
+CLI_LIBOBJ := $(filter-out $(BUILD)/cli/main.o,$(CLI_OBJ))
+FMT_OBJ    := $(patsubst src/format/%.c,$(BUILD)/format/%.o,$(FORMAT_SRC))
+TESTC_SRC  := $(wildcard tests/c/test_*.c)
+TESTC_BIN  := $(patsubst tests/c/%.c,$(BUILD)/tests/c/%,$(TESTC_SRC))
+
+JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
+JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+CMOCKA_CFLAGS  := $(shell pkg-config --cflags cmocka 2>/dev/null)
+CMOCKA_LIBS    := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
+
+.PHONY: cli install-cli test-c test-golden tables
+
+cli: $(BUILD)/pystats
+
+$(BUILD)/pystats: $(CLI_OBJ) $(FMT_OBJ)
+	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(JANSSON_LIBS) -pthread
+
+$(BUILD)/cli/%.o: src/cli/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(JANSSON_CFLAGS) -pthread -MMD -MP -c $< -o $@
+
+$(BUILD)/format/%.o: src/format/%.c
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+
+$(BUILD)/tests/c/%: tests/c/%.c $(CLI_LIBOBJ) $(FMT_OBJ)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) $(CMOCKA_CFLAGS) $(JANSSON_CFLAGS) -Isrc -o $@ $^ \
+	    $(LDFLAGS_ALL) $(CMOCKA_LIBS) $(JANSSON_LIBS) -pthread
+
+-include $(CLI_OBJ:.o=.d) $(FMT_OBJ:.o=.d)
+
+install-cli: $(BUILD)/pystats
+	install -d $(DESTDIR)$(PREFIX)/bin
+	install -m 755 $(BUILD)/pystats $(DESTDIR)$(PREFIX)/bin/pystats
+
+test-c: $(TESTC_BIN)
+	sh tests/c/run.sh $(BUILD)/tests/c
+
+test-golden: $(BUILD)/pystats
+	sh tests/golden/run.sh $(BUILD)/pystats
+
+tables:
+	awk -f src/format/psf_tables_gen.awk data/tables/*.tsv > src/format/psf_tables_data.c

@@ -1,0 +1,28 @@
+/* cli.h: what every part of the pystats command shares: exit codes, the
+ * out-of-memory policy, the subcommands. */
+#ifndef CLI_H
+#define CLI_H
+
+#include <stddef.h>
+
+/* Exit codes of the pystats command (documented in docs/FORMAT-cli.md). */
+enum cli_exit {
+    CLI_EXIT_OK = 0,         /* report written */
+    CLI_EXIT_INPUT = 1,      /* no usable input, or --strict and input problems */
+    CLI_EXIT_USAGE = 2,      /* bad command line */
+    CLI_EXIT_OUTPUT = 3,     /* a report could not be written whole */
+    CLI_EXIT_INTERNAL = 4    /* out of memory, thread failure */
+};
+
+/* One policy for running out of memory: a message and CLI_EXIT_INTERNAL.
+ * A summary that silently lost counts would be worse than none. */
+void *cli_xmalloc(size_t n);
+void *cli_xcalloc(size_t n, size_t size);
+void *cli_xrealloc(void *p, size_t n);
+char *cli_xstrndup(const char *s, size_t n);
+char *cli_xstrdup(const char *s);
+
+/* Subcommands: cmd_<name>(argc, argv) with argv[0] the subcommand. */
+int cmd_summarize(int argc, char **argv);
+
+#endif

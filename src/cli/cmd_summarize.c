@@ -1,0 +1,163 @@
+/* cmd_summarize.c: `pystats summarize`: read dumps, write the report. */
+#include "cli.h"
+#include "load.h"
+#include "outfile.h"
+#include "report.h"
+#include "../format/psf_detect.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DEFAULT_INPUT "/tmp/py_stats"
+
+static const char usage[] =
+    "usage: pystats summarize [INPUT ...] [--json FILE] [--markdown FILE]\n"
+    "                         [--strict] [--python-version X.Y] [--jobs N]\n"
+    "                         [--top-pairs N] [--quiet]\n"
+    "\n"
+    "Summarize pystats dumps: this project's dumps, CPython 3.11-3.14 native\n"
+    "dumps (--enable-pystats), JSON from CPython's summarize_stats.py\n"
+    "--json-output, and JSON summaries written by --json.\n"
+    "\n"
+    "  INPUT               a directory of dumps, a dump file or a JSON file;\n"
+    "                      several are aggregated (default: " DEFAULT_INPUT ")\n"
+    "  --markdown FILE     write the Markdown report to FILE ('-': stdout)\n"
+    "  --json FILE         write the JSON summary to FILE ('-': stdout)\n"
+    "                      (without either, Markdown goes to stdout)\n"
+    "  --strict            exit 1 on any input problem or mixed inputs\n"
+    "  --python-version X.Y  version of native dumps instead of detecting it\n"
+    "  --jobs N            reader threads (default: CPUs, at most 4)\n"
+    "  --top-pairs N       rows of the pair-count table (default 100)\n"
+    "  --quiet             no warnings on stderr (still counted in the report)\n"
+    "\n"
+    "Exit status: 0 ok, 1 no usable input or --strict and a problem,\n"
+    "2 usage error, 3 a report could not be written, 4 internal error.\n";
+
+typedef int (*writer_fn)(FILE *, const agg *, const report_opts *);
+
+/* Write one report through a temporary file; returns a cli_exit. */
+static int
+write_report(const char *path, writer_fn fn, const agg *a, const report_opts *ro)
+{
+    outfile o;
+
+    if (outfile_open(&o, path) != 0) {
+        fprintf(stderr, "pystats: error: %s: cannot create report: %s\n", path, strerror(errno));
+        return CLI_EXIT_OUTPUT;
+    }
+    if (fn(o.fp, a, ro) != 0) {
+        int e = errno;
+        outfile_abort(&o);
+        fprintf(stderr, "pystats: error: %s: writing report failed: %s\n", path,
+                strerror(e ? e : EIO));
+        return CLI_EXIT_OUTPUT;
+    }
+    if (outfile_commit(&o) != 0) {
+        fprintf(stderr, "pystats: error: %s: writing report failed: %s\n", path, strerror(errno));
+        return CLI_EXIT_OUTPUT;
+    }
+    return CLI_EXIT_OK;
+}
+
+int
+cmd_summarize(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "json", required_argument, NULL, 'j' },
+        { "markdown", required_argument, NULL, 'm' },
+        { "strict", no_argument, NULL, 's' },
+        { "python-version", required_argument, NULL, 'V' },
+        { "jobs", required_argument, NULL, 'J' },
+        { "top-pairs", required_argument, NULL, 'T' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *json_path = NULL, *md_path = NULL;
+    static char *default_input[] = { DEFAULT_INPUT };
+    char **inputs;
+    size_t ninputs, i;
+    int strict = 0, c, ret = CLI_EXIT_OK, r;
+    load_opts lo = { 0, 0, 0 };
+    report_opts ro = { 100 };
+    uint64_t problems = 0;
+    char warn[2048];
+    agg a;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'j': json_path = optarg; break;
+        case 'm': md_path = optarg; break;
+        case 's': strict = 1; break;
+        case 'q': lo.quiet = 1; break;
+        case 'V':
+            lo.force_minor = psf_parse_version(optarg, strlen(optarg));
+            if (lo.force_minor == 0) {
+                fprintf(stderr, "pystats: error: --python-version wants 3.X, not '%s'\n", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            break;
+        case 'J': case 'T': {
+            char *end;
+            long v = strtol(optarg, &end, 10);
+            if (*end || v < 1 || v > 100000) {
+                fprintf(stderr, "pystats: error: --%s wants a positive number, not '%s'\n",
+                        c == 'J' ? "jobs" : "top-pairs", optarg);
+                return CLI_EXIT_USAGE;
+            }
+            if (c == 'J')
+                lo.jobs = (int)v;
+            else
+                ro.top_pairs = (int)v;
+            break;
+        }
+        case 'h':
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        default:
+            fputs(usage, stderr);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    inputs = argv + optind;
+    ninputs = (size_t)(argc - optind);
+    if (ninputs == 0) {
+        inputs = default_input;
+        ninputs = 1;
+    }
+    load_inputs(inputs, ninputs, &lo, &a);
+    if (agg_files(&a) == 0) {
+        fputs("pystats: error: no dump files found in", stderr);
+        for (i = 0; i < ninputs; i++)
+            fprintf(stderr, " %s", inputs[i]);
+        fputc('\n', stderr);
+        agg_free(&a);
+        return CLI_EXIT_INPUT;
+    }
+    agg_sort(&a);
+    if (json_path == NULL && md_path == NULL)
+        md_path = "-";
+    if (md_path && (r = write_report(md_path, report_markdown, &a, &ro)) != CLI_EXIT_OK)
+        ret = r;
+    if (json_path && (r = write_report(json_path, report_json, &a, &ro)) != CLI_EXIT_OK)
+        ret = r;
+    for (i = 0; i < AGG_P_COUNT; i++)
+        problems += a.problems[i];
+    if (strict && ret == CLI_EXIT_OK) {
+        if (problems) {
+            fprintf(stderr, "pystats: error: --strict: %llu input problems\n",
+                    (unsigned long long)problems);
+            ret = CLI_EXIT_INPUT;
+        }
+        if (report_mix_warning(&a, warn, sizeof warn)) {
+            fprintf(stderr, "pystats: error: --strict: %s\n", warn);
+            ret = CLI_EXIT_INPUT;
+        }
+    }
+    agg_free(&a);
+    return ret;
+}

@@ -1,0 +1,505 @@
+/* load.c: reading dump files into an aggregate on several threads. */
+#include "load.h"
+
+#include "cli.h"
+#include "../format/psf_detect.h"
+#include "../format/psf_key.h"
+#include "../format/psf_line.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define NATIVE_COUNTS "specialized-forms"
+#define OWN_COUNTS "base-instructions"
+#define JOBS_MAX 4
+
+/* ---- the per-file protocol ------------------------------------------ */
+
+void
+load_file_begin(load_worker *w)
+{
+    w->nent = 0;
+    w->marks = 0;
+}
+
+void
+load_counter(load_worker *w, const char *key, size_t klen, uint64_t v)
+{
+    int is_new;
+    size_t id = ktab_intern(&w->raw, key, klen, &is_new);
+
+    if (is_new) {
+        psf_key k;
+        if (id >= w->ri_cap) {
+            w->ri_cap = w->ri_cap ? w->ri_cap * 2 : 1024;
+            w->ri = cli_xrealloc(w->ri, w->ri_cap * sizeof *w->ri);
+        }
+        psf_key_parse(key, klen, &k);
+        w->ri[id].kind = k.kind;
+        w->ri[id].marks = psf_key_marks(&k, key, klen);
+    }
+    w->marks |= w->ri[id].marks;
+    if (w->nent == w->ent_cap) {
+        w->ent_cap = w->ent_cap ? w->ent_cap * 2 : 4096;
+        w->ent = cli_xrealloc(w->ent, w->ent_cap * sizeof *w->ent);
+    }
+    w->ent[w->nent].raw = (uint32_t)id;
+    w->ent[w->nent].v = v;
+    w->nent++;
+}
+
+void
+load_header(load_worker *w, const char *key, size_t klen,
+            const char *val, size_t vlen)
+{
+    if (w->nhdr == w->hdr_cap) {
+        w->hdr_cap = w->hdr_cap ? w->hdr_cap * 2 : 32;
+        w->hdr = cli_xrealloc(w->hdr, w->hdr_cap * sizeof *w->hdr);
+    }
+    w->hdr[w->nhdr].key = cli_xstrndup(key, klen);
+    w->hdr[w->nhdr].val = cli_xstrndup(val, vlen);
+    w->nhdr++;
+    if (klen >= 8 && memcmp(key, "pystats.", 8) == 0)
+        w->marks |= PSF_M_OWN_HEADER;
+}
+
+static const char *
+hdr_get(const load_worker *w, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < w->nhdr; i++)
+        if (strcmp(w->hdr[i].key, key) == 0)
+            return w->hdr[i].val;
+    return NULL;
+}
+
+static void
+hdr_reset(load_worker *w)
+{
+    size_t i;
+
+    for (i = 0; i < w->nhdr; i++) {
+        free(w->hdr[i].key);
+        free(w->hdr[i].val);
+    }
+    w->nhdr = 0;
+}
+
+/* Header keys that differ in every file and say nothing as a set. */
+static int
+hdr_is_per_process(const char *key)
+{
+    return strcmp(key, "pystats.format") == 0
+        || strcmp(key, "meta.process.pid") == 0
+        || strcmp(key, "meta.process.ppid") == 0
+        || strncmp(key, "meta.time.", 10) == 0;
+}
+
+static size_t
+group_index(const load_worker *w, const agg_group *g)
+{
+    size_t i;
+
+    for (i = 0; i < w->a.ng; i++)
+        if (w->a.g[i] == g)
+            break;
+    return i;
+}
+
+/* The translation raw id -> slot of group gi, grown to cover all ids. */
+static int32_t *
+xlate(load_worker *w, size_t gi)
+{
+    size_t i, n = w->raw.n;
+
+    if (gi >= w->nxl) {
+        w->xl = cli_xrealloc(w->xl, (gi + 1) * sizeof *w->xl);
+        w->xl_len = cli_xrealloc(w->xl_len, (gi + 1) * sizeof *w->xl_len);
+        for (i = w->nxl; i <= gi; i++) {
+            w->xl[i] = NULL;
+            w->xl_len[i] = 0;
+        }
+        w->nxl = gi + 1;
+    }
+    if (w->xl_len[gi] < n) {
+        w->xl[gi] = cli_xrealloc(w->xl[gi], n * sizeof **w->xl);
+        for (i = w->xl_len[gi]; i < n; i++)
+            w->xl[gi][i] = -1;
+        w->xl_len[gi] = n;
+    }
+    return w->xl[gi];
+}
+
+static size_t
+canon_slot(load_worker *w, agg_group *g, uint32_t raw)
+{
+    const char *key = ktab_key(&w->raw, raw);
+    size_t klen = ktab_len(&w->raw, raw), n;
+    char buf[1024];
+    psf_key k;
+
+    psf_key_parse(key, klen, &k);
+    n = psf_key_canon(&k, key, klen, g->minor, buf, sizeof buf);
+    if (n == 0)
+        return agg_slot(g, key, klen);
+    return agg_slot(g, buf, n);
+}
+
+void
+load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
+{
+    int own = format == AGG_FMT_OWN_TEXT;
+    const char *how = NULL, *counts = NATIVE_COUNTS, *v;
+    int minor;
+    agg_group *g;
+    int32_t *xl;
+    size_t i;
+
+    if (own) {
+        v = hdr_get(w, "meta.python.version");
+        minor = v ? psf_parse_version(v, strlen(v)) : 0;
+        how = minor ? "meta.python.version header" : "no usable meta.python.version header";
+        v = hdr_get(w, "pystats.counts");
+        counts = v && *v ? v : OWN_COUNTS;
+    } else if (w->opt->force_minor) {
+        minor = w->opt->force_minor;
+        how = "--python-version";
+    } else {
+        minor = psf_detect_native(w->marks, &how);
+    }
+    g = agg_group_get(&w->a, own ? AGG_OWN : AGG_NATIVE, minor, counts);
+    xl = xlate(w, group_index(w, g));
+    for (i = 0; i < w->nent; i++) {
+        uint32_t raw = w->ent[i].raw;
+        if (xl[raw] < 0)
+            xl[raw] = (int32_t)canon_slot(w, g, raw);
+        if (agg_add(g, (size_t)xl[raw], w->ent[i].v,
+                    w->ri[raw].kind == PSF_K_OP_SPECIALIZABLE))
+            agg_problem(&w->a, AGG_P_OVERFLOW, path, 0,
+                        "the sum of %s exceeds 2**64-1; kept at the maximum",
+                        ktab_key(&w->raw, raw));
+    }
+    g->files += nfiles;
+    g->fmt[format] += nfiles;
+    agg_strs_add(&g->how, how, strlen(how), nfiles);
+    if (own) {
+        v = hdr_get(w, "pystats.collector");
+        v = v && *v ? v : "pystats (unknown version)";
+    } else {
+        v = "CPython --enable-pystats";
+    }
+    agg_strs_add(&g->collectors, v, strlen(v), nfiles);
+    for (i = 0; i < w->nhdr; i++)
+        if (!hdr_is_per_process(w->hdr[i].key))
+            agg_hdr_add(g, w->hdr[i].key, w->hdr[i].val, 1);
+    agg_time(g, hdr_get(w, "meta.time.start"), hdr_get(w, "meta.time.end"));
+    hdr_reset(w);
+    w->nent = 0;
+}
+
+/* ---- text dumps -------------------------------------------------------- */
+
+static unsigned long
+line_of(const char *buf, const char *p)
+{
+    unsigned long n = 1;
+
+    for (; buf < p; buf++)
+        n += *buf == '\n';
+    return n;
+}
+
+static void
+parse_text(load_worker *w, const char *path, char *buf, size_t n)
+{
+    const char *p = buf, *end = buf + n, *nl, *z;
+    unsigned long lineno = 0;
+    int own, st;
+    psf_line ln;
+    uint64_t v;
+
+    if (n == 0) {
+        agg_problem(&w->a, AGG_P_EMPTY, path, 0, "empty file, not counted");
+        return;
+    }
+    if ((z = memchr(buf, '\0', n)) != NULL) {
+        agg_problem(&w->a, AGG_P_BINARY, path, line_of(buf, z),
+                    "binary data (NUL byte), file not counted");
+        return;
+    }
+    while (p < end && (*p == ' ' || *p == '\t' || *p == '\r' || *p == '\n'))
+        p++;
+    if (p < end && *p == '{') {
+        load_json(w, path, buf, n);
+        return;
+    }
+    p = buf;
+    own = n >= 14 && memcmp(buf, "pystats.format", 14) == 0;
+    if (own) {
+        nl = memchr(buf, '\n', n);
+        if (psf_line_split(buf, (size_t)((nl ? nl : end) - buf), &ln) != PSF_LINE_OK
+            || ln.val_len != 1 || ln.val[0] != '1') {
+            agg_problem(&w->a, AGG_P_UNSUPPORTED, path, 1,
+                        "unsupported dump format version, file not counted");
+            return;
+        }
+    }
+    load_file_begin(w);
+    while (p < end) {
+        lineno++;
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL) {
+            agg_problem(&w->a, AGG_P_TRUNCATED, path, lineno,
+                        "last line has no newline (file cut short?), line not counted");
+            break;
+        }
+        st = psf_line_split(p, (size_t)(nl - p), &ln);
+        if (st == PSF_LINE_OK) {
+            if (ln.header) {
+                load_header(w, ln.key, ln.key_len, ln.val, ln.val_len);
+            } else {
+                st = psf_parse_u64(ln.val, ln.val_len, &v);
+                if (st == PSF_NUM_OK)
+                    load_counter(w, ln.key, ln.key_len, v);
+                else if (st == PSF_NUM_OVERFLOW)
+                    agg_problem(&w->a, AGG_P_OVERFLOW, path, lineno,
+                                "value of %.*s exceeds 2**64-1, line not counted",
+                                (int)(ln.key_len > 200 ? 200 : ln.key_len), ln.key);
+                else
+                    agg_problem(&w->a, AGG_P_UNPARSABLE, path, lineno,
+                                "value is not an unsigned integer, line not counted");
+            }
+        } else if (st != PSF_LINE_BLANK) {
+            agg_problem(&w->a, AGG_P_UNPARSABLE, path, lineno,
+                        "no \"key : value\" on this line, not counted");
+        }
+        p = nl + 1;
+    }
+    if (w->nent == 0 && w->nhdr == 0) {
+        agg_problem(&w->a, AGG_P_EMPTY, path, 0, "no counters, file not counted");
+        return;
+    }
+    load_file_end(w, path, own ? AGG_FMT_OWN_TEXT : AGG_FMT_NATIVE_TEXT, 1);
+}
+
+static void
+do_file(load_worker *w, const char *path)
+{
+    struct stat st;
+    size_t n = 0;
+    ssize_t r;
+    int fd;
+
+    w->a.inputs++;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "cannot open: %s", strerror(errno));
+        return;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "not a regular file");
+        close(fd);
+        return;
+    }
+    for (;;) {
+        if (w->buf_cap < n + 65536 + 1 || w->buf_cap < (size_t)st.st_size + 2) {
+            size_t cap = w->buf_cap ? w->buf_cap : 262144;
+            while (cap < n + 65536 + 1 || cap < (size_t)st.st_size + 2)
+                cap *= 2;
+            w->buf = cli_xrealloc(w->buf, cap);
+            w->buf_cap = cap;
+        }
+        r = read(fd, w->buf + n, w->buf_cap - n - 1);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r < 0) {
+            agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "read error: %s", strerror(errno));
+            close(fd);
+            return;
+        }
+        if (r == 0)
+            break;
+        n += (size_t)r;
+    }
+    close(fd);
+    w->buf[n] = '\0';
+    parse_text(w, path, w->buf, n);
+}
+
+/* ---- inputs and threads --------------------------------------------- */
+
+typedef struct file_list {
+    char **path;        /* owned */
+    size_t n, cap;
+} file_list;
+
+static void
+list_add(file_list *l, char *path)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? l->cap * 2 : 256;
+        l->path = cli_xrealloc(l->path, l->cap * sizeof *l->path);
+    }
+    l->path[l->n++] = path;
+}
+
+static int
+str_cmp(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every non-hidden entry of dir that is not a directory, sorted by name
+ * (hidden names are the writers' temporary files). */
+static int
+list_dir(file_list *l, const char *dir, agg *a)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t first = l->n, dlen = strlen(dir);
+    struct stat st;
+
+    if (d == NULL) {
+        agg_problem(a, AGG_P_UNREADABLE, dir, 0, "cannot list directory: %s", strerror(errno));
+        return -1;
+    }
+    while ((e = readdir(d)) != NULL) {
+        char *path;
+        if (e->d_name[0] == '.')
+            continue;
+        path = cli_xmalloc(dlen + strlen(e->d_name) + 2);
+        sprintf(path, "%s%s%s", dir, (dlen && dir[dlen - 1] == '/') ? "" : "/", e->d_name);
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            free(path);
+            continue;
+        }
+        list_add(l, path);
+    }
+    closedir(d);
+    qsort(l->path + first, l->n - first, sizeof *l->path, str_cmp);
+    return 0;
+}
+
+typedef struct pool {
+    load_worker *w;
+    file_list *files;
+    atomic_size_t next;
+} pool;
+
+typedef struct thread_arg {
+    pool *p;
+    load_worker *w;
+} thread_arg;
+
+static void *
+thread_main(void *arg)
+{
+    thread_arg *t = arg;
+    size_t i;
+
+    while ((i = atomic_fetch_add(&t->p->next, 1)) < t->p->files->n)
+        do_file(t->w, t->p->files->path[i]);
+    return NULL;
+}
+
+static void
+worker_init(load_worker *w, const load_opts *opt)
+{
+    memset(w, 0, sizeof *w);
+    agg_init(&w->a);
+    w->a.quiet = opt->quiet;
+    w->opt = opt;
+    ktab_init(&w->raw);
+}
+
+static void
+worker_free(load_worker *w)
+{
+    size_t i;
+
+    agg_free(&w->a);
+    ktab_free(&w->raw);
+    free(w->ri);
+    for (i = 0; i < w->nxl; i++)
+        free(w->xl[i]);
+    free(w->xl);
+    free(w->xl_len);
+    free(w->ent);
+    hdr_reset(w);
+    free(w->hdr);
+    free(w->buf);
+}
+
+int
+load_inputs(char **inputs, size_t ninputs, const load_opts *opt, agg *out)
+{
+    int ret = 0;
+    file_list files = { 0 };
+    load_worker *w = NULL;
+    thread_arg *args = NULL;
+    pthread_t *tid = NULL;
+    pool p;
+    size_t i, jobs, started = 0;
+    struct stat st;
+
+    agg_init(out);
+    out->quiet = opt->quiet;
+    for (i = 0; i < ninputs; i++) {
+        if (stat(inputs[i], &st) != 0) {
+            agg_problem(out, AGG_P_UNREADABLE, inputs[i], 0, "cannot open: %s", strerror(errno));
+            ret = -1;
+        } else if (S_ISDIR(st.st_mode)) {
+            if (list_dir(&files, inputs[i], out) != 0)
+                ret = -1;
+        } else {
+            list_add(&files, cli_xstrdup(inputs[i]));
+        }
+    }
+    jobs = opt->jobs > 0 ? (size_t)opt->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
+    if (jobs < 1)
+        jobs = 1;
+    if (opt->jobs <= 0 && jobs > JOBS_MAX)
+        jobs = JOBS_MAX;
+    if (jobs > files.n)
+        jobs = files.n ? files.n : 1;
+    w = cli_xcalloc(jobs, sizeof *w);
+    args = cli_xcalloc(jobs, sizeof *args);
+    tid = cli_xcalloc(jobs, sizeof *tid);
+    p.w = w;
+    p.files = &files;
+    atomic_init(&p.next, 0);
+    for (i = 0; i < jobs; i++) {
+        worker_init(&w[i], opt);
+        args[i].p = &p;
+        args[i].w = &w[i];
+    }
+    /* Thread 0 is this thread; the others are helpers. */
+    for (i = 1; i < jobs; i++) {
+        if (pthread_create(&tid[i], NULL, thread_main, &args[i]) != 0)
+            break;
+        started++;
+    }
+    thread_main(&args[0]);
+    for (i = 1; i <= started; i++)
+        pthread_join(tid[i], NULL);
+    for (i = 0; i < jobs; i++) {
+        agg_merge(out, &w[i].a);
+        worker_free(&w[i]);
+    }
+    for (i = 0; i < files.n; i++)
+        free(files.path[i]);
+    free(files.path);
+    free(w);
+    free(args);
+    free(tid);
+    return ret;
+}

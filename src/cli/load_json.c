@@ -1,0 +1,270 @@
+/* load_json.c: reading JSON inputs: summaries written by --json (schema 1)
+ * and CPython's summarize_stats.py --json-output files. */
+#include "load.h"
+
+#include "cli.h"
+#include "../format/psf_detect.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUMMARY_SCHEMA 1
+
+/* A count: a JSON integer >= 0, or a decimal string (used by the writer
+ * for counts above 2**63-1). */
+static int
+get_count(json_t *v, uint64_t *out)
+{
+    const char *s;
+    uint64_t n = 0;
+
+    if (json_is_integer(v) && json_integer_value(v) >= 0) {
+        *out = (uint64_t)json_integer_value(v);
+        return 0;
+    }
+    if (json_is_true(v) || json_is_false(v)) {
+        *out = json_is_true(v);
+        return 0;
+    }
+    if (!json_is_string(v))
+        return -1;
+    s = json_string_value(v);
+    if (*s == '\0')
+        return -1;
+    for (; *s; s++) {
+        if (*s < '0' || *s > '9' || n > (UINT64_MAX - (uint64_t)(*s - '0')) / 10)
+            return -1;
+        n = n * 10 + (uint64_t)(*s - '0');
+    }
+    *out = n;
+    return 0;
+}
+
+typedef struct jctx {
+    load_worker *w;
+    const char *path;
+    agg_group *g;
+    int bad;                 /* values that were not counts */
+} jctx;
+
+static void
+put(jctx *c, const char *key, json_t *v, int is_flag)
+{
+    uint64_t n;
+    size_t slot;
+
+    if (get_count(v, &n) != 0) {
+        c->bad++;
+        return;
+    }
+    slot = agg_slot(c->g, key, strlen(key));
+    if (agg_add(c->g, slot, n, is_flag))
+        agg_problem(&c->w->a, AGG_P_OVERFLOW, c->path, 0,
+                    "the sum of %s exceeds 2**64-1; kept at the maximum", key);
+}
+
+/* Every member of obj as "<pre><name><post>". */
+static void
+put_all(jctx *c, json_t *obj, const char *pre, const char *post)
+{
+    const char *name;
+    json_t *v;
+    char key[1024];
+
+    json_object_foreach(obj, name, v) {
+        snprintf(key, sizeof key, "%s%s%s", pre, name, post);
+        put(c, key, v, 0);
+    }
+}
+
+static void
+put_op(jctx *c, const char *prefix, const char *op, json_t *o)
+{
+    char pre[512], key[1024];
+    const char *name;
+    json_t *v, *spec;
+
+    snprintf(pre, sizeof pre, "%s[%s]", prefix, op);
+    json_object_foreach(o, name, v) {
+        if (strcmp(name, "specializable") == 0) {
+            snprintf(key, sizeof key, "%s.specializable", pre);
+            put(c, key, v, 1);
+        } else if (strcmp(name, "pair_count") == 0 && json_is_object(v)) {
+            snprintf(key, sizeof key, "%s.pair_count[", pre);
+            if (strcmp(prefix, "uops") == 0)
+                snprintf(key, sizeof key, "uop[%s].pair_count[", op);
+            put_all(c, v, key, "]");
+        } else if (strcmp(name, "specialization") == 0 && json_is_object(v)) {
+            const char *f;
+            json_object_foreach(v, f, spec) {
+                if (strcmp(f, "failure_kinds") == 0 && json_is_object(spec)) {
+                    snprintf(key, sizeof key, "%s.specialization.failure_kinds[", pre);
+                    put_all(c, spec, key, "]");
+                } else {
+                    snprintf(key, sizeof key, "%s.specialization.%s", pre, f);
+                    put(c, key, spec, 0);
+                }
+            }
+        } else if (strcmp(name, "miss") == 0) {
+            snprintf(key, sizeof key, "%s.specialization.miss", pre);
+            put(c, key, v, 0);
+        } else if (strcmp(name, "family") != 0) {
+            snprintf(key, sizeof key, "%s.%s", pre, name);
+            put(c, key, v, 0);
+        }
+    }
+}
+
+static void
+strs_from(agg_strs *s, json_t *obj, uint64_t *total)
+{
+    const char *name;
+    json_t *v;
+    uint64_t n;
+
+    json_object_foreach(obj, name, v)
+        if (get_count(v, &n) == 0) {
+            agg_strs_add(s, name, strlen(name), n);
+            if (total)
+                *total += n;
+        }
+}
+
+static void
+load_group(jctx *c, json_t *grp)
+{
+    json_t *meta = json_object_get(grp, "meta"), *sec, *v, *o;
+    const char *name, *src, *ver, *counts;
+    int source, minor = 0;
+    uint64_t files = 0, n;
+    size_t i;
+    char pre[512];
+
+    src = json_string_value(json_object_get(meta, "source"));
+    ver = json_string_value(json_object_get(meta, "python_version"));
+    counts = json_string_value(json_object_get(meta, "counts"));
+    source = src && strcmp(src, "pystats") == 0 ? AGG_OWN : AGG_NATIVE;
+    if (ver)
+        minor = psf_parse_version(ver, strlen(ver));
+    c->g = agg_group_get(&c->w->a, source, minor,
+                         counts ? counts : (source == AGG_OWN ? "base-instructions"
+                                                              : "specialized-forms"));
+    json_object_foreach(json_object_get(grp, "opcodes"), name, v)
+        put_op(c, "opcode", name, v);
+    put_all(c, json_object_get(grp, "calls"), "", "");
+    put_all(c, json_object_get(grp, "objects"), "", "");
+    json_object_foreach(json_object_get(grp, "gc"), name, v) {
+        snprintf(pre, sizeof pre, "GC[%s] ", name);
+        put_all(c, v, pre, "");
+    }
+    sec = json_object_get(grp, "optimization");
+    put_all(c, json_object_get(sec, "counters"), "", "");
+    put_all(c, json_object_get(sec, "jit"), "", "");
+    json_object_foreach(json_object_get(sec, "histograms"), name, v) {
+        snprintf(pre, sizeof pre, "%s[", name);
+        put_all(c, v, pre, "]");
+    }
+    json_object_foreach(json_object_get(sec, "uops"), name, v)
+        put_op(c, "uops", name, v);
+    put_all(c, json_object_get(sec, "unsupported_opcodes"), "unsupported_opcode[", "].count");
+    put_all(c, json_object_get(sec, "errors_in_opcode"), "error_in_opcode[", "].count");
+    put_all(c, json_object_get(grp, "rare_events"), "Rare event (", ")");
+    put_all(c, json_object_get(grp, "other"), "", "");
+
+    if (get_count(json_object_get(meta, "files"), &files) != 0)
+        files = 0;
+    c->g->files += files;
+    c->g->fmt[AGG_FMT_SUMMARY_JSON] += files;
+    strs_from(&c->g->how, json_object_get(meta, "version_detection"), NULL);
+    strs_from(&c->g->collectors, json_object_get(meta, "collectors"), NULL);
+    json_object_foreach(json_object_get(meta, "headers"), name, o) {
+        const char *val;
+        json_object_foreach(o, val, v)
+            if (get_count(v, &n) == 0)
+                agg_hdr_add(c->g, name, val, n);
+    }
+    agg_time(c->g, json_string_value(json_object_get(meta, "time_start")),
+             json_string_value(json_object_get(meta, "time_end")));
+    /* Problems found when the summary was made stay counted. */
+    o = json_object_get(meta, "problems");
+    for (i = 0; i < AGG_P_COUNT; i++)
+        if (get_count(json_object_get(o, agg_problem_name[i]), &n) == 0)
+            c->w->a.problems[i] += n;
+}
+
+static void
+load_summary(jctx *c, json_t *root)
+{
+    json_t *groups = json_object_get(root, "groups"), *g;
+    size_t i;
+
+    if (json_is_array(groups)) {
+        json_array_foreach(groups, i, g)
+            if (json_is_object(g))
+                load_group(c, g);
+    } else {
+        load_group(c, root);
+    }
+}
+
+/* CPython's JSON is its raw counters summed over a directory, plus
+ * "__nfiles__" and metadata members starting with "_". */
+static void
+load_cpython(jctx *c, json_t *root)
+{
+    const char *key;
+    json_t *v;
+    uint64_t n, nfiles = 1;
+
+    load_file_begin(c->w);
+    json_object_foreach(root, key, v) {
+        if (strcmp(key, "__nfiles__") == 0) {
+            if (get_count(v, &nfiles) != 0)
+                c->bad++;
+            continue;
+        }
+        if (key[0] == '_')
+            continue;
+        if (get_count(v, &n) != 0) {
+            c->bad++;
+            continue;
+        }
+        load_counter(c->w, key, strlen(key), n);
+    }
+    load_file_end(c->w, c->path, AGG_FMT_CPYTHON_JSON, nfiles);
+}
+
+void
+load_json(load_worker *w, const char *path, const char *buf, size_t n)
+{
+    json_error_t err;
+    json_t *root = json_loadb(buf, n, 0, &err);
+    jctx c = { w, path, NULL, 0 };
+    json_t *schema;
+
+    if (root == NULL || !json_is_object(root)) {
+        agg_problem(&w->a, AGG_P_UNPARSABLE, path, root ? 1 : (unsigned long)err.line,
+                    "not a valid JSON summary: %s, file not counted",
+                    root ? "not an object" : err.text);
+        json_decref(root);
+        return;
+    }
+    schema = json_object_get(root, "schema");
+    if (schema != NULL) {
+        if (!json_is_integer(schema) || json_integer_value(schema) != SUMMARY_SCHEMA) {
+            agg_problem(&w->a, AGG_P_UNSUPPORTED, path, 0,
+                        "summary schema is not %d, file not counted", SUMMARY_SCHEMA);
+            json_decref(root);
+            return;
+        }
+        load_summary(&c, root);
+    } else {
+        load_cpython(&c, root);
+    }
+    if (c.bad)
+        agg_problem(&w->a, AGG_P_UNPARSABLE, path, 0,
+                    "%d values were not counts and were skipped", c.bad);
+    json_decref(root);
+}

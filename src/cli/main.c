@@ -1,0 +1,50 @@
+/* main.c: the pystats command: dispatch to a subcommand, nothing else. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+} commands[] = {
+    { "summarize", cmd_summarize },
+};
+
+static void
+usage(FILE *to)
+{
+    fputs("usage: pystats <command> [options]\n\ncommands:\n"
+          "  summarize   summarize pystats dumps into a Markdown or JSON report\n"
+          "\nRun 'pystats <command> --help' for a command's options.\n", to);
+}
+
+int
+main(int argc, char **argv)
+{
+    size_t i;
+    int ret;
+
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0) {
+        usage(stdout);
+        return CLI_EXIT_OK;
+    }
+    for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(argv[1], commands[i].name) == 0) {
+            ret = commands[i].fn(argc - 1, argv + 1);
+            /* A report on a full stdout must not exit 0 (git does this too). */
+            if (fflush(stdout) != 0 || ferror(stdout) || fclose(stdout) != 0) {
+                fprintf(stderr, "pystats: error: writing standard output failed\n");
+                if (ret == CLI_EXIT_OK)
+                    ret = CLI_EXIT_OUTPUT;
+            }
+            return ret;
+        }
+    fprintf(stderr, "pystats: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return CLI_EXIT_USAGE;
+}

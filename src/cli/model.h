@@ -1,0 +1,85 @@
+/* model.h: one group's counters as the report sees them: instructions
+ * with their specialization figures and pairs, and the other sections.
+ *
+ * Built from an agg_group's canonical keys (model_build); both the
+ * Markdown and the JSON report read only this.  All names are owned by
+ * the model.  Lists are sorted by count, largest first, ties by name.
+ */
+#ifndef MODEL_H
+#define MODEL_H
+
+#include "agg.h"
+#include "../format/psf_key.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct m_kv {
+    char *name;           /* owned */
+    uint64_t n;
+} m_kv;
+
+typedef struct m_list {
+    m_kv *v;              /* owned */
+    size_t n, cap;
+} m_list;
+
+typedef struct m_op {
+    char *name;           /* owned */
+    const char *family;   /* borrowed: a table string or name */
+    int has_exec;
+    uint64_t exec;
+    int specializable;
+    int has_spec;
+    uint64_t spec[PSF_SPEC_COUNT];
+    m_list fail;          /* failure kinds by name */
+    m_list succ;          /* pair_count: successors */
+    m_list pred;          /* predecessors (derived from pairs) */
+} m_op;
+
+typedef struct m_ops {
+    m_op *v;              /* owned, sorted by name */
+    size_t n, cap;
+} m_ops;
+
+typedef struct m_hist {
+    char *name;           /* owned */
+    m_list buckets;       /* by bucket value, ascending */
+} m_hist;
+
+typedef struct m_group {
+    const agg_group *src; /* borrowed */
+    m_ops ops;
+    uint64_t total_exec;
+    int has_pairs;
+    m_list calls;         /* in CPython's order */
+    m_list objects;
+    m_list gc;            /* "0 collections" ... */
+    m_list opt;           /* Optimization counters */
+    m_list jit;
+    m_hist *hist;         /* owned */
+    size_t nhist;
+    m_ops uops;
+    m_list unsupported;
+    m_list errors;
+    m_list rare;
+    m_list other;
+} m_group;
+
+void model_build(m_group *m, const agg_group *g);
+void model_free(m_group *m);
+
+/* The op called name, or NULL. */
+const m_op *model_op(const m_group *m, const char *name);
+
+/* A label's count in a list, 0 if absent. */
+uint64_t m_list_get(const m_list *l, const char *name);
+void m_list_add(m_list *l, const char *name, size_t len, uint64_t n);
+/* Sort by count descending, then name. */
+void m_list_sort(m_list *l);
+
+/* Whether name is a specialized form (not the base of its family, and not
+ * a 3.11 *_ADAPTIVE placeholder). */
+int model_is_specialized(const m_op *op);
+
+#endif

@@ -1,0 +1,222 @@
+/* report_json.c: the JSON summary (schema 1, documented in
+ * docs/FORMAT-cli.md): name-keyed, self-contained, readable back as input
+ * by load_json.c. */
+#include "report.h"
+
+#include "cli.h"
+#include "model.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SUMMARY_SCHEMA 1
+
+/* JSON integers are signed 64-bit in jansson (and in most readers):
+ * larger counts are written as decimal strings. */
+static json_t *
+count(uint64_t n)
+{
+    char buf[32];
+
+    if (n <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)n);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
+    return json_string(buf);
+}
+
+static void
+set(json_t *o, const char *k, json_t *v)
+{
+    json_object_set_new(o, k, v);
+}
+
+static json_t *
+list_obj(const m_list *l, size_t skip)
+{
+    json_t *o = json_object();
+    size_t i;
+
+    for (i = 0; i < l->n; i++)
+        set(o, l->v[i].name + skip, count(l->v[i].n));
+    return o;
+}
+
+static json_t *
+op_obj(const m_op *op, int uop)
+{
+    json_t *o = json_object(), *s;
+    int f;
+
+    if (!uop)
+        set(o, "family", json_string(op->family));
+    if (op->has_exec)
+        set(o, "execution_count", count(op->exec));
+    if (op->specializable)
+        set(o, "specializable", json_true());
+    if (uop && op->has_spec) {
+        set(o, "miss", count(op->spec[PSF_SPEC_MISS]));
+    } else if (op->has_spec) {
+        s = json_object();
+        for (f = 0; f < PSF_SPEC_COUNT; f++)
+            set(s, psf_spec_field_name[f], count(op->spec[f]));
+        set(s, "failure_kinds", list_obj(&op->fail, 0));
+        set(o, "specialization", s);
+    }
+    if (op->succ.n)
+        set(o, "pair_count", list_obj(&op->succ, 0));
+    return o;
+}
+
+static json_t *
+strs_obj(const agg_strs *s)
+{
+    json_t *o = json_object();
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        set(o, s->v[i].text, count(s->v[i].n));
+    return o;
+}
+
+static json_t *
+group_meta(const agg_group *g)
+{
+    json_t *m = json_object(), *f = json_object(), *h = json_object();
+    char ver[16];
+    size_t i;
+
+    set(m, "files", count(g->files));
+    set(m, "source", json_string(agg_source_name[g->source]));
+    if (g->minor) {
+        snprintf(ver, sizeof ver, "3.%d", g->minor);
+        set(m, "python_version", json_string(ver));
+    } else {
+        set(m, "python_version", json_null());
+    }
+    set(m, "counts", json_string(g->counts));
+    for (i = 0; i < AGG_FMT_COUNT; i++)
+        if (g->fmt[i])
+            set(f, agg_format_name[i], count(g->fmt[i]));
+    set(m, "formats", f);
+    set(m, "version_detection", strs_obj(&g->how));
+    set(m, "collectors", strs_obj(&g->collectors));
+    for (i = 0; i < g->nhdr; i++)
+        set(h, g->hdr[i].key, strs_obj(&g->hdr[i].vals));
+    set(m, "headers", h);
+    if (g->time_start)
+        set(m, "time_start", json_string(g->time_start));
+    if (g->time_end)
+        set(m, "time_end", json_string(g->time_end));
+    return m;
+}
+
+static json_t *
+gc_obj(const m_list *l)
+{
+    json_t *o = json_object();
+    size_t i;
+    char gen[32];
+
+    for (i = 0; i < l->n; i++) {
+        const char *sp = strchr(l->v[i].name, ' ');
+        json_t *g;
+        if (sp == NULL)
+            continue;
+        snprintf(gen, sizeof gen, "%.*s", (int)(sp - l->v[i].name), l->v[i].name);
+        g = json_object_get(o, gen);
+        if (g == NULL) {
+            g = json_object();
+            set(o, gen, g);
+        }
+        set(g, sp + 1, count(l->v[i].n));
+    }
+    return o;
+}
+
+/* The sections of one group, added to o (the root or a group object). */
+static void
+group_fill(json_t *o, const agg_group *ag, const agg *a, int with_problems)
+{
+    m_group g;
+    json_t *ops = json_object(), *opt = json_object(), *h = json_object(), *u = json_object();
+    json_t *meta = group_meta(ag), *p;
+    size_t i;
+
+    model_build(&g, ag);
+    if (with_problems) {
+        p = json_object();
+        for (i = 0; i < AGG_P_COUNT; i++)
+            set(p, agg_problem_name[i], count(a->problems[i]));
+        set(meta, "problems", p);
+    }
+    set(o, "meta", meta);
+    set(meta, "total_execution_count", count(g.total_exec));
+    for (i = 0; i < g.ops.n; i++)
+        set(ops, g.ops.v[i].name, op_obj(&g.ops.v[i], 0));
+    set(o, "opcodes", ops);
+    set(o, "calls", list_obj(&g.calls, 0));
+    set(o, "objects", list_obj(&g.objects, 0));
+    set(o, "gc", gc_obj(&g.gc));
+    set(opt, "counters", list_obj(&g.opt, 0));
+    for (i = 0; i < g.nhist; i++)
+        set(h, g.hist[i].name, list_obj(&g.hist[i].buckets, 0));
+    set(opt, "histograms", h);
+    for (i = 0; i < g.uops.n; i++)
+        set(u, g.uops.v[i].name, op_obj(&g.uops.v[i], 1));
+    set(opt, "uops", u);
+    set(opt, "unsupported_opcodes", list_obj(&g.unsupported, 0));
+    set(opt, "errors_in_opcode", list_obj(&g.errors, 0));
+    set(opt, "jit", list_obj(&g.jit, 0));
+    set(o, "optimization", opt);
+    set(o, "rare_events", list_obj(&g.rare, 0));
+    set(o, "other", list_obj(&g.other, 0));
+    model_free(&g);
+}
+
+int
+report_json(FILE *out, const agg *a, const report_opts *opt)
+{
+    json_t *root = json_object(), *groups, *meta, *p, *notes, *g;
+    char warn[2048];
+    size_t i;
+    int ret = -1;
+
+    (void)opt;
+    set(root, "schema", json_integer(SUMMARY_SCHEMA));
+    if (a->ng == 1) {
+        group_fill(root, a->g[0], a, 1);
+        meta = json_object_get(root, "meta");
+    } else {
+        meta = json_object();
+        set(meta, "files", count(agg_files(a)));
+        p = json_object();
+        for (i = 0; i < AGG_P_COUNT; i++)
+            set(p, agg_problem_name[i], count(a->problems[i]));
+        set(meta, "problems", p);
+        set(root, "meta", meta);
+        groups = json_array();
+        for (i = 0; i < a->ng; i++) {
+            g = json_object();
+            group_fill(g, a->g[i], a, 0);
+            json_array_append_new(groups, g);
+        }
+        set(root, "groups", groups);
+    }
+    if (report_mix_warning(a, warn, sizeof warn))
+        set(meta, "mix_warning", json_string(warn));
+    notes = json_array();
+    for (i = 0; i < a->nnotes; i++) {
+        json_t *n = json_object();
+        set(n, "kind", json_string(agg_problem_name[a->notes[i].kind]));
+        set(n, "where", json_string(a->notes[i].text));
+        json_array_append_new(notes, n);
+    }
+    set(meta, "problem_notes", notes);
+    if (json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0
+        && fputc('\n', out) != EOF && !ferror(out))
+        ret = 0;
+    json_decref(root);
+    return ret;
+}

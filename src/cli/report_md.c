@@ -1,0 +1,722 @@
+/* report_md.c: the Markdown report: CPython's summarize_stats.py sections
+ * and derived figures, per group, with a header saying what was read. */
+#include "report.h"
+
+#include "cli.h"
+#include "model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct md {
+    FILE *out;
+    int level;           /* heading level of a group's sections */
+    const report_opts *opt;
+} md;
+
+static void
+count_str(char *buf, uint64_t n)
+{
+    char tmp[32];
+    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n), i, j = 0;
+
+    for (i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            buf[j++] = ',';
+        buf[j++] = tmp[i];
+    }
+    buf[j] = '\0';
+}
+
+/* CPython's Ratio: one decimal of percent; empty when den is 0. */
+static void
+pct_str(char *buf, uint64_t num, uint64_t den)
+{
+    if (den == 0)
+        buf[0] = '\0';
+    else
+        snprintf(buf, 32, "%.1f%%", 100.0 * (double)num / (double)den);
+}
+
+static void
+heading(md *m, int extra, const char *fmt, ...)
+{
+    va_list ap;
+    int i;
+
+    fputc('\n', m->out);
+    for (i = 0; i < m->level + extra; i++)
+        fputc('#', m->out);
+    fputc(' ', m->out);
+    va_start(ap, fmt);
+    vfprintf(m->out, fmt, ap);
+    va_end(ap);
+    fputs("\n\n", m->out);
+}
+
+/* A table row of a label, a count and a ratio. */
+static void
+row3(md *m, const char *label, uint64_t n, uint64_t den)
+{
+    char c[32], p[32];
+
+    count_str(c, n);
+    pct_str(p, n, den);
+    fprintf(m->out, "| %s | %s | %s |\n", label, c, p);
+}
+
+static void
+table3(md *m, const char *col, const m_list *l, uint64_t den, size_t max)
+{
+    size_t i;
+
+    fprintf(m->out, "| %s | Count | Ratio |\n| :--- | ---: | ---: |\n", col);
+    for (i = 0; i < l->n && i < max; i++)
+        row3(m, l->v[i].name, l->v[i].n, den);
+}
+
+static void
+sec_execution(md *m, const m_group *g)
+{
+    m_list l = { 0 };
+    uint64_t cum = 0;
+    size_t i;
+    char c[32], s[32], cu[32], mr[32];
+
+    for (i = 0; i < g->ops.n; i++)
+        if (g->ops.v[i].has_exec)
+            m_list_add(&l, g->ops.v[i].name, strlen(g->ops.v[i].name), g->ops.v[i].exec);
+    if (l.n == 0 || g->total_exec == 0)
+        goto done;
+    m_list_sort(&l);
+    heading(m, 0, "Execution counts");
+    if (g->src->source == AGG_OWN)
+        fputs("Counts of base instructions: each includes every specialized form of "
+              "its family.\n\n", m->out);
+    fputs("| Name | Count | Self | Cumulative | Miss ratio |\n"
+          "| :--- | ---: | ---: | ---: | ---: |\n", m->out);
+    for (i = 0; i < l.n; i++) {
+        const m_op *op = model_op(g, l.v[i].name);
+        uint64_t miss = 0;
+        cum += l.v[i].n;
+        /* CPython: misses of specialized forms; a base instruction's
+         * misses belong to the family table. */
+        if (op && !op->specializable)
+            miss = op->spec[PSF_SPEC_MISS];
+        count_str(c, l.v[i].n);
+        pct_str(s, l.v[i].n, g->total_exec);
+        pct_str(cu, cum, g->total_exec);
+        if (miss)
+            pct_str(mr, miss, l.v[i].n);
+        else
+            mr[0] = '\0';
+        fprintf(m->out, "| %s | %s | %s | %s | %s |\n", l.v[i].name, c, s, cu, mr);
+    }
+    fprintf(m->out, "\nTotal: %llu instructions executed.\n", (unsigned long long)g->total_exec);
+done:
+    for (i = 0; i < l.n; i++)
+        free(l.v[i].name);
+    free(l.v);
+}
+
+static void
+sec_pairs(md *m, const m_group *g)
+{
+    m_list l = { 0 };
+    uint64_t cum = 0;
+    size_t i, j;
+    char name[600], c[32], s[32], cu[32];
+
+    if (!g->has_pairs)
+        return;
+    for (i = 0; i < g->ops.n; i++)
+        for (j = 0; j < g->ops.v[i].succ.n; j++) {
+            snprintf(name, sizeof name, "%s %s", g->ops.v[i].name, g->ops.v[i].succ.v[j].name);
+            m_list_add(&l, name, strlen(name), g->ops.v[i].succ.v[j].n);
+        }
+    m_list_sort(&l);
+    heading(m, 0, "Pair counts");
+    fprintf(m->out, "Top %d pairs; shares of all instructions executed.\n\n", m->opt->top_pairs);
+    fputs("| Pair | Count | Self | Cumulative |\n| :--- | ---: | ---: | ---: |\n", m->out);
+    for (i = 0; i < l.n && i < (size_t)m->opt->top_pairs; i++) {
+        cum += l.v[i].n;
+        count_str(c, l.v[i].n);
+        pct_str(s, l.v[i].n, g->total_exec);
+        pct_str(cu, cum, g->total_exec);
+        fprintf(m->out, "| %s | %s | %s | %s |\n", l.v[i].name, c, s, cu);
+    }
+    for (i = 0; i < l.n; i++)
+        free(l.v[i].name);
+    free(l.v);
+}
+
+static uint64_t
+list_total(const m_list *l)
+{
+    uint64_t t = 0;
+    size_t i;
+
+    for (i = 0; i < l->n; i++)
+        t += l->v[i].n;
+    return t;
+}
+
+static void
+sec_pred_succ(md *m, const m_group *g)
+{
+    size_t i, j;
+    char c[32], p[32];
+
+    if (!g->has_pairs)
+        return;
+    heading(m, 0, "Predecessors and successors");
+    fputs("Top 5 predecessors and successors of each instruction.\n", m->out);
+    for (i = 0; i < g->ops.n; i++) {
+        const m_op *op = &g->ops.v[i];
+        uint64_t pt = list_total(&op->pred), st = list_total(&op->succ);
+        if (pt == 0 && st == 0)
+            continue;
+        heading(m, 1, "%s", op->name);
+        fputs("| Predecessor | Count | Share | Successor | Count | Share |\n"
+              "| :--- | ---: | ---: | :--- | ---: | ---: |\n", m->out);
+        for (j = 0; j < 5 && (j < op->pred.n || j < op->succ.n); j++) {
+            if (j < op->pred.n) {
+                count_str(c, op->pred.v[j].n);
+                pct_str(p, op->pred.v[j].n, pt);
+                fprintf(m->out, "| %s | %s | %s ", op->pred.v[j].name, c, p);
+            } else {
+                fputs("| | | ", m->out);
+            }
+            if (j < op->succ.n) {
+                count_str(c, op->succ.v[j].n);
+                pct_str(p, op->succ.v[j].n, st);
+                fprintf(m->out, "| %s | %s | %s |\n", op->succ.v[j].name, c, p);
+            } else {
+                fputs("| | | |\n", m->out);
+            }
+        }
+    }
+}
+
+/* CPython's total for a family's kind table: hit + miss + executions of
+ * the base instruction. */
+static uint64_t
+spec_total(const m_op *op)
+{
+    return op->spec[PSF_SPEC_HIT] + op->spec[PSF_SPEC_MISS] + op->exec;
+}
+
+static void
+sec_specialization(md *m, const m_group *g)
+{
+    static const int kinds[] = { PSF_SPEC_HIT, PSF_SPEC_DEFERRED, PSF_SPEC_MISS, PSF_SPEC_DEOPT };
+    int shown = 0;
+    size_t i, k;
+
+    for (i = 0; i < g->ops.n; i++) {
+        const m_op *op = &g->ops.v[i];
+        uint64_t total = spec_total(op), sf;
+        if (!op->specializable || !op->has_spec || total == 0)
+            continue;
+        if (!shown++)
+            heading(m, 0, "Specialization");
+        heading(m, 1, "%s", op->name);
+        fputs("| Kind | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+        for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            row3(m, psf_spec_field_name[kinds[k]], op->spec[kinds[k]], total);
+        sf = op->spec[PSF_SPEC_SUCCESS] + op->spec[PSF_SPEC_FAILURE];
+        if (sf) {
+            fputs("\n| Specialization | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+            row3(m, "success", op->spec[PSF_SPEC_SUCCESS], sf);
+            row3(m, "failure", op->spec[PSF_SPEC_FAILURE], sf);
+        }
+        if (op->fail.n) {
+            fputc('\n', m->out);
+            table3(m, "Failure kind", &op->fail, op->spec[PSF_SPEC_FAILURE], (size_t)-1);
+        }
+    }
+}
+
+static void
+sec_effectiveness(md *m, const m_group *g)
+{
+    uint64_t basic = 0, hits = 0, misses = 0, notspec = 0;
+    m_list deferred = { 0 }, miss = { 0 }, fam = { 0 };
+    size_t i, j;
+    char c[32], p[32], b[32], s[32], sp[32];
+
+    if (g->src->source == AGG_OWN || g->total_exec == 0)
+        return;
+    for (i = 0; i < g->ops.n; i++) {
+        const m_op *op = &g->ops.v[i];
+        if (op->has_exec) {
+            if (op->specializable)
+                notspec += op->exec;
+            else if (model_is_specialized(op)) {
+                uint64_t ms = op->spec[PSF_SPEC_MISS] < op->exec ? op->spec[PSF_SPEC_MISS] : op->exec;
+                hits += op->exec - ms;
+                misses += ms;
+            } else
+                basic += op->exec;
+            m_list_add(&fam, op->family, strlen(op->family), op->exec);
+        }
+        if (op->spec[PSF_SPEC_DEFERRED] && strcmp(op->name, "RESUME") != 0)
+            m_list_add(&deferred, op->name, strlen(op->name), op->spec[PSF_SPEC_DEFERRED]);
+        if (op->spec[PSF_SPEC_MISS] && !op->specializable)
+            m_list_add(&miss, op->name, strlen(op->name), op->spec[PSF_SPEC_MISS]);
+    }
+    heading(m, 0, "Specialization effectiveness");
+    fputs("| Instructions | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+    row3(m, "Basic", basic, g->total_exec);
+    row3(m, "Not specialized", notspec, g->total_exec);
+    row3(m, "Specialized hits", hits, g->total_exec);
+    row3(m, "Specialized misses", misses, g->total_exec);
+
+    m_list_sort(&fam);
+    heading(m, 1, "By family");
+    fputs("Executions of each family (the base instruction and its specialized "
+          "forms): the share that ran a specialized form, and the most used forms.\n\n"
+          "| Family | Executions | Base | Specialized | Specialized share | Most used specializations |\n"
+          "| :--- | ---: | ---: | ---: | ---: | :--- |\n", m->out);
+    for (i = 0; i < fam.n; i++) {
+        m_list forms = { 0 };
+        uint64_t base = 0, spec = 0;
+        for (j = 0; j < g->ops.n; j++) {
+            const m_op *op = &g->ops.v[j];
+            if (!op->has_exec || strcmp(op->family, fam.v[i].name) != 0)
+                continue;
+            if (model_is_specialized(op)) {
+                spec += op->exec;
+                if (op->exec)
+                    m_list_add(&forms, op->name, strlen(op->name), op->exec);
+            } else {
+                base += op->exec;
+            }
+        }
+        if (spec == 0 && forms.n == 0) {
+            free(forms.v);
+            continue;
+        }
+        m_list_sort(&forms);
+        count_str(c, fam.v[i].n);
+        count_str(b, base);
+        count_str(s, spec);
+        pct_str(sp, spec, fam.v[i].n);
+        fprintf(m->out, "| %s | %s | %s | %s | %s | ", fam.v[i].name, c, b, s, sp);
+        for (j = 0; j < forms.n; j++) {
+            if (j < 3) {
+                pct_str(p, forms.v[j].n, fam.v[i].n);
+                fprintf(m->out, "%s%s %s", j ? ", " : "", forms.v[j].name, p);
+            }
+            free(forms.v[j].name);
+        }
+        free(forms.v);
+        fputs(" |\n", m->out);
+    }
+    if (deferred.n) {
+        m_list_sort(&deferred);
+        heading(m, 1, "Deferred by instruction");
+        table3(m, "Name", &deferred, list_total(&deferred), 10);
+    }
+    if (miss.n) {
+        m_list_sort(&miss);
+        heading(m, 1, "Misses by instruction");
+        table3(m, "Name", &miss, list_total(&miss), 10);
+    }
+    for (i = 0; i < deferred.n; i++)
+        free(deferred.v[i].name);
+    for (i = 0; i < miss.n; i++)
+        free(miss.v[i].name);
+    for (i = 0; i < fam.n; i++)
+        free(fam.v[i].name);
+    free(deferred.v);
+    free(miss.v);
+    free(fam.v);
+}
+
+static void
+sec_calls(md *m, const m_group *g)
+{
+    uint64_t total = 0;
+    size_t i;
+
+    if (g->calls.n == 0)
+        return;
+    for (i = 0; i < g->calls.n; i++)
+        if (strstr(g->calls.v[i].name, "Calls to"))
+            total += g->calls.v[i].n;
+    heading(m, 0, "Call stats");
+    fputs("Ratios are of all calls to Python functions (\"Calls to\" rows).\n\n", m->out);
+    fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+    for (i = 0; i < g->calls.n; i++)
+        row3(m, g->calls.v[i].name, g->calls.v[i].n,
+             strncmp(g->calls.v[i].name, "Frame", 5) == 0 ? 0 : total);
+}
+
+static void
+sec_objects(md *m, const m_group *g)
+{
+    const m_list *l = &g->objects;
+    uint64_t alloc, mat, inc, dec, den;
+    size_t i;
+
+    if (l->n == 0)
+        return;
+    mat = m_list_get(l, "Object new values");
+    alloc = m_list_get(l, "Object allocations") + m_list_get(l, "Object allocations from freelist");
+    inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs");
+    dec = m_list_get(l, "Object interpreter decrefs") + m_list_get(l, "Object decrefs");
+    heading(m, 0, "Object stats");
+    fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+    for (i = 0; i < l->n; i++) {
+        const char *k = l->v[i].name;
+        if (strstr(k, "materialize"))
+            den = mat;
+        else if (strstr(k, "allocations"))
+            den = alloc;
+        else if (strstr(k, "increfs"))
+            den = inc;
+        else if (strstr(k, "decrefs"))
+            den = dec;
+        else
+            den = 0;
+        row3(m, k + 7, l->v[i].n, den);
+    }
+}
+
+static void
+sec_gc(md *m, const m_group *g)
+{
+    m_list fields = { 0 };
+    long gen, maxgen = -1;
+    size_t i, f;
+    char name[256], c[32];
+
+    if (g->gc.n == 0)
+        return;
+    for (i = 0; i < g->gc.n; i++) {
+        const char *sp = strchr(g->gc.v[i].name, ' ');
+        gen = strtol(g->gc.v[i].name, NULL, 10);
+        if (gen > maxgen)
+            maxgen = gen;
+        if (sp)
+            m_list_add(&fields, sp + 1, strlen(sp + 1), 0);
+    }
+    heading(m, 0, "GC stats");
+    fputs("| Generation |", m->out);
+    for (f = 0; f < fields.n; f++)
+        fprintf(m->out, " %s |", fields.v[f].name);
+    fputs("\n| ---: |", m->out);
+    for (f = 0; f < fields.n; f++)
+        fputs(" ---: |", m->out);
+    fputc('\n', m->out);
+    for (gen = 0; gen <= maxgen; gen++) {
+        fprintf(m->out, "| %ld |", gen);
+        for (f = 0; f < fields.n; f++) {
+            snprintf(name, sizeof name, "%ld %s", gen, fields.v[f].name);
+            count_str(c, m_list_get(&g->gc, name));
+            fprintf(m->out, " %s |", c);
+        }
+        fputc('\n', m->out);
+    }
+    for (f = 0; f < fields.n; f++)
+        free(fields.v[f].name);
+    free(fields.v);
+}
+
+/* Denominators of CPython's optimization table. */
+static uint64_t
+opt_den(const m_list *l, const char *k)
+{
+    if (strcmp(k, "Optimization traces created") == 0
+        || strstr(k, "trace stack") || strstr(k, "trace too")
+        || strcmp(k, "Optimization inner loop") == 0
+        || strcmp(k, "Optimization recursive call") == 0
+        || strcmp(k, "Optimization low confidence") == 0
+        || strcmp(k, "Optimization unknown callee") == 0)
+        return m_list_get(l, "Optimization attempts");
+    if (strcmp(k, "Executors invalidated") == 0)
+        return m_list_get(l, "Optimization traces created");
+    if (strcmp(k, "Optimization optimizer successes") == 0
+        || strcmp(k, "Optimization optimizer failure no memory") == 0)
+        return m_list_get(l, "Optimization optimizer attempts");
+    return 0;
+}
+
+static void
+sec_optimization(md *m, const m_group *g)
+{
+    size_t i, j;
+    char c[32], p[32], cu[32];
+
+    if (g->opt.n == 0 && g->nhist == 0 && g->uops.n == 0 && g->jit.n == 0
+        && g->unsupported.n == 0)
+        return;
+    heading(m, 0, "Optimization (Tier 2) stats");
+    if (g->opt.n) {
+        fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+        for (i = 0; i < g->opt.n; i++) {
+            const char *k = g->opt.v[i].name;
+            if (strcmp(k, "Optimization uops executed") == 0) {
+                uint64_t ex = m_list_get(&g->opt, "Optimization traces executed");
+                count_str(c, g->opt.v[i].n);
+                if (ex)
+                    snprintf(p, sizeof p, "%.2f", (double)g->opt.v[i].n / (double)ex);
+                else
+                    p[0] = '\0';
+                fprintf(m->out, "| %s | %s | %s |\n", k, c, p);
+            } else {
+                row3(m, k, g->opt.v[i].n, opt_den(&g->opt, k));
+            }
+        }
+    }
+    for (i = 0; i < g->nhist; i++) {
+        const m_hist *h = &g->hist[i];
+        uint64_t den = 0;
+        size_t last = 0;
+        if (strcmp(h->name, "Trace run length") == 0)
+            den = m_list_get(&g->opt, "Optimization traces executed");
+        else if (strstr(h->name, "race length"))
+            den = m_list_get(&g->opt, "Optimization traces created");
+        for (j = 0; j < h->buckets.n; j++)
+            if (h->buckets.v[j].n)
+                last = j + 1;
+        if (last == 0)
+            continue;
+        heading(m, 1, "%s histogram", h->name);
+        fputs("| Range | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+        for (j = 0; j < last; j++) {
+            char label[64];
+            count_str(c, strtoull(h->buckets.v[j].name, NULL, 10));
+            snprintf(label, sizeof label, "<= %s", c);
+            row3(m, label, h->buckets.v[j].n, den);
+        }
+    }
+    if (g->uops.n) {
+        m_list l = { 0 };
+        uint64_t total = 0, cum = 0;
+        for (i = 0; i < g->uops.n; i++) {
+            total += g->uops.v[i].exec;
+            if (g->uops.v[i].has_exec)
+                m_list_add(&l, g->uops.v[i].name, strlen(g->uops.v[i].name), g->uops.v[i].exec);
+        }
+        m_list_sort(&l);
+        heading(m, 1, "Uop execution stats");
+        fputs("| Name | Count | Self | Cumulative | Miss ratio |\n"
+              "| :--- | ---: | ---: | ---: | ---: |\n", m->out);
+        for (i = 0; i < l.n; i++) {
+            uint64_t miss = 0;
+            for (j = 0; j < g->uops.n; j++)
+                if (strcmp(g->uops.v[j].name, l.v[i].name) == 0)
+                    miss = g->uops.v[j].spec[PSF_SPEC_MISS];
+            cum += l.v[i].n;
+            count_str(c, l.v[i].n);
+            pct_str(p, l.v[i].n, total);
+            pct_str(cu, cum, total);
+            fprintf(m->out, "| %s | %s | %s | %s | ", l.v[i].name, c, p, cu);
+            if (miss) {
+                pct_str(p, miss, l.v[i].n);
+                fputs(p, m->out);
+            }
+            fputs(" |\n", m->out);
+            free(l.v[i].name);
+        }
+        free(l.v);
+    }
+    if (g->unsupported.n) {
+        heading(m, 1, "Unsupported opcodes");
+        table3(m, "Opcode", &g->unsupported, list_total(&g->unsupported), (size_t)-1);
+    }
+    if (g->errors.n) {
+        heading(m, 1, "Errors in uops");
+        table3(m, "Uop", &g->errors, list_total(&g->errors), (size_t)-1);
+    }
+    if (g->jit.n) {
+        heading(m, 1, "JIT memory");
+        table3(m, "", &g->jit, m_list_get(&g->jit, "JIT total memory size"), (size_t)-1);
+    }
+}
+
+static void
+sec_simple(md *m, const char *title, const char *col, const m_list *l)
+{
+    size_t i;
+    char c[32];
+
+    if (l->n == 0)
+        return;
+    heading(m, 0, "%s", title);
+    fprintf(m->out, "| %s | Count |\n| :--- | ---: |\n", col);
+    for (i = 0; i < l->n; i++) {
+        count_str(c, l->v[i].n);
+        fprintf(m->out, "| %s | %s |\n", l->v[i].name, c);
+    }
+}
+
+static void
+strs_line(md *m, const char *label, const agg_strs *s)
+{
+    size_t i;
+
+    if (s->n == 0)
+        return;
+    fprintf(m->out, "| %s | ", label);
+    for (i = 0; i < s->n; i++)
+        fprintf(m->out, "%s%s (%llu)", i ? "; " : "", s->v[i].text,
+                (unsigned long long)s->v[i].n);
+    fputs(" |\n", m->out);
+}
+
+static void
+sec_group_meta(md *m, const agg_group *g)
+{
+    size_t i;
+    char c[32];
+
+    heading(m, 0, "Meta");
+    fputs("| | |\n| :--- | :--- |\n", m->out);
+    count_str(c, g->files);
+    fprintf(m->out, "| Number of data files | %s |\n", c);
+    fputs("| Formats | ", m->out);
+    for (i = 0; i < AGG_FMT_COUNT; i++)
+        if (g->fmt[i])
+            fprintf(m->out, "%s (%llu) ", agg_format_name[i], (unsigned long long)g->fmt[i]);
+    fputs("|\n", m->out);
+    strs_line(m, "Python version detected from", &g->how);
+    strs_line(m, "Collectors", &g->collectors);
+    for (i = 0; i < g->nhdr; i++)
+        strs_line(m, g->hdr[i].key, &g->hdr[i].vals);
+    if (g->time_start)
+        fprintf(m->out, "| Earliest start | %s |\n", g->time_start);
+    if (g->time_end)
+        fprintf(m->out, "| Latest end | %s |\n", g->time_end);
+}
+
+static void
+report_group(md *m, const agg_group *ag)
+{
+    m_group g;
+
+    model_build(&g, ag);
+    sec_execution(m, &g);
+    sec_pairs(m, &g);
+    sec_pred_succ(m, &g);
+    sec_specialization(m, &g);
+    sec_effectiveness(m, &g);
+    sec_calls(m, &g);
+    sec_objects(m, &g);
+    sec_gc(m, &g);
+    sec_optimization(m, &g);
+    sec_simple(m, "Rare events", "Event", &g.rare);
+    sec_simple(m, "Other counters", "Key", &g.other);
+    sec_group_meta(m, ag);
+    model_free(&g);
+}
+
+void
+report_group_title(const agg_group *g, char *buf, size_t size)
+{
+    char ver[32];
+
+    if (g->minor)
+        snprintf(ver, sizeof ver, "3.%d", g->minor);
+    else
+        snprintf(ver, sizeof ver, "(version unknown)");
+    if (g->source == AGG_OWN)
+        snprintf(buf, size, "pystats collector dumps, Python %s, counting %s", ver, g->counts);
+    else
+        snprintf(buf, size, "CPython %s native dumps", ver);
+}
+
+const char *
+report_mix_warning(const agg *a, char *buf, size_t size)
+{
+    size_t i, used = 0, nfmt = 0;
+    uint64_t fmt[AGG_FMT_COUNT] = { 0 };
+
+    for (i = 0; i < a->ng; i++) {
+        size_t k;
+        for (k = 0; k < AGG_FMT_COUNT; k++)
+            fmt[k] += a->g[i]->fmt[k];
+    }
+    for (i = 0; i < AGG_FMT_COUNT; i++)
+        nfmt += fmt[i] != 0;
+    if (a->ng <= 1 && nfmt <= 1)
+        return NULL;
+    buf[0] = '\0';
+    if (a->ng > 1) {
+        used += (size_t)snprintf(buf + used, size - used,
+                                 "the inputs mix %zu kinds of dumps (", a->ng);
+        for (i = 0; i < a->ng && used < size; i++) {
+            char t[128];
+            report_group_title(a->g[i], t, sizeof t);
+            used += (size_t)snprintf(buf + used, size - used, "%s%s: %llu files",
+                                     i ? "; " : "", t, (unsigned long long)a->g[i]->files);
+        }
+        if (used < size)
+            used += (size_t)snprintf(buf + used, size - used,
+                                     "); each is summarized on its own, never added together");
+    }
+    if (nfmt > 1 && used < size) {
+        used += (size_t)snprintf(buf + used, size - used, "%sthe inputs mix formats (",
+                                 used ? "; " : "");
+        for (i = 0; i < AGG_FMT_COUNT && used < size; i++)
+            if (fmt[i])
+                used += (size_t)snprintf(buf + used, size - used, "%s %llu ",
+                                         agg_format_name[i], (unsigned long long)fmt[i]);
+        if (used < size)
+            snprintf(buf + used, size - used, ")");
+    }
+    return buf;
+}
+
+int
+report_markdown(FILE *out, const agg *a, const report_opts *opt)
+{
+    md m = { out, 2, opt };
+    char warn[2048], t[256];
+    uint64_t problems = 0;
+    size_t i;
+
+    for (i = 0; i < AGG_P_COUNT; i++)
+        problems += a->problems[i];
+    fputs("# pystats summary\n\n", out);
+    fprintf(out, "%llu data files", (unsigned long long)agg_files(a));
+    if (a->ng == 1) {
+        report_group_title(a->g[0], t, sizeof t);
+        fprintf(out, ": %s.\n", t);
+    } else {
+        fprintf(out, " in %zu groups.\n", a->ng);
+    }
+    if (report_mix_warning(a, warn, sizeof warn))
+        fprintf(out, "\n**Warning:** %s.\n", warn);
+    if (problems)
+        fprintf(out, "\n**Warning:** %llu input problems (see \"Input problems\" below).\n",
+                (unsigned long long)problems);
+    if (a->ng == 1) {
+        report_group(&m, a->g[0]);
+    } else {
+        m.level = 3;
+        for (i = 0; i < a->ng; i++) {
+            report_group_title(a->g[i], t, sizeof t);
+            fprintf(out, "\n## Group %zu: %s (%llu files)\n", i + 1, t,
+                    (unsigned long long)a->g[i]->files);
+            report_group(&m, a->g[i]);
+        }
+    }
+    if (problems) {
+        fputs("\n## Input problems\n\n| Problem | Count |\n| :--- | ---: |\n", out);
+        for (i = 0; i < AGG_P_COUNT; i++)
+            if (a->problems[i])
+                fprintf(out, "| %s | %llu |\n", agg_problem_name[i],
+                        (unsigned long long)a->problems[i]);
+        if (a->nnotes) {
+            fputs("\nFirst problems found:\n\n", out);
+            for (i = 0; i < a->nnotes; i++)
+                fprintf(out, "- %s: %s\n", agg_problem_name[a->notes[i].kind], a->notes[i].text);
+        }
+    }
+    return ferror(out) ? -1 : 0;
+}
