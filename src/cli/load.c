@@ -23,18 +23,42 @@
 
 /* ---- the per-file protocol ------------------------------------------ */
 
+#define NO_ID UINT32_MAX
+
 void
 load_file_begin(load_worker *w)
 {
     w->nent = 0;
     w->marks = 0;
+    w->prev = NO_ID;
+}
+
+/* Dumps of one kind list their keys in the same order, so the key that
+ * followed this line's predecessor last time is almost always this
+ * line's key: one comparison instead of hashing and probing. */
+static size_t
+raw_id(load_worker *w, const char *key, size_t klen, int *is_new)
+{
+    uint32_t *slot = w->prev == NO_ID ? &w->first : &w->ri[w->prev].next;
+    uint32_t guess = *slot;
+    size_t id;
+
+    if (guess != NO_ID && ktab_len(&w->raw, guess) == klen
+        && memcmp(ktab_key(&w->raw, guess), key, klen) == 0) {
+        *is_new = 0;
+        id = guess;
+    } else {
+        id = ktab_intern(&w->raw, key, klen, is_new);
+        *slot = (uint32_t)id;
+    }
+    return id;
 }
 
 void
 load_counter(load_worker *w, const char *key, size_t klen, uint64_t v)
 {
     int is_new;
-    size_t id = ktab_intern(&w->raw, key, klen, &is_new);
+    size_t id = raw_id(w, key, klen, &is_new);
 
     if (is_new) {
         psf_key k;
@@ -45,7 +69,9 @@ load_counter(load_worker *w, const char *key, size_t klen, uint64_t v)
         psf_key_parse(key, klen, &k);
         w->ri[id].kind = k.kind;
         w->ri[id].marks = psf_key_marks(&k, key, klen);
+        w->ri[id].next = NO_ID;
     }
+    w->prev = (uint32_t)id;
     w->marks |= w->ri[id].marks;
     if (w->nent == w->ent_cap) {
         w->ent_cap = w->ent_cap ? w->ent_cap * 2 : 4096;
@@ -419,6 +445,7 @@ worker_init(load_worker *w, const load_opts *opt)
     w->a.quiet = opt->quiet;
     w->opt = opt;
     ktab_init(&w->raw);
+    w->first = NO_ID;
 }
 
 static void

@@ -25,6 +25,7 @@ typedef struct load_opts {
 typedef struct load_rawinfo {
     int kind;
     unsigned marks;
+    uint32_t next;          /* raw id that followed this one last time */
 } load_rawinfo;
 
 typedef struct load_entry {
@@ -51,6 +52,8 @@ typedef struct load_worker {
     load_hdr *hdr;          /* owned */
     size_t nhdr, hdr_cap;
     unsigned marks;
+    uint32_t prev;          /* raw id of the previous counter line */
+    uint32_t first;         /* raw id of the first counter line last time */
     char *buf;              /* owned read buffer */
     size_t buf_cap;
 } load_worker;
