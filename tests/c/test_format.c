@@ -1,0 +1,246 @@
+/* test_format.c: unit tests of src/format: line splitting, numbers, key
+ * grammar, canonical spelling, version detection and the tables. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "format/psf_detect.h"
+#include "format/psf_key.h"
+#include "format/psf_line.h"
+#include "format/psf_tables.h"
+
+static void
+split(const char *s, int want, const char *key, const char *val)
+{
+    psf_line ln;
+    int st = psf_line_split(s, strlen(s), &ln);
+
+    assert_int_equal(st, want);
+    if (want == PSF_LINE_OK) {
+        assert_int_equal(ln.key_len, strlen(key));
+        assert_memory_equal(ln.key, key, ln.key_len);
+        assert_int_equal(ln.val_len, strlen(val));
+        assert_memory_equal(ln.val, val, ln.val_len);
+    }
+}
+
+static void
+test_line_split(void **state)
+{
+    (void)state;
+    split("opcode[LOAD_ATTR].execution_count : 12", PSF_LINE_OK,
+          "opcode[LOAD_ATTR].execution_count", "12");
+    split("Calls to PyEval_EvalDefault: 14286", PSF_LINE_OK,
+          "Calls to PyEval_EvalDefault", "14286");
+    split("    opcode[93].specialization.hit : 5\r", PSF_LINE_OK,
+          "opcode[93].specialization.hit", "5");
+    split("Rare event (set_class): 0", PSF_LINE_OK, "Rare event (set_class)", "0");
+    split("meta.time.start : 2026-11-29T22:19:52.1Z", PSF_LINE_OK,
+          "meta.time.start", "2026-11-29T22:19:52.1Z");
+    split("meta.label : ", PSF_LINE_OK, "meta.label", "");
+    split("   \t ", PSF_LINE_BLANK, NULL, NULL);
+    split("", PSF_LINE_BLANK, NULL, NULL);
+    split("no separator here", PSF_LINE_NO_COLON, NULL, NULL);
+    split(" : 5", PSF_LINE_NO_KEY, NULL, NULL);
+}
+
+static void
+test_parse_u64(void **state)
+{
+    uint64_t v = 0;
+
+    (void)state;
+    assert_int_equal(psf_parse_u64("0", 1, &v), PSF_NUM_OK);
+    assert_int_equal(v, 0);
+    assert_int_equal(psf_parse_u64("14286", 5, &v), PSF_NUM_OK);
+    assert_int_equal(v, 14286);
+    assert_int_equal(psf_parse_u64("18446744073709551615", 20, &v), PSF_NUM_OK);
+    assert_true(v == UINT64_MAX);
+    assert_int_equal(psf_parse_u64("18446744073709551616", 20, &v), PSF_NUM_OVERFLOW);
+    assert_int_equal(psf_parse_u64("99999999999999999999999", 23, &v), PSF_NUM_OVERFLOW);
+    assert_int_equal(psf_parse_u64("99999999999999999999x", 21, &v), PSF_NUM_BAD);
+    assert_int_equal(psf_parse_u64("-1", 2, &v), PSF_NUM_BAD);
+    assert_int_equal(psf_parse_u64("1 2", 3, &v), PSF_NUM_BAD);
+    assert_int_equal(psf_parse_u64("", 0, &v), PSF_NUM_EMPTY);
+}
+
+static int
+kind(const char *s, psf_key *k)
+{
+    return psf_key_parse(s, strlen(s), k);
+}
+
+static void
+test_key_parse(void **state)
+{
+    psf_key k;
+
+    (void)state;
+    assert_int_equal(kind("opcode[93].specialization.failure_kinds[18]", &k), PSF_K_OP_FAIL_KIND);
+    assert_int_equal(k.a_num, 93);
+    assert_int_equal(k.b_num, 18);
+    assert_int_equal(kind("opcode[LOAD_ATTR].pair_count[LOAD_FAST]", &k), PSF_K_OP_PAIR);
+    assert_int_equal(k.a_num, -1);
+    assert_memory_equal(k.b, "LOAD_FAST", 9);
+    assert_int_equal(kind("opcode[LOAD_ATTR].specialization.deopt", &k), PSF_K_OP_SPEC);
+    assert_int_equal(k.field, PSF_SPEC_DEOPT);
+    assert_int_equal(kind("opcode[LOAD_ATTR].specializable", &k), PSF_K_OP_SPECIALIZABLE);
+    assert_int_equal(kind("opcode[LOAD_ATTR].execution_count", &k), PSF_K_OP_EXEC);
+    assert_int_equal(kind("opcode[LOAD_ATTR].hot_code[3]", &k), PSF_K_OP_OTHER);
+    assert_int_equal(kind("Calls via PyEval_EvalFrame[4]", &k), PSF_K_EVAL_CALL);
+    assert_int_equal(k.a_num, 4);
+    assert_int_equal(kind("Frames pushed", &k), PSF_K_CALL);
+    assert_int_equal(kind("Object method cache hits", &k), PSF_K_OBJECT);
+    assert_int_equal(kind("GC[2] objects collected", &k), PSF_K_GC);
+    assert_int_equal(k.a_num, 2);
+    assert_int_equal(kind("Rare event (set_bases)", &k), PSF_K_RARE);
+    assert_memory_equal(k.a, "set_bases", k.a_len);
+    assert_int_equal(kind("Trace run length[64]", &k), PSF_K_HIST);
+    assert_int_equal(k.a_num, 64);
+    assert_memory_equal(k.b, "Trace run length", k.b_len);
+    assert_int_equal(kind("uops[_LOAD_FAST].execution_count", &k), PSF_K_UOP_EXEC);
+    assert_int_equal(kind("uop[_A].pair_count[_B]", &k), PSF_K_UOP_PAIR);
+    assert_int_equal(kind("unsupported_opcode[SEND].count", &k), PSF_K_UNSUPPORTED);
+    assert_int_equal(kind("JIT code size", &k), PSF_K_JIT);
+    assert_int_equal(kind("Optimization attempts", &k), PSF_K_OPT);
+    assert_int_equal(kind("Executors invalidated", &k), PSF_K_OPT);
+    assert_int_equal(kind("meta.python.version", &k), PSF_K_HEADER);
+    assert_int_equal(kind("census[int].count", &k), PSF_K_OTHER);
+    assert_int_equal(kind("opcode[", &k), PSF_K_OTHER);
+}
+
+static void
+canon(const char *s, int minor, const char *want)
+{
+    psf_key k;
+    char buf[256];
+    size_t n;
+
+    psf_key_parse(s, strlen(s), &k);
+    n = psf_key_canon(&k, s, strlen(s), minor, buf, sizeof buf);
+    assert_int_equal(n, strlen(want));
+    assert_string_equal(buf, want);
+}
+
+static void
+test_key_canon(void **state)
+{
+    (void)state;
+    /* 3.11: 106 is LOAD_ATTR, 124 LOAD_FAST, 93 FOR_ITER. */
+    canon("opcode[106].specialization.hit", 11, "opcode[LOAD_ATTR].specialization.hit");
+    canon("opcode[106].pair_count[124]", 11, "opcode[LOAD_ATTR].pair_count[LOAD_FAST]");
+    canon("opcode[93].specialization.failure_kinds[18]", 11,
+          "opcode[FOR_ITER].specialization.failure_kinds[18]");
+    /* An opcode number no table knows stays a number. */
+    canon("opcode[254].execution_count", 11, "opcode[254].execution_count");
+    canon("opcode[LOAD_ATTR].execution_count", 13, "opcode[LOAD_ATTR].execution_count");
+    canon("Calls via PyEval_EvalFrame[1]", 13, "Calls via PyEval_EvalFrame[VECTOR]");
+    canon("uops[LOAD_FAST].execution_count", 13, "uops[_LOAD_FAST].execution_count");
+    canon("Frames pushed", 12, "Frames pushed");
+}
+
+static void
+test_detect(void **state)
+{
+    const char *how = NULL;
+
+    (void)state;
+    assert_int_equal(psf_detect_native(PSF_M_NUMERIC_OP, &how), 11);
+    assert_non_null(how);
+    assert_int_equal(psf_detect_native(PSF_M_NUMERIC_OP | PSF_M_EVAL_CALL, &how), 12);
+    assert_int_equal(psf_detect_native(PSF_M_NUMERIC_OP | PSF_M_METHOD_CACHE, &how), 12);
+    assert_int_equal(psf_detect_native(PSF_M_NAMED_OP | PSF_M_GC, &how), 13);
+    assert_int_equal(psf_detect_native(PSF_M_NAMED_OP | PSF_M_MORTAL, &how), 14);
+    assert_int_equal(psf_detect_native(PSF_M_NAMED_OP | PSF_M_JIT_MEMORY, &how), 14);
+    assert_int_equal(psf_detect_native(0, &how), 0);
+    assert_int_equal(psf_parse_version("3.12.1", 6), 12);
+    assert_int_equal(psf_parse_version("3.13.0rc2", 9), 13);
+    assert_int_equal(psf_parse_version("3.9", 3), 9);
+    assert_int_equal(psf_parse_version("2.7", 3), 0);
+    assert_int_equal(psf_parse_version("3.", 2), 0);
+}
+
+static void
+test_marks(void **state)
+{
+    const char *keys[] = { "Object interpreter mortal increfs", "JIT total memory size",
+                           "Calls via PyEval_EvalFrame[0]", "opcode[93].execution_count" };
+    unsigned want[] = { PSF_M_MORTAL, PSF_M_JIT_MEMORY, PSF_M_EVAL_CALL, PSF_M_NUMERIC_OP };
+    psf_key k;
+    size_t i;
+
+    (void)state;
+    for (i = 0; i < 4; i++) {
+        psf_key_parse(keys[i], strlen(keys[i]), &k);
+        assert_int_equal(psf_key_marks(&k, keys[i], strlen(keys[i])), want[i]);
+    }
+}
+
+static void
+test_tables(void **state)
+{
+    char buf[64];
+
+    (void)state;
+    assert_string_equal(psf_tab_opname(11, 106), "LOAD_ATTR");
+    assert_string_equal(psf_tab_opname(12, 0), "CACHE");
+    assert_string_equal(psf_tab_opname(13, 3), "BINARY_OP_INPLACE_ADD_UNICODE");
+    assert_null(psf_tab_opname(14, 3));
+    assert_null(psf_tab_opname(11, 300));
+    assert_string_equal(psf_tab_family(13, "LOAD_ATTR_SLOT"), "LOAD_ATTR");
+    assert_string_equal(psf_tab_family(13, "LOAD_FAST_LOAD_FAST"), "LOAD_FAST_LOAD_FAST");
+    assert_string_equal(psf_tab_family(11, "BINARY_OP_ADAPTIVE"), "BINARY_OP");
+    assert_string_equal(psf_tab_family(11, "LOAD_METHOD_NO_DICT"), "LOAD_METHOD");
+    /* 3.14 has no table: newest names, then the prefix rule. */
+    assert_string_equal(psf_tab_family(14, "LOAD_ATTR_SLOT"), "LOAD_ATTR");
+    assert_string_equal(psf_tab_family(14, "CALL_LIST_APPEND_NEW"), "CALL");
+    assert_null(psf_tab_family(13, "NO_SUCH_OP"));
+
+    /* The same number names different things in different families. */
+    assert_int_equal(psf_tab_fail_kind(13, "LOAD_ATTR", 23, buf, sizeof buf), 1);
+    assert_string_equal(buf, "ATTR_CLASS_METHOD_OBJ");
+    assert_int_equal(psf_tab_fail_kind(13, "FOR_ITER", 23, buf, sizeof buf), 1);
+    assert_string_equal(buf, "ITER_ENUMERATE");
+    assert_int_equal(psf_tab_fail_kind(13, "BINARY_SUBSCR", 23, buf, sizeof buf), 1);
+    assert_string_equal(buf, "SUBSCR_NOT_HEAP_TYPE");
+    assert_int_equal(psf_tab_fail_kind(13, "LOAD_SUPER_ATTR", 9, buf, sizeof buf), 1);
+    assert_string_equal(buf, "SUPER_BAD_CLASS");
+    assert_int_equal(psf_tab_fail_kind(13, "SEND", 30, buf, sizeof buf), 1);
+    assert_string_equal(buf, "ITER_ASYNC_GENERATOR_SEND");
+    /* Shared kinds: 0-8 on 3.12+, 0-6 on 3.11. */
+    assert_int_equal(psf_tab_fail_kind(13, "CALL", 8, buf, sizeof buf), 1);
+    assert_string_equal(buf, "CODE_NOT_OPTIMIZED");
+    assert_int_equal(psf_tab_fail_kind(11, "LOAD_ATTR", 0, buf, sizeof buf), 1);
+    assert_string_equal(buf, "OTHER");
+    assert_int_equal(psf_tab_fail_kind(11, "LOAD_ATTR", 8, buf, sizeof buf), 1);
+    assert_string_equal(buf, "ATTR_OVERRIDING_DESCRIPTOR");
+    assert_int_equal(psf_tab_fail_kind(11, "FOR_ITER", 18, buf, sizeof buf), 1);
+    assert_string_equal(buf, "FOR_ITER_RANGE");
+    assert_int_equal(psf_tab_fail_kind(11, "PRECALL", 12, buf, sizeof buf), 1);
+    assert_string_equal(buf, "CALL_CMETHOD");
+    /* No name: 3.12 has no table; 3.11 has no kind 7. */
+    assert_int_equal(psf_tab_fail_kind(12, "LOAD_ATTR", 9, buf, sizeof buf), 0);
+    assert_string_equal(buf, "kind 9");
+    assert_int_equal(psf_tab_fail_kind(11, "LOAD_ATTR", 7, buf, sizeof buf), 0);
+    assert_string_equal(buf, "kind 7");
+    assert_string_equal(psf_tab_eval_call_kind(1), "VECTOR");
+    assert_null(psf_tab_eval_call_kind(99));
+}
+
+int
+main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_line_split),
+        cmocka_unit_test(test_parse_u64),
+        cmocka_unit_test(test_key_parse),
+        cmocka_unit_test(test_key_canon),
+        cmocka_unit_test(test_detect),
+        cmocka_unit_test(test_marks),
+        cmocka_unit_test(test_tables),
+    };
+    return cmocka_run_group_tests_name("format", tests, NULL, NULL);
+}
