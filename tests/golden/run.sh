@@ -1,0 +1,270 @@
+#!/bin/sh
+# tests/golden/run.sh: golden and bad-input tests of the pystats command.
+#
+# Usage: sh tests/golden/run.sh [path/to/pystats]
+#
+# Expected totals are computed here, with awk, from the raw input files
+# (never from the program's own output); expected reports are in
+# expected/.  Ends with the line "golden: N passed, N failed".
+# Set GOLDEN_UPDATE=1 to rewrite expected/*.md from the current program.
+
+PYSTATS=${1:-build/pystats}
+case $PYSTATS in /*) ;; *) PYSTATS=$(pwd)/$PYSTATS ;; esac
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/pystats-golden.XXXXXX")
+trap 'chmod -R u+w "$T" 2>/dev/null; rm -rf "$T"' EXIT
+passed=0
+failed=0
+
+ok() { passed=$((passed + 1)); echo "ok   $1"; }
+bad() { failed=$((failed + 1)); echo "FAIL $1"; }
+# check NAME EXPECTED ACTUAL
+check() {
+    if [ "$2" = "$3" ]; then ok "$1"; else bad "$1: expected '$2', got '$3'"; fi
+}
+# jget FILE EXPR: evaluate a Python expression over the JSON document d.
+jget() {
+    python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(eval(sys.argv[2]))' "$1" "$2"
+}
+# Sums over raw dump lines, split at the last ':' like the format says.
+awk_sum() {  # awk_sum REGEX FILES...: sum of values of keys matching REGEX
+    re=$1; shift
+    cat "$@" | awk -v re="$re" '{ i = length($0); while (i > 0 && substr($0, i, 1) != ":") i--;
+        k = substr($0, 1, i - 1); sub(/^[ \t]+/, "", k); sub(/[ \t]+$/, "", k);
+        if (k ~ re) s += substr($0, i + 1) } END { printf "%d\n", s }'
+}
+run() {  # run ARGS...: run pystats, leave rc in $rc
+    "$PYSTATS" "$@" > "$T/stdout" 2> "$T/stderr"
+    rc=$?
+}
+
+NAT=$HERE/native
+
+# ---- the native fixtures, one set at a time ---------------------------
+for set in cpython-3.11.2-whole cpython-3.13.5-whole cpython-3.13.5-windowed; do
+    dir=$NAT/$set
+    ver=$(echo "$set" | sed 's/cpython-\([0-9]*\.[0-9]*\).*/\1/')
+    files=$(ls "$dir" | wc -l | tr -d ' ')
+    run summarize "$dir" --json "$T/$set.json" --markdown "$T/$set.md"
+    check "$set: exit status" 0 "$rc"
+    check "$set: no warnings" "" "$(cat "$T/stderr")"
+    check "$set: files" "$files" "$(jget "$T/$set.json" 'd["meta"]["files"]')"
+    check "$set: python version detected" "$ver" "$(jget "$T/$set.json" 'd["meta"]["python_version"]')"
+    check "$set: sum of every execution count" \
+        "$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$dir"/*)" \
+        "$(jget "$T/$set.json" 'd["meta"]["total_execution_count"]')"
+    check "$set: sum of every pair count" \
+        "$(awk_sum '^opcode\[[^]]*\]\.pair_count\[' "$dir"/*)" \
+        "$(jget "$T/$set.json" 'sum(sum(o.get("pair_count", {}).values()) for o in d["opcodes"].values())')"
+    # LOAD_ATTR is opcode 106 on 3.11, a name from 3.13.
+    la='LOAD_ATTR'
+    [ "$ver" = 3.11 ] && la=106
+    for f in success failure hit; do
+        check "$set: LOAD_ATTR $f" \
+            "$(awk_sum "^opcode\\[$la\\]\\.specialization\\.$f\$" "$dir"/*)" \
+            "$(jget "$T/$set.json" "d['opcodes']['LOAD_ATTR']['specialization']['$f']")"
+    done
+    check "$set: LOAD_ATTR failure kinds add up to failures" \
+        "$(awk_sum "^opcode\\[$la\\]\\.specialization\\.failure\$" "$dir"/*)" \
+        "$(jget "$T/$set.json" "sum(d['opcodes']['LOAD_ATTR']['specialization']['failure_kinds'].values())")"
+    check "$set: specializable is a flag, not a count" "True" \
+        "$(jget "$T/$set.json" "d['opcodes']['LOAD_ATTR']['specializable']")"
+    if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then
+        cp "$T/$set.md" "$HERE/expected/$set.md"
+    fi
+    if cmp -s "$HERE/expected/$set.md" "$T/$set.md"; then
+        ok "$set: report matches expected/$set.md"
+    else
+        bad "$set: report differs from expected/$set.md"
+        diff "$HERE/expected/$set.md" "$T/$set.md" | head -20
+    fi
+done
+
+# Failure kinds by name, per family: FOR_ITER kind 18 on 3.11 is FOR_ITER_RANGE.
+check "3.11: FOR_ITER failure kind named" \
+    "$(awk_sum '^opcode\[93\]\.specialization\.failure_kinds\[18\]$' "$NAT"/cpython-3.11.2-whole/*)" \
+    "$(jget "$T/cpython-3.11.2-whole.json" "d['opcodes']['FOR_ITER']['specialization']['failure_kinds']['FOR_ITER_RANGE']")"
+check "3.13: LOAD_ATTR kind 23 named ATTR_CLASS_METHOD_OBJ" \
+    "$(awk_sum '^opcode\[LOAD_ATTR\]\.specialization\.failure_kinds\[23\]$' "$NAT"/cpython-3.13.5-whole/*)" \
+    "$(jget "$T/cpython-3.13.5-whole.json" "d['opcodes']['LOAD_ATTR']['specialization']['failure_kinds']['ATTR_CLASS_METHOD_OBJ']")"
+check "3.13: eval-call kinds named" \
+    "$(awk_sum '^Calls via PyEval_EvalFrame\[1\]$' "$NAT"/cpython-3.13.5-whole/*)" \
+    "$(jget "$T/cpython-3.13.5-whole.json" "d['calls']['Calls via PyEval_EvalFrame[VECTOR]']")"
+check "3.13: GC generation 2 objects collected" \
+    "$(awk_sum '^GC\[2\] objects collected$' "$NAT"/cpython-3.13.5-whole/*)" \
+    "$(jget "$T/cpython-3.13.5-whole.json" "d['gc']['2']['objects collected']")"
+
+# ---- several inputs: versions never mixed silently ---------------------
+run summarize "$NAT"/cpython-3.11.2-whole "$NAT"/cpython-3.13.5-whole "$NAT"/cpython-3.13.5-windowed --json "$T/all.json" --markdown "$T/all.md"
+check "mixed versions: exit status" 0 "$rc"
+check "mixed versions: two groups" 2 "$(jget "$T/all.json" 'len(d["groups"])')"
+check "mixed versions: 3.13 group has 5 files" 5 "$(jget "$T/all.json" '[g["meta"]["files"] for g in d["groups"] if g["meta"]["python_version"] == "3.13"][0]')"
+check "mixed versions: 3.13 totals are the 3.13 files only" \
+    "$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$NAT"/cpython-3.13.5-*/*)" \
+    "$(jget "$T/all.json" '[g["meta"]["total_execution_count"] for g in d["groups"] if g["meta"]["python_version"] == "3.13"][0]')"
+check "mixed versions: the header says so" 1 "$(grep -c '^\*\*Warning:\*\* the inputs mix 2 kinds of dumps' "$T/all.md")"
+run summarize "$NAT"/cpython-3.11.2-whole "$NAT"/cpython-3.13.5-whole --strict --json "$T/strict.json"
+check "mixed versions: --strict fails" 1 "$rc"
+
+# ---- JSON in: our own summaries (round trip) and CPython's -------------
+run summarize "$T/all.json" --json "$T/again.json"
+check "round trip: exit status" 0 "$rc"
+check "round trip: same groups and counters" True "$(python3 -c '
+import json, sys
+a, b = (json.load(open(p)) for p in sys.argv[1:3])
+strip = lambda g: {k: v for k, v in g.items() if k != "meta"}
+print([strip(g) for g in a["groups"]] == [strip(g) for g in b["groups"]]
+      and [g["meta"]["files"] for g in a["groups"]] == [g["meta"]["files"] for g in b["groups"]])
+' "$T/all.json" "$T/again.json")"
+run summarize "$T/cpython-3.13.5-whole.json" "$T/cpython-3.13.5-whole.json" --json "$T/twice.json"
+check "summary read twice: counts double" \
+    "$(( $(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$NAT"/cpython-3.13.5-whole/*) * 2 ))" \
+    "$(jget "$T/twice.json" 'd["meta"]["total_execution_count"]')"
+run summarize "$HERE/cpython-json/cpython-3.13.5-whole.json" --json "$T/cpj.json"
+check "CPython JSON: exit status" 0 "$rc"
+check "CPython JSON: files from __nfiles__" 2 "$(jget "$T/cpj.json" 'd["meta"]["files"]')"
+check "CPython JSON: version detected" 3.13 "$(jget "$T/cpj.json" 'd["meta"]["python_version"]')"
+check "CPython JSON: same totals as the dumps" \
+    "$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$NAT"/cpython-3.13.5-whole/*)" \
+    "$(jget "$T/cpj.json" 'd["meta"]["total_execution_count"]')"
+check "CPython JSON: summed specializable stays a flag" True \
+    "$(jget "$T/cpj.json" "d['opcodes']['BINARY_SLICE']['specializable']")"
+
+# ---- this project's dumps --------------------------------------------
+OWN=$HERE/own
+run summarize "$OWN" --json "$T/own.json" --markdown "$T/own.md"
+check "own dumps: exit status" 0 "$rc"
+check "own dumps: source" pystats "$(jget "$T/own.json" 'd["meta"]["source"]')"
+check "own dumps: counts base instructions" base-instructions "$(jget "$T/own.json" 'd["meta"]["counts"]')"
+check "own dumps: version from header" 3.12 "$(jget "$T/own.json" 'd["meta"]["python_version"]')"
+check "own dumps: sum of execution counts" "$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$OWN"/*)" \
+    "$(jget "$T/own.json" 'd["meta"]["total_execution_count"]')"
+check "own dumps: LOAD_FAST -> LOAD_ATTR pairs" "$(awk_sum '^opcode\[LOAD_FAST\]\.pair_count\[LOAD_ATTR\]$' "$OWN"/*)" \
+    "$(jget "$T/own.json" 'd["opcodes"]["LOAD_FAST"]["pair_count"]["LOAD_ATTR"]')"
+check "own dumps: unknown counter kept" 9 "$(jget "$T/own.json" 'd["other"]["opcode[LOAD_FAST].hot_code[f:12]"]')"
+check "own dumps: header values counted" "{'exit': 1, 'os._exit': 1}" "$(jget "$T/own.json" 'd["meta"]["headers"]["meta.dump.reason"]')"
+check "own dumps: time range" "2026-11-29T22:19:50.000000Z 2026-11-29T22:19:54.500000Z" \
+    "$(jget "$T/own.json" 'd["meta"]["time_start"] + " " + d["meta"]["time_end"]')"
+if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then cp "$T/own.md" "$HERE/expected/own.md"; fi
+if cmp -s "$HERE/expected/own.md" "$T/own.md"; then ok "own dumps: report matches expected/own.md"
+else bad "own dumps: report differs from expected/own.md"; diff "$HERE/expected/own.md" "$T/own.md" | head; fi
+run summarize "$OWN" "$NAT"/cpython-3.13.5-whole --json "$T/ownnat.json"
+check "own + native: separate groups" "['native', 'pystats']" \
+    "$(jget "$T/ownnat.json" 'sorted(g["meta"]["source"] for g in d["groups"])')"
+check "own + native: own totals not added to native" "$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$OWN"/*)" \
+    "$(jget "$T/ownnat.json" '[g["meta"]["total_execution_count"] for g in d["groups"] if g["meta"]["source"] == "pystats"][0]')"
+
+# ---- version detection and override ------------------------------------
+mkdir "$T/v312"
+f311=$(ls "$NAT"/cpython-3.11.2-whole/* | head -1)
+{ cat "$f311"; echo "Calls via PyEval_EvalFrame[0] : 5"; } > "$T/v312/dump.txt"
+run summarize "$T/v312" --json "$T/v312.json"
+check "numbered opcodes + eval-call lines: 3.12" 3.12 "$(jget "$T/v312.json" 'd["meta"]["python_version"]')"
+check "3.12 failure kinds fall back to kind N" True \
+    "$(jget "$T/v312.json" 'all(k.startswith("kind ") or k in ("OTHER","NO_DICT","OVERRIDDEN","OUT_OF_VERSIONS","OUT_OF_RANGE","EXPECTED_ERROR","WRONG_NUMBER_ARGUMENTS","CODE_COMPLEX_PARAMETERS","CODE_NOT_OPTIMIZED") for o in d["opcodes"].values() for k in o.get("specialization", {}).get("failure_kinds", {}))')"
+run summarize "$T/v312" --python-version 3.11 --json "$T/v311.json"
+check "--python-version overrides detection" "3.11 --python-version" \
+    "$(jget "$T/v311.json" 'd["meta"]["python_version"] + " " + list(d["meta"]["version_detection"])[0]')"
+mkdir "$T/v314"
+{ sed 's/^Object interpreter increfs/Object interpreter mortal increfs/' "$NAT"/cpython-3.13.5-whole/111729eea60377f5a5fab472549765b8e072a2fd.txt
+  echo "JIT total memory size: 0"; } > "$T/v314/dump.txt"
+run summarize "$T/v314" --json "$T/v314.json"
+check "named opcodes + mortal/JIT lines: 3.14" 3.14 "$(jget "$T/v314.json" 'd["meta"]["python_version"]')"
+
+# ---- bad input: warned with file and line, the rest still counted ---------
+good=$NAT/cpython-3.13.5-whole/111729eea60377f5a5fab472549765b8e072a2fd.txt
+good_total=$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$good")
+bad_case() {  # bad_case NAME PROBLEM EXPECTED_WARNING_REGEX EXPECTED_TOTAL
+    run summarize "$T/$1" --json "$T/$1.json"
+    check "$1: exit status without --strict" 0 "$rc"
+    if grep -q "$3" "$T/stderr"; then ok "$1: warning names file and line"
+    else bad "$1: no warning matching '$3' in: $(cat "$T/stderr")"; fi
+    check "$1: problem counted in meta" 1 "$(jget "$T/$1.json" "d['meta']['problems']['$2']")"
+    check "$1: rest still counted" "$4" "$(jget "$T/$1.json" 'd["meta"]["total_execution_count"]')"
+    run summarize "$T/$1" --strict --json "$T/$1-strict.json"
+    check "$1: --strict fails" 1 "$rc"
+}
+
+mkdir "$T/truncated"
+cp "$good" "$T/truncated/good.txt"
+size=$(wc -c < "$good")
+head -c $((size / 2)) "$good" > "$T/truncated/cut.txt"
+cut_lines=$(($(wc -l < "$T/truncated/cut.txt") + 1))
+cut_total=$(head -n $((cut_lines - 1)) "$T/truncated/cut.txt" > "$T/cut-complete.txt"; awk_sum '^opcode\[[^]]*\]\.execution_count$' "$T/cut-complete.txt")
+bad_case truncated truncated "truncated/cut.txt:$cut_lines: " $((good_total + cut_total))
+
+mkdir "$T/unparsable"
+awk 'NR == 3 { print "this line is not a counter" } NR == 5 { print "opcode[NOP].execution_count : twelve" } { print }' "$good" > "$T/unparsable/dump.txt"
+run summarize "$T/unparsable" --json "$T/unparsable.json"
+check "unparsable: both lines named" "dump.txt:3: dump.txt:6: " \
+    "$(grep -o 'dump.txt:[0-9]*:' "$T/stderr" | tr '\n' ' ')"
+check "unparsable: problems counted" 2 "$(jget "$T/unparsable.json" "d['meta']['problems']['unparsable']")"
+check "unparsable: rest still counted" "$good_total" "$(jget "$T/unparsable.json" 'd["meta"]["total_execution_count"]')"
+
+mkdir "$T/overflow"
+{ cat "$good"; echo "opcode[NOP].execution_count : 18446744073709551616"; } > "$T/overflow/dump.txt"
+bad_case overflow overflow "overflow/dump.txt:$(($(wc -l < "$good") + 1)): " "$good_total"
+
+mkdir "$T/sum-overflow"
+printf 'opcode[NOP].execution_count : 18446744073709551615\n' > "$T/sum-overflow/a.txt"
+printf 'opcode[NOP].execution_count : 1\n' > "$T/sum-overflow/b.txt"
+run summarize "$T/sum-overflow" --json "$T/sum-overflow.json"
+check "sum overflow: warned" 1 "$(grep -c 'exceeds 2\*\*64-1' "$T/stderr")"
+check "sum overflow: kept at the maximum, as a string" 18446744073709551615 \
+    "$(jget "$T/sum-overflow.json" 'd["opcodes"]["NOP"]["execution_count"]')"
+
+mkdir "$T/binary"
+cp "$good" "$T/binary/good.txt"
+printf 'opcode[NOP].execution_count : 1\n\000\001\002\377garbage\n' > "$T/binary/bin.txt"
+bad_case binary binary "binary/bin.txt:2: " "$good_total"
+check "binary: file not counted" 1 "$(jget "$T/binary.json" 'd["meta"]["files"]')"
+
+mkdir "$T/unreadable"
+cp "$good" "$T/unreadable/good.txt"
+ln -s "$T/does-not-exist" "$T/unreadable/dangling.txt"
+bad_case unreadable unreadable "unreadable/dangling.txt: cannot open" "$good_total"
+if [ "$(id -u)" != 0 ]; then
+    mkdir "$T/noperm"; cp "$good" "$T/noperm/good.txt"; cp "$good" "$T/noperm/secret.txt"
+    chmod 000 "$T/noperm/secret.txt"
+    bad_case noperm unreadable "noperm/secret.txt: cannot open" "$good_total"
+fi
+
+mkdir "$T/empty"
+cp "$good" "$T/empty/good.txt"
+: > "$T/empty/zero.txt"
+bad_case empty empty "empty/zero.txt: empty" "$good_total"
+
+mkdir "$T/nothing"
+run summarize "$T/nothing"
+check "no dump files at all: error" 1 "$rc"
+check "no dump files at all: says so" 1 "$(grep -c 'no dump files found' "$T/stderr")"
+run summarize "$T/no-such-dir"
+check "missing input: error" 1 "$rc"
+mkdir "$T/badjson"
+printf '{"schema": 1, "opcodes": ' > "$T/badjson/x.json"
+cp "$good" "$T/badjson/good.txt"
+bad_case badjson unparsable "badjson/x.json:1: not a valid JSON" "$good_total"
+
+# ---- writing reports: whole or not at all ----------------------------------
+run summarize "$NAT"/cpython-3.13.5-whole --json "$T/no-such-dir/x.json"
+check "report into a missing directory: exit 3" 3 "$rc"
+check "report into a missing directory: nothing left" "" "$(ls "$T/no-such-dir" 2>/dev/null)"
+if [ -w /dev/full ]; then
+    "$PYSTATS" summarize "$NAT"/cpython-3.13.5-whole > /dev/full 2> "$T/stderr"
+    check "full stdout: exit 3" 3 "$?"
+fi
+# A real full disk: a tiny tmpfs, where the system lets us mount one.
+mkdir "$T/tiny"
+if mount -t tmpfs -o size=12k tmpfs "$T/tiny" 2>/dev/null; then
+    echo old > "$T/tiny/report.md"
+    run summarize "$NAT"/cpython-3.13.5-whole --markdown "$T/tiny/report.md"
+    check "full disk: exit 3" 3 "$rc"
+    check "full disk: old report untouched" old "$(cat "$T/tiny/report.md")"
+    check "full disk: no temporary file left" "report.md" "$(ls -A "$T/tiny" | tr '\n' ' ' | sed 's/ $//')"
+    umount "$T/tiny"
+else
+    echo "skip full disk on tmpfs (cannot mount here)"
+fi
+
+echo "golden: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
