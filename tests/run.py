@@ -9,41 +9,16 @@ installed into it by `make install-ext` (built with -Werror), and the
 suite in tests/py run inside it.  Then the C unit tests and the
 command-line golden tests.
 """
-import glob
 import os
 import re
-import shutil
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BUILD = os.path.join(ROOT, "build")
-VERSIONS = ("3.11", "3.12", "3.13")
-
-
-def find_pythons():
-    if os.environ.get("PYTHONS"):
-        return os.environ["PYTHONS"].split()
-    found = {}
-    try:
-        root = subprocess.run(["pyenv", "root"], capture_output=True,
-                              text=True, check=True).stdout.strip()
-    except (OSError, subprocess.CalledProcessError):
-        root = None
-    for ver in VERSIONS:
-        if root:
-            cands = sorted(glob.glob(os.path.join(root, "versions", ver + ".*",
-                                                  "bin", "python3")))
-            cands = [c for c in cands if re.search(r"/%s\.\d+/bin" %
-                                                   re.escape(ver), c)]
-            if cands:
-                found[ver] = cands[-1]
-                continue
-        exe = shutil.which("python" + ver)
-        if exe:
-            found[ver] = exe
-    return [found[v] for v in VERSIONS if v in found]
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+from pythons import find_pythons  # noqa: E402
 
 
 def run(cmd, **kw):

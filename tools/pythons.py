@@ -1,0 +1,36 @@
+"""Find the CPython 3.11-3.13 interpreters to build and test for, at run
+time: $PYTHONS (space-separated paths) if set, else each version under
+`pyenv root`, else pythonX.Y on PATH."""
+import glob
+import os
+import re
+import shutil
+import subprocess
+
+VERSIONS = ("3.11", "3.12", "3.13")
+
+
+def find_pythons():
+    if os.environ.get("PYTHONS"):
+        return os.environ["PYTHONS"].split()
+    try:
+        root = subprocess.run(["pyenv", "root"], capture_output=True,
+                              text=True, check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        root = None
+    found = []
+    for ver in VERSIONS:
+        cands = []
+        if root:
+            pat = os.path.join(root, "versions", ver + ".*", "bin", "python3")
+            cands = [c for c in glob.glob(pat)
+                     if re.search(r"/%s\.\d+/bin/" % re.escape(ver), c)]
+            cands.sort(key=lambda c: int(c.split("/")[-3].split(".")[2]))
+        exe = cands[-1] if cands else shutil.which("python" + ver)
+        if exe:
+            found.append(exe)
+    return found
+
+
+if __name__ == "__main__":
+    print("\n".join(find_pythons()))
