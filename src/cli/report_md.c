@@ -40,6 +40,17 @@ pct_str(char *buf, uint64_t num, uint64_t den)
         snprintf(buf, 32, "%.1f%%", 100.0 * (double)num / (double)den);
 }
 
+/* Text in a table cell: a '|' would end the cell. */
+static void
+cell(FILE *out, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '|')
+            fputc('\\', out);
+        fputc(*s, out);
+    }
+}
+
 static void
 heading(md *m, int extra, const char *fmt, ...)
 {
@@ -64,7 +75,9 @@ row3(md *m, const char *label, uint64_t n, uint64_t den)
 
     count_str(c, n);
     pct_str(p, n, den);
-    fprintf(m->out, "| %s | %s | %s |\n", label, c, p);
+    fputs("| ", m->out);
+    cell(m->out, label);
+    fprintf(m->out, " | %s | %s |\n", c, p);
 }
 
 static void
@@ -114,7 +127,8 @@ sec_execution(md *m, const m_group *g)
             mr[0] = '\0';
         fprintf(m->out, "| %s | %s | %s | %s | %s |\n", l.v[i].name, c, s, cu, mr);
     }
-    fprintf(m->out, "\nTotal: %llu instructions executed.\n", (unsigned long long)g->total_exec);
+    count_str(c, g->total_exec);
+    fprintf(m->out, "\nTotal: %s instructions executed.\n", c);
 done:
     for (i = 0; i < l.n; i++)
         free(l.v[i].name);
@@ -551,7 +565,9 @@ sec_simple(md *m, const char *title, const char *col, const m_list *l)
     fprintf(m->out, "| %s | Count |\n| :--- | ---: |\n", col);
     for (i = 0; i < l->n; i++) {
         count_str(c, l->v[i].n);
-        fprintf(m->out, "| %s | %s |\n", l->v[i].name, c);
+        fputs("| ", m->out);
+        cell(m->out, l->v[i].name);
+        fprintf(m->out, " | %s |\n", c);
     }
 }
 
@@ -562,10 +578,14 @@ strs_line(md *m, const char *label, const agg_strs *s)
 
     if (s->n == 0)
         return;
-    fprintf(m->out, "| %s | ", label);
-    for (i = 0; i < s->n; i++)
-        fprintf(m->out, "%s%s (%llu)", i ? "; " : "", s->v[i].text,
-                (unsigned long long)s->v[i].n);
+    fputs("| ", m->out);
+    cell(m->out, label);
+    fputs(" | ", m->out);
+    for (i = 0; i < s->n; i++) {
+        fputs(i ? "; " : "", m->out);
+        cell(m->out, s->v[i].text);
+        fprintf(m->out, " (%llu)", (unsigned long long)s->v[i].n);
+    }
     fputs(" |\n", m->out);
 }
 
