@@ -23,7 +23,7 @@ endif
 CFLAGS_ALL = $(OPT) $(WARN) $(SANFLAGS) -std=c11 -D_GNU_SOURCE $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
-.PHONY: all ext cli install install-ext install-cli test test-c test-golden test-py bench clean
+.PHONY: all ext cli install install-ext install-cli test test-c test-golden bench example clean
 all: ext cli
 
 # The shared core: no Python.h, used by both programs.
@@ -39,6 +39,20 @@ test:
 
 bench:
 	$(PYTHON) bench/run.py
+
+# The bundled example: install into a virtual environment, run
+# examples/mixed.py under -X pystats, show the dump and its summary.
+EXAMPLE_VENV := $(BUILD)/venv-example
+EXAMPLE_OUT  := $(BUILD)/example-stats
+example: cli
+	@test -x $(EXAMPLE_VENV)/bin/python || $(PYTHON) -m venv $(EXAMPLE_VENV)
+	@$(MAKE) -s install-ext PYTHON=$(EXAMPLE_VENV)/bin/python
+	@rm -rf $(EXAMPLE_OUT)
+	$(EXAMPLE_VENV)/bin/python -X pystats -X pystats_dir=$(EXAMPLE_OUT) examples/mixed.py
+	@echo "--- the dump ($$(ls $(EXAMPLE_OUT))), first 30 lines:"
+	@head -n 30 $(EXAMPLE_OUT)/*.txt
+	@echo "--- summarized:"
+	$(BUILD)/pystats summarize $(EXAMPLE_OUT)
 
 clean:
 	rm -rf $(BUILD)
