@@ -91,6 +91,7 @@ def main():
     ap.add_argument("--variants", type=int, default=40, help="perturbed variants per fixture")
     ap.add_argument("--pystats", default=os.path.join(ROOT, "build", "pystats"))
     ap.add_argument("--repeat", type=int, default=3, help="best of N timings")
+    ap.add_argument("--jobs", type=int, default=0, help="pystats --jobs (0: its default)")
     ap.add_argument("--keep", action="store_true", help="keep the generated files")
     ap.add_argument("--enforce", action="store_true", help="fail unless ratio <= 2 and RSS < 32 MB")
     args = ap.parse_args()
@@ -124,7 +125,10 @@ def main():
         subprocess.run(["cat"] + paths, stdout=subprocess.DEVNULL, check=True)
         with open(os.devnull, "w") as null:
             cat_t = min(run_timed(["cat"] + paths, null)[0] for _ in range(args.repeat))
-            runs = [run_timed([args.pystats, "summarize", dump_dir, "--json", out_json, "--quiet"], null)
+            cmd = [args.pystats, "summarize", dump_dir, "--json", out_json, "--quiet"]
+            if args.jobs:
+                cmd += ["--jobs", str(args.jobs)]
+            runs = [run_timed(cmd, null)
                     for _ in range(args.repeat)]
         ps_t = min(r[0] for r in runs)
         rss_kib = max(r[1] for r in runs)
