@@ -244,6 +244,20 @@ line_of(const char *buf, const char *p)
     return n;
 }
 
+/* Line problems: the first LINE_WARN_MAX of a file are warned one by one,
+ * the rest counted and summed up in one warning, so that a file that is
+ * not a dump at all does not flood stderr. */
+#define LINE_WARN_MAX 10
+#define LINE_PROBLEM(kind, ...)                                          \
+    do {                                                                 \
+        if (shown++ < LINE_WARN_MAX)                                     \
+            agg_problem(&w->a, (kind), path, lineno, __VA_ARGS__);       \
+        else {                                                           \
+            w->a.problems[(kind)]++;                                     \
+            hidden++;                                                    \
+        }                                                                \
+    } while (0)
+
 static void
 parse_text(load_worker *w, const char *path, char *buf, size_t n)
 {
@@ -252,6 +266,7 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
     int own, st;
     psf_line ln;
     uint64_t v;
+    unsigned long shown = 0, hidden = 0;
 
     if (n == 0) {
         agg_problem(&w->a, AGG_P_EMPTY, path, 0, "empty file, not counted");
@@ -297,19 +312,20 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
                 if (st == PSF_NUM_OK)
                     load_counter(w, ln.key, ln.key_len, v);
                 else if (st == PSF_NUM_OVERFLOW)
-                    agg_problem(&w->a, AGG_P_OVERFLOW, path, lineno,
-                                "value of %.*s exceeds 2**64-1, line not counted",
-                                (int)(ln.key_len > 200 ? 200 : ln.key_len), ln.key);
+                    LINE_PROBLEM(AGG_P_OVERFLOW, "value of %.*s exceeds 2**64-1, line not counted",
+                                 (int)(ln.key_len > 200 ? 200 : ln.key_len), ln.key);
                 else
-                    agg_problem(&w->a, AGG_P_UNPARSABLE, path, lineno,
-                                "value is not an unsigned integer, line not counted");
+                    LINE_PROBLEM(AGG_P_UNPARSABLE,
+                                 "value is not an unsigned integer, line not counted%s", "");
             }
         } else if (st != PSF_LINE_BLANK) {
-            agg_problem(&w->a, AGG_P_UNPARSABLE, path, lineno,
-                        "no \"key : value\" on this line, not counted");
+            LINE_PROBLEM(AGG_P_UNPARSABLE, "no \"key : value\" on this line, not counted%s", "");
         }
         p = nl + 1;
     }
+    if (hidden && !w->a.quiet)
+        fprintf(stderr, "pystats: warning: %s: %lu more bad lines not shown "
+                "(counted in the report)\n", path, hidden);
     if (w->nent == 0 && w->nhdr == 0) {
         agg_problem(&w->a, AGG_P_EMPTY, path, 0, "no counters, file not counted");
         return;
