@@ -92,6 +92,18 @@ def main():
         results.append(("build", 0, 1))
     for target in ("test-c", "test-golden"):
         results.append(make_suite(target))
+    native = os.environ.get("NATIVE_PYTHON")
+    if native:
+        # A CPython built with --enable-pystats: tests/py/test_native.py
+        # compares the collector with its own counters.
+        r = run(["make", "-s", "ext", "WERROR=1", "PYTHON=" + native])
+        if r.returncode != 0:
+            results.append(("native-build", 0, 1))
+        else:
+            out = subprocess.run(["make", "-s", "print-ext-dir",
+                                  "PYTHON=" + native], cwd=ROOT,
+                                 capture_output=True, text=True)
+            os.environ["PYSTATS_NATIVE_BUILD"] = out.stdout.strip()
     for py in pythons:
         results.append(pytest_suite(py))
     print()
