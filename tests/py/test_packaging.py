@@ -1,0 +1,191 @@
+"""Packaging: the PEP 517 build (pyproject.toml, meson.build) gives an
+sdist and a wheel that install, work and uninstall cleanly, and `pip
+install .` does the same, each in a fresh virtual environment of the
+Python running the tests.
+
+Slow (it builds): PYSTATS_QUICK_TESTS=1 skips it."""
+import email.parser
+import glob
+import os
+import re
+import subprocess
+import sys
+import zipfile
+
+import pytest
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("PYSTATS_QUICK_TESTS", "") not in ("", "0"),
+    reason="PYSTATS_QUICK_TESTS: packaging builds skipped")
+
+BASE_PYTHON = getattr(sys, "_base_executable", None) or sys.executable
+VERSION = re.search(r'#define PC_VERSION "([^"]+)"', open(
+    os.path.join(ROOT, "src", "ext", "version.h")).read()).group(1)
+TAG = "cp%d%d" % sys.version_info[:2]
+
+
+def env_for(venv=None, **extra):
+    """The environment of a plain user: nothing of ours, no PYTHONPATH,
+    the venv's bin first on PATH."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith(("PYSTATS", "PYTHONSTATS"))
+           and k not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+    if venv:
+        env["PATH"] = os.path.join(venv, "bin") + os.pathsep + env["PATH"]
+        env["VIRTUAL_ENV"] = venv
+    env.update({k: str(v) for k, v in extra.items()})
+    return env
+
+
+def sh(cmd, venv=None, cwd=ROOT, timeout=600, check=True, **extra):
+    proc = subprocess.run(cmd, cwd=cwd, env=env_for(venv, **extra),
+                          capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError("%s failed (%d):\n%s\n%s" % (
+            " ".join(cmd), proc.returncode, proc.stdout[-4000:],
+            proc.stderr[-4000:]))
+    return proc
+
+
+def make_venv(path):
+    sh([BASE_PYTHON, "-m", "venv", str(path)])
+    return str(path)
+
+
+def pip(venv, *args):
+    return sh([os.path.join(venv, "bin", "python"), "-m", "pip",
+               "--disable-pip-version-check", "-q"] + list(args), venv=venv)
+
+
+def tree(venv):
+    """Every file and directory of the environment, relative to it."""
+    out = set()
+    for d, dirs, files in os.walk(venv):
+        for n in dirs + files:
+            out.add(os.path.relpath(os.path.join(d, n), venv))
+    return out
+
+
+@pytest.fixture(scope="session")
+def dist(tmp_path_factory):
+    """An sdist and the wheel built from it (`python -m build`: sdist,
+    then the wheel from the unpacked sdist), built once per session."""
+    work = tmp_path_factory.mktemp("dist")
+    venv = make_venv(work / "build-venv")
+    pip(venv, "install", "build")
+    out = str(work / "out")
+    sh([os.path.join(venv, "bin", "python"), "-m", "build", "--outdir", out,
+        ROOT], venv=venv)
+    [sdist] = glob.glob(os.path.join(out, "pystats-*.tar.gz"))
+    [wheel] = glob.glob(os.path.join(out, "pystats-*.whl"))
+    return {"sdist": sdist, "wheel": wheel}
+
+
+def test_sdist_and_wheel_names(dist):
+    assert os.path.basename(dist["sdist"]) == "pystats-%s.tar.gz" % VERSION
+    assert re.match(r"pystats-%s-%s-%s-linux_\w+\.whl$" % (
+        re.escape(VERSION), TAG, TAG), os.path.basename(dist["wheel"])), \
+        dist["wheel"]
+
+
+def test_wheel_contents_and_metadata(dist):
+    with zipfile.ZipFile(dist["wheel"]) as z:
+        names = set(z.namelist())
+        info = "pystats-%s.dist-info/" % VERSION
+        meta = email.parser.Parser().parsestr(
+            z.read(info + "METADATA").decode())
+        entry_points = z.read(info + "entry_points.txt").decode()
+        record = z.read(info + "RECORD").decode()
+    py_files = sorted(os.path.basename(p) for p in glob.glob(
+        os.path.join(ROOT, "python", "pystats", "*.py")))
+    for n in py_files:
+        assert "pystats/" + n in names
+    assert [n for n in names if re.match(
+        r"pystats/_collector\.cpython-%d%d-.*\.so$" % sys.version_info[:2],
+        n)]
+    assert "pystats_startup.py" in names
+    assert "pystats-startup.pth" in names
+    assert "pystats-%s.data/scripts/pystats" % VERSION in names
+    # Everything in the wheel is in the RECORD (so uninstall removes it).
+    recorded = {line.split(",")[0] for line in record.splitlines()}
+    assert names <= recorded | {info + "RECORD"}
+    assert meta["Name"] == "pystats"
+    assert meta["Version"] == VERSION
+    assert meta["Requires-Python"] == ">=3.11"
+    assert meta["Summary"]
+    assert meta["License"] or meta["License-Expression"]
+    assert "[pyperf.hook]" in entry_points
+    assert re.search(r"^pystats_collector = pystats\.pyperf_hook:"
+                     r"PystatsCollector$", entry_points, re.M)
+
+
+def check_installed(venv, tmp_path):
+    """The startup hook, the module, the command and the entry point work
+    in venv, from a directory outside the source tree."""
+    py = os.path.join(venv, "bin", "python")
+    stats = str(tmp_path / "stats")
+    code = ("def f(n):\n    for i in range(n):\n        match i:\n"
+            "            case int(): pass\nf(11)\n")
+    sh([py, "-X", "pystats", "-X", "pystats_dir=" + stats, "-c", code],
+       venv=venv, cwd=str(tmp_path))
+    dumps = [n for n in os.listdir(stats) if not n.startswith(".")]
+    assert len(dumps) == 1, dumps
+    text = open(os.path.join(stats, dumps[0])).read()
+    assert text.startswith("pystats.format : 1\n")
+    assert "pystats.collector : pystats %s\n" % VERSION in text
+    assert "opcode[MATCH_CLASS].execution_count : 11\n" in text
+    # PYTHONSTATS reaches a subprocess through the environment.
+    stats2 = str(tmp_path / "stats2")
+    sh([py, "-c", "import subprocess, sys; subprocess.run([sys.executable, "
+        "'-c', %r], check=True)" % code], venv=venv, cwd=str(tmp_path),
+       PYTHONSTATS=1, PYSTATS_DIR=stats2)
+    assert len([n for n in os.listdir(stats2) if not n.startswith(".")]) == 2
+    # The command, from the environment's bin.
+    cmd = os.path.join(venv, "bin", "pystats")
+    r = sh([cmd, "--help"], venv=venv, cwd=str(tmp_path))
+    assert "summarize" in r.stdout + r.stderr
+    r = sh(["pystats", "summarize", stats], venv=venv, cwd=str(tmp_path))
+    assert "MATCH_CLASS" in r.stdout
+    # The pyperf hook is registered and importable.
+    r = sh([py, "-c", "from importlib.metadata import entry_points as e; "
+            "[h] = [x for x in e(group='pyperf.hook') "
+            "if x.name == 'pystats_collector']; print(h.load().__name__)"],
+           venv=venv, cwd=str(tmp_path))
+    assert r.stdout.strip() == "PystatsCollector"
+
+
+def install_check_uninstall(venv, tmp_path, *pip_args):
+    before = tree(venv)
+    pip(venv, "install", *pip_args)
+    added = tree(venv) - before
+    assert os.path.join("bin", "pystats") in added
+    check_installed(venv, tmp_path)
+    pip(venv, "uninstall", "-y", "pystats")
+    left = tree(venv) - before
+    assert not left, "left behind by pip uninstall: %s" % sorted(left)
+    r = sh([os.path.join(venv, "bin", "python"), "-c", "import pystats"],
+           venv=venv, cwd=str(tmp_path), check=False)
+    assert r.returncode != 0
+
+
+def test_wheel_built_from_sdist(dist, tmp_path):
+    venv = make_venv(tmp_path / "venv")
+    install_check_uninstall(venv, tmp_path, dist["wheel"])
+
+
+def test_pip_install_sdist(dist, tmp_path):
+    venv = make_venv(tmp_path / "venv")
+    install_check_uninstall(venv, tmp_path, dist["sdist"])
+
+
+def test_pip_install_source_tree(tmp_path):
+    venv = make_venv(tmp_path / "venv")
+    install_check_uninstall(venv, tmp_path, ROOT)
+
+
+def test_version_is_single_sourced():
+    meson = open(os.path.join(ROOT, "meson.build")).read()
+    assert re.search(r"version : '%s'" % re.escape(VERSION), meson)
