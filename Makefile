@@ -23,7 +23,7 @@ endif
 CFLAGS_ALL = $(OPT) $(WARN) $(SANFLAGS) -std=c11 -D_GNU_SOURCE $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
-.PHONY: all ext cli install install-ext install-cli test test-c test-golden bench example clean
+.PHONY: all ext cli install install-ext install-cli test test-c test-golden bench example clean faults
 all: ext cli
 
 # The shared core: no Python.h, used by both programs.
@@ -53,6 +53,14 @@ example: cli
 	@head -n 30 $(EXAMPLE_OUT)/*.txt
 	@echo "--- summarized:"
 	$(BUILD)/pystats summarize $(EXAMPLE_OUT)
+
+# The fault-injection shim of tests/py/test_faults.py (LD_PRELOAD):
+# makes file system calls fail on demand, see tests/faults/faultshim.c.
+FAULTS_SO := $(BUILD)/faults/libfaultshim.so
+faults: $(FAULTS_SO)
+$(FAULTS_SO): tests/faults/faultshim.c
+	@mkdir -p $(dir $@)
+	$(CC) $(OPT) $(WARN) -std=c11 -fPIC -shared -o $@ $< -ldl
 
 clean:
 	rm -rf $(BUILD)
