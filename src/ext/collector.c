@@ -1,6 +1,7 @@
 /* collector.c: the counters and per-code opcode tables behind the hot
  * path; state changes (clear, windows) that every backend shares. */
 #include "collector.h"
+#include "census.h"
 
 #include <string.h>
 
@@ -119,6 +120,8 @@ pc_clear(void)
     pc_forget_prev();
     pc_g.windows = 0;
     pc_g.started = 0;
+    pc_census_clear();
+    pc_g.census_wanted = pc_g.on && pc_g.mode == PC_MODE_CENSUS;
     /* A clear while counting starts a new dump period now. */
     if (pc_g.on || pc_g.measuring)
         pc_note_start();
@@ -131,7 +134,20 @@ pc_has_data(void)
     for (i = 0; i < PC_NOPS; i++)
         if (pc_g.exec[i])
             return 1;
-    return 0;
+    return pc_census_has_data();
+}
+
+const char *
+pc_mode_name(pc_mode mode)
+{
+    switch (mode) {
+    case PC_MODE_NOOP:
+        return "noop";
+    case PC_MODE_CENSUS:
+        return "census";
+    default:
+        return "count";
+    }
 }
 
 void

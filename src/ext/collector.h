@@ -31,6 +31,7 @@
 typedef enum pc_mode {
     PC_MODE_COUNT = 0,  /* exact per-instruction counts and pairs */
     PC_MODE_NOOP = 1,   /* same events, callback does nothing: the cost floor */
+    PC_MODE_CENSUS = 2, /* no per-instruction events: specialization census */
 } pc_mode;
 
 typedef enum pc_reason {
@@ -69,6 +70,7 @@ typedef struct pc_state {
     int started;            /* start is set */
     int error_pending;      /* a hot-path failure to report */
     int native;             /* drive the interpreter's own counters */
+    int census_wanted;      /* a census window was open since last dump/clear */
 
     int resume_op;          /* RESUME's number in this interpreter */
     int extended_arg_op;
@@ -133,6 +135,16 @@ pc_count(int op)
         t->epoch = pc_g.epoch;
     t->prev = op;
 }
+
+/* Should per-instruction events be installed?  Census mode observes
+ * specialization and must not disturb it: no events. */
+static inline int
+pc_wants_events(void)
+{
+    return (pc_g.on || pc_g.measuring) && pc_g.mode != PC_MODE_CENSUS;
+}
+
+const char *pc_mode_name(pc_mode mode);
 
 /* Slow-path API used by module.c and the backends. */
 int pc_collector_init(PyObject *opnames);   /* -1 with exception */

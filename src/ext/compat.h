@@ -52,6 +52,34 @@ pc_small_int(PyObject *o)
  * of PyThreadState on 3.11 (Include/cpython/pystate.h). */
 #define pc_tstate_tracefunc(ts) ((ts)->c_tracefunc)
 
+/* The census reads a code object's adaptive bytecode in place: the
+ * co_code_adaptive array of PyCodeObject, Py_SIZE code units long, is
+ * part of the (unstable) public struct in 3.11-3.13. */
+#define pc_code_units(co) ((const uint16_t *)(co)->co_code_adaptive)
+#define pc_code_nunits(co) Py_SIZE(co)
+
+/* Backoff counters (Include/internal/pycore_code.h, and
+ * pycore_backoff.h in 3.13): the first cache entry of an adaptive
+ * instruction holds value << 4 | backoff exponent.  A failed
+ * specialization increments the exponent from its warm-up value: 5 on
+ * 3.11 (adaptive_counter_start), 1 on 3.12+ (adaptive_counter_warmup). */
+#if PY_VERSION_HEX >= 0x030C0000
+#  define PC_WARMUP_BACKOFF 1u
+#  define PC_UNQUICKENED_IS_BASE 0
+#else
+#  define PC_WARMUP_BACKOFF 5u
+/* 3.11 turns adaptive instructions into their *_ADAPTIVE forms when it
+ * quickens warm code: a base form means the code was never quickened. */
+#  define PC_UNQUICKENED_IS_BASE 1
+#endif
+
+/* Code watchers (PyCode_AddWatcher) arrived in 3.12. */
+#if PY_VERSION_HEX >= 0x030C0000
+#  define PC_HAVE_CODE_WATCHER 1
+#else
+#  define PC_HAVE_CODE_WATCHER 0
+#endif
+
 /* The counters are process-wide, so the module supports one interpreter
  * per process; 3.12 lets a module say so. */
 #if PY_VERSION_HEX >= 0x030C0000

@@ -7,6 +7,7 @@
  * (after the interpreter is gone) and from a signal handler.
  */
 #include "collector.h"
+#include "census.h"
 #include "version.h"
 
 #include <errno.h>
@@ -83,8 +84,7 @@ write_dump(psf_out *o, pc_reason reason)
     put_int_header(o, "meta.python.pystats_build", m->pystats_build);
     put_int_header(o, "meta.python.free_threading", m->free_threading);
     put_int_header(o, "meta.python.jit", m->jit);
-    psf_put_header(o, "meta.collection.mode",
-                   pc_g.mode == PC_MODE_NOOP ? "noop" : "count");
+    psf_put_header(o, "meta.collection.mode", pc_mode_name(pc_g.mode));
     psf_put_header(o, "meta.collection.mechanism", pc_backend_name());
     put_int_header(o, "meta.collection.windows", (long)pc_g.windows);
     put_int_header(o, "meta.collection.on_at_dump", pc_g.on);
@@ -102,6 +102,8 @@ write_dump(psf_out *o, pc_reason reason)
     psf_put_header(o, "meta.dump.reason", reason_names[reason]);
     psf_put_header(o, "meta.label", m->label);
 
+    if (pc_census_has_data())
+        pc_census_write(o);
     for (i = 0; i < PC_NOPS; i++) {
         if (!pc_g.exec[i])
             continue;
@@ -207,6 +209,8 @@ static PyObject *
 os_exit_hook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
+    if (pc_census_take() < 0)
+        PyErr_WriteUnraisable(NULL);
     pc_dump(PC_REASON_OS_EXIT);
     return PyObject_Vectorcall(orig_os_exit, args, (size_t)nargs, NULL);
 }

@@ -3,6 +3,7 @@
  * Counting lives in collector.c and the backends, writing in dump.c.
  */
 #include "collector.h"
+#include "census.h"
 #include "version.h"
 
 #include <string.h>
@@ -41,9 +42,13 @@ parse_mode(PyObject *mode, pc_mode *out)
         *out = PC_MODE_NOOP;
         return 0;
     }
+    if (!strcmp(s, "census")) {
+        *out = PC_MODE_CENSUS;
+        return 0;
+    }
     PyErr_Format(PyExc_ValueError,
                  "pystats: unknown collection mode %R (known: 'count', "
-                 "'noop')", mode);
+                 "'census', 'noop')", mode);
     return -1;
 }
 
@@ -60,8 +65,9 @@ native_result(const char *what)
 PyDoc_STRVAR(on_doc,
 "on($module, /, mode=None)\n--\n\n"
 "Start counting, in every thread, from the instruction after this call.\n"
-"mode: 'count' (default, also '1') or 'noop' (same events, nothing\n"
-"counted: the cost floor, for benchmarks).");
+"mode: 'count' (default, also '1'); 'census' (no per-instruction events:\n"
+"the specialization state of every code object is taken at dump time);\n"
+"'noop' (the events of 'count', nothing counted: the cost floor).");
 
 static PyObject *
 pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
@@ -91,8 +97,12 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
                         "pystats: measure() is running in another mode");
         return NULL;
     }
+    if (mode == PC_MODE_CENSUS && pc_census_setup() < 0)
+        return NULL;
     pc_g.mode = mode;
     pc_g.on = 1;
+    if (mode == PC_MODE_CENSUS)
+        pc_g.census_wanted = 1;
     pc_forget_prev();
     pc_note_start();
     if (pc_backend_sync() < 0) {
@@ -167,7 +177,7 @@ pc_dump_fn(PyObject *self, PyObject *unused)
             return NULL;
         return PyBool_FromLong(truth);
     }
-    if (check_pending() < 0)
+    if (check_pending() < 0 || pc_census_take() < 0)
         return NULL;
     r = pc_dump(PC_REASON_EXPLICIT);
     if (r == PC_DUMP_FILE || r == PC_DUMP_STDERR)
@@ -254,6 +264,12 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
         }
         PyErr_Restore(exc_type, exc_value, exc_tb);
         return result;
+    }
+    if (pc_g.on && pc_g.mode == PC_MODE_CENSUS) {
+        PyErr_SetString(PyExc_ValueError,
+                        "pystats: measure() counts instructions, which a "
+                        "census window must not disturb; off() first");
+        return NULL;
     }
     outermost = !pc_counting();
     if (outermost) {
@@ -379,11 +395,11 @@ pc_state_fn(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     return Py_BuildValue(
-        "{sisisssssisKsisiss}", "on", pc_g.on, "measuring", pc_g.measuring,
+        "{sisisssssisKsisisssi}", "on", pc_g.on, "measuring", pc_g.measuring,
         "mechanism", pc_backend_name(), "directory", pc_g.dir, "installed",
         pc_g.installed, "windows", (unsigned long long)pc_g.windows, "forked",
         pc_g.forked, "native", pc_g.native, "mode",
-        pc_g.mode == PC_MODE_NOOP ? "noop" : "count");
+        pc_mode_name(pc_g.mode), "census_wanted", pc_g.census_wanted);
 }
 
 static PyMethodDef module_methods[] = {
@@ -410,7 +426,8 @@ module_exec(PyObject *module)
     PyObject *opcode = NULL, *opnames = NULL, *os = NULL;  /* owned */
     int ret = -1;
 
-    if (PyModule_AddStringConstant(module, "__version__", PC_VERSION) < 0 ||
+    if (PyModule_AddFunctions(module, pc_census_methods) < 0 ||
+        PyModule_AddStringConstant(module, "__version__", PC_VERSION) < 0 ||
         PyModule_AddStringConstant(module, "MECHANISM", pc_backend_name()) < 0)
         return -1;
     /* The counters are process-wide (see collector.h): set them up once. */

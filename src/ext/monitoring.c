@@ -171,7 +171,7 @@ int
 pc_backend_sync(void)
 {
     PyObject *mon = NULL;  /* owned */
-    int want = pc_g.on || pc_g.measuring;
+    int want = pc_wants_events();
     int ret = -1;
 
     if (want == pc_g.installed)

@@ -229,10 +229,11 @@ pc_backend_sync(void)
 {
     PyThreadState *me = PyThreadState_Get(), *ts;
     PyInterpreterState *interp = PyInterpreterState_Get();
+    int want_all = pc_g.on && pc_g.mode != PC_MODE_CENSUS;
 
     if (pc_backend_check() < 0)
         return -1;
-    if (pc_g.on && !installed_all) {
+    if (want_all && !installed_all) {
         if (set_threading_hook(1) < 0)
             return -1;
         for (ts = PyInterpreterState_ThreadHead(interp); ts;
@@ -241,7 +242,7 @@ pc_backend_sync(void)
                 return -1;
         installed_all = 1;
     }
-    else if (!pc_g.on && installed_all) {
+    else if (!want_all && installed_all) {
         if (set_threading_hook(0) < 0)
             return -1;
         for (ts = PyInterpreterState_ThreadHead(interp); ts;
@@ -258,7 +259,7 @@ pc_backend_sync(void)
     }
     else if (pc_t.measure_depth == 0 && is_measuring(me)) {
         set_measuring(me, 0);
-        if (!pc_g.on && remove_from(me) < 0)
+        if (!want_all && remove_from(me) < 0)
             return -1;
     }
     pc_g.installed = installed_all || pc_tstate_tracefunc(me) == trace_func;

@@ -49,6 +49,7 @@ class Dump:
         self.header = {}
         self.counts = {}
         self.pairs = {}
+        self.extra = {}
         with open(path, encoding="utf-8") as f:
             text = f.read()
         assert text.endswith("\n"), "%s: no final newline" % path
@@ -65,6 +66,8 @@ class Dump:
             elif ".pair_count[" in key:
                 a, b = key[len("opcode["):-1].split("].pair_count[")
                 self.pairs[(a, b)] = int(value)
+            elif key.startswith("census."):
+                self.extra[key] = value
             else:
                 raise AssertionError("%s: unknown key %r" % (path, key))
 
