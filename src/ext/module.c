@@ -271,6 +271,9 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
                         "census window must not disturb; off() first");
         return NULL;
     }
+    /* measure() always counts; a window's mode only lasts the window. */
+    if (!pc_g.on && !pc_g.measuring)
+        pc_g.mode = PC_MODE_COUNT;
     outermost = !pc_counting();
     if (outermost) {
         /* fn's first instruction has no predecessor in this thread. */

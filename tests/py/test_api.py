@@ -225,6 +225,9 @@ def test_noop_mode_counts_nothing(pystats):
     f_simple()
     pystats.off()
     assert pystats.snapshot()["execution_count"] == {}
+    # The window's mode does not outlive it: measure() counts again.
+    pystats.measure(f_simple)
+    assert pystats.snapshot()["execution_count"]["RESUME"] == 1
 
 
 @pytest.mark.skipif(V >= (3, 12), reason="3.11 trace-function backend")
