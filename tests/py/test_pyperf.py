@@ -1,0 +1,330 @@
+"""The pyperf hook (python/pystats/pyperf_hook.py), for real: pystats
+installed with pip into a fresh virtual environment with pyperf and
+pyperformance, benchmarks run by pyperf with `--hook pystats_collector`
+(worker processes, loop calibration and all), and the dumps compared
+with the benchmark code's own counts, taken in-process with
+pystats.measure():
+
+- bench_func: every call of the benchmark function counts exactly the
+  function's instructions: total = calls * per-call counts, per opcode
+  and per pair, not one instruction of pyperf's;
+- bench_time_func: the time function's counts are linear in `loops`
+  (A + loops * B, checked), total = sum over calls;
+- two of pyperformance's benchmarks (nbody: bench_time_func, nqueens:
+  bench_func), run from pyperformance's own files the way pyperformance
+  runs them;
+- bench_async_func (scope "window"): the benchmark's signature
+  instruction is counted exactly, pyperf's harness code (and asyncio's
+  event loop) on top of it.
+
+Slow (it installs and benchmarks): PYSTATS_QUICK_TESTS=1 skips it."""
+import glob
+import json
+import os
+import sys
+import textwrap
+
+import pytest
+
+from test_packaging import ROOT, make_venv, pip, sh
+
+pytestmark = pytest.mark.skipif(
+    os.environ.get("PYSTATS_QUICK_TESTS", "") not in ("", "0"),
+    reason="PYSTATS_QUICK_TESTS: pyperf runs skipped")
+
+
+@pytest.fixture(scope="module")
+def venv(tmp_path_factory):
+    v = make_venv(tmp_path_factory.mktemp("pyperf") / "venv")
+    pip(v, "install", "pyperf", "pyperformance", ROOT)
+    return v
+
+
+def vpy(venv):
+    return os.path.join(venv, "bin", "python")
+
+
+def py(venv, code, *args, cwd, **env):
+    r = sh([vpy(venv), "-c", textwrap.dedent(code)] + list(args), venv=venv,
+           cwd=cwd, **env)
+    return json.loads(r.stdout)
+
+
+def read_dumps(directory):
+    """[(header, exec counts, pair counts)] of every dump in directory."""
+    out = []
+    for name in sorted(os.listdir(directory)):
+        assert not name.startswith("."), "leftover " + name
+        header, execs, pairs = {}, {}, {}
+        with open(os.path.join(directory, name)) as f:
+            for line in f.read().splitlines():
+                key, _, value = line.rpartition(" : ")
+                if key.startswith(("pystats.", "meta.")):
+                    header[key] = value
+                elif key.endswith(".execution_count"):
+                    execs[key[7:-17]] = int(value)
+                else:
+                    a, b = key[7:-1].split("].pair_count[")
+                    pairs[a + " " + b] = int(value)
+        out.append((header, execs, pairs))
+    return out
+
+
+def total(dumps):
+    execs, pairs = {}, {}
+    for _, e, p in dumps:
+        for k, v in e.items():
+            execs[k] = execs.get(k, 0) + v
+        for k, v in p.items():
+            pairs[k] = pairs.get(k, 0) + v
+    return execs, pairs
+
+
+# What pyperf did: every timed call, from its JSON (calibration runs
+# included), and the hook's metadata.
+RUNS = """
+import json, sys, pyperf
+bench = pyperf.Benchmark.load(sys.argv[1])
+runs = []
+for run in bench.get_runs():
+    md = run.get_metadata()
+    loops = [l for l, v in run.warmups or ()]
+    loops += [md["loops"]] * len(run.values)
+    runs.append({"loops": loops, "inner_loops": md.get("inner_loops", 1),
+                 "md": {k: v for k, v in md.items()
+                        if k.startswith("pystats_collector") or k == "hooks"}})
+print(json.dumps({"name": bench.get_name(), "runs": runs}))
+"""
+
+# Counts of fn(*args) taken in-process with measure(), keyed as in
+# read_dumps().
+MEASURE = """
+import importlib.util, json, sys, pystats
+spec = importlib.util.spec_from_file_location("bm", sys.argv[1])
+bm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bm)
+out = []
+for args in json.loads(sys.argv[3]):
+    pystats.clear()
+    pystats.measure(eval(sys.argv[2], vars(bm)), *args)
+    s = pystats.snapshot()
+    out.append([s["execution_count"],
+                {a + " " + b: n for (a, b), n in s["pair_count"].items()}])
+print(json.dumps(out))
+"""
+
+
+def measured(venv, script, fn, arg_lists, cwd):
+    return py(venv, MEASURE, script, fn, json.dumps(arg_lists), cwd=cwd)
+
+
+def scale(counts, k):
+    return {key: v * k for key, v in counts.items()}
+
+
+def linear(c1, c2, c3):
+    """(A, B) with c(loops) = A + loops * B, checked against loops=3."""
+    a, b = {}, {}
+    for key in set(c1) | set(c2) | set(c3):
+        b[key] = c2.get(key, 0) - c1.get(key, 0)
+        a[key] = c1.get(key, 0) - b[key]
+        assert c3.get(key, 0) == a[key] + 3 * b[key], key
+    return a, b
+
+
+def combine(*terms):
+    out = {}
+    for counts, k in terms:
+        for key, v in counts.items():
+            out[key] = out.get(key, 0) + v * k
+    return {key: v for key, v in out.items() if v}
+
+
+def run_pyperf(venv, tmp_path, script, *args, inherit=False,
+               name="bench"):
+    stats = str(tmp_path / ("stats-" + name))
+    out = str(tmp_path / (name + ".json"))
+    cmd = [vpy(venv), script, "--hook", "pystats_collector", "-o", out,
+           "--quiet"] + list(args)
+    if inherit:
+        cmd += ["--inherit-environ", "PYSTATS_DIR"]
+    r = sh(cmd, venv=venv, cwd=str(tmp_path), PYSTATS_DIR=stats,
+           timeout=900)
+    assert "pystats:" not in r.stderr, r.stderr
+    runs = py(venv, RUNS, out, cwd=str(tmp_path))
+    dumps = read_dumps(stats)
+    return runs, dumps, stats
+
+
+def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from):
+    # Every worker wrote dumps, labelled with the benchmark's name.
+    pids = {h["meta.process.pid"] for h, _, _ in dumps}
+    assert len(pids) == len(runs["runs"]), (pids, runs)
+    for h, _, _ in dumps:
+        assert h["meta.label"] == name
+        assert h["meta.dump.reason"] == "explicit"
+        assert h["meta.collection.on_at_dump"] == "0"
+    counted = 0
+    for run in runs["runs"]:
+        md = run["md"]
+        assert md["hooks"] == "pystats_collector"
+        assert md["pystats_collector_scope"] == scope
+        assert md["pystats_collector_dir"] == stats
+        assert md["pystats_collector_dir_from"].startswith(dir_from), md
+        assert md["pystats_collector_label"] == name
+        counted += md["pystats_collector_instructions"]
+    # What the metadata says was counted is what the dumps hold.
+    assert counted == sum(sum(e.values()) for _, e, _ in dumps)
+
+
+BENCH = """
+import pyperf
+
+def matchy():
+    for i in range(40):
+        match i:
+            case int():
+                pass
+
+def timed(loops):
+    range_it = range(loops)
+    t0 = pyperf.perf_counter()
+    for _ in range_it:
+        matchy()
+    return pyperf.perf_counter() - t0
+
+async def amatchy():
+    matchy()
+
+if __name__ == "__main__":
+    runner = pyperf.Runner()
+    kind = KIND
+    if kind == "func":
+        runner.bench_func("matchy", matchy)
+    elif kind == "time_func":
+        runner.bench_time_func("timed", timed)
+    else:
+        runner.bench_async_func("async_matchy", amatchy)
+"""
+
+
+@pytest.fixture(scope="module")
+def bench(tmp_path_factory):
+    """bench.py KIND: one script per kind (pyperf's workers run the
+    script with pyperf's arguments only)."""
+    d = tmp_path_factory.mktemp("bench")
+    for kind in ("func", "time_func", "async"):
+        (d / (kind + ".py")).write_text(BENCH.replace("KIND", repr(kind)))
+    return lambda kind: str(d / (kind + ".py"))
+
+
+def test_entry_points(venv, tmp_path):
+    names = py(venv, """
+        import json
+        from importlib.metadata import entry_points
+        print(json.dumps(sorted(e.name for e in
+                                entry_points(group="pyperf.hook"))))
+        """, cwd=str(tmp_path))
+    # Ours, next to pyperf's own "pystats" (native builds).
+    assert "pystats_collector" in names and "pystats" in names
+
+
+def test_bench_func_counts_exactly_the_function(venv, tmp_path, bench):
+    # Loop calibration on (a calibration worker, then value workers);
+    # PYSTATS_DIR reaches the workers without --inherit-environ.
+    runs, dumps, stats = run_pyperf(
+        venv, tmp_path, bench("func"), "-p", "2", "-w", "1", "-n", "2",
+        "--min-time", "0.002", name="func")
+    check_dumps_and_metadata(runs, dumps, stats, "matchy", "function",
+                             "PYSTATS_DIR of process")
+    calls = sum(sum(r["loops"]) for r in runs["runs"])
+    assert calls > 4
+    [(e1, p1)] = measured(venv, bench("func"), "matchy", [[]], str(tmp_path))
+    execs, pairs = total(dumps)
+    assert execs["MATCH_CLASS"] == 40 * calls
+    assert execs == scale(e1, calls)
+    assert pairs == scale(p1, calls)
+
+
+def test_bench_time_func_counts_exactly_the_time_function(venv, tmp_path,
+                                                          bench):
+    runs, dumps, stats = run_pyperf(
+        venv, tmp_path, bench("time_func"), "-p", "2", "-w", "1", "-n", "2",
+        "--min-time", "0.002", inherit=True, name="time_func")
+    check_dumps_and_metadata(runs, dumps, stats, "timed", "function",
+                             "PYSTATS_DIR")
+    loops = [l for r in runs["runs"] for l in r["loops"]]
+    (e1, p1), (e2, p2), (e3, p3) = measured(
+        venv, bench("func"), "timed", [[1], [2], [3]], str(tmp_path))
+    ea, eb = linear(e1, e2, e3)
+    pa, pb = linear(p1, p2, p3)
+    execs, pairs = total(dumps)
+    assert execs["MATCH_CLASS"] == 40 * sum(loops)
+    assert execs == combine((ea, len(loops)), (eb, sum(loops)))
+    assert pairs == combine((pa, len(loops)), (pb, sum(loops)))
+
+
+def test_async_window_counts_the_benchmark_and_the_harness(venv, tmp_path,
+                                                           bench):
+    runs, dumps, stats = run_pyperf(
+        venv, tmp_path, bench("async"), "-p", "1", "-w", "1", "-n", "2",
+        "--loops", "3", name="async")
+    check_dumps_and_metadata(runs, dumps, stats, "async_matchy", "window",
+                             "PYSTATS_DIR of process")
+    calls = sum(sum(r["loops"]) for r in runs["runs"])
+    [(e1, p1)] = measured(venv, bench("func"), "matchy", [[]], str(tmp_path))
+    execs, pairs = total(dumps)
+    # Nothing of the benchmark is lost ...
+    assert execs["MATCH_CLASS"] == 40 * calls
+    for op, n in e1.items():
+        assert execs[op] >= n * calls, op
+    # ... and pyperf's own code is counted too (README.md, "pyperf").
+    assert sum(execs.values()) > sum(e1.values()) * calls
+
+
+def pyperformance_bench(venv, tmp_path, name):
+    files = py(venv, """
+        import json, os, pyperformance
+        print(json.dumps(os.path.join(os.path.dirname(
+            pyperformance.__file__), "data-files", "benchmarks")))
+        """, cwd=str(tmp_path))
+    script = os.path.join(files, "bm_" + name, "run_benchmark.py")
+    assert os.path.exists(script), glob.glob(os.path.join(files, "*"))
+    return script
+
+
+def test_pyperformance_nbody(venv, tmp_path):
+    """bench_time_func, run as pyperformance runs it: `python -u
+    run_benchmark.py ... --inherit-environ ...`."""
+    script = pyperformance_bench(venv, tmp_path, "nbody")
+    runs, dumps, stats = run_pyperf(
+        venv, tmp_path, script, "--iterations", "300", "-p", "2", "-w", "1",
+        "-n", "1", "--min-time", "0.001", inherit=True, name="nbody")
+    check_dumps_and_metadata(runs, dumps, stats, "nbody", "function",
+                             "PYSTATS_DIR")
+    loops = [l for r in runs["runs"] for l in r["loops"]]
+    (e1, p1), (e2, p2), (e3, p3) = measured(
+        venv, script, "bench_nbody",
+        [[1, "sun", 300], [2, "sun", 300], [3, "sun", 300]], str(tmp_path))
+    ea, eb = linear(e1, e2, e3)
+    pa, pb = linear(p1, p2, p3)
+    execs, pairs = total(dumps)
+    assert execs == combine((ea, len(loops)), (eb, sum(loops)))
+    assert pairs == combine((pa, len(loops)), (pb, sum(loops)))
+
+
+def test_pyperformance_nqueens(venv, tmp_path):
+    """bench_func with an argument (functools.partial)."""
+    script = pyperformance_bench(venv, tmp_path, "nqueens")
+    runs, dumps, stats = run_pyperf(
+        venv, tmp_path, script, "-p", "2", "-w", "0", "-n", "1",
+        "--loops", "1", name="nqueens")
+    check_dumps_and_metadata(runs, dumps, stats, "nqueens", "function",
+                             "PYSTATS_DIR of process")
+    calls = sum(sum(r["loops"]) for r in runs["runs"])
+    assert calls == 2
+    [(e1, p1)] = measured(venv, script, "bench_n_queens", [[8]],
+                          str(tmp_path))
+    execs, pairs = total(dumps)
+    assert execs == scale(e1, calls)
+    assert pairs == scale(p1, calls)
