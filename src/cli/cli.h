@@ -11,7 +11,8 @@ enum cli_exit {
     CLI_EXIT_INPUT = 1,      /* no usable input, or --strict and input problems */
     CLI_EXIT_USAGE = 2,      /* bad command line */
     CLI_EXIT_OUTPUT = 3,     /* a report could not be written whole */
-    CLI_EXIT_INTERNAL = 4    /* out of memory, thread failure */
+    CLI_EXIT_INTERNAL = 4,   /* out of memory, thread failure */
+    CLI_EXIT_CONDITION = 5   /* compare: the --fail-if condition is true */
 };
 
 /* One policy for running out of memory: a message and CLI_EXIT_INTERNAL.
@@ -24,5 +25,6 @@ char *cli_xstrdup(const char *s);
 
 /* Subcommands: cmd_<name>(argc, argv) with argv[0] the subcommand. */
 int cmd_summarize(int argc, char **argv);
+int cmd_compare(int argc, char **argv);
 
 #endif

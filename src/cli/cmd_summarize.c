@@ -3,6 +3,7 @@
 #include "load.h"
 #include "outfile.h"
 #include "report.h"
+#include "report_html.h"
 #include "../format/psf_detect.h"
 
 #include <errno.h>
@@ -14,7 +15,7 @@
 #define DEFAULT_INPUT "/tmp/py_stats"
 
 static const char usage[] =
-    "usage: pystats summarize [INPUT ...] [--json FILE] [--markdown FILE]\n"
+    "usage: pystats summarize [INPUT ...] [--json FILE] [--markdown FILE] [--html FILE]\n"
     "                         [--strict] [--python-version X.Y] [--jobs N]\n"
     "                         [--top-pairs N] [--quiet]\n"
     "\n"
@@ -26,7 +27,8 @@ static const char usage[] =
     "                      several are aggregated (default: " DEFAULT_INPUT ")\n"
     "  --markdown FILE     write the Markdown report to FILE ('-': stdout)\n"
     "  --json FILE         write the JSON summary to FILE ('-': stdout)\n"
-    "                      (without either, Markdown goes to stdout)\n"
+    "  --html FILE         write a self-contained HTML report with charts\n"
+    "                      (without any of these, Markdown goes to stdout)\n"
     "  --strict            exit 1 on any input problem or mixed inputs\n"
     "  --python-version X.Y  version of native dumps instead of detecting it\n"
     "  --jobs N            reader threads (default: CPUs, at most 4)\n"
@@ -68,6 +70,7 @@ cmd_summarize(int argc, char **argv)
     static const struct option longopts[] = {
         { "json", required_argument, NULL, 'j' },
         { "markdown", required_argument, NULL, 'm' },
+        { "html", required_argument, NULL, 'H' },
         { "strict", no_argument, NULL, 's' },
         { "python-version", required_argument, NULL, 'V' },
         { "jobs", required_argument, NULL, 'J' },
@@ -76,7 +79,7 @@ cmd_summarize(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    const char *json_path = NULL, *md_path = NULL;
+    const char *json_path = NULL, *md_path = NULL, *html_path = NULL;
     static char *default_input[] = { DEFAULT_INPUT };
     char **inputs;
     size_t ninputs, i;
@@ -92,6 +95,7 @@ cmd_summarize(int argc, char **argv)
         switch (c) {
         case 'j': json_path = optarg; break;
         case 'm': md_path = optarg; break;
+        case 'H': html_path = optarg; break;
         case 's': strict = 1; break;
         case 'q': lo.quiet = 1; break;
         case 'V':
@@ -139,11 +143,13 @@ cmd_summarize(int argc, char **argv)
         return CLI_EXIT_INPUT;
     }
     agg_sort(&a);
-    if (json_path == NULL && md_path == NULL)
+    if (json_path == NULL && md_path == NULL && html_path == NULL)
         md_path = "-";
     if (md_path && (r = write_report(md_path, report_markdown, &a, &ro)) != CLI_EXIT_OK)
         ret = r;
     if (json_path && (r = write_report(json_path, report_json, &a, &ro)) != CLI_EXIT_OK)
+        ret = r;
+    if (html_path && (r = write_report(html_path, report_html, &a, &ro)) != CLI_EXIT_OK)
         ret = r;
     for (i = 0; i < AGG_P_COUNT; i++)
         problems += a.problems[i];

@@ -9,6 +9,7 @@ static const struct {
     int (*fn)(int, char **);
 } commands[] = {
     { "summarize", cmd_summarize },
+    { "compare", cmd_compare },
 };
 
 static void
@@ -16,6 +17,7 @@ usage(FILE *to)
 {
     fputs("usage: pystats <command> [options]\n\ncommands:\n"
           "  summarize   summarize pystats dumps into a Markdown or JSON report\n"
+          "  compare     compare two runs (Markdown, JSON, HTML; --fail-if for CI)\n"
           "\nRun 'pystats <command> --help' for a command's options.\n", to);
 }
 

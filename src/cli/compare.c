@@ -1,0 +1,628 @@
+/* compare.c: building the comparison of two runs (see compare.h). */
+#include "compare.h"
+
+#include "cli.h"
+#include "ktab.h"
+#include "report.h"
+#include "../format/psf_tables.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const cmp_only_name[3] = { "", "base", "head" };
+
+/* ---- sections and rows ------------------------------------------------ */
+
+static cmp_section *
+sec_new(cmp *c, const char *name, const char *title, const char *col, int kind,
+        int normalized, const char *note)
+{
+    cmp_section *s;
+    ktab *idx = cli_xmalloc(sizeof *idx);
+
+    /* Never reallocated: callers keep pointers to several sections. */
+    if (c->nsec == CMP_MAX_SECTIONS) {
+        fputs("pystats: internal error: too many comparison sections\n", stderr);
+        exit(CLI_EXIT_INTERNAL);
+    }
+    s = &c->sec[c->nsec++];
+    memset(s, 0, sizeof *s);
+    s->name = name;
+    s->title = title;
+    s->col = col;
+    s->kind = kind;
+    s->normalized = normalized;
+    s->note = note;
+    ktab_init(idx);
+    s->index = idx;
+    return s;
+}
+
+static cmp_row *
+row_get(cmp_section *s, const char *name, size_t len)
+{
+    int is_new;
+    size_t id = ktab_intern(s->index, name, len, &is_new);
+
+    if (is_new) {
+        if (s->n == s->cap) {
+            s->cap = s->cap ? s->cap * 2 : 32;
+            s->rows = cli_xrealloc(s->rows, s->cap * sizeof *s->rows);
+        }
+        memset(&s->rows[s->n], 0, sizeof s->rows[s->n]);
+        s->rows[s->n].name = cli_xstrndup(name, len);
+        s->n++;
+    }
+    return &s->rows[id];
+}
+
+static uint64_t
+sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static void
+add_count(cmp_section *s, int side, const char *name, uint64_t n)
+{
+    cmp_row *r = row_get(s, name, strlen(name));
+
+    if (side == 0) {
+        r->has_base = 1;
+        r->base_n = sat_add(r->base_n, n);
+    } else {
+        r->has_head = 1;
+        r->head_n = sat_add(r->head_n, n);
+    }
+}
+
+static void
+add_share(cmp_section *s, int side, const char *name, uint64_t num, uint64_t den)
+{
+    cmp_row *r = row_get(s, name, strlen(name));
+
+    if (side == 0) {
+        r->base_num = sat_add(r->base_num, num);
+        r->base_den = sat_add(r->base_den, den);
+    } else {
+        r->head_num = sat_add(r->head_num, num);
+        r->head_den = sat_add(r->head_den, den);
+    }
+}
+
+static void
+fmt_name(char *buf, size_t size, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+static void
+fmt_name(char *buf, size_t size, const char *fmt, ...)
+{
+    va_list ap;
+
+    va_start(ap, fmt);
+    vsnprintf(buf, size, fmt, ap);
+    va_end(ap);
+}
+
+/* ---- figures ------------------------------------------------------------ */
+
+/* Relative change from a to b: NaN when both are undefined, +inf from 0. */
+static double
+rel_change(double a, double b)
+{
+    if (isnan(a) || isnan(b))
+        return NAN;
+    if (a == 0)
+        return b == 0 ? 0.0 : (b > 0 ? INFINITY : -INFINITY);
+    return (b - a) / a;
+}
+
+static int
+row_cmp(const void *pa, const void *pb)
+{
+    const cmp_row *a = pa, *b = pb;
+
+    if (a->folded != b->folded)
+        return a->folded - b->folded;
+    if (a->weight != b->weight)
+        return a->weight > b->weight ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static void
+sec_finish(cmp *c, cmp_section *s)
+{
+    uint64_t tb = c->side[0].m.total_exec, th = c->side[1].m.total_exec;
+    int pm = s->normalized && tb > 0 && th > 0;
+    double total = 0, *mag;
+    size_t i;
+
+    ktab_free(s->index);
+    free(s->index);
+    s->index = NULL;
+    if (s->kind == CMP_COUNT && !pm)
+        s->normalized = 0;
+    mag = cli_xcalloc(s->n ? s->n : 1, sizeof *mag);
+    for (i = 0; i < s->n; i++) {
+        cmp_row *r = &s->rows[i];
+        if (s->kind == CMP_COUNT) {
+            r->base = (double)r->base_n;
+            r->head = (double)r->head_n;
+            r->change = r->head - r->base;
+            r->rel = rel_change(r->base, r->head);
+            if (pm) {
+                r->base_pm = r->base * 1e6 / (double)tb;
+                r->head_pm = r->head * 1e6 / (double)th;
+                r->change_pm = r->head_pm - r->base_pm;
+                r->rel_pm = rel_change(r->base_pm, r->head_pm);
+                mag[i] = fabs(r->change_pm);
+            } else {
+                r->base_pm = r->head_pm = r->change_pm = r->rel_pm = NAN;
+                mag[i] = fabs(r->change);
+            }
+            r->folded = fabs(pm ? r->rel_pm : r->rel) * 100.0 < c->min_change;
+        } else {
+            r->has_base = r->base_den > 0;
+            r->has_head = r->head_den > 0;
+            r->base = r->has_base ? (double)r->base_num / (double)r->base_den : NAN;
+            r->head = r->has_head ? (double)r->head_num / (double)r->head_den : NAN;
+            r->change = r->head - r->base;
+            r->rel = rel_change(r->base, r->head);
+            r->base_pm = r->head_pm = r->change_pm = r->rel_pm = NAN;
+            if (r->has_base && r->has_head) {
+                mag[i] = fabs(r->change);
+                r->folded = fabs(r->change) * 100.0 < c->min_change;
+            } else {
+                /* Defined on one side only (no data on the other): no
+                 * change can be measured; shown after the changes. */
+                mag[i] = 0;
+                r->folded = !r->has_base && !r->has_head;
+            }
+        }
+        total += mag[i];
+    }
+    for (i = 0; i < s->n; i++) {
+        s->rows[i].weight = total > 0 ? mag[i] / total : 0.0;
+        s->nfolded += s->rows[i].folded != 0;
+    }
+    free(mag);
+    if (s->n > 1)
+        qsort(s->rows, s->n, sizeof *s->rows, row_cmp);
+}
+
+/* ---- filling sections from the two models ------------------------------- */
+
+static uint64_t
+spec_total(const m_op *op)
+{
+    return sat_add(sat_add(op->spec[PSF_SPEC_HIT], op->spec[PSF_SPEC_MISS]), op->exec);
+}
+
+static void
+fill_list(cmp *c, const char *name, const char *title, const char *col, int normalized,
+          size_t list_off)
+{
+    cmp_section *s = NULL;
+    int i;
+    size_t k;
+
+    for (i = 0; i < 2; i++) {
+        const m_list *l = (const m_list *)((const char *)&c->side[i].m + list_off);
+        for (k = 0; k < l->n; k++) {
+            if (s == NULL)
+                s = sec_new(c, name, title, col, CMP_COUNT, normalized, NULL);
+            add_count(s, i, l->v[k].name, l->v[k].n);
+        }
+    }
+}
+
+static void
+fill(cmp *c)
+{
+    cmp_section *exec = NULL, *fam, *eff, *spec, *specn, *fail, *pairs = NULL, *s;
+    char name[1200];
+    int i;
+    size_t k, j;
+
+    s = sec_new(c, "total", "Totals", "Figure", CMP_COUNT, 0, NULL);
+    for (i = 0; i < 2; i++) {
+        add_count(s, i, "instructions", c->side[i].m.total_exec);
+        add_count(s, i, "files", c->side[i].g->files);
+    }
+    if (!c->by_family) {
+        exec = sec_new(c, "execution", "Execution counts", "Instruction", CMP_COUNT, 1,
+                       "Self: the share of all instructions executed on that side.");
+        exec->self_share = 1;
+    }
+    fam = sec_new(c, "family", "Execution counts by family", "Family", CMP_COUNT, 1,
+                  "A family is a base instruction with all its specialized forms. "
+                  "Self: the share of all instructions executed on that side.");
+    fam->self_share = 1;
+    eff = sec_new(c, "effectiveness", "Specialization effectiveness", "Instructions",
+                  CMP_SHARE, 0, "Shares of all instructions executed (native dumps only).");
+    spec = sec_new(c, "specialization", "Specialization", "Family.figure", CMP_SHARE, 0,
+                   "hit, miss, deferred and deopt ratios of hit + miss + executions of the "
+                   "base instruction; success ratio of specialization attempts; specialized "
+                   "share of the family's executions.");
+    specn = sec_new(c, "specialization_counts", "Specialization counts", "Family.counter",
+                    CMP_COUNT, 1, NULL);
+    fail = sec_new(c, "failure_kinds", "Specialization failure kinds", "Family.kind",
+                   CMP_SHARE, 0, "Shares of the family's specialization failures.");
+    if (c->side[0].m.has_pairs || c->side[1].m.has_pairs)
+        pairs = sec_new(c, "pairs", c->by_family ? "Pair counts by family" : "Pair counts",
+                        "Pair", CMP_COUNT, 1, NULL);
+
+    for (i = 0; i < 2; i++) {
+        const m_group *m = &c->side[i].m;
+        int native = c->side[i].g->source == AGG_NATIVE;
+        uint64_t basic = 0, notspec = 0, hits = 0, misses = 0;
+        m_list famexec = { 0 }, famspec = { 0 };
+
+        for (k = 0; k < m->ops.n; k++) {
+            const m_op *op = &m->ops.v[k];
+            if (op->has_exec) {
+                if (exec)
+                    add_count(exec, i, op->name, op->exec);
+                add_count(fam, i, op->family, op->exec);
+                m_list_add(&famexec, op->family, strlen(op->family), op->exec);
+                if (native && model_is_specialized(op)) {
+                    uint64_t ms = op->spec[PSF_SPEC_MISS] < op->exec ? op->spec[PSF_SPEC_MISS] : op->exec;
+                    m_list_add(&famspec, op->family, strlen(op->family), op->exec);
+                    hits += op->exec - ms;
+                    misses += ms;
+                } else if (native && op->specializable) {
+                    notspec += op->exec;
+                } else if (native) {
+                    basic += op->exec;
+                }
+            }
+            if (op->specializable && op->has_spec) {
+                uint64_t total = spec_total(op), sf;
+                static const int f[] = { PSF_SPEC_HIT, PSF_SPEC_MISS, PSF_SPEC_DEFERRED, PSF_SPEC_DEOPT };
+                static const char *const fn[] = { "hit_ratio", "miss_ratio", "deferred_ratio", "deopt_ratio" };
+                size_t q;
+                if (total)
+                    for (q = 0; q < 4; q++) {
+                        fmt_name(name, sizeof name, "%s.%s", op->name, fn[q]);
+                        add_share(spec, i, name, op->spec[f[q]], total);
+                    }
+                sf = sat_add(op->spec[PSF_SPEC_SUCCESS], op->spec[PSF_SPEC_FAILURE]);
+                if (sf) {
+                    fmt_name(name, sizeof name, "%s.success_ratio", op->name);
+                    add_share(spec, i, name, op->spec[PSF_SPEC_SUCCESS], sf);
+                }
+                for (q = 0; q < PSF_SPEC_COUNT; q++) {
+                    fmt_name(name, sizeof name, "%s.%s", op->name, psf_spec_field_name[q]);
+                    add_count(specn, i, name, op->spec[q]);
+                }
+                for (q = 0; q < op->fail.n; q++) {
+                    fmt_name(name, sizeof name, "%s.%s", op->name, op->fail.v[q].name);
+                    add_share(fail, i, name, op->fail.v[q].n, op->spec[PSF_SPEC_FAILURE]);
+                }
+            }
+            if (pairs)
+                for (j = 0; j < op->succ.n; j++) {
+                    const char *b = op->succ.v[j].name;
+                    if (c->by_family) {
+                        const char *fb = psf_tab_family(c->side[i].g->minor, b);
+                        fmt_name(name, sizeof name, "%s %s", op->family, fb ? fb : b);
+                    } else {
+                        fmt_name(name, sizeof name, "%s %s", op->name, b);
+                    }
+                    add_count(pairs, i, name, op->succ.v[j].n);
+                }
+        }
+        if (native && m->total_exec) {
+            add_share(eff, i, "basic", basic, m->total_exec);
+            add_share(eff, i, "not_specialized", notspec, m->total_exec);
+            add_share(eff, i, "specialized_hits", hits, m->total_exec);
+            add_share(eff, i, "specialized_misses", misses, m->total_exec);
+        }
+        if (native)
+            for (k = 0; k < famexec.n; k++) {
+                const m_op *base = model_op(m, famexec.v[k].name);
+                uint64_t sp = m_list_get(&famspec, famexec.v[k].name);
+                if (famexec.v[k].n == 0 || (sp == 0 && !(base && base->specializable)))
+                    continue;
+                fmt_name(name, sizeof name, "%s.specialized_share", famexec.v[k].name);
+                add_share(spec, i, name, sp, famexec.v[k].n);
+            }
+        for (k = 0; k < famexec.n; k++)
+            free(famexec.v[k].name);
+        for (k = 0; k < famspec.n; k++)
+            free(famspec.v[k].name);
+        free(famexec.v);
+        free(famspec.v);
+    }
+
+    fill_list(c, "calls", "Call stats", "Counter", 1, offsetof(m_group, calls));
+    fill_list(c, "objects", "Object stats", "Counter", 1, offsetof(m_group, objects));
+    s = NULL;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = &c->side[i].m;
+        for (k = 0; k < m->gc.n; k++) {
+            const char *sp = strchr(m->gc.v[k].name, ' ');
+            if (s == NULL)
+                s = sec_new(c, "gc", "GC stats", "Counter", CMP_COUNT, 1, NULL);
+            if (sp)
+                fmt_name(name, sizeof name, "GC[%.*s] %s", (int)(sp - m->gc.v[k].name),
+                         m->gc.v[k].name, sp + 1);
+            else
+                fmt_name(name, sizeof name, "GC %s", m->gc.v[k].name);
+            add_count(s, i, name, m->gc.v[k].n);
+        }
+    }
+    fill_list(c, "optimization", "Optimization (Tier 2) counters", "Counter", 1,
+              offsetof(m_group, opt));
+    s = NULL;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = &c->side[i].m;
+        for (k = 0; k < m->nhist; k++)
+            for (j = 0; j < m->hist[k].buckets.n; j++) {
+                if (s == NULL)
+                    s = sec_new(c, "histograms", "Optimization histograms", "Bucket",
+                                CMP_COUNT, 1, NULL);
+                fmt_name(name, sizeof name, "%s <= %s", m->hist[k].name,
+                         m->hist[k].buckets.v[j].name);
+                add_count(s, i, name, m->hist[k].buckets.v[j].n);
+            }
+    }
+    s = NULL;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = &c->side[i].m;
+        for (k = 0; k < m->uops.n; k++) {
+            if (!m->uops.v[k].has_exec)
+                continue;
+            if (s == NULL)
+                s = sec_new(c, "uops", "Uop execution counts", "Uop", CMP_COUNT, 1, NULL);
+            add_count(s, i, m->uops.v[k].name, m->uops.v[k].exec);
+        }
+    }
+    fill_list(c, "unsupported_opcodes", "Unsupported opcodes", "Opcode", 1,
+              offsetof(m_group, unsupported));
+    fill_list(c, "errors_in_opcode", "Errors in uops", "Uop", 1, offsetof(m_group, errors));
+    fill_list(c, "jit", "JIT memory", "Counter", 0, offsetof(m_group, jit));
+    fill_list(c, "rare_events", "Rare events", "Event", 1, offsetof(m_group, rare));
+    fill_list(c, "other", "Other counters", "Key", 1, offsetof(m_group, other));
+}
+
+/* Mark instructions (and families) that one side's version does not have. */
+static void
+mark_only(cmp *c, cmp_section *s)
+{
+    int bm = c->side[0].g->minor, hm = c->side[1].g->minor;
+    size_t i;
+
+    if (bm == 0 || hm == 0 || bm == hm)
+        return;
+    for (i = 0; i < s->n; i++) {
+        int inb = psf_tab_family(bm, s->rows[i].name) != NULL;
+        int inh = psf_tab_family(hm, s->rows[i].name) != NULL;
+        if (inb && !inh)
+            s->rows[i].only = CMP_ONLY_BASE;
+        else if (inh && !inb)
+            s->rows[i].only = CMP_ONLY_HEAD;
+    }
+}
+
+/* ---- warnings ----------------------------------------------------------- */
+
+static void
+warn(cmp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void
+warn(cmp *c, const char *fmt, ...)
+{
+    va_list ap;
+    char buf[2048];
+
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    c->warn = cli_xrealloc(c->warn, (c->nwarn + 1) * sizeof *c->warn);
+    c->warn[c->nwarn++] = cli_xstrdup(buf);
+}
+
+static int
+strs_same(const agg_strs *a, const agg_strs *b)
+{
+    size_t i, j;
+
+    if (a->n != b->n)
+        return 0;
+    for (i = 0; i < a->n; i++) {
+        for (j = 0; j < b->n; j++)
+            if (strcmp(a->v[i].text, b->v[j].text) == 0)
+                break;
+        if (j == b->n)
+            return 0;
+    }
+    return 1;
+}
+
+static void
+strs_text(const agg_strs *s, char *buf, size_t size)
+{
+    size_t i, used = 0;
+
+    buf[0] = '\0';
+    for (i = 0; i < s->n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", s->v[i].text);
+}
+
+static const agg_strs *
+hdr_vals(const agg_group *g, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < g->nhdr; i++)
+        if (strcmp(g->hdr[i].key, key) == 0)
+            return &g->hdr[i].vals;
+    return NULL;
+}
+
+static const char *const build_keys[] = {
+    "meta.python.sys_version", "meta.python.config_args", "meta.python.pystats_build",
+    "meta.python.free_threading", "meta.python.jit",
+};
+
+static void
+warnings(cmp *c)
+{
+    const agg_group *b = c->side[0].g, *h = c->side[1].g;
+    char tb[256], th[256];
+    size_t i;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        const cmp_side *sd = &c->side[k];
+        if (sd->a->ng > 1) {
+            cmp_side_title(c, k, tb, sizeof tb);
+            warn(c, "%s mixes %zu kinds of dumps; compared: %s (%llu files), the others are left out",
+                 sd->label, sd->a->ng, tb, (unsigned long long)sd->g->files);
+        }
+        if (sd->problems)
+            warn(c, "%s had %llu input problems (run `pystats summarize` on it for details)",
+                 sd->label, (unsigned long long)sd->problems);
+        if (sd->g->minor == 0)
+            warn(c, "the Python version of %s is unknown", sd->label);
+    }
+    if (c->by_family) {
+        cmp_side_title(c, 0, tb, sizeof tb);
+        cmp_side_title(c, 1, th, sizeof th);
+        warn(c, "base and head count different things (%s; %s): the pystats collector counts "
+             "base instructions, a native dump counts each specialized form, so they are "
+             "compared by family only", tb, th);
+    }
+    if (b->minor && h->minor && b->minor != h->minor)
+        warn(c, "different Python versions (3.%d and 3.%d): instruction sets differ; "
+             "instructions of one version only are marked, and families are compared as units",
+             b->minor, h->minor);
+    if (!strs_same(&b->collectors, &h->collectors)) {
+        strs_text(&b->collectors, tb, sizeof tb);
+        strs_text(&h->collectors, th, sizeof th);
+        warn(c, "different collectors (base: %s; head: %s)", tb[0] ? tb : "unknown",
+             th[0] ? th : "unknown");
+    }
+    for (i = 0; i < sizeof build_keys / sizeof build_keys[0]; i++) {
+        const agg_strs *vb = hdr_vals(b, build_keys[i]), *vh = hdr_vals(h, build_keys[i]);
+        if (vb && vh && !strs_same(vb, vh)) {
+            strs_text(vb, tb, sizeof tb);
+            strs_text(vh, th, sizeof th);
+            warn(c, "different builds: %s is '%s' in base and '%s' in head", build_keys[i], tb, th);
+        }
+    }
+    if (c->side[0].m.has_pairs != c->side[1].m.has_pairs)
+        warn(c, "only %s has pair counts", c->side[0].m.has_pairs ? "base" : "head");
+}
+
+/* ---- the comparison ----------------------------------------------------- */
+
+static int
+group_matches(const agg_group *a, const agg_group *b)
+{
+    return a->source == b->source && a->minor == b->minor && strcmp(a->counts, b->counts) == 0;
+}
+
+void
+cmp_build(cmp *c, const agg *base, char **base_in, size_t nbase,
+          const agg *head, char **head_in, size_t nhead, double min_change, int top)
+{
+    size_t i, j, k;
+    int done = 0;
+
+    memset(c, 0, sizeof *c);
+    c->sec = cli_xcalloc(CMP_MAX_SECTIONS, sizeof *c->sec);
+    c->min_change = min_change;
+    c->top = top;
+    c->side[0].label = "base";
+    c->side[1].label = "head";
+    c->side[0].inputs = base_in;
+    c->side[0].ninputs = nbase;
+    c->side[1].inputs = head_in;
+    c->side[1].ninputs = nhead;
+    c->side[0].a = base;
+    c->side[1].a = head;
+    c->side[0].g = base->g[0];
+    c->side[1].g = head->g[0];
+    for (i = 0; i < base->ng && !done; i++)
+        for (j = 0; j < head->ng && !done; j++)
+            if (group_matches(base->g[i], head->g[j])) {
+                c->side[0].g = base->g[i];
+                c->side[1].g = head->g[j];
+                done = 1;
+            }
+    for (k = 0; k < 2; k++) {
+        for (i = 0; i < AGG_P_COUNT; i++)
+            c->side[k].problems += c->side[k].a->problems[i];
+        model_build(&c->side[k].m, c->side[k].g);
+    }
+    c->by_family = c->side[0].g->source != c->side[1].g->source
+        || strcmp(c->side[0].g->counts, c->side[1].g->counts) != 0;
+    fill(c);
+    for (i = 0; i < c->nsec; i++) {
+        if (strcmp(c->sec[i].name, "execution") == 0 || strcmp(c->sec[i].name, "family") == 0)
+            mark_only(c, &c->sec[i]);
+        sec_finish(c, &c->sec[i]);
+    }
+    /* Sections with no rows at all are left out. */
+    for (i = j = 0; i < c->nsec; i++) {
+        if (c->sec[i].n == 0) {
+            free(c->sec[i].rows);
+            continue;
+        }
+        c->sec[j++] = c->sec[i];
+    }
+    c->nsec = j;
+    warnings(c);
+}
+
+void
+cmp_free(cmp *c)
+{
+    size_t i, j;
+
+    for (i = 0; i < c->nsec; i++) {
+        for (j = 0; j < c->sec[i].n; j++)
+            free(c->sec[i].rows[j].name);
+        free(c->sec[i].rows);
+    }
+    free(c->sec);
+    for (i = 0; i < c->nwarn; i++)
+        free(c->warn[i]);
+    free(c->warn);
+    model_free(&c->side[0].m);
+    model_free(&c->side[1].m);
+    memset(c, 0, sizeof *c);
+}
+
+const cmp_section *
+cmp_find_section(const cmp *c, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < c->nsec; i++)
+        if (strcmp(c->sec[i].name, name) == 0)
+            return &c->sec[i];
+    return NULL;
+}
+
+const cmp_row *
+cmp_find_row(const cmp_section *s, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < s->n; i++)
+        if (strcmp(s->rows[i].name, name) == 0)
+            return &s->rows[i];
+    return NULL;
+}
+
+void
+cmp_side_title(const cmp *c, int i, char *buf, size_t size)
+{
+    report_group_title(c->side[i].g, buf, size);
+}

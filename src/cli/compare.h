@@ -1,0 +1,103 @@
+/* compare.h: two runs side by side (`pystats compare`).
+ *
+ * Each side is an aggregate as `summarize` reads it; one group of each
+ * side is compared (the largest, or the one that matches the other
+ * side).  The comparison is a list of sections; a section is a list of
+ * rows of one kind:
+ *
+ * - count rows (executions, calls, pair counts ...): base and head
+ *   counts, and the same per million executed instructions of that side,
+ *   so runs of different sizes compare fairly;
+ * - share rows (hit ratio, specialized share ...): a fraction on each
+ *   side, compared in percentage points.
+ *
+ * Rows are sorted by their share of the section's total change and
+ * marked folded when they change less than --min-change.  Figures that
+ * are undefined (a share of nothing, a relative change from zero) are
+ * NaN; an absent row side is has_base/has_head = 0.
+ */
+#ifndef COMPARE_H
+#define COMPARE_H
+
+#include "agg.h"
+#include "model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define CMP_MAX_SECTIONS 32
+
+enum cmp_kind { CMP_COUNT = 0, CMP_SHARE = 1 };
+
+/* A row that exists in one Python version's instruction set only. */
+enum cmp_only { CMP_ONLY_NONE = 0, CMP_ONLY_BASE, CMP_ONLY_HEAD };
+extern const char *const cmp_only_name[3];
+
+typedef struct cmp_row {
+    char *name;             /* owned */
+    int only;               /* cmp_only */
+    int has_base, has_head; /* the figure exists on that side */
+    uint64_t base_n, head_n;/* count rows: the counts */
+    uint64_t base_num, base_den, head_num, head_den; /* share rows */
+    double base, head;      /* count, or share in [0, 1]; NaN if undefined */
+    double change, rel;     /* head - base; change / base (NaN if base is 0) */
+    double base_pm, head_pm, change_pm, rel_pm; /* count rows: per million instructions */
+    double weight;          /* share of the section's total change, 0..1 */
+    int folded;             /* changed less than --min-change */
+} cmp_row;
+
+typedef struct cmp_section {
+    const char *name;       /* path name: "family", "specialization" */
+    const char *title;      /* "Execution counts by family" */
+    const char *col;        /* first column: "Family" */
+    const char *note;       /* a sentence under the title, or NULL */
+    int kind;               /* cmp_kind */
+    int normalized;         /* count rows with per-million figures */
+    int self_share;         /* normalized figure shown as a share of all instructions */
+    cmp_row *rows;          /* owned */
+    size_t n, cap;
+    size_t nfolded;
+    void *index;            /* owned: name -> row while building */
+} cmp_section;
+
+typedef struct cmp_side {
+    const char *label;      /* "base" / "head" */
+    char **inputs;          /* borrowed */
+    size_t ninputs;
+    const agg *a;           /* borrowed */
+    const agg_group *g;     /* borrowed: the group compared */
+    m_group m;              /* owned */
+    uint64_t problems;
+} cmp_side;
+
+typedef struct cmp {
+    cmp_side side[2];       /* base, head */
+    int by_family;          /* different counting semantics: families only */
+    double min_change;      /* percent */
+    int top;                /* rows shown per section in reports */
+    cmp_section *sec;       /* owned */
+    size_t nsec;
+    char **warn;            /* owned sentences, no final period */
+    size_t nwarn;
+} cmp;
+
+/* Build the comparison of the aggregates (each with at least one file). */
+void cmp_build(cmp *c, const agg *base, char **base_in, size_t nbase,
+               const agg *head, char **head_in, size_t nhead,
+               double min_change, int top);
+void cmp_free(cmp *c);
+
+const cmp_section *cmp_find_section(const cmp *c, const char *name);
+const cmp_row *cmp_find_row(const cmp_section *s, const char *name);
+
+/* "CPython 3.13 native dumps" etc. for side i. */
+void cmp_side_title(const cmp *c, int i, char *buf, size_t size);
+
+/* Markdown and JSON reports of a comparison.  fail_if is the --fail-if
+ * expression and its result (-1: none).  Return 0, or -1 if the stream
+ * failed. */
+int cmp_report_markdown(FILE *out, const cmp *c);
+int cmp_report_json(FILE *out, const cmp *c, const char *fail_if, int fail_result);
+
+#endif

@@ -1,0 +1,820 @@
+/* report_html.c: the HTML reports (see report_html.h). */
+#include "report_html.h"
+
+#include "cli.h"
+#include "model.h"
+#include "../format/psf_key.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- text ---------------------------------------------------------------- */
+
+static void
+esc_n(FILE *out, const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++) {
+        switch (s[i]) {
+        case '&': fputs("&amp;", out); break;
+        case '<': fputs("&lt;", out); break;
+        case '>': fputs("&gt;", out); break;
+        case '"': fputs("&quot;", out); break;
+        default: fputc(s[i], out); break;
+        }
+    }
+}
+
+static void
+esc(FILE *out, const char *s)
+{
+    esc_n(out, s, strlen(s));
+}
+
+static void
+count_str(char *buf, uint64_t n)
+{
+    char tmp[32];
+    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n), i, j = 0;
+
+    for (i = 0; i < len; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            buf[j++] = ',';
+        buf[j++] = tmp[i];
+    }
+    buf[j] = '\0';
+}
+
+/* Inline Markdown of the reports: **bold**, `code`, and \| in cells. */
+static void
+inline_md(FILE *out, const char *s, size_t n)
+{
+    size_t i = 0, j;
+
+    while (i < n) {
+        if (s[i] == '*' && i + 1 < n && s[i + 1] == '*') {
+            for (j = i + 2; j + 1 < n && !(s[j] == '*' && s[j + 1] == '*'); j++)
+                ;
+            if (j + 1 < n) {
+                fputs("<strong>", out);
+                inline_md(out, s + i + 2, j - i - 2);
+                fputs("</strong>", out);
+                i = j + 2;
+                continue;
+            }
+        }
+        if (s[i] == '`') {
+            for (j = i + 1; j < n && s[j] != '`'; j++)
+                ;
+            if (j < n) {
+                fputs("<code>", out);
+                esc_n(out, s + i + 1, j - i - 1);
+                fputs("</code>", out);
+                i = j + 1;
+                continue;
+            }
+        }
+        if (s[i] == '\\' && i + 1 < n && s[i + 1] == '|')
+            i++;
+        esc_n(out, s + i, 1);
+        i++;
+    }
+}
+
+/* ---- Markdown (the subset the reports write) to HTML -------------------- */
+
+typedef void (*heading_hook)(void *ctx, FILE *out, int level, const char *text);
+
+typedef struct line {
+    const char *s;
+    size_t n;
+} line;
+
+static size_t
+trim_len(const char *s, size_t n)
+{
+    while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
+        n--;
+    return n;
+}
+
+/* Split a table line into cells at unescaped '|'. */
+static size_t
+split_cells(const char *s, size_t n, line *cells, size_t max)
+{
+    size_t i = 0, k = 0, start;
+
+    n = trim_len(s, n);
+    if (n && s[0] == '|')
+        i = 1;
+    if (n > i && s[n - 1] == '|' && !(n >= 2 && s[n - 2] == '\\'))
+        n--;
+    while (i <= n && k < max) {
+        start = i;
+        while (i < n && !(s[i] == '|' && s[i - 1] != '\\'))
+            i++;
+        cells[k].s = s + start;
+        cells[k].n = i - start;
+        while (cells[k].n && cells[k].s[0] == ' ') {
+            cells[k].s++;
+            cells[k].n--;
+        }
+        cells[k].n = trim_len(cells[k].s, cells[k].n);
+        k++;
+        i++;
+    }
+    return k;
+}
+
+#define MAX_COLS 32
+
+static void
+emit_table(FILE *out, const line *lines, size_t nl)
+{
+    line cells[MAX_COLS];
+    int right[MAX_COLS] = { 0 };
+    size_t nc, i, k, ncols;
+
+    ncols = split_cells(lines[0].s, lines[0].n, cells, MAX_COLS);
+    if (nl > 1) {
+        line al[MAX_COLS];
+        size_t na = split_cells(lines[1].s, lines[1].n, al, MAX_COLS);
+        for (k = 0; k < na && k < MAX_COLS; k++)
+            right[k] = al[k].n && al[k].s[al[k].n - 1] == ':' && al[k].s[0] != ':';
+    }
+    fputs("<div class=\"tw\"><table class=\"sortable\"><thead><tr>", out);
+    for (k = 0; k < ncols; k++) {
+        fputs(right[k] ? "<th class=\"n\" title=\"sort\">" : "<th title=\"sort\">", out);
+        inline_md(out, cells[k].s, cells[k].n);
+        fputs("</th>", out);
+    }
+    fputs("</tr></thead><tbody>\n", out);
+    for (i = 2; i < nl; i++) {
+        nc = split_cells(lines[i].s, lines[i].n, cells, MAX_COLS);
+        fputs("<tr>", out);
+        for (k = 0; k < nc && k < ncols; k++) {
+            fputs(right[k] ? "<td class=\"n\">" : "<td>", out);
+            inline_md(out, cells[k].s, cells[k].n);
+            fputs("</td>", out);
+        }
+        for (; k < ncols; k++)
+            fputs("<td></td>", out);
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table></div>\n", out);
+}
+
+static void
+md_to_html(FILE *out, const char *buf, size_t len, heading_hook hook, void *ctx)
+{
+    line *lines = NULL;
+    size_t nl = 0, cap = 0, i, j, hid = 0;
+    const char *p = buf, *end = buf + len;
+
+    while (p < end) {
+        const char *nlp = memchr(p, '\n', (size_t)(end - p));
+        size_t n = nlp ? (size_t)(nlp - p) : (size_t)(end - p);
+        if (nl == cap) {
+            cap = cap ? cap * 2 : 256;
+            lines = cli_xrealloc(lines, cap * sizeof *lines);
+        }
+        lines[nl].s = p;
+        lines[nl].n = trim_len(p, n);
+        nl++;
+        p += n + 1;
+    }
+    for (i = 0; i < nl;) {
+        const line *l = &lines[i];
+        if (l->n == 0) {
+            i++;
+            continue;
+        }
+        if (l->s[0] == '#') {
+            int level = 0;
+            char text[512];
+            while ((size_t)level < l->n && l->s[level] == '#')
+                level++;
+            j = (size_t)level;
+            while (j < l->n && l->s[j] == ' ')
+                j++;
+            if (level > 6)
+                level = 6;
+            snprintf(text, sizeof text, "%.*s", (int)(l->n - j), l->s + j);
+            fprintf(out, "<h%d id=\"h%zu\">", level, ++hid);
+            inline_md(out, l->s + j, l->n - j);
+            fprintf(out, "</h%d>\n", level);
+            if (hook)
+                hook(ctx, out, level, text);
+            i++;
+            continue;
+        }
+        if (l->s[0] == '|') {
+            for (j = i; j < nl && lines[j].n && lines[j].s[0] == '|'; j++)
+                ;
+            emit_table(out, lines + i, j - i);
+            i = j;
+            continue;
+        }
+        if (l->n >= 2 && l->s[0] == '-' && l->s[1] == ' ') {
+            fputs("<ul>\n", out);
+            for (; i < nl && lines[i].n >= 2 && lines[i].s[0] == '-' && lines[i].s[1] == ' '; i++) {
+                fputs("<li>", out);
+                inline_md(out, lines[i].s + 2, lines[i].n - 2);
+                fputs("</li>\n", out);
+            }
+            fputs("</ul>\n", out);
+            continue;
+        }
+        fputs("<p>", out);
+        for (j = i; j < nl && lines[j].n && lines[j].s[0] != '#' && lines[j].s[0] != '|'
+                    && !(lines[j].s[0] == '-' && lines[j].n >= 2 && lines[j].s[1] == ' '); j++) {
+            if (j > i)
+                fputc(' ', out);
+            inline_md(out, lines[j].s, lines[j].n);
+        }
+        fputs("</p>\n", out);
+        i = j;
+    }
+    free(lines);
+}
+
+/* ---- the page -------------------------------------------------------------- */
+
+static const char css[] =
+    "body{font:14px/1.45 system-ui,-apple-system,'Segoe UI',sans-serif;margin:0;color:#1b1f24;"
+    "background:#fff}\n"
+    "main{max-width:1200px;margin:0 auto;padding:16px 24px 64px}\n"
+    "h1{font-size:1.7em;margin:.4em 0}h2{font-size:1.35em;margin:1.6em 0 .5em;"
+    "border-bottom:1px solid #d0d7de;padding-bottom:.2em}h3{font-size:1.15em;margin:1.2em 0 .4em}"
+    "h4{font-size:1em;margin:1em 0 .3em}\n"
+    "code{background:#f3f4f6;padding:0 3px;border-radius:3px}\n"
+    ".tw{overflow-x:auto;margin:.4em 0 1em}\n"
+    "table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
+    "th,td{border:1px solid #d8dee4;padding:2px 8px;text-align:left;white-space:nowrap}\n"
+    "th{background:#f6f8fa;cursor:pointer;user-select:none;position:sticky;top:0}\n"
+    "th.n,td.n{text-align:right}tbody tr:nth-child(even){background:#fafbfc}\n"
+    "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}\n"
+    "svg.chart{display:block;max-width:100%;height:auto;margin:.5em 0 1em;font-size:12px}\n"
+    "svg.chart text{fill:#1b1f24}svg.chart .axis{stroke:#8c959f}\n"
+    "svg.chart rect.seg:hover,svg.chart rect.cell:hover,svg.chart rect.div:hover{stroke:#000;"
+    "stroke-width:1}\n"
+    ".legend{font-size:12px;color:#57606a;margin:-.6em 0 1em}\n"
+    ".legend i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px;vertical-align:middle}\n";
+
+/* Sorting: one delegated listener; keys computed once per sort; rows moved
+ * through a fragment, so thousands of rows sort in milliseconds. */
+static const char js[] =
+    "(function(){'use strict';\n"
+    "function num(t){t=t.trim();if(t===''||t.charAt(0)==='\\u2014')return null;"
+    "if(t==='new')return Infinity;if(t==='gone')return -Infinity;"
+    "var s=t.replace(/,/g,'').replace(/ pp$/,'').replace(/%$/,'');"
+    "return /^[+-]?(\\d+\\.?\\d*|\\.\\d+)([eE][+-]?\\d+)?$/.test(s)?parseFloat(s):undefined;}\n"
+    "function sortBy(th){var table=th.closest('table'),tb=table.tBodies[0],col=th.cellIndex;"
+    "var rows=Array.prototype.slice.call(tb.rows),numeric=true,keys=new Array(rows.length),i;"
+    "for(i=0;i<rows.length;i++){var c=rows[i].cells[col],t=c?c.textContent:'',v=num(t);"
+    "if(v===undefined)numeric=false;keys[i]={r:rows[i],i:i,t:t.trim(),v:v};}"
+    "var cur=th.getAttribute('aria-sort'),dir;"
+    "if(cur)dir=cur==='ascending'?-1:1;else dir=numeric?-1:1;"
+    "keys.sort(function(a,b){var x,y;if(numeric){x=a.v;y=b.v;"
+    "if(x===null||y===null){if(x===y)return a.i-b.i;return x===null?1:-1;}"
+    "if(x!==y)return x<y?-dir:dir;return a.i-b.i;}"
+    "x=a.t;y=b.t;if(x===''||y===''){if(x===y)return a.i-b.i;return x===''?1:-1;}"
+    "if(x!==y)return x<y?-dir:dir;return a.i-b.i;});"
+    "var f=document.createDocumentFragment();for(i=0;i<keys.length;i++)f.appendChild(keys[i].r);"
+    "tb.appendChild(f);var ths=th.parentNode.cells;for(i=0;i<ths.length;i++)"
+    "ths[i].removeAttribute('aria-sort');"
+    "th.setAttribute('aria-sort',dir<0?'descending':'ascending');}\n"
+    "document.addEventListener('click',function(ev){var th=ev.target.closest?"
+    "ev.target.closest('table.sortable th'):null;if(th)sortBy(th);});\n"
+    "document.documentElement.setAttribute('data-ready','1');\n"
+    "})();\n";
+
+static void
+page_begin(FILE *out, const char *title)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
+    esc(out, title);
+    fprintf(out, "</title>\n<style>\n%s</style>\n</head><body><main>\n", css);
+}
+
+static void
+page_end(FILE *out)
+{
+    fprintf(out, "</main>\n<script>\n%s</script>\n</body></html>\n", js);
+}
+
+/* Render a Markdown report into memory. */
+static char *
+render(int (*fn)(FILE *, const void *, const void *), const void *a, const void *b, size_t *len)
+{
+    char *buf = NULL;
+    FILE *m = open_memstream(&buf, len);
+
+    if (m == NULL) {
+        fputs("pystats: out of memory\n", stderr);
+        exit(CLI_EXIT_INTERNAL);
+    }
+    if (fn(m, a, b) != 0 || fclose(m) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+/* ---- charts -------------------------------------------------------------- */
+
+static const char *const palette[] = {
+    "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
+    "#9c755f", "#bab0ac", "#86bcb6", "#d4a6c8", "#8cd17d",
+};
+#define NPAL (sizeof palette / sizeof palette[0])
+#define BASE_COLOR "#4e79a7"
+
+/* log2(x) for x >= 1, close enough for a colour scale (no libm). */
+static double
+log2_approx(double x)
+{
+    double e = 0;
+
+    if (x < 1)
+        return 0;
+    while (x >= 2) {
+        x /= 2;
+        e += 1;
+    }
+    x -= 1;
+    return e + x * (1.3465735903 - 0.3465735903 * x);
+}
+
+typedef struct form {
+    const m_op *op;
+} form;
+
+static int
+form_cmp(const void *pa, const void *pb)
+{
+    const m_op *a = *(const m_op *const *)pa, *b = *(const m_op *const *)pb;
+    int sa = model_is_specialized(a), sb = model_is_specialized(b);
+
+    if (sa != sb)
+        return sa - sb;
+    if (a->exec != b->exec)
+        return a->exec > b->exec ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+#define EXEC_TOP 25
+
+static void
+chart_exec(FILE *out, const m_group *g)
+{
+    m_list fam = { 0 };
+    const m_op **forms;
+    size_t i, j, nf, nfam, k;
+    uint64_t max;
+    const double lw = 210, bw = 600, rh = 22;
+    char c[32];
+
+    for (i = 0; i < g->ops.n; i++)
+        if (g->ops.v[i].has_exec && g->ops.v[i].exec)
+            m_list_add(&fam, g->ops.v[i].family, strlen(g->ops.v[i].family), g->ops.v[i].exec);
+    if (fam.n == 0 || g->total_exec == 0) {
+        free(fam.v);
+        return;
+    }
+    m_list_sort(&fam);
+    nfam = fam.n < EXEC_TOP ? fam.n : EXEC_TOP;
+    max = fam.v[0].n;
+    forms = cli_xcalloc(g->ops.n, sizeof *forms);
+    fprintf(out, "<svg class=\"chart\" data-chart=\"exec\" viewBox=\"0 0 960 %.0f\" "
+            "role=\"img\" aria-label=\"Execution counts of the %zu most executed families\">\n",
+            nfam * rh + 8, nfam);
+    for (i = 0; i < nfam; i++) {
+        double x = lw;
+        nf = 0;
+        for (j = 0; j < g->ops.n; j++)
+            if (g->ops.v[j].has_exec && g->ops.v[j].exec
+                && strcmp(g->ops.v[j].family, fam.v[i].name) == 0)
+                forms[nf++] = &g->ops.v[j];
+        qsort(forms, nf, sizeof *forms, form_cmp);
+        fprintf(out, "<g class=\"bar\" data-family=\"");
+        esc(out, fam.v[i].name);
+        fprintf(out, "\" data-count=\"%llu\" transform=\"translate(0,%.0f)\">"
+                "<text x=\"%.0f\" y=\"15\" text-anchor=\"end\">", (unsigned long long)fam.v[i].n,
+                i * rh + 4, lw - 6);
+        esc(out, fam.v[i].name);
+        fputs("</text>", out);
+        for (j = 0, k = 0; j < nf; j++) {
+            double w = bw * (double)forms[j]->exec / (double)max;
+            int spec = model_is_specialized(forms[j]);
+            count_str(c, forms[j]->exec);
+            fprintf(out, "<rect class=\"seg\" x=\"%.2f\" y=\"3\" width=\"%.2f\" height=\"16\" "
+                    "fill=\"%s\" data-name=\"", x, w, spec ? palette[k++ % NPAL] : BASE_COLOR);
+            esc(out, forms[j]->name);
+            fprintf(out, "\" data-count=\"%llu\"><title>", (unsigned long long)forms[j]->exec);
+            esc(out, forms[j]->name);
+            fprintf(out, "%s: %s (%.1f%% of the family)</title></rect>",
+                    spec ? " (specialized)" : "", c,
+                    100.0 * (double)forms[j]->exec / (double)fam.v[i].n);
+            x += w;
+        }
+        count_str(c, fam.v[i].n);
+        fprintf(out, "<text class=\"val\" x=\"%.2f\" y=\"15\">%s (%.1f%%)</text></g>\n", x + 6, c,
+                100.0 * (double)fam.v[i].n / (double)g->total_exec);
+    }
+    fputs("</svg>\n<p class=\"legend\"><i style=\"background:" BASE_COLOR "\"></i>base "
+          "instruction<i style=\"background:#f28e2b\"></i>specialized forms, stacked within "
+          "their family (hover a segment for its name and count)</p>\n", out);
+    free(forms);
+    for (i = 0; i < fam.n; i++)
+        free(fam.v[i].name);
+    free(fam.v);
+}
+
+#define HEAT_TOP 20
+
+static void
+chart_pairs(FILE *out, const m_group *g)
+{
+    m_list top = { 0 };
+    size_t i, j, n;
+    uint64_t max = 0;
+    const double cs = 24, left = 190, topm = 150;
+    char c[32];
+
+    if (!g->has_pairs)
+        return;
+    for (i = 0; i < g->ops.n; i++)
+        if (g->ops.v[i].has_exec && g->ops.v[i].exec)
+            m_list_add(&top, g->ops.v[i].name, strlen(g->ops.v[i].name), g->ops.v[i].exec);
+    m_list_sort(&top);
+    n = top.n < HEAT_TOP ? top.n : HEAT_TOP;
+    for (i = 0; i < n; i++) {
+        const m_op *a = model_op(g, top.v[i].name);
+        for (j = 0; j < n; j++) {
+            uint64_t v = m_list_get(&a->succ, top.v[j].name);
+            if (v > max)
+                max = v;
+        }
+    }
+    if (n == 0 || max == 0)
+        goto done;
+    fprintf(out, "<svg class=\"chart\" data-chart=\"pairs\" viewBox=\"0 0 %.0f %.0f\" "
+            "role=\"img\" aria-label=\"Pair counts among the %zu most executed instructions: "
+            "rows are the first instruction, columns the next\">\n",
+            left + n * cs + 10, topm + n * cs + 10, n);
+    for (j = 0; j < n; j++) {
+        fprintf(out, "<text class=\"col\" transform=\"translate(%.1f,%.1f) rotate(-60)\">",
+                left + j * cs + cs / 2 + 4, topm - 6);
+        esc(out, top.v[j].name);
+        fputs("</text>", out);
+    }
+    fputc('\n', out);
+    for (i = 0; i < n; i++) {
+        const m_op *a = model_op(g, top.v[i].name);
+        uint64_t st = 0;
+        for (j = 0; j < a->succ.n; j++)
+            st += a->succ.v[j].n;
+        fprintf(out, "<text class=\"row\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"end\">", left - 6,
+                topm + i * cs + cs / 2 + 4);
+        esc(out, top.v[i].name);
+        fputs("</text>", out);
+        for (j = 0; j < n; j++) {
+            uint64_t v = m_list_get(&a->succ, top.v[j].name);
+            char fill[16];
+            if (v) {
+                double t = log2_approx((double)v + 1) / log2_approx((double)max + 1);
+                /* #deebf7 (few) to #08306b (most) */
+                int r = (int)(0xde + (0x08 - 0xde) * t), gg = (int)(0xeb + (0x30 - 0xeb) * t),
+                    b = (int)(0xf7 + (0x6b - 0xf7) * t);
+                snprintf(fill, sizeof fill, "#%02x%02x%02x", r & 255, gg & 255, b & 255);
+            } else {
+                snprintf(fill, sizeof fill, "#f6f8fa");
+            }
+            count_str(c, v);
+            fprintf(out, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
+                    "fill=\"%s\" data-from=\"", left + j * cs, topm + i * cs, cs - 1, cs - 1, fill);
+            esc(out, top.v[i].name);
+            fputs("\" data-to=\"", out);
+            esc(out, top.v[j].name);
+            fprintf(out, "\" data-count=\"%llu\"><title>", (unsigned long long)v);
+            esc(out, top.v[i].name);
+            fputs(" \xe2\x86\x92 ", out);
+            esc(out, top.v[j].name);
+            fprintf(out, ": %s", c);
+            if (st)
+                fprintf(out, " (%.1f%% of what follows ", 100.0 * (double)v / (double)st);
+            if (st) {
+                esc(out, top.v[i].name);
+                fputc(')', out);
+            }
+            fputs("</title></rect>", out);
+        }
+        fputc('\n', out);
+    }
+    fputs("</svg>\n<p class=\"legend\">Rows: an instruction; columns: the instruction that "
+          "ran next. Darker is more (log scale); hover a cell for its count.</p>\n", out);
+done:
+    for (i = 0; i < top.n; i++)
+        free(top.v[i].name);
+    free(top.v);
+}
+
+static int
+spec_op_cmp(const void *pa, const void *pb)
+{
+    const m_op *a = *(const m_op *const *)pa, *b = *(const m_op *const *)pb;
+    uint64_t x = a->spec[PSF_SPEC_HIT] + a->spec[PSF_SPEC_MISS] + a->exec;
+    uint64_t y = b->spec[PSF_SPEC_HIT] + b->spec[PSF_SPEC_MISS] + b->exec;
+
+    if (x != y)
+        return x > y ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static void
+seg(FILE *out, double *x, double w, const char *fill, const char *fam, const char *kind,
+    uint64_t n, uint64_t total, const char *what)
+{
+    char c[32];
+
+    count_str(c, n);
+    fprintf(out, "<rect class=\"seg\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"14\" fill=\"%s\" "
+            "data-family=\"", *x, w, fill);
+    esc(out, fam);
+    fputs("\" data-kind=\"", out);
+    esc(out, kind);
+    fprintf(out, "\" data-count=\"%llu\"><title>", (unsigned long long)n);
+    esc(out, fam);
+    fputs(" ", out);
+    esc(out, kind);
+    fprintf(out, ": %s (%.1f%% of %s)</title></rect>", c, 100.0 * (double)n / (double)total, what);
+    *x += w;
+}
+
+#define SPEC_TOP 30
+
+static void
+chart_spec(FILE *out, const m_group *g)
+{
+    const m_op **ops = cli_xcalloc(g->ops.n ? g->ops.n : 1, sizeof *ops);
+    size_t n = 0, i, k;
+    const double lw = 210, bw = 520, rh = 40;
+    static const char *const fail_col[] = { "#e15759", "#ff9da7", "#b3363a", "#f1a07e",
+                                            "#d37295", "#9c2f2f" };
+
+    for (i = 0; i < g->ops.n; i++) {
+        const m_op *op = &g->ops.v[i];
+        if (op->specializable && op->has_spec
+            && op->spec[PSF_SPEC_HIT] + op->spec[PSF_SPEC_MISS] + op->spec[PSF_SPEC_DEFERRED]
+               + op->spec[PSF_SPEC_SUCCESS] + op->spec[PSF_SPEC_FAILURE] > 0)
+            ops[n++] = op;
+    }
+    if (n == 0) {
+        free(ops);
+        return;
+    }
+    qsort(ops, n, sizeof *ops, spec_op_cmp);
+    if (n > SPEC_TOP)
+        n = SPEC_TOP;
+    fprintf(out, "<svg class=\"chart\" data-chart=\"spec\" viewBox=\"0 0 960 %.0f\" role=\"img\" "
+            "aria-label=\"Specialization outcomes per family\">\n", n * rh + 8);
+    for (i = 0; i < n; i++) {
+        const m_op *op = ops[i];
+        uint64_t hit = op->spec[PSF_SPEC_HIT], miss = op->spec[PSF_SPEC_MISS],
+                 def = op->spec[PSF_SPEC_DEFERRED], out3 = hit + miss + def;
+        uint64_t succ = op->spec[PSF_SPEC_SUCCESS], fail = op->spec[PSF_SPEC_FAILURE],
+                 sf = succ + fail, named = 0;
+        double x;
+        fputs("<g class=\"fam\" data-family=\"", out);
+        esc(out, op->name);
+        fprintf(out, "\" transform=\"translate(0,%.0f)\"><text x=\"%.0f\" y=\"12\" "
+                "text-anchor=\"end\">", i * rh + 4, lw - 6);
+        esc(out, op->name);
+        fputs("</text>", out);
+        fprintf(out, "<g class=\"outcomes\" transform=\"translate(0,1)\">");
+        if (out3) {
+            x = lw;
+            seg(out, &x, bw * (double)hit / (double)out3, "#59a14f", op->name, "hit", hit, out3,
+                "hit + miss + deferred");
+            seg(out, &x, bw * (double)miss / (double)out3, "#e15759", op->name, "miss", miss, out3,
+                "hit + miss + deferred");
+            seg(out, &x, bw * (double)def / (double)out3, "#edc948", op->name, "deferred", def,
+                out3, "hit + miss + deferred");
+            fprintf(out, "<text class=\"val\" x=\"%.0f\" y=\"11\">hit %.1f%%, miss %.1f%%, "
+                    "deferred %.1f%%</text>", lw + bw + 6, 100.0 * (double)hit / (double)out3,
+                    100.0 * (double)miss / (double)out3, 100.0 * (double)def / (double)out3);
+        }
+        fputs("</g><g class=\"attempts\" transform=\"translate(0,18)\">", out);
+        if (sf) {
+            char what[] = "specialization attempts";
+            x = lw;
+            seg(out, &x, bw * (double)succ / (double)sf, "#4e79a7", op->name, "success", succ, sf,
+                what);
+            for (k = 0; k < op->fail.n; k++) {
+                char kind[160];
+                snprintf(kind, sizeof kind, "failure: %s", op->fail.v[k].name);
+                seg(out, &x, bw * (double)op->fail.v[k].n / (double)sf,
+                    fail_col[k % (sizeof fail_col / sizeof fail_col[0])], op->name, kind,
+                    op->fail.v[k].n, sf, what);
+                named += op->fail.v[k].n;
+            }
+            if (fail > named)
+                seg(out, &x, bw * (double)(fail - named) / (double)sf, "#e15759", op->name,
+                    "failure", fail - named, sf, what);
+            fprintf(out, "<text class=\"val\" x=\"%.0f\" y=\"11\">success %.1f%% of %llu "
+                    "attempts</text>", lw + bw + 6, 100.0 * (double)succ / (double)sf,
+                    (unsigned long long)sf);
+        }
+        fputs("</g></g>\n", out);
+    }
+    fputs("</svg>\n<p class=\"legend\">Per family, top bar: <i style=\"background:#59a14f\"></i>hit"
+          "<i style=\"background:#e15759\"></i>miss<i style=\"background:#edc948\"></i>deferred; "
+          "bottom bar: <i style=\"background:#4e79a7\"></i>specialization success, then the "
+          "failures by kind (hover for the kind).</p>\n", out);
+    free(ops);
+}
+
+/* ---- summarize --html ------------------------------------------------------ */
+
+typedef struct sum_ctx {
+    const agg *a;
+    m_group *models;        /* owned, built on first use */
+    int *built;
+    size_t group;
+} sum_ctx;
+
+static const m_group *
+sum_model(sum_ctx *s)
+{
+    if (s->group >= s->a->ng)
+        return NULL;
+    if (!s->built[s->group]) {
+        model_build(&s->models[s->group], s->a->g[s->group]);
+        s->built[s->group] = 1;
+    }
+    return &s->models[s->group];
+}
+
+static void
+sum_hook(void *ctx, FILE *out, int level, const char *text)
+{
+    sum_ctx *s = ctx;
+    const m_group *g;
+
+    if (level == 2 && strncmp(text, "Group ", 6) == 0) {
+        s->group = strtoul(text + 6, NULL, 10) - 1;
+        return;
+    }
+    if (strcmp(text, "Execution counts") == 0 && (g = sum_model(s)))
+        chart_exec(out, g);
+    else if (strcmp(text, "Pair counts") == 0 && (g = sum_model(s)))
+        chart_pairs(out, g);
+    else if (strcmp(text, "Specialization") == 0 && (g = sum_model(s)))
+        chart_spec(out, g);
+}
+
+static int
+md_summary(FILE *out, const void *a, const void *opt)
+{
+    return report_markdown(out, a, opt);
+}
+
+int
+report_html(FILE *out, const agg *a, const report_opts *opt)
+{
+    sum_ctx s = { a, NULL, NULL, 0 };
+    size_t len = 0, i;
+    char *md = render(md_summary, a, opt, &len);
+
+    if (md == NULL)
+        return -1;
+    s.models = cli_xcalloc(a->ng ? a->ng : 1, sizeof *s.models);
+    s.built = cli_xcalloc(a->ng ? a->ng : 1, sizeof *s.built);
+    page_begin(out, "pystats summary");
+    md_to_html(out, md, len, sum_hook, &s);
+    page_end(out);
+    for (i = 0; i < a->ng; i++)
+        if (s.built[i])
+            model_free(&s.models[i]);
+    free(s.models);
+    free(s.built);
+    free(md);
+    return ferror(out) ? -1 : 0;
+}
+
+/* ---- compare --html --------------------------------------------------------- */
+
+#define DIV_TOP 20
+
+/* The change a section's chart shows, in the unit of its table. */
+static double
+div_value(const cmp_section *s, const cmp_row *r, const char **unit)
+{
+    if (s->kind == CMP_SHARE) {
+        *unit = " pp";
+        return r->change * 100.0;
+    }
+    if (s->normalized && s->self_share) {
+        *unit = " pp";
+        return r->change_pm / 1e4;
+    }
+    if (s->normalized) {
+        *unit = " /M";
+        return r->change_pm;
+    }
+    *unit = "";
+    return r->change;
+}
+
+static void
+chart_diverging(FILE *out, const cmp_section *s)
+{
+    const cmp_row *rows[DIV_TOP];
+    size_t n = 0, i;
+    double max = 0, v;
+    const char *unit = "";
+    const double lw = 240, half = 300, rh = 20, mid = lw + half + 10;
+
+    for (i = 0; i < s->n && n < DIV_TOP; i++) {
+        v = div_value(s, &s->rows[i], &unit);
+        if (s->rows[i].folded || isnan(v) || isinf(v) || v == 0)
+            continue;
+        rows[n++] = &s->rows[i];
+        if (fabs(v) > max)
+            max = fabs(v);
+    }
+    if (n == 0 || max == 0)
+        return;
+    fprintf(out, "<svg class=\"chart\" data-chart=\"diverging\" data-section=\"%s\" "
+            "viewBox=\"0 0 960 %.0f\" role=\"img\" aria-label=\"Largest changes: %s\">\n",
+            s->name, n * rh + 14, s->title);
+    fprintf(out, "<line class=\"axis\" x1=\"%.0f\" x2=\"%.0f\" y1=\"0\" y2=\"%.0f\"/>\n", mid, mid,
+            n * rh + 10);
+    for (i = 0; i < n; i++) {
+        double w, x;
+        char val[64];
+        v = div_value(s, rows[i], &unit);
+        w = half * fabs(v) / max;
+        x = v < 0 ? mid - w : mid;
+        snprintf(val, sizeof val, "%+.*f%s", s->normalized && !s->self_share ? 1 : 2, v, unit);
+        fprintf(out, "<g transform=\"translate(0,%.0f)\"><text x=\"%.0f\" y=\"13\" "
+                "text-anchor=\"end\">", i * rh + 4, lw - 6);
+        esc(out, rows[i]->name);
+        fprintf(out, "</text><rect class=\"div\" x=\"%.2f\" y=\"2\" width=\"%.2f\" height=\"14\" "
+                "fill=\"%s\" data-name=\"", x, w, v < 0 ? "#e15759" : "#4e79a7");
+        esc(out, rows[i]->name);
+        fprintf(out, "\" data-change=\"%.6g\"><title>", v);
+        esc(out, rows[i]->name);
+        fprintf(out, ": %s (%.1f%% of the section's change)</title></rect>", val,
+                rows[i]->weight * 100.0);
+        fprintf(out, "<text class=\"val\" x=\"%.0f\" y=\"13\"%s>%s</text></g>\n",
+                v < 0 ? mid + 6 : mid + w + 6, "", val);
+    }
+    fputs("</svg>\n", out);
+    fprintf(out, "<p class=\"legend\">The %zu largest changes, in the unit of the table's "
+            "change column (%s): <i style=\"background:#4e79a7\"></i>up"
+            "<i style=\"background:#e15759\"></i>down.</p>\n", n,
+            unit[0] ? unit + 1 : "count");
+}
+
+static void
+cmp_hook(void *ctx, FILE *out, int level, const char *text)
+{
+    const cmp *c = ctx;
+    size_t i;
+
+    if (level != 2)
+        return;
+    for (i = 0; i < c->nsec; i++)
+        if (strcmp(c->sec[i].title, text) == 0 && strcmp(c->sec[i].name, "total") != 0) {
+            chart_diverging(out, &c->sec[i]);
+            return;
+        }
+}
+
+static int
+md_compare(FILE *out, const void *c, const void *unused)
+{
+    (void)unused;
+    return cmp_report_markdown(out, c);
+}
+
+int
+cmp_report_html(FILE *out, const cmp *c)
+{
+    size_t len = 0;
+    char *md = render(md_compare, c, NULL, &len);
+
+    if (md == NULL)
+        return -1;
+    page_begin(out, "pystats comparison");
+    md_to_html(out, md, len, cmp_hook, (void *)c);
+    page_end(out);
+    free(md);
+    return ferror(out) ? -1 : 0;
+}

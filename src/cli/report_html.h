@@ -1,0 +1,24 @@
+/* report_html.h: one self-contained HTML page (inline CSS, SVG and
+ * script; nothing fetched from the network) for `summarize --html` and
+ * `compare --html`.
+ *
+ * The page holds every table of the Markdown report (the Markdown is
+ * rendered and converted, so the two never drift apart), sortable by
+ * clicking a column, and SVG charts next to the sections they draw.
+ * Charts carry their figures as data-* attributes and <title> tooltips,
+ * so the numbers are readable (and testable) without the pictures.
+ * Both return 0, or -1 if the stream failed.
+ */
+#ifndef REPORT_HTML_H
+#define REPORT_HTML_H
+
+#include "agg.h"
+#include "compare.h"
+#include "report.h"
+
+#include <stdio.h>
+
+int report_html(FILE *out, const agg *a, const report_opts *opt);
+int cmp_report_html(FILE *out, const cmp *c);
+
+#endif
