@@ -2,6 +2,7 @@
  * path; state changes (clear, windows) that every backend shares. */
 #include "collector.h"
 #include "census.h"
+#include "stats.h"
 
 #include <string.h>
 
@@ -121,6 +122,7 @@ pc_clear(void)
     pc_g.windows = 0;
     pc_g.started = 0;
     pc_census_clear();
+    pc_stats_clear();
     pc_g.census_wanted = pc_g.on && pc_g.mode == PC_MODE_CENSUS;
     /* A clear while counting starts a new dump period now. */
     if (pc_g.on || pc_g.measuring)
@@ -134,7 +136,7 @@ pc_has_data(void)
     for (i = 0; i < PC_NOPS; i++)
         if (pc_g.exec[i])
             return 1;
-    return pc_census_has_data();
+    return pc_census_has_data() || pc_stats_has_data();
 }
 
 const char *

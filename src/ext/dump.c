@@ -8,6 +8,7 @@
  */
 #include "collector.h"
 #include "census.h"
+#include "stats.h"
 #include "version.h"
 
 #include <errno.h>
@@ -102,6 +103,8 @@ write_dump(psf_out *o, pc_reason reason)
     psf_put_header(o, "meta.dump.reason", reason_names[reason]);
     psf_put_header(o, "meta.label", m->label);
 
+    if (pc_stats_has_data())
+        pc_stats_write(o);
     if (pc_census_has_data())
         pc_census_write(o);
     for (i = 0; i < PC_NOPS; i++) {
@@ -193,6 +196,8 @@ after_fork_child(void)
         memset(pc_g.exec, 0, sizeof pc_g.exec);
         memset(pc_g.pair, 0, sizeof pc_g.pair);
     }
+    pc_stats_clear();
+    pc_census_clear();
     pc_forget_prev();
     pc_g.forked = 1;
     pc_g.ppid = (long)getppid();
@@ -303,6 +308,8 @@ pc_snapshot(void)
     }
     result = Py_BuildValue("{sOsO}", "execution_count", exec, "pair_count",
                            pairs);
+    if (result != NULL && pc_stats_snapshot(result) < 0)
+        Py_CLEAR(result);
 error:
     Py_XDECREF(exec);
     Py_XDECREF(pairs);

@@ -4,6 +4,7 @@
  */
 #include "collector.h"
 #include "census.h"
+#include "stats.h"
 #include "version.h"
 
 #include <string.h>
@@ -110,6 +111,16 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
         pc_g.windows--;
         return NULL;
     }
+    if (pc_stats_install() < 0) {
+        PyObject *exc_type, *exc_value, *exc_tb;
+        PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+        pc_g.on = 0;
+        pc_g.windows--;
+        if (pc_backend_sync() < 0)
+            PyErr_Clear();
+        PyErr_Restore(exc_type, exc_value, exc_tb);
+        return NULL;
+    }
     Py_RETURN_NONE;
 }
 
@@ -129,7 +140,7 @@ pc_off(PyObject *self, PyObject *unused)
     }
     if (pc_g.on) {
         pc_g.on = 0;
-        if (pc_backend_sync() < 0)
+        if (pc_backend_sync() < 0 || pc_stats_remove() < 0)
             return NULL;
     }
     if (check_pending() < 0)

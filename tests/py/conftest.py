@@ -66,7 +66,8 @@ class Dump:
             elif ".pair_count[" in key:
                 a, b = key[len("opcode["):-1].split("].pair_count[")
                 self.pairs[(a, b)] = int(value)
-            elif key.startswith("census."):
+            elif key.startswith(("census.", "GC[", "gc[", "Object ",
+                                 "objects.")):
                 self.extra[key] = value
             else:
                 raise AssertionError("%s: unknown key %r" % (path, key))

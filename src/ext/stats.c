@@ -1,0 +1,337 @@
+/* stats.c: GC and allocation statistics of a window.
+ *
+ * GC: a builtin function appended to gc.callbacks sees every collection
+ * start and stop; its figures are those of gc.get_stats() over the same
+ * window.  Allocations: wrappers around the PYMEM_DOMAIN_MEM and
+ * PYMEM_DOMAIN_OBJ allocators count exactly what a --enable-pystats
+ * build counts in PyMem_Malloc/PyObject_Malloc (and the frees), with its
+ * size buckets, and forward to the allocator that was installed before.
+ * Both are installed by on() and removed by off(), if still ours.
+ */
+#include "stats.h"
+
+#include <string.h>
+
+pc_stats pc_st;
+
+/* ---- GC ---- */
+
+static PyObject *gc_callback;       /* owned */
+static struct timespec gc_start;
+
+static uint64_t
+ns_since(const struct timespec *t0)
+{
+    struct timespec t1;
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    return (uint64_t)(t1.tv_sec - t0->tv_sec) * 1000000000u +
+           (uint64_t)(t1.tv_nsec - t0->tv_nsec);
+}
+
+static uint64_t
+dict_u64(PyObject *info, const char *key)
+{
+    PyObject *v = PyDict_GetItemString(info, key);  /* borrowed */
+    unsigned long long r;
+    if (v == NULL)
+        return 0;
+    r = PyLong_AsUnsignedLongLong(v);
+    if (r == (unsigned long long)-1 && PyErr_Occurred()) {
+        PyErr_Clear();
+        return 0;
+    }
+    return r;
+}
+
+/* gc.callbacks: callback(phase, info).  Must not raise. */
+static PyObject *
+gc_cb(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    const char *phase;
+    (void)self;
+    if (nargs < 2 || !pc_g.on || !PyUnicode_Check(args[0]) ||
+        !PyDict_Check(args[1]))
+        Py_RETURN_NONE;
+    phase = PyUnicode_AsUTF8(args[0]);
+    if (phase == NULL) {
+        PyErr_Clear();
+        Py_RETURN_NONE;
+    }
+    if (phase[0] == 's' && phase[1] == 't' && phase[2] == 'a') {
+        clock_gettime(CLOCK_MONOTONIC, &gc_start);
+    }
+    else {
+        uint64_t gen = dict_u64(args[1], "generation");
+        if (gen < PC_GC_GENERATIONS) {
+            pc_st.gc_collections[gen]++;
+            pc_st.gc_collected[gen] += dict_u64(args[1], "collected");
+            pc_st.gc_uncollectable[gen] += dict_u64(args[1], "uncollectable");
+            pc_st.gc_time_ns[gen] += ns_since(&gc_start);
+        }
+    }
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef gc_cb_def = {
+    "_pystats_gc", (PyCFunction)(void (*)(void))gc_cb, METH_FASTCALL, NULL};
+
+static PyObject *
+gc_callbacks(void)
+{
+    PyObject *gc = PyImport_ImportModule("gc");  /* owned */
+    PyObject *cbs;
+    if (gc == NULL)
+        return NULL;
+    cbs = PyObject_GetAttrString(gc, "callbacks");
+    Py_DECREF(gc);
+    return cbs;
+}
+
+static int
+gc_install(void)
+{
+    PyObject *cbs;
+    int ret = -1, has;
+    if (gc_callback == NULL) {
+        gc_callback = PyCFunction_New(&gc_cb_def, NULL);
+        if (gc_callback == NULL)
+            return -1;
+    }
+    cbs = gc_callbacks();
+    if (cbs == NULL)
+        return -1;
+    has = PySequence_Contains(cbs, gc_callback);
+    if (has == 0)
+        ret = PyList_Append(cbs, gc_callback);
+    else
+        ret = has < 0 ? -1 : 0;
+    Py_DECREF(cbs);
+    return ret;
+}
+
+static int
+gc_remove(void)
+{
+    PyObject *cbs, *r;
+    int has;
+    if (gc_callback == NULL)
+        return 0;
+    cbs = gc_callbacks();
+    if (cbs == NULL)
+        return -1;
+    has = PySequence_Contains(cbs, gc_callback);
+    if (has > 0) {
+        r = PyObject_CallMethod(cbs, "remove", "O", gc_callback);
+        Py_XDECREF(r);
+        has = r ? 0 : -1;
+    }
+    Py_DECREF(cbs);
+    return has < 0 ? -1 : 0;
+}
+
+/* ---- allocations ---- */
+
+typedef struct {
+    PyMemAllocatorDomain domain;
+    PyMemAllocatorEx orig;
+    PyMemAllocatorEx ours;
+    int installed;
+} wrapped;
+
+static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0},
+                             {PYMEM_DOMAIN_OBJ, {0}, {0}, 0}};
+
+/* The buckets of CPython's own statistics (Objects/obmalloc.c):
+ * < 512 bytes, < 4094 bytes, larger; calloc is bucketed by elsize. */
+static inline void
+count_alloc(size_t size)
+{
+    pc_st.allocations++;
+    if (size < 512)
+        pc_st.allocations512++;
+    else if (size < 4094)
+        pc_st.allocations4k++;
+    else
+        pc_st.allocations_big++;
+}
+
+static void *
+w_malloc(void *ctx, size_t size)
+{
+    wrapped *w = ctx;
+    count_alloc(size);
+    return w->orig.malloc(w->orig.ctx, size);
+}
+
+static void *
+w_calloc(void *ctx, size_t nelem, size_t elsize)
+{
+    wrapped *w = ctx;
+    count_alloc(elsize);
+    return w->orig.calloc(w->orig.ctx, nelem, elsize);
+}
+
+static void *
+w_realloc(void *ctx, void *ptr, size_t size)
+{
+    wrapped *w = ctx;
+    pc_st.reallocs++;
+    return w->orig.realloc(w->orig.ctx, ptr, size);
+}
+
+static void
+w_free(void *ctx, void *ptr)
+{
+    wrapped *w = ctx;
+    if (ptr != NULL)
+        pc_st.frees++;
+    w->orig.free(w->orig.ctx, ptr);
+}
+
+static void
+alloc_install(void)
+{
+    int i;
+    for (i = 0; i < 2; i++) {
+        wrapped *w = &domains[i];
+        if (w->installed)
+            continue;
+        PyMem_GetAllocator(w->domain, &w->orig);
+        w->ours.ctx = w;
+        w->ours.malloc = w_malloc;
+        w->ours.calloc = w_calloc;
+        w->ours.realloc = w_realloc;
+        w->ours.free = w_free;
+        PyMem_SetAllocator(w->domain, &w->ours);
+        w->installed = 1;
+    }
+}
+
+/* Memory allocated through the wrapper is freed correctly by the
+ * original allocator: the wrapper only counts. */
+static void
+alloc_remove(void)
+{
+    int i;
+    for (i = 0; i < 2; i++) {
+        wrapped *w = &domains[i];
+        PyMemAllocatorEx cur;
+        if (!w->installed)
+            continue;
+        PyMem_GetAllocator(w->domain, &cur);
+        /* Someone wrapped us meanwhile: leave the chain intact. */
+        if (cur.ctx != w || cur.malloc != w_malloc)
+            continue;
+        PyMem_SetAllocator(w->domain, &w->orig);
+        w->installed = 0;
+    }
+}
+
+/* ---- the window ---- */
+
+int
+pc_stats_install(void)
+{
+    if (gc_install() < 0)
+        return -1;
+    alloc_install();
+    return 0;
+}
+
+int
+pc_stats_remove(void)
+{
+    alloc_remove();
+    return gc_remove();
+}
+
+void
+pc_stats_clear(void)
+{
+    memset(&pc_st, 0, sizeof pc_st);
+}
+
+int
+pc_stats_has_data(void)
+{
+    int g;
+    for (g = 0; g < PC_GC_GENERATIONS; g++)
+        if (pc_st.gc_collections[g])
+            return 1;
+    return pc_st.allocations || pc_st.frees || pc_st.reallocs;
+}
+
+static void
+put_line(psf_out *o, const char *prefix, int gen, const char *key,
+         uint64_t v)
+{
+    char num[24];
+    psf_put(o, prefix);
+    if (gen >= 0) {
+        psf_u64_to_str((uint64_t)gen, num);
+        psf_put(o, num);
+        psf_put(o, "]");
+    }
+    psf_put(o, key);
+    psf_put(o, " : ");
+    psf_put_u64(o, v);
+    psf_put(o, "\n");
+}
+
+void
+pc_stats_write(psf_out *o)
+{
+    int g;
+    for (g = 0; g < PC_GC_GENERATIONS; g++) {
+        put_line(o, "GC[", g, " collections", pc_st.gc_collections[g]);
+        put_line(o, "GC[", g, " objects collected", pc_st.gc_collected[g]);
+        put_line(o, "gc[", g, ".uncollectable", pc_st.gc_uncollectable[g]);
+        put_line(o, "gc[", g, ".time_ns", pc_st.gc_time_ns[g]);
+    }
+    put_line(o, "Object allocations", -1, "", pc_st.allocations);
+    put_line(o, "Object allocations to 512 bytes", -1, "", pc_st.allocations512);
+    put_line(o, "Object allocations to 4 kbytes", -1, "", pc_st.allocations4k);
+    put_line(o, "Object allocations over 4 kbytes", -1, "",
+             pc_st.allocations_big);
+    put_line(o, "Object frees", -1, "", pc_st.frees);
+    put_line(o, "objects.reallocs", -1, "", pc_st.reallocs);
+}
+
+int
+pc_stats_snapshot(PyObject *dict)
+{
+    PyObject *gc = NULL, *obj = NULL;  /* owned */
+    int g, ret = -1;
+    gc = PyList_New(PC_GC_GENERATIONS);
+    if (gc == NULL)
+        return -1;
+    for (g = 0; g < PC_GC_GENERATIONS; g++) {
+        PyObject *d = Py_BuildValue(
+            "{sKsKsKsK}", "collections",
+            (unsigned long long)pc_st.gc_collections[g], "collected",
+            (unsigned long long)pc_st.gc_collected[g], "uncollectable",
+            (unsigned long long)pc_st.gc_uncollectable[g], "time_ns",
+            (unsigned long long)pc_st.gc_time_ns[g]);
+        if (d == NULL)
+            goto done;
+        PyList_SET_ITEM(gc, g, d);
+    }
+    obj = Py_BuildValue(
+        "{sKsKsKsKsKsK}", "allocations",
+        (unsigned long long)pc_st.allocations, "allocations512",
+        (unsigned long long)pc_st.allocations512, "allocations4k",
+        (unsigned long long)pc_st.allocations4k, "allocations_big",
+        (unsigned long long)pc_st.allocations_big, "frees",
+        (unsigned long long)pc_st.frees, "reallocs",
+        (unsigned long long)pc_st.reallocs);
+    if (obj == NULL)
+        goto done;
+    if (PyDict_SetItemString(dict, "gc", gc) < 0 ||
+        PyDict_SetItemString(dict, "objects", obj) < 0)
+        goto done;
+    ret = 0;
+done:
+    Py_XDECREF(gc);
+    Py_XDECREF(obj);
+    return ret;
+}

@@ -1,0 +1,33 @@
+/* stats.h: the cheap statistics a window collects in every mode, with
+ * no per-instruction event: garbage collections (a gc.callbacks
+ * function) and object allocations (allocator wrappers). */
+#ifndef PC_STATS_H
+#define PC_STATS_H
+
+#include "collector.h"
+
+#define PC_GC_GENERATIONS 3
+
+typedef struct pc_stats {
+    uint64_t gc_collections[PC_GC_GENERATIONS];
+    uint64_t gc_collected[PC_GC_GENERATIONS];
+    uint64_t gc_uncollectable[PC_GC_GENERATIONS];
+    uint64_t gc_time_ns[PC_GC_GENERATIONS];
+    uint64_t allocations;
+    uint64_t allocations512;
+    uint64_t allocations4k;
+    uint64_t allocations_big;
+    uint64_t frees;
+    uint64_t reallocs;
+} pc_stats;
+
+extern pc_stats pc_st;
+
+int pc_stats_install(void);     /* -1 with exception */
+int pc_stats_remove(void);      /* -1 with exception */
+void pc_stats_clear(void);
+int pc_stats_has_data(void);
+void pc_stats_write(psf_out *o);
+int pc_stats_snapshot(PyObject *dict);  /* adds "gc", "objects"; -1 on error */
+
+#endif
