@@ -9,6 +9,7 @@
  * Both are installed by on() and removed by off(), if still ours.
  */
 #include "stats.h"
+#include "rare.h"
 
 #include <string.h>
 
@@ -232,7 +233,11 @@ alloc_remove(void)
 int
 pc_stats_install(void)
 {
-    if (gc_install() < 0)
+    /* Watching every module dict and class walks the heap: worth it for
+     * a census window, too slow for the short, frequent count windows of
+     * benchmark harnesses. */
+    if (gc_install() < 0 ||
+        (pc_g.mode == PC_MODE_CENSUS && pc_rare_install() < 0))
         return -1;
     alloc_install();
     return 0;
@@ -241,14 +246,20 @@ pc_stats_install(void)
 int
 pc_stats_remove(void)
 {
+    int ret = 0;
     alloc_remove();
-    return gc_remove();
+    if (pc_rare_remove() < 0)
+        ret = -1;
+    if (gc_remove() < 0)
+        ret = -1;
+    return ret;
 }
 
 void
 pc_stats_clear(void)
 {
     memset(&pc_st, 0, sizeof pc_st);
+    pc_rare_clear();
 }
 
 int
@@ -258,7 +269,8 @@ pc_stats_has_data(void)
     for (g = 0; g < PC_GC_GENERATIONS; g++)
         if (pc_st.gc_collections[g])
             return 1;
-    return pc_st.allocations || pc_st.frees || pc_st.reallocs;
+    return pc_st.allocations || pc_st.frees || pc_st.reallocs ||
+           pc_rare_has_data();
 }
 
 static void
@@ -295,6 +307,7 @@ pc_stats_write(psf_out *o)
              pc_st.allocations_big);
     put_line(o, "Object frees", -1, "", pc_st.frees);
     put_line(o, "objects.reallocs", -1, "", pc_st.reallocs);
+    pc_rare_write(o);
 }
 
 int
@@ -328,6 +341,20 @@ pc_stats_snapshot(PyObject *dict)
         goto done;
     if (PyDict_SetItemString(dict, "gc", gc) < 0 ||
         PyDict_SetItemString(dict, "objects", obj) < 0)
+        goto done;
+    Py_CLEAR(obj);
+    obj = Py_BuildValue(
+        "{sKsKsKsKsKsK}", "func_modification",
+        (unsigned long long)pc_rare_counts.func_modification,
+        "builtins_modification",
+        (unsigned long long)pc_rare_counts.builtins_modification,
+        "globals_modification",
+        (unsigned long long)pc_rare_counts.globals_modification,
+        "type_modification",
+        (unsigned long long)pc_rare_counts.type_modification,
+        "watched_dicts", (unsigned long long)pc_rare_counts.watched_dicts,
+        "watched_types", (unsigned long long)pc_rare_counts.watched_types);
+    if (obj == NULL || PyDict_SetItemString(dict, "rare", obj) < 0)
         goto done;
     ret = 0;
 done:

@@ -66,7 +66,7 @@ class Dump:
             elif ".pair_count[" in key:
                 a, b = key[len("opcode["):-1].split("].pair_count[")
                 self.pairs[(a, b)] = int(value)
-            elif key.startswith(("census.", "GC[", "gc[", "Object ",
+            elif key.startswith(("census.", "GC[", "gc[", "Object ", "rare.",
                                  "objects.")):
                 self.extra[key] = value
             else:

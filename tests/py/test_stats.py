@@ -1,5 +1,6 @@
 """GC and allocation statistics of a window, in every mode."""
 import gc
+import sys
 
 import pytest
 
@@ -80,3 +81,45 @@ def test_no_allocation_counted_outside_windows(pystats):
     allocate(1000)
     obj = pystats.snapshot()["objects"]
     assert obj["allocations"] == 0 and obj["frees"] == 0
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12), reason="watchers are 3.12+")
+def test_rare_events_seen_by_watchers(pystats):
+    """Census windows only (docs/FORMAT.md 1.12)."""
+    import builtins
+    import types as types_mod
+
+    class K:
+        pass
+
+    def f(a=1):
+        return a
+
+    mod = types_mod.ModuleType("pystats_rare_probe")
+    sys.modules[mod.__name__] = mod
+    try:
+        pystats.on(mode="census")
+        f.__defaults__ = (2,)               # function modification
+        f.__code__ = (lambda a=1: a).__code__
+        builtins.pystats_probe = 1          # builtins modification
+        del builtins.pystats_probe
+        mod.x = 1                           # module globals modification
+        mod.y = 2
+        K.attr = 1                          # type modification
+        pystats.off()
+        K.other = 2                         # outside the window
+        rare = pystats.snapshot()["rare"]
+    finally:
+        del sys.modules[mod.__name__]
+    assert rare["func_modification"] == 2
+    assert rare["builtins_modification"] == 2
+    assert rare["globals_modification"] >= 2
+    assert rare["type_modification"] == 1
+    assert rare["watched_dicts"] > 10 and rare["watched_types"] > 100
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 12), reason="3.11 has no watchers")
+def test_no_rare_events_on_311(pystats):
+    pystats.on(mode="census")
+    pystats.off()
+    assert pystats.snapshot()["rare"]["watched_dicts"] == 0
