@@ -328,3 +328,55 @@ def test_pyperformance_nqueens(venv, tmp_path):
     execs, pairs = total(dumps)
     assert execs == scale(e1, calls)
     assert pairs == scale(p1, calls)
+
+
+def newest_python():
+    """Whether this is the newest of the Pythons `make test` runs."""
+    sys.path.insert(0, os.path.join(ROOT, "tools"))
+    try:
+        from pythons import find_pythons
+    finally:
+        del sys.path[0]
+    versions = []
+    for exe in find_pythons():
+        r = sh([exe, "-c", "import sys; print(sys.version_info[1])"])
+        versions.append(int(r.stdout))
+    return not versions or sys.version_info[1] >= max(versions)
+
+
+@pytest.mark.skipif(
+    os.environ.get("PYSTATS_PYPERFORMANCE") != "all" and not newest_python(),
+    reason="a whole pyperformance run (a minute) only with the newest "
+           "Python, unless PYSTATS_PYPERFORMANCE=all")
+def test_pyperformance_run(venv, tmp_path):
+    """The pyperformance recipe of README.md: pyperformance creates the
+    benchmark's virtual environment, pystats is installed into it, then
+    `pyperformance run --hook pystats_collector`."""
+    bindir = os.path.join(venv, "bin")
+    cwd = str(tmp_path)
+    sh([os.path.join(bindir, "pyperformance"), "venv", "create", "-b",
+        "nbody"], venv=venv, cwd=cwd)
+    [bench_py] = glob.glob(os.path.join(cwd, "venv", "*", "bin", "python"))
+    sh([bench_py, "-m", "pip", "install", "-q",
+        "--disable-pip-version-check", ROOT], venv=venv, cwd=cwd)
+    stats, out = str(tmp_path / "stats"), str(tmp_path / "out.json")
+    sh([os.path.join(bindir, "pyperformance"), "run", "-b", "nbody",
+        "--debug-single-value", "--hook", "pystats_collector",
+        "--inherit-environ",
+        "PYSTATS_DIR", "-o", out], venv=venv, cwd=cwd, PYSTATS_DIR=stats,
+       timeout=900)
+    runs = py(venv, RUNS.replace("pyperf.Benchmark.load(sys.argv[1])",
+                                 "pyperf.BenchmarkSuite.load(sys.argv[1])"
+                                 ".get_benchmark('nbody')"), out, cwd=cwd)
+    dumps = read_dumps(stats)
+    check_dumps_and_metadata(runs, dumps, stats, "nbody", "function",
+                             "PYSTATS_DIR")
+    loops = [l for r in runs["runs"] for l in r["loops"]]
+    script = pyperformance_bench(venv, tmp_path, "nbody")
+    (e1, p1), (e2, p2) = measured(
+        venv, script, "bench_nbody", [[1, "sun", 20000], [2, "sun", 20000]],
+        cwd)
+    eb = {k: e2.get(k, 0) - e1.get(k, 0) for k in e2}
+    ea = {k: e1[k] - eb.get(k, 0) for k in e1}
+    execs, _ = total(dumps)
+    assert execs == combine((ea, len(loops)), (eb, sum(loops)))
