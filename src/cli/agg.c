@@ -196,6 +196,8 @@ agg_problem(agg *a, int kind, const char *file, unsigned long line,
     else
         snprintf(text, sizeof text, "%s: %s", file, msg);
     a->problems[kind]++;
+    if (a->on_problem)
+        a->on_problem(a->problem_ctx, kind, file, line, msg);
     if (!a->quiet)
         fprintf(stderr, "pystats: warning: %s\n", text);
     if (a->nnotes < AGG_NOTES_MAX) {

@@ -95,6 +95,12 @@ typedef struct agg {
     size_t nnotes;
     uint64_t inputs;          /* files looked at */
     int quiet;                /* do not print warnings */
+    /* Optional: told of every problem agg_problem records (pystats
+     * check names the files).  Not merged; may be called from a reader
+     * thread. */
+    void (*on_problem)(void *ctx, int kind, const char *file,
+                       unsigned long line, const char *msg);
+    void *problem_ctx;
 } agg;
 
 void agg_init(agg *a);

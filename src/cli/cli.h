@@ -12,7 +12,9 @@ enum cli_exit {
     CLI_EXIT_USAGE = 2,      /* bad command line */
     CLI_EXIT_OUTPUT = 3,     /* a report could not be written whole */
     CLI_EXIT_INTERNAL = 4,   /* out of memory, thread failure */
-    CLI_EXIT_CONDITION = 5   /* compare: the --fail-if condition is true */
+    CLI_EXIT_CONDITION = 5,  /* compare: the --fail-if condition is true */
+    CLI_EXIT_UNTRUSTED = 6,  /* check: errors found (warnings with --strict) */
+    CLI_EXIT_COMMAND = 7     /* run: the command failed (its status is printed) */
 };
 
 /* One policy for running out of memory: a message and CLI_EXIT_INTERNAL.
@@ -26,5 +28,7 @@ char *cli_xstrdup(const char *s);
 /* Subcommands: cmd_<name>(argc, argv) with argv[0] the subcommand. */
 int cmd_summarize(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_run(int argc, char **argv);
 
 #endif

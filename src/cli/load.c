@@ -228,8 +228,29 @@ load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
         if (!hdr_is_per_process(w->hdr[i].key))
             agg_hdr_add(g, w->hdr[i].key, w->hdr[i].val, 1);
     agg_time(g, hdr_get(w, "meta.time.start"), hdr_get(w, "meta.time.end"));
+    load_observe(w, path, format, nfiles, g, xl);
     hdr_reset(w);
     w->nent = 0;
+}
+
+void
+load_observe(load_worker *w, const char *path, int format, uint64_t nfiles,
+             const agg_group *g, const int32_t *slot)
+{
+    load_file_info f;
+
+    if (w->obs == NULL || w->obs->file == NULL)
+        return;
+    f.path = path;
+    f.format = format;
+    f.nfiles = nfiles;
+    f.g = g;
+    f.ent = w->ent;
+    f.nent = slot ? w->nent : 0;
+    f.slot = slot;
+    f.hdr = w->hdr;
+    f.nhdr = w->nhdr;
+    w->obs->file(w->obs->ctx, &w->obs_state, &f);
 }
 
 /* ---- text dumps -------------------------------------------------------- */
@@ -454,12 +475,23 @@ thread_main(void *arg)
 }
 
 static void
-worker_init(load_worker *w, const load_opts *opt)
+observe_problems(agg *a, const load_observer *obs)
+{
+    if (obs && obs->problem) {
+        a->on_problem = obs->problem;
+        a->problem_ctx = obs->ctx;
+    }
+}
+
+static void
+worker_init(load_worker *w, const load_opts *opt, const load_observer *obs)
 {
     memset(w, 0, sizeof *w);
     agg_init(&w->a);
     w->a.quiet = opt->quiet;
     w->opt = opt;
+    w->obs = obs;
+    observe_problems(&w->a, obs);
     ktab_init(&w->raw);
     w->first = NO_ID;
 }
@@ -469,6 +501,8 @@ worker_free(load_worker *w)
 {
     size_t i;
 
+    if (w->obs && w->obs->free_state && w->obs_state)
+        w->obs->free_state(w->obs->ctx, w->obs_state);
     agg_free(&w->a);
     ktab_free(&w->raw);
     free(w->ri);
@@ -485,6 +519,13 @@ worker_free(load_worker *w)
 int
 load_inputs(char **inputs, size_t ninputs, const load_opts *opt, agg *out)
 {
+    return load_inputs_observed(inputs, ninputs, opt, NULL, out);
+}
+
+int
+load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt,
+                     const load_observer *obs, agg *out)
+{
     int ret = 0;
     file_list files = { 0 };
     load_worker *w = NULL;
@@ -496,6 +537,7 @@ load_inputs(char **inputs, size_t ninputs, const load_opts *opt, agg *out)
 
     agg_init(out);
     out->quiet = opt->quiet;
+    observe_problems(out, obs);
     for (i = 0; i < ninputs; i++) {
         if (stat(inputs[i], &st) != 0) {
             agg_problem(out, AGG_P_UNREADABLE, inputs[i], 0, "cannot open: %s", strerror(errno));
@@ -521,7 +563,7 @@ load_inputs(char **inputs, size_t ninputs, const load_opts *opt, agg *out)
     p.files = &files;
     atomic_init(&p.next, 0);
     for (i = 0; i < jobs; i++) {
-        worker_init(&w[i], opt);
+        worker_init(&w[i], opt, obs);
         args[i].p = &p;
         args[i].w = &w[i];
     }
@@ -538,6 +580,7 @@ load_inputs(char **inputs, size_t ninputs, const load_opts *opt, agg *out)
         agg_merge(out, &w[i].a);
         worker_free(&w[i]);
     }
+    out->on_problem = NULL;
     for (i = 0; i < files.n; i++)
         free(files.path[i]);
     free(files.path);

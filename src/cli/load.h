@@ -37,9 +37,36 @@ typedef struct load_hdr {
     char *key, *val;        /* owned */
 } load_hdr;
 
+/* One counted file, as an observer sees it (pystats check). */
+typedef struct load_file_info {
+    const char *path;
+    int format;             /* agg_format */
+    uint64_t nfiles;        /* dumps the file stands for */
+    const agg_group *g;     /* the reading thread's group it was added to */
+    const load_entry *ent;  /* its counters (none for a summary) */
+    size_t nent;
+    const int32_t *slot;    /* raw id -> slot in g */
+    const load_hdr *hdr;    /* its header lines */
+    size_t nhdr;
+} load_file_info;
+
+/* Optional observer of what the readers read.  Both functions are called
+ * on reader threads: state is that thread's own pointer (NULL at first,
+ * the observer's to fill, handed to free_state when the thread is done);
+ * anything shared needs the observer's own lock. */
+typedef struct load_observer {
+    void *ctx;
+    void (*file)(void *ctx, void **state, const load_file_info *f);
+    void (*free_state)(void *ctx, void *state);
+    void (*problem)(void *ctx, int kind, const char *file,
+                    unsigned long line, const char *msg);
+} load_observer;
+
 typedef struct load_worker {
     agg a;
     const load_opts *opt;
+    const load_observer *obs;   /* borrowed, may be NULL */
+    void *obs_state;            /* the observer's */
     ktab raw;               /* raw key spelling -> raw id */
     load_rawinfo *ri;       /* owned, raw.n entries */
     size_t ri_cap;
@@ -62,6 +89,9 @@ typedef struct load_worker {
  * input names nothing that exists or can be listed (reported on stderr
  * and in out's problems); files inside are read regardless. */
 int load_inputs(char **inputs, size_t ninputs, const load_opts *opt, agg *out);
+/* The same, telling obs (may be NULL) of every file and problem. */
+int load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt,
+                         const load_observer *obs, agg *out);
 
 /* The per-file protocol, shared by the text reader and the JSON readers:
  * begin, counters and header lines, end.  nfiles is how many dumps the
@@ -72,6 +102,9 @@ void load_header(load_worker *w, const char *key, size_t klen,
                  const char *val, size_t vlen);
 void load_file_end(load_worker *w, const char *path, int format,
                    uint64_t nfiles);
+/* Tell the observer (if any) of a file added to g. */
+void load_observe(load_worker *w, const char *path, int format,
+                  uint64_t nfiles, const agg_group *g, const int32_t *slot);
 
 /* JSON inputs (load_json.c): a summary written by --json, or CPython's
  * summarize_stats.py --json-output.  buf is NUL-terminated. */

@@ -177,6 +177,7 @@ load_group(jctx *c, json_t *grp)
         files = 0;
     c->g->files += files;
     c->g->fmt[AGG_FMT_SUMMARY_JSON] += files;
+    load_observe(c->w, c->path, AGG_FMT_SUMMARY_JSON, files, c->g, NULL);
     strs_from(&c->g->how, json_object_get(meta, "version_detection"), NULL);
     strs_from(&c->g->collectors, json_object_get(meta, "collectors"), NULL);
     json_object_foreach(json_object_get(meta, "headers"), name, o) {

@@ -10,6 +10,8 @@ static const struct {
 } commands[] = {
     { "summarize", cmd_summarize },
     { "compare", cmd_compare },
+    { "check", cmd_check },
+    { "run", cmd_run },
 };
 
 static void
@@ -18,6 +20,8 @@ usage(FILE *to)
     fputs("usage: pystats <command> [options]\n\ncommands:\n"
           "  summarize   summarize pystats dumps into a Markdown or JSON report\n"
           "  compare     compare two runs (Markdown, JSON, HTML; --fail-if for CI)\n"
+          "  check       every reason to distrust a set of dumps, with a verdict\n"
+          "  run         run a command with collection on, then summarize and check\n"
           "\nRun 'pystats <command> --help' for a command's options.\n", to);
 }
 

@@ -1,0 +1,140 @@
+/* check_report.c: writing a check set's findings, as text for people and
+ * as JSON (schema 1) for tools. */
+#include "check_int.h"
+
+#include "cli.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TEXT_FILES 5       /* files shown per finding without all_files */
+#define TEXT_DETAILS 10    /* detail lines shown per finding */
+
+/* Words of s, wrapped at 78 columns, each line after `indent` blanks. */
+static void
+wrap(FILE *out, const char *s, int indent)
+{
+    int col = indent;
+
+    fprintf(out, "%*s", indent, "");
+    while (*s) {
+        size_t n = strcspn(s, " ");
+        if (col > indent && col + 1 + (int)n > 78) {
+            fprintf(out, "\n%*s", indent, "");
+            col = indent;
+        } else if (col > indent) {
+            fputc(' ', out);
+            col++;
+        }
+        fwrite(s, 1, n, out);
+        col += (int)n;
+        s += n;
+        while (*s == ' ')
+            s++;
+    }
+    fputc('\n', out);
+}
+
+int
+check_report_text(const check_set *c, FILE *out, int all_files)
+{
+    char verdict[1024];
+    size_t i, j;
+
+    for (i = 0; i < c->nfd; i++) {
+        const ck_finding *d = &c->fd[i];
+        size_t nf = all_files ? d->nfiles : (d->nfiles > TEXT_FILES ? TEXT_FILES : d->nfiles);
+        size_t nd = all_files ? d->ndetails
+                              : (d->ndetails > TEXT_DETAILS ? TEXT_DETAILS : d->ndetails);
+
+        fprintf(out, "%-7s %s: %s\n", check_severity_name[d->severity],
+                check_info[d->id].name, check_info[d->id].title);
+        if (*d->summary)
+            wrap(out, d->summary, 8);
+        for (j = 0; j < nd; j++)
+            fprintf(out, "        - %s\n", d->details[j]);
+        if (nd < d->ndetails)
+            fprintf(out, "        - ... and %zu more\n", d->ndetails - nd);
+        /* Files are named in the details where there are details. */
+        if (d->ndetails == 0 && d->nfiles) {
+            for (j = 0; j < nf; j++)
+                fprintf(out, "%s%s\n", j ? "               " : "        files: ", d->files[j]);
+            if (nf < d->nfiles)
+                fprintf(out, "               ... and %zu more (--all-files)\n", d->nfiles - nf);
+        }
+        wrap(out, check_info[d->id].why, 8);
+        fputc('\n', out);
+    }
+    fprintf(out, "verdict: %s\n", check_verdict(c, verdict, sizeof verdict));
+    return ferror(out) ? -1 : 0;
+}
+
+/* A JSON string; bytes of a text that is not UTF-8 (a file name can be
+ * anything) become '?'. */
+static json_t *
+jstr(const char *s)
+{
+    json_t *j = json_string(s);
+    char *t, *p;
+
+    if (j)
+        return j;
+    t = cli_xstrdup(s);
+    for (p = t; *p; p++)
+        if ((unsigned char)*p >= 0x80)
+            *p = '?';
+    j = json_string(t);
+    free(t);
+    return j;
+}
+
+static json_t *
+str_array(char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        json_array_append_new(a, jstr(v[i]));
+    return a;
+}
+
+int
+check_report_json(const check_set *c, FILE *out)
+{
+    json_t *root = json_object(), *fs = json_array(), *counts = json_object();
+    char verdict[1024];
+    size_t i;
+    int ret;
+
+    check_verdict(c, verdict, sizeof verdict);
+    json_object_set_new(root, "schema", json_integer(1));
+    json_object_set_new(root, "verdict",
+                        json_string(c->count[CHECK_ERROR] ? "untrusted"
+                                    : c->count[CHECK_WARNING] ? "caution" : "ok"));
+    json_object_set_new(root, "verdict_line", jstr(verdict));
+    json_object_set_new(root, "files", json_integer((json_int_t)c->nfiles));
+    for (i = CHECK_SEVERITY_COUNT; i-- > 0;)
+        json_object_set_new(counts, check_severity_name[i], json_integer((json_int_t)c->count[i]));
+    json_object_set_new(root, "counts", counts);
+    for (i = 0; i < c->nfd; i++) {
+        const ck_finding *d = &c->fd[i];
+        json_t *o = json_object();
+        json_object_set_new(o, "check", json_string(check_info[d->id].name));
+        json_object_set_new(o, "severity", json_string(check_severity_name[d->severity]));
+        json_object_set_new(o, "title", json_string(check_info[d->id].title));
+        json_object_set_new(o, "summary", jstr(d->summary));
+        json_object_set_new(o, "why", json_string(check_info[d->id].why));
+        json_object_set_new(o, "files", str_array(d->files, d->nfiles));
+        json_object_set_new(o, "details", str_array(d->details, d->ndetails));
+        json_array_append_new(fs, o);
+    }
+    json_object_set_new(root, "findings", fs);
+    ret = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (ret != 0 || fputc('\n', out) == EOF)
+        return -1;
+    return ferror(out) ? -1 : 0;
+}

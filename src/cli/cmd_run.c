@@ -1,0 +1,425 @@
+/* cmd_run.c: `pystats run`: run a command with collection on for every
+ * Python process it starts, into a fresh directory, then summarize and
+ * check what it wrote.  A run that wrote no dump is an error that says
+ * why, never an empty success. */
+#include "check.h"
+#include "cli.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#define DEFAULT_BASE "/tmp/py_stats"
+
+static const char usage[] =
+    "usage: pystats run [-o DIR] [--mode MODE] [--label LABEL] [--json FILE]\n"
+    "                   [--markdown FILE] [--quiet] -- COMMAND [ARG ...]\n"
+    "\n"
+    "Run COMMAND with collection on in every Python process it starts\n"
+    "(PYTHONSTATS=MODE, PYSTATS_DIR=a fresh directory for this run,\n"
+    "PYSTATS_LABEL=LABEL, PYSTATS_BACKEND=own unless set), then summarize the\n"
+    "dumps it wrote (as 'pystats summarize DIR') and check them ('pystats\n"
+    "check DIR'). Runs in parallel never mix their files. A run that wrote no\n"
+    "dump is an error, with the likely reason (hook not installed in that\n"
+    "interpreter, -E/-I/-S, a runner that does not pass the environment on).\n"
+    "\n"
+    "  -o, --output DIR    the run's directory: created, must be new or empty\n"
+    "                      (default: a new directory under " DEFAULT_BASE ")\n"
+    "  --mode MODE         collection mode (default: count)\n"
+    "  --label LABEL       meta.label of every dump (PYSTATS_LABEL)\n"
+    "  --json FILE         write the JSON summary to FILE\n"
+    "  --markdown FILE     write the Markdown summary to FILE (default: stdout)\n"
+    "  --quiet             no summary on stdout, the verdict line only\n"
+    "\n"
+    "Exit status: 0 ok, 1 no dump was written, 2 usage error, 3 a report could\n"
+    "not be written, 4 internal error, 6 the check found errors, 7 the command\n"
+    "failed (its status is printed; the summary is still written).\n";
+
+/* Dumps in dir: non-hidden regular files. */
+static size_t
+count_dumps(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    size_t n = 0;
+
+    if (d == NULL)
+        return 0;
+    while ((e = readdir(d)) != NULL)
+        if (e->d_name[0] != '.')
+            n++;
+    closedir(d);
+    return n;
+}
+
+static int
+mkdir_p(const char *path)
+{
+    char *p = cli_xstrdup(path), *s;
+    int ret = 0;
+
+    for (s = p + 1; *s; s++)
+        if (*s == '/') {
+            *s = '\0';
+            if (mkdir(p, 0777) != 0 && errno != EEXIST)
+                ret = -1;
+            *s = '/';
+        }
+    if (ret == 0 && mkdir(p, 0777) != 0 && errno != EEXIST)
+        ret = -1;
+    free(p);
+    return ret;
+}
+
+/* The run's directory: -o DIR (new or empty), else a new unique one. */
+static char *
+make_run_dir(const char *out)
+{
+    char *dir;
+
+    if (out) {
+        struct stat st;
+        if (mkdir_p(out) != 0 || stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "pystats: error: %s: cannot create the directory: %s\n", out,
+                    strerror(errno));
+            return NULL;
+        }
+        if (count_dumps(out) != 0) {
+            fprintf(stderr, "pystats: error: %s already holds files: a run needs a new or "
+                    "empty directory, or its files would mix with others\n", out);
+            return NULL;
+        }
+        return cli_xstrdup(out);
+    } else {
+        char stamp[32];
+        time_t now = time(NULL);
+        struct tm tm;
+        const char *base = DEFAULT_BASE;
+
+        if (mkdir_p(base) != 0) {
+            fprintf(stderr, "pystats: error: %s: cannot create the directory: %s\n", base,
+                    strerror(errno));
+            return NULL;
+        }
+        gmtime_r(&now, &tm);
+        strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
+        dir = cli_xmalloc(strlen(base) + 64);
+        sprintf(dir, "%s/run-%s-XXXXXX", base, stamp);
+        if (mkdtemp(dir) == NULL) {
+            fprintf(stderr, "pystats: error: cannot create a run directory under %s: %s\n",
+                    base, strerror(errno));
+            free(dir);
+            return NULL;
+        }
+        return dir;
+    }
+}
+
+static const char *
+base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s ? s + 1 : path;
+}
+
+/* python, python3, python3.12, python3.13t, pypy3 ... */
+static int
+is_python(const char *path)
+{
+    const char *b = base_name(path);
+    return strncmp(b, "python", 6) == 0 || strncmp(b, "pypy", 4) == 0;
+}
+
+/* Python's options before the script, -c or -m: which of -E, -I, -S
+ * (also inside groups such as -IS) and whether -X pystats_dir is given. */
+static void
+python_flags(char **argv, int *ign_env, int *isolated, int *no_site, int *xdir)
+{
+    int i;
+
+    for (i = 1; argv[i] && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            break;
+        if (a[1] == '-') {
+            if (strcmp(a, "--check-hash-based-pycs") == 0 && argv[i + 1])
+                i++;
+            continue;
+        }
+        for (a++; *a; a++) {
+            if (*a == 'E') *ign_env = 1;
+            else if (*a == 'I') *isolated = 1;
+            else if (*a == 'S') *no_site = 1;
+            else if (*a == 'c' || *a == 'm')
+                return;                     /* the rest is the program's */
+            else if (*a == 'W' || *a == 'X') {
+                const char *v = a[1] ? a + 1 : argv[i + 1];
+                if (*a == 'X' && v && strncmp(v, "pystats_dir", 11) == 0)
+                    *xdir = 1;
+                if (!a[1] && argv[i + 1])
+                    i++;
+                break;
+            }
+        }
+    }
+}
+
+static int
+has_arg(char **argv, const char *prefix)
+{
+    for (; *argv; argv++)
+        if (strncmp(*argv, prefix, strlen(prefix)) == 0)
+            return 1;
+    return 0;
+}
+
+/* Whether `pyperf` is the command or a module it runs (python -m pyperf). */
+static int
+runs(char **argv, const char *name)
+{
+    int i;
+
+    if (strcmp(base_name(argv[0]), name) == 0)
+        return 1;
+    for (i = 1; argv[i]; i++)
+        if (strcmp(argv[i], "-m") == 0 && argv[i + 1] && strcmp(argv[i + 1], name) == 0)
+            return 1;
+    return 0;
+}
+
+/* Run argv with the environment as set, output to /dev/null; its exit
+ * status, or -1. */
+static int
+probe(char *const argv[], const char *pystats)
+{
+    pid_t pid = fork();
+    int st;
+
+    if (pid < 0)
+        return -1;
+    if (pid == 0) {
+        FILE *n = freopen("/dev/null", "w", stdout);
+        FILE *m = freopen("/dev/null", "w", stderr);
+        (void)n;
+        (void)m;
+        if (pystats)
+            setenv("PYTHONSTATS", pystats, 1);
+        else
+            unsetenv("PYTHONSTATS");
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    if (waitpid(pid, &st, 0) < 0)
+        return -1;
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* Why did a run write no dump?  Each likely reason on stderr. */
+static void
+explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
+{
+    const char *py = is_python(cmd[0]) ? cmd[0] : "python3";
+    int ign_env = 0, isolated = 0, no_site = 0, xdir = 0, reasons = 0, r;
+    char *hook_ran[] = { (char *)py, "-c",
+                         "import sys; sys.exit(0 if 'pystats_startup' in sys.modules else 3)", NULL };
+    char *importable[] = { (char *)py, "-c", "import pystats_startup", NULL };
+
+#define REASON(...) do { reasons++; fprintf(stderr, "  - " __VA_ARGS__); } while (0)
+    fprintf(stderr, "pystats: error: the run wrote no dump into %s; likely reasons:\n", dir);
+    if (status_known && exit_code == 127)
+        REASON("the command could not be run (exit status 127: not found?)\n");
+    if (is_python(cmd[0])) {
+        python_flags(cmd, &ign_env, &isolated, &no_site, &xdir);
+        if (ign_env || isolated)
+            REASON("%s ignores PYTHONSTATS and PYSTATS_DIR (%s): use -X pystats "
+                   "-X pystats_dir=%s instead, or drop the flag\n", py,
+                   isolated ? "-I" : "-E", dir);
+        if (no_site)
+            REASON("-S: the startup hook (a .pth file in site-packages) does not run; "
+                   "drop -S, or call pystats.on() in the program\n");
+        if (xdir)
+            REASON("-X pystats_dir in the command sends the dumps to another directory\n");
+    }
+    if (runs(cmd, "pyperf") && !has_arg(cmd, "--inherit-environ") && !has_arg(cmd, "--copy-env"))
+        REASON("pyperf runs its worker processes with only the environment variables it "
+               "is told to pass: add --inherit-environ PYTHONSTATS,PYSTATS_DIR,PYSTATS_LABEL,"
+               "PYSTATS_BACKEND (or --copy-env)\n");
+    if (runs(cmd, "pyperformance"))
+        REASON("pyperformance runs benchmarks in virtual environments it creates, where "
+               "pystats is not installed, and passes only listed variables: install "
+               "pystats there and add --inherit-environ PYTHONSTATS,PYSTATS_DIR,"
+               "PYSTATS_LABEL,PYSTATS_BACKEND\n");
+    if (!ign_env && !isolated && !no_site) {
+        setenv("PYSTATS_DIR", dir, 1);
+        r = probe(hook_ran, "noop");
+        if (r == 127 || r < 0) {
+            REASON("%s could not be run to check its startup hook\n", py);
+        } else if (r != 0) {
+            if (probe(importable, NULL) != 0)
+                REASON("the startup hook is not installed in the interpreter %s: "
+                       "'%s -c \"import pystats_startup\"' fails; install pystats into it "
+                       "(pip install, or make install PYTHON=%s)\n", py, py, py);
+            else
+                REASON("%s can import pystats_startup but its .pth line did not run it "
+                       "(site-packages .pth files not processed?)\n", py);
+        } else if (!is_python(cmd[0])) {
+            REASON("the startup hook works in %s, so the command's Python processes "
+                   "use another interpreter, are started with a cleaned environment, "
+                   "or ran no Python code while collecting\n", py);
+        }
+    }
+    if (status_known && exit_code != 0 && exit_code != 127)
+        REASON("the command failed (exit status %d) before any Python process wrote "
+               "its dump\n", exit_code);
+    if (reasons == 0)
+        REASON("the command started no Python process, or each one ran no Python code "
+               "while collection was on\n");
+#undef REASON
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        { "output", required_argument, NULL, 'o' },
+        { "mode", required_argument, NULL, 'M' },
+        { "label", required_argument, NULL, 'L' },
+        { "json", required_argument, NULL, 'j' },
+        { "markdown", required_argument, NULL, 'm' },
+        { "quiet", no_argument, NULL, 'q' },
+        { "help", no_argument, NULL, 'h' },
+        { NULL, 0, NULL, 0 },
+    };
+    const char *out = NULL, *mode = "count", *label = NULL, *json = NULL, *md = NULL;
+    char *sargv[8], **cmd, *dir, verdict[1024];
+    int c, quiet = 0, st, ret, sret, sargc = 0, exit_code = 0, status_known = 0;
+    struct sigaction ign, old_int, old_quit;
+    size_t ndumps;
+    pid_t pid;
+
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o': out = optarg; break;
+        case 'M': mode = optarg; break;
+        case 'L': label = optarg; break;
+        case 'j': json = optarg; break;
+        case 'm': md = optarg; break;
+        case 'q': quiet = 1; break;
+        case 'h':
+            fputs(usage, stdout);
+            return CLI_EXIT_OK;
+        default:
+            fputs(usage, stderr);
+            return CLI_EXIT_USAGE;
+        }
+    }
+    cmd = argv + optind;
+    if (*cmd == NULL) {
+        fputs("pystats: error: run needs a command: pystats run [options] -- COMMAND ...\n",
+              stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (*mode == '\0' || strcmp(mode, "0") == 0 || strcmp(mode, "noop") == 0) {
+        fprintf(stderr, "pystats: error: --mode %s writes no dump; use count\n",
+                *mode ? mode : "''");
+        return CLI_EXIT_USAGE;
+    }
+    if ((dir = make_run_dir(out)) == NULL)
+        return CLI_EXIT_OUTPUT;
+    setenv("PYTHONSTATS", mode, 1);
+    setenv("PYSTATS_DIR", dir, 1);
+    if (label)
+        setenv("PYSTATS_LABEL", label, 1);
+    /* Native --enable-pystats counters write to CPython's fixed directory,
+     * where runs would mix: count with the collector unless told. */
+    setenv("PYSTATS_BACKEND", getenv("PYSTATS_BACKEND") ? getenv("PYSTATS_BACKEND") : "own", 1);
+    fprintf(stderr, "pystats run: dumps go to %s\n", dir);
+    fflush(NULL);
+
+    /* Like time(1): Ctrl-C is for the command; the summary still follows. */
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigaction(SIGINT, &ign, &old_int);
+    sigaction(SIGQUIT, &ign, &old_quit);
+    pid = fork();
+    if (pid == 0) {
+        sigaction(SIGINT, &old_int, NULL);
+        sigaction(SIGQUIT, &old_quit, NULL);
+        execvp(cmd[0], cmd);
+        fprintf(stderr, "pystats: error: cannot run '%s': %s\n", cmd[0], strerror(errno));
+        _exit(127);
+    }
+    if (pid < 0) {
+        fprintf(stderr, "pystats: error: cannot start the command: %s\n", strerror(errno));
+        free(dir);
+        return CLI_EXIT_INTERNAL;
+    }
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGQUIT, &old_quit, NULL);
+    if (WIFEXITED(st)) {
+        status_known = 1;
+        exit_code = WEXITSTATUS(st);
+    } else if (WIFSIGNALED(st)) {
+        exit_code = 128 + WTERMSIG(st);
+    }
+
+    ndumps = count_dumps(dir);
+    if (ndumps == 0) {
+        explain_no_dump(cmd, dir, status_known, exit_code);
+        free(dir);
+        return CLI_EXIT_INPUT;
+    }
+
+    /* The summary, exactly as `pystats summarize DIR` writes it. */
+    sargv[sargc++] = "summarize";
+    sargv[sargc++] = dir;
+    if (json) {
+        sargv[sargc++] = "--json";
+        sargv[sargc++] = (char *)json;
+    }
+    if (md || !quiet) {
+        sargv[sargc++] = "--markdown";
+        sargv[sargc++] = (char *)(md ? md : "-");
+    }
+    sargv[sargc] = NULL;
+    sret = sargc > 2 ? cmd_summarize(sargc, sargv) : CLI_EXIT_OK;
+    fflush(stdout);
+
+    {
+        load_opts lo = { 0, 0, 1 };
+        agg a;
+        check_set *cs = check_load(&dir, 1, &lo, &a);
+        check_verdict(cs, verdict, sizeof verdict);
+        ret = check_count(cs, CHECK_ERROR) ? CLI_EXIT_UNTRUSTED : CLI_EXIT_OK;
+        check_free(cs);
+        agg_free(&a);
+    }
+    fprintf(stderr, "pystats run: %zu %s in %s\n", ndumps, ndumps == 1 ? "dump" : "dumps", dir);
+    fprintf(stderr, "pystats run: trust: %s\n", verdict);
+    if (ret != CLI_EXIT_OK)
+        fprintf(stderr, "pystats run: details: pystats check %s\n", dir);
+    if (quiet)
+        printf("verdict: %s\n", verdict);
+    if (sret != CLI_EXIT_OK)
+        ret = sret;
+    if (exit_code != 0) {
+        fprintf(stderr, "pystats run: the command failed: %s %d\n",
+                status_known ? "exit status" : "killed by signal",
+                status_known ? exit_code : exit_code - 128);
+        ret = CLI_EXIT_COMMAND;
+    }
+    free(dir);
+    return ret;
+}
