@@ -7,6 +7,8 @@
 #   make bench                overhead and throughput benchmarks (ratios)
 #   make SANITIZER=address    build with ASan (also: undefined)
 #   make WERROR=1             treat warnings as errors
+#   make test-asan            the Python suite against the extension built
+#                             with ASan and UBSan (ASAN_PYTHON: which Python)
 
 PYTHON    ?= python3
 CC        ?= cc
@@ -23,7 +25,7 @@ endif
 CFLAGS_ALL = $(OPT) $(WARN) $(SANFLAGS) -std=c11 -D_GNU_SOURCE $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
-.PHONY: all ext cli install install-ext install-cli test test-c test-golden bench example clean faults
+.PHONY: all ext cli install install-ext install-cli test test-c test-golden bench example clean faults test-asan
 all: ext cli
 
 # The shared core: no Python.h, used by both programs.
@@ -31,6 +33,7 @@ FORMAT_SRC := $(wildcard src/format/*.c)
 
 include src/ext/build.mk
 -include src/cli/build.mk
+-include tests/fuzz/fuzz.mk
 
 install: install-ext install-cli
 
@@ -53,6 +56,38 @@ example: cli
 	@head -n 30 $(EXAMPLE_OUT)/*.txt
 	@echo "--- summarized:"
 	$(BUILD)/pystats summarize $(EXAMPLE_OUT)
+
+# The Python suite against the extension built with AddressSanitizer and
+# UndefinedBehaviorSanitizer, in a virtual environment of its own, the
+# runtimes preloaded into every Python process of the suite, with
+# PYTHONMALLOC=malloc so that ASan sees Python's allocations too.  Leak
+# detection is off: CPython itself does not free everything at exit.
+# The slow suites (packaging, pyperf) are skipped.  Ends with
+# "asan-X.Y: N passed, N failed".
+ASAN_PYTHON ?= $(shell $(PYTHON) tools/pythons.py 2>/dev/null | tail -n 1)
+ASAN_VER     = $(shell $(ASAN_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+ASAN_VENV    = $(BUILD)/venv-asan-$(ASAN_VER)
+ASAN_XML     = $(BUILD)/junit-asan-$(ASAN_VER).xml
+ASAN_RT      = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
+test-asan: faults
+	@test -n "$(ASAN_PYTHON)" || { echo "test-asan: no Python (ASAN_PYTHON=...)" >&2; exit 1; }
+	@test -x $(ASAN_VENV)/bin/python || $(ASAN_PYTHON) -m venv $(ASAN_VENV)
+	@$(ASAN_VENV)/bin/python -c 'import pytest' 2>/dev/null || \
+	    $(ASAN_VENV)/bin/python -m pip install -q --disable-pip-version-check pytest
+	$(MAKE) -s install-ext BUILD=$(BUILD)/asan SANITIZER=address,undefined \
+	    PYTHON=$(ASAN_VENV)/bin/python
+	@rm -f $(ASAN_XML)
+	-LD_PRELOAD="$(ASAN_RT)" PYTHONMALLOC=malloc \
+	    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1 \
+	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+	    PYSTATS_QUICK_TESTS=1 PYTHONDONTWRITEBYTECODE=1 \
+	    $(ASAN_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/py \
+	    --junitxml $(ASAN_XML)
+	@$(PYTHON) -c 'import sys, xml.etree.ElementTree as E; \
+	    r = E.parse(sys.argv[1]).getroot(); s = [r] if r.tag == "testsuite" else list(r); \
+	    n = lambda k: sum(int(x.get(k, 0)) for x in s); bad = n("failures") + n("errors"); \
+	    print("asan-%s: %d passed, %d failed" % (sys.argv[2], n("tests") - bad - n("skipped"), bad)); \
+	    sys.exit(1 if bad else 0)' $(ASAN_XML) $(ASAN_VER)
 
 # The fault-injection shim of tests/py/test_faults.py (LD_PRELOAD):
 # makes file system calls fail on demand, see tests/faults/faultshim.c.

@@ -1,0 +1,84 @@
+/* fuzz_load.c: libFuzzer harness for every input parser of the pystats
+ * command, built once per entry point (FUZZ_ENTRY):
+ *
+ *   native   a native CPython dump: the text reader as is
+ *   own      this project's dump: the text reader after a
+ *            "pystats.format : 1" line
+ *   summary  a JSON summary written by --json (schema 1)
+ *   cpython  a JSON file of CPython's summarize_stats.py --json-output
+ *
+ * Each input is read the way `pystats summarize` and `pystats check` read
+ * a file (load.c is compiled in, so its static reader is reachable), and
+ * then everything downstream runs on it: the check observer, the set
+ * checks, the report model and both reports. */
+#include "../../src/cli/load.c"
+
+#include "../../src/cli/check.h"
+#include "../../src/cli/report.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ENTRY_NATIVE 1
+#define ENTRY_OWN 2
+#define ENTRY_SUMMARY 3
+#define ENTRY_CPYTHON 4
+
+#ifndef FUZZ_ENTRY
+#error "define FUZZ_ENTRY"
+#endif
+
+static FILE *devnull;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static const char own_head[] = "pystats.format : 1\n";
+    static const load_opts opt = { 0, 1, 1 };
+    static const report_opts ro = { 100 };
+    char *buf;
+    size_t n = 0;
+    load_worker w;
+    check_set *cs;
+    agg a;
+    char verdict[512];
+
+    if (devnull == NULL && (devnull = fopen("/dev/null", "w")) == NULL)
+        abort();
+    buf = malloc(size + sizeof own_head + 1);
+    if (buf == NULL)
+        return 0;
+    if (FUZZ_ENTRY == ENTRY_OWN) {
+        memcpy(buf, own_head, sizeof own_head - 1);
+        n = sizeof own_head - 1;
+    }
+    memcpy(buf + n, data, size);
+    n += size;
+    buf[n] = '\0';
+
+    cs = check_new();
+    worker_init(&w, &opt, check_observer(cs));
+    if (FUZZ_ENTRY == ENTRY_SUMMARY || FUZZ_ENTRY == ENTRY_CPYTHON)
+        load_json(&w, "fuzz-input", buf, n);
+    else
+        parse_text(&w, "fuzz-input", buf, n);
+    agg_init(&a);
+    a.quiet = 1;
+    agg_merge(&a, &w.a);
+    worker_free(&w);
+    agg_sort(&a);
+    check_finish(cs, &a);
+    check_verdict(cs, verdict, sizeof verdict);
+    check_report_text(cs, devnull, 0);
+    check_report_json(cs, devnull);
+    report_markdown(devnull, &a, &ro);
+    report_json(devnull, &a, &ro);
+    agg_free(&a);
+    check_free(cs);
+    free(buf);
+    return 0;
+}
