@@ -7,7 +7,8 @@ Interpreters: $PYTHONS (space-separated paths) if set; otherwise each of
 Each gets a virtual environment under build/ with pytest, the collector
 installed into it by `make install-ext` (built with -Werror), and the
 suite in tests/py run inside it.  Then the C unit tests and the
-command-line golden tests.
+command-line golden tests, and the Python suite once more against the
+extension built with ASan and UBSan (`make test-asan`).
 """
 import os
 import re
@@ -106,6 +107,9 @@ def main():
             os.environ["PYSTATS_NATIVE_BUILD"] = out.stdout.strip()
     for py in pythons:
         results.append(pytest_suite(py))
+    # The Python suite under ASan and UBSan, with the newest Python.
+    if pythons:
+        results.append(make_suite("test-asan"))
     print()
     for name, p, f in results:
         print("  %-14s %d passed, %d failed" % (name, p, f))
