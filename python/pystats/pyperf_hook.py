@@ -12,7 +12,8 @@ once per series of values (warmups, values, calibration).
 
 What is counted (see README.md, "pyperf"):
 
-- `bench_func` and `bench_time_func` benchmarks (scope "function"): the
+- `bench_func` and `bench_time_func` benchmarks, `timeit` too (it is
+  `bench_time_func` of a generated timing function) (scope "function"): the
   benchmark callable is swapped, for the duration of the timed call, for
   `functools.partial(pystats.measure, callable)`, which is C code: the
   dumps count exactly the callable's instructions in the calling thread,
@@ -20,8 +21,8 @@ What is counted (see README.md, "pyperf"):
   `bench_time_func` the callable is the benchmark's own time function,
   its `for` loop over `loops` included: that loop is the benchmark's
   code.
-- Every other kind (`timeit`, `bench_async_func`, a pyperf this hook does
-  not recognize) (scope "window"): collection is switched on as the last
+- Every other kind (`bench_async_func`, a pyperf this hook does not
+  recognize) (scope "window"): collection is switched on as the last
   thing `__enter__` does and off as the first thing `__exit__` does, so
   the dumps also count pyperf's code between the two: the rest of
   `contextlib.ExitStack.enter_context`, the hook loop and the call of
@@ -37,6 +38,9 @@ benchmark's name, and adds to the run's metadata:
 
     pystats_collector_scope         "function" or "window"
     pystats_collector_dir           where the dumps went
+    pystats_collector_dir_from      how that directory was found
+    pystats_collector_label         the dumps' label (benchmark name)
+    pystats_collector_mode          "count"
     pystats_collector_instructions  instructions counted (all teardowns
                                     of this worker so far)
     pystats_collector_dumps         dump files written by this worker
