@@ -44,7 +44,9 @@ $(EXT_DIR)/pystats_startup.py: python/pystats_startup.py
 # -X pystats or PYTHONSTATS asks for collection.
 install-ext: ext
 	@mkdir -p $(DESTDIR)$(PY_SITE)/pystats
-	cp $(EXT_SO) $(EXT_DIR)/pystats/*.py $(DESTDIR)$(PY_SITE)/pystats/
+	# a new file, never the old one overwritten in place: a running
+	# process may have the old extension mapped
+	cp --remove-destination $(EXT_SO) $(EXT_DIR)/pystats/*.py $(DESTDIR)$(PY_SITE)/pystats/
 	cp $(EXT_DIR)/pystats_startup.py $(DESTDIR)$(PY_SITE)/
 	cp python/pystats-startup.pth $(DESTDIR)$(PY_SITE)/
 
