@@ -84,6 +84,7 @@ group_free(agg_group *g)
     free(g->hdr);
     free(g->time_start);
     free(g->time_end);
+    free(g->label);
     free(g);
 }
 
@@ -103,12 +104,31 @@ agg_free(agg *a)
 agg_group *
 agg_group_get(agg *a, int source, int minor, const char *counts)
 {
+    return agg_group_get_label(a, source, minor, counts, NULL);
+}
+
+static int
+same_label(const char *x, const char *y)
+{
+    return x == y || (x && y && strcmp(x, y) == 0);
+}
+
+int
+agg_same_kind(const agg_group *x, const agg_group *y)
+{
+    return x->source == y->source && x->minor == y->minor && strcmp(x->counts, y->counts) == 0;
+}
+
+agg_group *
+agg_group_get_label(agg *a, int source, int minor, const char *counts, const char *label)
+{
     agg_group *g;
     size_t i;
 
     for (i = 0; i < a->ng; i++) {
         g = a->g[i];
-        if (g->source == source && g->minor == minor && strcmp(g->counts, counts) == 0)
+        if (g->source == source && g->minor == minor && strcmp(g->counts, counts) == 0
+            && same_label(g->label, label))
             return g;
     }
     if (a->ng == a->gcap) {
@@ -119,6 +139,7 @@ agg_group_get(agg *a, int source, int minor, const char *counts)
     g->source = source;
     g->minor = minor;
     g->counts = cli_xstrdup(counts);
+    g->label = label ? cli_xstrdup(label) : NULL;
     ktab_init(&g->keys);
     a->g[a->ng++] = g;
     return g;
@@ -234,7 +255,7 @@ agg_merge(agg *dst, const agg *src)
 
     for (i = 0; i < src->ng; i++) {
         const agg_group *s = src->g[i];
-        agg_group *d = agg_group_get(dst, s->source, s->minor, s->counts);
+        agg_group *d = agg_group_get_label(dst, s->source, s->minor, s->counts, s->label);
         for (j = 0; j < s->keys.n; j++) {
             size_t slot = agg_slot(d, ktab_key(&s->keys, j), ktab_len(&s->keys, j));
             int is_flag = (s->flag[j] & AGG_F_FLAG) != 0;
@@ -252,6 +273,10 @@ agg_merge(agg *dst, const agg *src)
                             s->hdr[j].vals.v[k].n);
         keep_min(&d->time_start, s->time_start, 1);
         keep_min(&d->time_end, s->time_end, 0);
+        if (s->weight_total) {
+            d->weight_labels = s->weight_labels;
+            d->weight_total = s->weight_total;
+        }
     }
     for (i = 0; i < AGG_P_COUNT; i++)
         dst->problems[i] += src->problems[i];
@@ -279,6 +304,16 @@ group_cmp(const void *pa, const void *pb)
 {
     const agg_group *a = *(agg_group *const *)pa, *b = *(agg_group *const *)pb;
 
+    /* Groups by label: by kind, then label. */
+    if (a->label && b->label) {
+        if (a->source != b->source)
+            return a->source - b->source;
+        if (a->minor != b->minor)
+            return a->minor - b->minor;
+        if (strcmp(a->counts, b->counts) != 0)
+            return strcmp(a->counts, b->counts);
+        return strcmp(a->label, b->label);
+    }
     if (a->files != b->files)
         return a->files > b->files ? -1 : 1;
     if (a->source != b->source)

@@ -78,6 +78,10 @@ typedef struct agg_group {
     size_t nhdr, hdr_cap;
     char *time_start;         /* owned: earliest meta.time.start */
     char *time_end;           /* owned: latest meta.time.end */
+    char *label;              /* owned: meta.label of its files when
+                               * grouped by label (--by-label), else NULL */
+    uint64_t weight_labels;   /* --equal-weight: labels scaled, each to */
+    uint64_t weight_total;    /* this many executions (0: not weighted) */
 } agg_group;
 
 /* A problem kept for the report (the first AGG_NOTES_MAX). */
@@ -108,6 +112,11 @@ void agg_free(agg *a);
 
 /* The group for (source, minor, counts), created if new. */
 agg_group *agg_group_get(agg *a, int source, int minor, const char *counts);
+/* The same with a label (NULL: not grouped by label). */
+agg_group *agg_group_get_label(agg *a, int source, int minor, const char *counts,
+                               const char *label);
+/* Whether two groups count the same thing (they differ by label at most). */
+int agg_same_kind(const agg_group *x, const agg_group *y);
 
 /* Slot of canonical key s[0..n) in g, created (zero) if new. */
 size_t agg_slot(agg_group *g, const char *s, size_t n);

@@ -56,7 +56,7 @@ cmd_check(int argc, char **argv)
     char **inputs, verdict[1024];
     size_t ninputs;
     int strict = 0, all_files = 0, quiet = 0, c, ret = CLI_EXIT_OK;
-    load_opts lo = { 0, 0, 1 };
+    load_opts lo = { .quiet = 1 };
     check_set *cs;
     agg a;
 

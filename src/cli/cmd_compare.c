@@ -177,7 +177,7 @@ cmd_compare(int argc, char **argv)
     const char *json_path = NULL, *md_path = NULL, *html_path = NULL, *expr_text = NULL;
     double min_change = 1.0;
     int top = 30, c, ret = CLI_EXIT_OK, r, result = -1;
-    load_opts lo = { 0, 0, 0 };
+    load_opts lo = { 0 };
     cexpr *expr = NULL;
     char err[1024];
     agg base, head;

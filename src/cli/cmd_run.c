@@ -398,7 +398,7 @@ cmd_run(int argc, char **argv)
     fflush(stdout);
 
     {
-        load_opts lo = { 0, 0, 1 };
+        load_opts lo = { .quiet = 1 };
         agg a;
         check_set *cs = check_load(&dir, 1, &lo, &a);
         check_verdict(cs, verdict, sizeof verdict);

@@ -1,9 +1,11 @@
 /* cmd_summarize.c: `pystats summarize`: read dumps, write the report. */
+#include "check.h"
 #include "cli.h"
 #include "load.h"
 #include "outfile.h"
 #include "report.h"
 #include "report_html.h"
+#include "weight.h"
 #include "../format/psf_detect.h"
 
 #include <errno.h>
@@ -17,7 +19,7 @@
 static const char usage[] =
     "usage: pystats summarize [INPUT ...] [--json FILE] [--markdown FILE] [--html FILE]\n"
     "                         [--strict] [--python-version X.Y] [--jobs N]\n"
-    "                         [--top-pairs N] [--quiet]\n"
+    "                         [--top-pairs N] [--quiet] [--by-label] [--equal-weight]\n"
     "\n"
     "Summarize pystats dumps: this project's dumps, CPython 3.11-3.14 native\n"
     "dumps (--enable-pystats), JSON from CPython's summarize_stats.py\n"
@@ -34,6 +36,9 @@ static const char usage[] =
     "  --jobs N            reader threads (default: CPUs, at most 4)\n"
     "  --top-pairs N       rows of the pair-count table (default 100)\n"
     "  --quiet             no warnings on stderr (still counted in the report)\n"
+    "  --by-label          a group per label (meta.label, PYSTATS_LABEL)\n"
+    "  --equal-weight      scale each label's counts to the same total before\n"
+    "                      adding them, so that every label weighs the same\n"
     "\n"
     "Exit status: 0 ok, 1 no usable input or --strict and a problem,\n"
     "2 usage error, 3 a report could not be written, 4 internal error.\n";
@@ -76,6 +81,8 @@ cmd_summarize(int argc, char **argv)
         { "jobs", required_argument, NULL, 'J' },
         { "top-pairs", required_argument, NULL, 'T' },
         { "quiet", no_argument, NULL, 'q' },
+        { "by-label", no_argument, NULL, 'b' },
+        { "equal-weight", no_argument, NULL, 'e' },
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
@@ -83,11 +90,12 @@ cmd_summarize(int argc, char **argv)
     static char *default_input[] = { DEFAULT_INPUT };
     char **inputs;
     size_t ninputs, i;
-    int strict = 0, c, ret = CLI_EXIT_OK, r;
-    load_opts lo = { 0, 0, 0 };
-    report_opts ro = { 100 };
+    int strict = 0, equal_weight = 0, c, ret = CLI_EXIT_OK, r;
+    load_opts lo = { 0 };
+    report_opts ro = { .top_pairs = 100 };
     uint64_t problems = 0;
-    char warn[2048];
+    char warn[2048], trust[1024];
+    check_set *cs;
     agg a;
 
     optind = 1;
@@ -98,6 +106,8 @@ cmd_summarize(int argc, char **argv)
         case 'H': html_path = optarg; break;
         case 's': strict = 1; break;
         case 'q': lo.quiet = 1; break;
+        case 'b': lo.by_label = 1; break;
+        case 'e': lo.by_label = equal_weight = 1; break;
         case 'V':
             lo.force_minor = psf_parse_version(optarg, strlen(optarg));
             if (lo.force_minor == 0) {
@@ -133,7 +143,11 @@ cmd_summarize(int argc, char **argv)
         inputs = default_input;
         ninputs = 1;
     }
-    load_inputs(inputs, ninputs, &lo, &a);
+    /* The trust verdict comes from the checks of `pystats check`, made
+     * while the files are read. */
+    cs = check_load(inputs, ninputs, &lo, &a);
+    ro.trust = check_verdict(cs, trust, sizeof trust);
+    check_free(cs);
     if (agg_files(&a) == 0) {
         fputs("pystats: error: no dump files found in", stderr);
         for (i = 0; i < ninputs; i++)
@@ -142,6 +156,8 @@ cmd_summarize(int argc, char **argv)
         agg_free(&a);
         return CLI_EXIT_INPUT;
     }
+    if (equal_weight)
+        weight_equal_labels(&a);
     agg_sort(&a);
     if (json_path == NULL && md_path == NULL && html_path == NULL)
         md_path = "-";

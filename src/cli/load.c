@@ -202,7 +202,10 @@ load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
     } else {
         minor = psf_detect_native(w->marks, &how);
     }
-    g = agg_group_get(&w->a, own ? AGG_OWN : AGG_NATIVE, minor, counts);
+    v = NULL;
+    if (w->opt->by_label && (v = hdr_get(w, "meta.label")) == NULL)
+        v = "";
+    g = agg_group_get_label(&w->a, own ? AGG_OWN : AGG_NATIVE, minor, counts, v);
     xl = xlate(w, group_index(w, g));
     for (i = 0; i < w->nent; i++) {
         uint32_t raw = w->ent[i].raw;

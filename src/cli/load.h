@@ -19,6 +19,7 @@ typedef struct load_opts {
     int force_minor;        /* --python-version: 0 = detect */
     int jobs;               /* threads; 0 = one per CPU (at most 4) */
     int quiet;              /* no warnings on stderr */
+    int by_label;           /* a group per meta.label (agg_group.label) */
 } load_opts;
 
 /* Per raw key spelling: what psf_key_parse said, computed once. */

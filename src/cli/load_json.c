@@ -136,7 +136,7 @@ static void
 load_group(jctx *c, json_t *grp)
 {
     json_t *meta = json_object_get(grp, "meta"), *sec, *v, *o;
-    const char *name, *src, *ver, *counts;
+    const char *name, *src, *ver, *counts, *label;
     int source, minor = 0;
     uint64_t files = 0, n;
     size_t i;
@@ -148,9 +148,14 @@ load_group(jctx *c, json_t *grp)
     source = src && strcmp(src, "pystats") == 0 ? AGG_OWN : AGG_NATIVE;
     if (ver)
         minor = psf_parse_version(ver, strlen(ver));
-    c->g = agg_group_get(&c->w->a, source, minor,
-                         counts ? counts : (source == AGG_OWN ? "base-instructions"
-                                                              : "specialized-forms"));
+    label = NULL;
+    if (c->w->opt->by_label
+        && (label = json_string_value(json_object_get(meta, "label"))) == NULL)
+        label = "";
+    c->g = agg_group_get_label(&c->w->a, source, minor,
+                               counts ? counts : (source == AGG_OWN ? "base-instructions"
+                                                                    : "specialized-forms"),
+                               label);
     json_object_foreach(json_object_get(grp, "opcodes"), name, v)
         put_op(c, "opcode", name, v);
     put_all(c, json_object_get(grp, "calls"), "", "");

@@ -9,6 +9,7 @@
 
 typedef struct report_opts {
     int top_pairs;          /* rows of the pair table (CPython: 100) */
+    const char *trust;      /* the check verdict line (check.h), or NULL */
 } report_opts;
 
 int report_markdown(FILE *out, const agg *a, const report_opts *opt);

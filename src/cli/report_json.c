@@ -96,6 +96,14 @@ group_meta(const agg_group *g)
         set(m, "python_version", json_null());
     }
     set(m, "counts", json_string(g->counts));
+    if (g->label)
+        set(m, "label", json_string(g->label));
+    if (g->weight_total) {
+        json_t *w = json_object();
+        set(w, "labels", count(g->weight_labels));
+        set(w, "executions_per_label", count(g->weight_total));
+        set(m, "equal_weight", w);
+    }
     for (i = 0; i < AGG_FMT_COUNT; i++)
         if (g->fmt[i])
             set(f, agg_format_name[i], count(g->fmt[i]));

@@ -648,32 +648,52 @@ report_group_title(const agg_group *g, char *buf, size_t size)
         snprintf(buf, size, "pystats collector dumps, Python %s, counting %s", ver, g->counts);
     else
         snprintf(buf, size, "CPython %s native dumps", ver);
+    if (g->label) {
+        size_t n = strlen(buf);
+        snprintf(buf + n, size - n, ", label %s", *g->label ? g->label : "(none)");
+    }
 }
 
 const char *
 report_mix_warning(const agg *a, char *buf, size_t size)
 {
-    size_t i, used = 0, nfmt = 0;
+    size_t i, j, used = 0, nfmt = 0, nkinds = 0;
     uint64_t fmt[AGG_FMT_COUNT] = { 0 };
 
     for (i = 0; i < a->ng; i++) {
         size_t k;
         for (k = 0; k < AGG_FMT_COUNT; k++)
             fmt[k] += a->g[i]->fmt[k];
+        for (j = 0; j < i && !agg_same_kind(a->g[j], a->g[i]); j++)
+            ;
+        nkinds += j == i;   /* groups by label are not kinds */
     }
     for (i = 0; i < AGG_FMT_COUNT; i++)
         nfmt += fmt[i] != 0;
-    if (a->ng <= 1 && nfmt <= 1)
+    if (nkinds <= 1 && nfmt <= 1)
         return NULL;
     buf[0] = '\0';
-    if (a->ng > 1) {
+    if (nkinds > 1) {
         used += (size_t)snprintf(buf + used, size - used,
-                                 "the inputs mix %zu kinds of dumps (", a->ng);
+                                 "the inputs mix %zu kinds of dumps (", nkinds);
+        int first = 1;
         for (i = 0; i < a->ng && used < size; i++) {
+            agg_group kind;
+            uint64_t files = 0;
             char t[128];
-            report_group_title(a->g[i], t, sizeof t);
+            for (j = 0; j < i && !agg_same_kind(a->g[j], a->g[i]); j++)
+                ;
+            if (j < i)
+                continue;
+            for (j = i; j < a->ng; j++)
+                if (agg_same_kind(a->g[j], a->g[i]))
+                    files += a->g[j]->files;
+            kind = *a->g[i];
+            kind.label = NULL;
+            report_group_title(&kind, t, sizeof t);
             used += (size_t)snprintf(buf + used, size - used, "%s%s: %llu files",
-                                     i ? "; " : "", t, (unsigned long long)a->g[i]->files);
+                                     first ? "" : "; ", t, (unsigned long long)files);
+            first = 0;
         }
         if (used < size)
             used += (size_t)snprintf(buf + used, size - used,
@@ -709,6 +729,14 @@ report_markdown(FILE *out, const agg *a, const report_opts *opt)
         fprintf(out, ": %s.\n", t);
     } else {
         fprintf(out, " in %zu groups.\n", a->ng);
+    }
+    if (opt->trust)
+        fprintf(out, "\n**Trust:** %s. Details: `pystats check`.\n", opt->trust);
+    if (a->ng && a->g[0]->weight_total) {
+        count_str(t, a->g[0]->weight_total);
+        fprintf(out, "\n**Weighting:** every label counts the same: each of the %llu labels "
+                "is scaled to %s executions before adding (--equal-weight).\n",
+                (unsigned long long)a->g[0]->weight_labels, t);
     }
     if (report_mix_warning(a, warn, sizeof warn))
         fprintf(out, "\n**Warning:** %s.\n", warn);

@@ -38,8 +38,8 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char own_head[] = "pystats.format : 1\n";
-    static const load_opts opt = { 0, 1, 1 };
-    static const report_opts ro = { 100 };
+    static const load_opts opt = { .jobs = 1, .quiet = 1 };
+    static const report_opts ro = { .top_pairs = 100 };
     char *buf;
     size_t n = 0;
     load_worker w;

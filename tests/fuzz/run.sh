@@ -40,7 +40,7 @@ for e in native own summary cpython; do
     fi
     # -rss_limit_mb: a summary of a hostile file must stay small too.
     # shellcheck disable=SC2086
-    "$bin" -max_total_time="$secs" -max_len=100000 -rss_limit_mb=1024 -timeout=10 \
+    "$bin" -max_total_time="$secs" -max_len=16384 -rss_limit_mb=1024 -timeout=10 \
         -dict=tests/fuzz/pystats.dict -artifact_prefix="$b/crash-$e-" \
         -print_final_stats=1 "$corpus" $seeds > "$b/fuzz-$e.log" 2>&1
     rc=$?

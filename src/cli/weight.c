@@ -1,0 +1,103 @@
+/* weight.c: --equal-weight: each label's counts scaled to the same total
+ * before they are added, so that one long benchmark does not drown the
+ * others in a suite's totals. */
+#include "weight.h"
+
+#include "cli.h"
+#include "../format/psf_key.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Sum of a group's execution counts (the weight of a label). */
+static uint64_t
+group_exec(const agg_group *g)
+{
+    uint64_t n = 0;
+    size_t i;
+
+    for (i = 0; i < g->keys.n; i++) {
+        psf_key k;
+        if (psf_key_parse(ktab_key(&g->keys, i), ktab_len(&g->keys, i), &k) == PSF_K_OP_EXEC)
+            n = n > UINT64_MAX - g->val[i] ? UINT64_MAX : n + g->val[i];
+    }
+    return n;
+}
+
+static void
+strs_merge(agg_strs *dst, const agg_strs *src)
+{
+    size_t i;
+
+    for (i = 0; i < src->n; i++)
+        agg_strs_add(dst, src->v[i].text, strlen(src->v[i].text), src->v[i].n);
+}
+
+/* Add s into d with every counter multiplied by f (rounded; flags as is). */
+static void
+merge_scaled(agg_group *d, const agg_group *s, long double f)
+{
+    size_t i, j;
+
+    for (i = 0; i < s->keys.n; i++) {
+        size_t slot = agg_slot(d, ktab_key(&s->keys, i), ktab_len(&s->keys, i));
+        int is_flag = (s->flag[i] & AGG_F_FLAG) != 0;
+        long double v = is_flag ? (long double)s->val[i] : (long double)s->val[i] * f + 0.5L;
+        agg_add(d, slot, v >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)v, is_flag);
+        d->flag[slot] |= s->flag[i];
+    }
+    d->files += s->files;
+    for (i = 0; i < AGG_FMT_COUNT; i++)
+        d->fmt[i] += s->fmt[i];
+    strs_merge(&d->how, &s->how);
+    strs_merge(&d->collectors, &s->collectors);
+    for (i = 0; i < s->nhdr; i++)
+        for (j = 0; j < s->hdr[i].vals.n; j++)
+            agg_hdr_add(d, s->hdr[i].key, s->hdr[i].vals.v[j].text, s->hdr[i].vals.v[j].n);
+    agg_time(d, s->time_start, s->time_end);
+}
+
+void
+weight_equal_labels(agg *a)
+{
+    agg out;
+    uint64_t *total = cli_xcalloc(a->ng, sizeof *total);
+    size_t i, j;
+
+    agg_init(&out);
+    for (i = 0; i < a->ng; i++)
+        total[i] = group_exec(a->g[i]);
+    for (i = 0; i < a->ng; i++) {
+        const agg_group *s = a->g[i];
+        uint64_t target = 0, labels = 0;
+        agg_group *d;
+
+        /* The target is the largest label total of this kind of dump, so
+         * that no label is rounded toward zero. */
+        for (j = 0; j < a->ng; j++)
+            if (agg_same_kind(a->g[j], s)) {
+                labels++;
+                if (total[j] > target)
+                    target = total[j];
+            }
+        d = agg_group_get(&out, s->source, s->minor, s->counts);
+        d->weight_labels = labels;
+        d->weight_total = target;
+        merge_scaled(d, s, total[i] ? (long double)target / (long double)total[i] : 1.0L);
+    }
+    /* The problems and notes stay; only the groups are swapped (and the
+     * old ones freed with out). */
+    {
+        agg_group **g = a->g;
+        size_t ng = a->ng, gcap = a->gcap;
+
+        a->g = out.g;
+        a->ng = out.ng;
+        a->gcap = out.gcap;
+        out.g = g;
+        out.ng = ng;
+        out.gcap = gcap;
+    }
+    agg_free(&out);
+    free(total);
+}

@@ -1,0 +1,13 @@
+/* weight.h: weighting the labels of a suite (summarize --equal-weight). */
+#ifndef WEIGHT_H
+#define WEIGHT_H
+
+#include "agg.h"
+
+/* a was read with load_opts.by_label: replace each kind's label groups by
+ * one group where every label's counters are scaled to the same total of
+ * executions (the largest label's), so that each label weighs the same.
+ * The group records how (weight_labels, weight_total). */
+void weight_equal_labels(agg *a);
+
+#endif
