@@ -6,6 +6,9 @@
 #   install-cli   install it into $(DESTDIR)$(PREFIX)/bin
 #   test-c        cmocka unit tests of src/format and src/cli pieces
 #   test-golden   golden and bad-input tests of $(BUILD)/pystats
+#   test-html     the HTML reports rendered in headless Chromium
+#   fuzz-expr     libFuzzer on the --fail-if expression parser for
+#                 FUZZ_EXPR_SECONDS (default 30; clang-14)
 #   tables        regenerate src/format/psf_tables_data.c from data/tables
 
 FORMAT_SRC ?= $(wildcard src/format/*.c)
@@ -21,7 +24,7 @@ JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansso
 CMOCKA_CFLAGS  := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS    := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 
-.PHONY: cli install-cli test-c test-golden tables
+.PHONY: cli install-cli test-c test-golden test-html fuzz-expr tables
 
 cli: $(BUILD)/pystats
 
@@ -52,6 +55,23 @@ test-c: $(TESTC_BIN)
 
 test-golden: $(BUILD)/pystats
 	sh tests/golden/run.sh $(BUILD)/pystats
+
+test-html: $(BUILD)/pystats
+	python3 tests/html/test_html.py $(BUILD)/pystats $(BUILD)/html
+
+FUZZ_EXPR_CC      ?= clang-14
+FUZZ_EXPR_SECONDS ?= 30
+$(BUILD)/fuzz/fuzz-expr: tests/fuzz/fuzz_expr.c src/cli/compare_expr.c src/cli/util.c src/cli/compare_expr.h src/cli/cli.h
+	@mkdir -p $(dir $@)
+	$(FUZZ_EXPR_CC) -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
+	    -fno-sanitize-recover=undefined -o $@ tests/fuzz/fuzz_expr.c src/cli/compare_expr.c \
+	    src/cli/util.c -lm
+
+fuzz-expr: $(BUILD)/fuzz/fuzz-expr
+	@mkdir -p $(BUILD)/fuzz/corpus/expr
+	$(BUILD)/fuzz/fuzz-expr -max_total_time=$(FUZZ_EXPR_SECONDS) -max_len=512 \
+	    -dict=tests/fuzz/expr.dict -artifact_prefix=$(BUILD)/fuzz/crash-expr- \
+	    $(BUILD)/fuzz/corpus/expr tests/fuzz/seeds-expr
 
 tables:
 	awk -f src/format/psf_tables_gen.awk data/tables/*.tsv > src/format/psf_tables_data.c

@@ -329,10 +329,12 @@ section_md(FILE *out, const cmp *c, const cmp_section *s)
     if (s->nfolded || unfolded > shown) {
         fputc('\n', out);
         if (s->nfolded)
-            fprintf(out, "%zu rows changed less than %g%%%s and are folded away. ", s->nfolded,
-                    c->min_change, s->kind == CMP_SHARE ? " (in points)" : "");
+            fprintf(out, "%zu %s less than %g%%%s and %s folded away. ", s->nfolded,
+                    s->nfolded == 1 ? "row changed" : "rows changed", c->min_change,
+                    s->kind == CMP_SHARE ? " (in points)" : "", s->nfolded == 1 ? "is" : "are");
         if (unfolded > shown)
-            fprintf(out, "%zu more rows are below the top %d. ", unfolded - shown, c->top);
+            fprintf(out, "%zu more %s below the top %d. ", unfolded - shown,
+                    unfolded - shown == 1 ? "row is" : "rows are", c->top);
         fputs("The JSON output (--json) has every row.\n", out);
     }
 }

@@ -266,5 +266,8 @@ else
     echo "skip full disk on tmpfs (cannot mount here)"
 fi
 
+# ---- pystats compare ------------------------------------------------------
+. "$HERE/compare.sh"
+
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,168 @@
+# tests/golden/compare.sh: golden tests of `pystats compare`, sourced by
+# run.sh (it uses run.sh's check/ok/bad/jget/awk_sum/run, $T, $HERE and
+# $NAT).  Expected figures come from awk over the raw fixtures, never
+# from the program's own output; expected reports are in expected/.
+
+W=$NAT/cpython-3.13.5-whole
+WIN=$NAT/cpython-3.13.5-windowed
+exec_re='^opcode\[[^]]*\]\.execution_count$'
+
+# ---- 3.13 whole program against a window -----------------------------------
+run compare "$W" "$WIN" --json "$T/cw.json" --markdown "$T/cw.md"
+check "compare whole/windowed: exit status" 0 "$rc"
+tw=$(awk_sum "$exec_re" "$W"/*)
+tn=$(awk_sum "$exec_re" "$WIN"/*)
+check "compare whole/windowed: base instructions" "$tw" \
+    "$(jget "$T/cw.json" '[r["base"] for r in d["sections"]["total"]["rows"] if r["name"] == "instructions"][0]')"
+check "compare whole/windowed: head instructions" "$tn" \
+    "$(jget "$T/cw.json" '[r["head"] for r in d["sections"]["total"]["rows"] if r["name"] == "instructions"][0]')"
+imp_w=$(awk_sum '^opcode\[IMPORT_NAME\]\.execution_count$' "$W"/*)
+imp_n=$(awk_sum '^opcode\[IMPORT_NAME\]\.execution_count$' "$WIN"/*)
+check "fixtures: IMPORT_NAME runs in the whole program only" "nonzero 0" \
+    "$([ "$imp_w" -gt 0 ] && echo nonzero) $imp_n"
+check "compare whole/windowed: IMPORT_NAME on the whole-program side only" "$imp_w 0 -1.0" \
+    "$(jget "$T/cw.json" '" ".join(str(x) for r in d["sections"]["execution"]["rows"] if r["name"] == "IMPORT_NAME" for x in (r["base"], r["head"], r["rel_pm"]))')"
+check "compare whole/windowed: IMPORT_NAME family too" "$imp_w 0" \
+    "$(jget "$T/cw.json" '" ".join(str(x) for r in d["sections"]["family"]["rows"] if r["name"] == "IMPORT_NAME" for x in (r["base"], r["head"]))')"
+la_w=$(awk_sum '^opcode\[LOAD_ATTR(_[A-Z_]+)?\]\.execution_count$' "$W"/*)
+la_n=$(awk_sum '^opcode\[LOAD_ATTR(_[A-Z_]+)?\]\.execution_count$' "$WIN"/*)
+check "compare whole/windowed: LOAD_ATTR family, both sides" "$la_w $la_n" \
+    "$(jget "$T/cw.json" '" ".join(str(r["base"]) + " " + str(r["head"]) for r in d["sections"]["family"]["rows"] if r["name"] == "LOAD_ATTR")')"
+check "compare whole/windowed: LOAD_ATTR family per million instructions" True \
+    "$(jget "$T/cw.json" "[abs(r['head_pm'] - $la_n * 1e6 / $tn) < 1e-6 and abs(r['base_pm'] - $la_w * 1e6 / $tw) < 1e-6 for r in d['sections']['family']['rows'] if r['name'] == 'LOAD_ATTR'][0]")"
+hit=$(awk_sum '^opcode\[LOAD_ATTR\]\.specialization\.hit$' "$W"/*)
+miss=$(awk_sum '^opcode\[LOAD_ATTR\]\.specialization\.miss$' "$W"/*)
+ex=$(awk_sum '^opcode\[LOAD_ATTR\]\.execution_count$' "$W"/*)
+check "compare whole/windowed: LOAD_ATTR hit ratio compared as a share" True \
+    "$(jget "$T/cw.json" "[abs(r['base'] - $hit / ($hit + $miss + $ex)) < 1e-12 for r in d['sections']['specialization']['rows'] if r['name'] == 'LOAD_ATTR.hit_ratio'][0]")"
+check "compare whole/windowed: rows sorted by share of change" True \
+    "$(jget "$T/cw.json" 'all([(r["folded"], -r["weight"]) for r in s["rows"]] == sorted((r["folded"], -r["weight"]) for r in s["rows"]) for s in d["sections"].values())')"
+check "compare whole/windowed: shares of change add up to 1 per section" True \
+    "$(jget "$T/cw.json" 'all(abs(sum(r["weight"] for r in s["rows"]) - 1) < 1e-9 or sum(r["weight"] for r in s["rows"]) == 0 for s in d["sections"].values())')"
+check "compare whole/windowed: like for like, no warnings" "[]" "$(jget "$T/cw.json" 'd["warnings"]')"
+check "compare whole/windowed: at most --top rows per Markdown table" True \
+    "$(awk '/^\| :---/ { n = 0; intable = 1; next } intable && /^\|/ { n++; if (n > max) max = n; next } { intable = 0 } END { print (max <= 30) ? "True" : "False" }' "$T/cw.md")"
+check "compare whole/windowed: folded rows counted" True \
+    "$(jget "$T/cw.json" 'all(s["folded"] == sum(r["folded"] for r in s["rows"]) for s in d["sections"].values())')"
+(cd "$HERE" && "$PYSTATS" compare native/cpython-3.13.5-whole native/cpython-3.13.5-windowed > "$T/cw-rel.md" 2>/dev/null)
+(cd "$HERE" && "$PYSTATS" compare native/cpython-3.11.2-whole native/cpython-3.13.5-whole > "$T/cv-rel.md" 2>/dev/null)
+for pair in "cw-rel compare-3.13-whole-windowed" "cv-rel compare-3.11-3.13"; do
+    set -- $pair
+    if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then cp "$T/$1.md" "$HERE/expected/$2.md"; fi
+    if cmp -s "$HERE/expected/$2.md" "$T/$1.md"; then ok "compare: report matches expected/$2.md"
+    else bad "compare: report differs from expected/$2.md"; diff "$HERE/expected/$2.md" "$T/$1.md" | head -20; fi
+done
+
+# ---- 3.11 against 3.13: by family, one-version opcodes marked ---------------------
+run compare "$NAT"/cpython-3.11.2-whole "$W" --json "$T/cv.json"
+check "compare 3.11/3.13: exit status" 0 "$rc"
+check "compare 3.11/3.13: the version warning" 1 \
+    "$(jget "$T/cv.json" 'sum("different Python versions (3.11 and 3.13)" in w for w in d["warnings"])')"
+check "compare 3.11/3.13: warned on stderr too" 1 "$(grep -c 'different Python versions' "$T/stderr")"
+precall=$(awk_sum '^opcode\[166\]\.execution_count$' "$NAT"/cpython-3.11.2-whole/*)
+check "compare 3.11/3.13: PRECALL exists in 3.11 only" "base $precall 0" \
+    "$(jget "$T/cv.json" '" ".join(str(x) for r in d["sections"]["execution"]["rows"] if r["name"] == "PRECALL" for x in (r["only"], r["base"], r["head"]))')"
+check "compare 3.11/3.13: LOAD_FAST_LOAD_FAST exists in 3.13 only" "head 0" \
+    "$(jget "$T/cv.json" '" ".join(str(x) for r in d["sections"]["family"]["rows"] if r["name"] == "LOAD_FAST_LOAD_FAST" for x in (r["only"], r["base"]))')"
+check "compare 3.11/3.13: a family on both sides is not marked" "None" \
+    "$(jget "$T/cv.json" '[r.get("only") for r in d["sections"]["family"]["rows"] if r["name"] == "LOAD_ATTR"][0]')"
+run summarize "$NAT"/cpython-3.11.2-whole --json "$T/s311.json"
+check "compare 3.11/3.13: the 3.11 LOAD_ATTR family adds up its forms" \
+    "$(jget "$T/s311.json" 'sum(o.get("execution_count", 0) for o in d["opcodes"].values() if o["family"] == "LOAD_ATTR")')" \
+    "$(jget "$T/cv.json" '[r["base"] for r in d["sections"]["family"]["rows"] if r["name"] == "LOAD_ATTR"][0]')"
+check "compare 3.11/3.13: 3.11 family sum covers its 106 and *_ADAPTIVE forms" True \
+    "$(jget "$T/s311.json" '"LOAD_ATTR_ADAPTIVE" in d["opcodes"] and d["opcodes"]["LOAD_ATTR_ADAPTIVE"]["family"] == "LOAD_ATTR"')"
+
+# ---- own collector dumps against native: by family only ---------------------
+run compare "$HERE/own" "$W" --json "$T/co.json"
+check "compare own/native: exit status" 0 "$rc"
+check "compare own/native: by family only" True "$(jget "$T/co.json" 'd["by_family_only"]')"
+check "compare own/native: no per-instruction section" False "$(jget "$T/co.json" '"execution" in d["sections"]')"
+check "compare own/native: the header says why" 1 \
+    "$(jget "$T/co.json" 'sum("compared by family only" in w for w in d["warnings"])')"
+check "compare own/native: pairs compared by family" \
+    "$(awk_sum '^opcode\[LOAD_FAST\]\.pair_count\[LOAD_ATTR\]$' "$HERE"/own/*)" \
+    "$(jget "$T/co.json" '[r["base"] for r in d["sections"]["pairs"]["rows"] if r["name"] == "LOAD_FAST LOAD_ATTR"][0]')"
+
+# ---- JSON round trips: a summary compared against itself --------------------------
+run summarize "$W" --json "$T/rt.json"
+run compare "$T/rt.json" "$T/rt.json" --json "$T/rt-cmp.json"
+check "round trip: summary against itself, exit status" 0 "$rc"
+check "round trip: summary against itself, every change zero" True \
+    "$(jget "$T/rt-cmp.json" 'all(r["change"] in (0, None) and r["rel"] in (0, None) for s in d["sections"].values() for r in s["rows"])')"
+check "round trip: summary against itself, some rows" True \
+    "$(jget "$T/rt-cmp.json" 'sum(len(s["rows"]) for s in d["sections"].values()) > 1000')"
+run compare "$W" "$T/rt.json" --json "$T/rt-cmp2.json"
+check "round trip: dumps against their summary, every change zero" True \
+    "$(jget "$T/rt-cmp2.json" 'all(r["change"] in (0, None) for s in d["sections"].values() for r in s["rows"])')"
+check "round trip: dumps against their summary, same row count" \
+    "$(jget "$T/rt-cmp.json" 'sum(len(s["rows"]) for s in d["sections"].values())')" \
+    "$(jget "$T/rt-cmp2.json" 'sum(len(s["rows"]) for s in d["sections"].values())')"
+run compare "$T/all.json" "$T/all.json" --json "$T/rt-cmp3.json"
+check "round trip: a several-group summary against itself, every change zero" True \
+    "$(jget "$T/rt-cmp3.json" 'all(r["change"] in (0, None) for s in d["sections"].values() for r in s["rows"])')"
+run summarize "$T/rt-cmp.json" --json "$T/not-a-summary.json"
+check "a comparison is not read as a summary" 1 "$(grep -c 'summary schema is not 1' "$T/stderr")"
+
+# ---- --fail-if ----------------------------------------------------------------
+fail_if() {  # fail_if NAME EXPECTED_RC EXPR [BASE HEAD]
+    run compare "${4:-$W}" "${5:-$WIN}" --json "$T/fi.json" --fail-if "$3"
+    check "--fail-if $1: exit $2" "$2" "$rc"
+}
+fail_if "instructions grew more than 50%" 5 'total.instructions > 50%'
+check "--fail-if: the result is in the JSON" True "$(jget "$T/fi.json" 'd["fail_if"]["result"]')"
+check "--fail-if: stderr shows the values" 1 "$(grep -c 'total.instructions = 0.805' "$T/stderr")"
+fail_if "instructions grew more than 100%" 0 'total.instructions > 100%'
+check "--fail-if false: the result is in the JSON" False "$(jget "$T/fi.json" 'd["fail_if"]["result"]')"
+fail_if "IMPORT_NAME gone" 5 'execution.IMPORT_NAME < -99%'
+fail_if "base and head functions" 5 'base(execution.IMPORT_NAME) > 0 and head(execution.IMPORT_NAME) == 0'
+fail_if "not" 0 'not head(total.files) == 3'
+fail_if "or, parentheses" 5 '(head(total.files) == 2 || head(total.files) == 3) && !(base(total.files) != 2)'
+fail_if "hit ratio dropped on itself" 0 'specialization.LOAD_ATTR.hit_ratio < -2%' "$T/rt.json" "$T/rt.json"
+fail_if "hit ratio did not drop more than 50 points" 0 'specialization.LOAD_ATTR.hit_ratio < -50%'
+fail_if "an undefined figure is false" 0 'specialization.LOAD_SUPER_ATTR.hit_ratio < 2' 
+check "--fail-if: undefined shown as such" 1 "$(grep -c 'hit_ratio = undefined' "$T/stderr")"
+fail_if "a quoted pair name" 5 'head("pairs.LOAD_FAST LOAD_ATTR_SLOT") > 0'
+fail_if "share of points" 5 'change(specialization.LOAD_ATTR.hit_ratio) > -1 and specialization.LOAD_ATTR.hit_ratio >= -100%'
+
+malformed() {  # malformed NAME EXPR MESSAGE_FRAGMENT
+    run compare "$W" "$WIN" --fail-if "$2" --json "$T/mal.json"
+    check "malformed --fail-if ($1): exit 2" 2 "$rc"
+    if grep -q -- "$3" "$T/stderr"; then ok "malformed --fail-if ($1): says '$3'"
+    else bad "malformed --fail-if ($1): no '$3' in: $(cat "$T/stderr")"; fi
+    check "malformed --fail-if ($1): no report written" "" "$(ls "$T/mal.json" 2>/dev/null)"
+}
+malformed "empty" '' 'the expression is empty'
+malformed "no right side" 'specialization.LOAD_ATTR.hit_ratio <' 'column 37: expected a figure (SECTION.NAME) or a number, found the end'
+malformed "no operator" 'specialization.LOAD_ATTR.hit_ratio -2%' "column 36: expected a comparison (<, <=, >, >=, ==, !=) after 'specialization.LOAD_ATTR.hit_ratio'"
+malformed "unclosed parenthesis" '(total.files > 1' "column 17: expected ')' to close the '(' at column 1"
+malformed "not a figure" 'LOAD_ATTR < 1' "'LOAD_ATTR' is not a figure: write SECTION.NAME"
+malformed "two figures in a row" 'total.files > 1 total.files' "column 17: unexpected 'total.files' (join comparisons with 'and' / 'or')"
+malformed "unknown function" 'mean(total.files) > 1' "unknown function 'mean'"
+malformed "a unit that is not %" 'total.files > 2x' "numbers take only a '%' suffix"
+malformed "unterminated quote" '"pairs.LOAD_FAST LOAD_ATTR > 1' 'unterminated quoted name'
+malformed "unknown row" 'family.NO_SUCH_OP > 1' "no 'NO_SUCH_OP' in section 'family' on either side"
+malformed "unknown section" 'nosuch.x > 1' "no section 'nosuch' in this comparison (sections: total execution family"
+malformed "too deep" "$(printf '%0100d' 0 | tr 0 '(')total.files > 1$(printf '%0100d' 0 | tr 0 ')')" 'nested too deeply'
+
+# ---- options, usage, output ------------------------------------------------------
+run compare "$W" "$WIN" --min-change 0 --json "$T/mc0.json"
+check "--min-change 0: nothing folded" 0 "$(jget "$T/mc0.json" 'sum(s["folded"] for s in d["sections"].values())')"
+run compare "$W" "$WIN" --min-change 50 --json "$T/mc50.json"
+check "--min-change 50: small changes folded" True \
+    "$(jget "$T/mc50.json" 'all(r["folded"] == (abs(r["rel_pm"] if r.get("rel_pm") is not None else (r["rel"] if r["rel"] is not None else 1e9)) * 100 < 50) for r in d["sections"]["family"]["rows"])')"
+run compare "$W"
+check "compare with one input: usage error" 2 "$rc"
+run compare "$W" "$WIN" --min-change lots
+check "compare --min-change lots: usage error" 2 "$rc"
+run compare "$W" "$T/no-such-dir"
+check "compare with a missing input: exit 1" 1 "$rc"
+run compare "$W" "$WIN" --json "$T/no-such-dir/x.json"
+check "compare into a missing directory: exit 3" 3 "$rc"
+run compare "$W" "$WIN" --html "$T/cw.html"
+check "compare --html: exit status" 0 "$rc"
+check "compare --html: no external resources" 0 "$(grep -c -E '(src|href)="(https?:)?//' "$T/cw.html")"
+run summarize "$W" --html "$T/sw.html"
+check "summarize --html: exit status" 0 "$rc"
+check "summarize --html: one page with three charts" "1 1 1" \
+    "$(for c in exec pairs spec; do grep -c "data-chart=\"$c\"" "$T/sw.html"; done | tr '\n' ' ' | sed 's/ $//')"
