@@ -3,6 +3,7 @@
 #include "collector.h"
 #include "census.h"
 #include "stats.h"
+#include "segments.h"
 
 #include <string.h>
 
@@ -20,6 +21,7 @@ codeinfo_free(void *p)
     pc_codeinfo *ci = p;
     if (ci == pc_last_info)
         pc_last_info = NULL;
+    pc_seg_code_free(ci);   /* its segment counts go into pc_g first */
     PyMem_RawFree(ci);
 }
 
@@ -50,6 +52,7 @@ pc_codeinfo_slow(PyObject *code)
         goto error;
     ci->code = code;
     ci->n = n;
+    ci->seg = NULL;
     raw = (const uint8_t *)PyBytes_AS_STRING(bytes);
     for (i = 0; i < n; i++)
         ci->op[i] = raw[2 * i];
@@ -116,8 +119,10 @@ pc_forget_prev(void)
 void
 pc_clear(void)
 {
+    pc_seg_cut();       /* what runs now counts up to here, then goes */
     memset(pc_g.exec, 0, sizeof pc_g.exec);
     memset(pc_g.pair, 0, sizeof pc_g.pair);
+    pc_seg_zero();
     pc_forget_prev();
     pc_g.windows = 0;
     pc_g.started = 0;
@@ -147,6 +152,10 @@ pc_mode_name(pc_mode mode)
         return "noop";
     case PC_MODE_CENSUS:
         return "census";
+    case PC_MODE_INSTRUCTIONS:
+        return "instructions";
+    case PC_MODE_NOOP_SEGMENTS:
+        return "noop-segments";
     default:
         return "count";
     }

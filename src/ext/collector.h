@@ -32,6 +32,10 @@ typedef enum pc_mode {
     PC_MODE_COUNT = 0,  /* exact per-instruction counts and pairs */
     PC_MODE_NOOP = 1,   /* same events, callback does nothing: the cost floor */
     PC_MODE_CENSUS = 2, /* no per-instruction events: specialization census */
+    PC_MODE_INSTRUCTIONS = 3,   /* exact, from one event per instruction
+                                   (3.12+; on 3.11 COUNT is this) */
+    PC_MODE_NOOP_SEGMENTS = 4,  /* the segment events of COUNT (3.12+),
+                                   callbacks do nothing: its cost floor */
 } pc_mode;
 
 typedef enum pc_reason {
@@ -98,6 +102,7 @@ extern __thread pc_thread pc_t __attribute__((tls_model("initial-exec")));
 typedef struct pc_codeinfo {
     PyObject *code;         /* borrowed: identifies the cache entry */
     Py_ssize_t n;           /* code units */
+    void *seg;              /* segment counts (segments.c), or NULL */
     uint8_t op[];
 } pc_codeinfo;
 

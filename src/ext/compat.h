@@ -80,6 +80,69 @@ pc_small_int(PyObject *o)
 #  define PC_HAVE_CODE_WATCHER 0
 #endif
 
+/* Segment counting (segments.c, 3.12+) needs the current instruction of
+ * a running frame: the caller's at PY_START/PY_RESUME/PY_THROW, the
+ * raising frame's at RAISE, every frame's when collection starts.
+ * CPython keeps it in its internal frame, _PyInterpreterFrame
+ * (Include/internal/pycore_frame.h), whose leading fields are mirrored
+ * here; their layout is fixed within a minor version.  3.12 calls the
+ * instruction pointer prev_instr and the code f_code; 3.13 instr_ptr and
+ * f_executable (a code object, or None for a shim frame).  3.12 finds the
+ * thread's current frame through tstate->cframe, 3.13 directly.
+ * prev_instr (3.12) can point at a cache entry of the instruction it
+ * names: readers map a cache unit to the instruction that owns it. */
+#if PC_HAVE_MONITORING
+typedef struct pc_iframe {
+    PyObject *code;                 /* f_code (3.12) / f_executable (3.13) */
+    struct pc_iframe *previous;
+    PyObject *funcobj, *globals, *builtins, *locals;
+    PyFrameObject *frame_obj;
+    uint16_t *instr;                /* prev_instr (3.12) / instr_ptr (3.13) */
+    int stacktop;
+    uint16_t return_offset;
+    char owner;
+} pc_iframe;
+
+#define PC_FRAME_OWNED_BY_GENERATOR 1
+#define PC_FRAME_OWNED_BY_CSTACK 3
+
+static inline pc_iframe *
+pc_tstate_iframe(PyThreadState *ts)
+{
+#if PY_VERSION_HEX >= 0x030D0000
+    return (pc_iframe *)ts->current_frame;
+#else
+    return ts->cframe ? (pc_iframe *)ts->cframe->current_frame : NULL;
+#endif
+}
+
+/* The frame's code object if it is a Python frame with one, else NULL
+ * (shim frames of C calls). */
+static inline PyObject *
+pc_iframe_code(pc_iframe *f)
+{
+    if (f->owner == PC_FRAME_OWNED_BY_CSTACK || f->code == NULL ||
+        !PyCode_Check(f->code))
+        return NULL;
+    return f->code;
+}
+
+/* Code unit the frame's instruction pointer is at (may be a cache unit). */
+static inline Py_ssize_t
+pc_iframe_unit(pc_iframe *f)
+{
+    return f->instr - (uint16_t *)((PyCodeObject *)f->code)->co_code_adaptive;
+}
+
+/* A FOR_ITER whose iterator is exhausted jumps to its END_FOR target and
+ * skips it: 3.12 skips END_FOR, 3.13 END_FOR and the POP_TOP after it. */
+#if PY_VERSION_HEX >= 0x030D0000
+#  define PC_FOR_ITER_EXIT_SKIP 2
+#else
+#  define PC_FOR_ITER_EXIT_SKIP 1
+#endif
+#endif /* PC_HAVE_MONITORING */
+
 /* The counters are process-wide, so the module supports one interpreter
  * per process; 3.12 lets a module say so. */
 #if PY_VERSION_HEX >= 0x030C0000

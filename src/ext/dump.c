@@ -9,6 +9,7 @@
 #include "collector.h"
 #include "census.h"
 #include "stats.h"
+#include "segments.h"
 #include "version.h"
 
 #include <errno.h>
@@ -87,6 +88,9 @@ write_dump(psf_out *o, pc_reason reason)
     put_int_header(o, "meta.python.jit", m->jit);
     psf_put_header(o, "meta.collection.mode", pc_mode_name(pc_g.mode));
     psf_put_header(o, "meta.collection.mechanism", pc_backend_name());
+    psf_put_header(o, "meta.collection.method",
+                   pc_seg_mode() || pc_g.mode == PC_MODE_NOOP_SEGMENTS
+                       ? "segments" : "instructions");
     put_int_header(o, "meta.collection.windows", (long)pc_g.windows);
     put_int_header(o, "meta.collection.on_at_dump", pc_g.on);
     put_int_header(o, "meta.process.pid", (long)getpid());
@@ -129,6 +133,8 @@ pc_dump(pc_reason reason)
     psf_out o;
     int err, ret = PC_DUMP_FAILED;
 
+    if (!pc_g.dumping)
+        pc_seg_fold();      /* segment counts into pc_g: plain C */
     if (pc_g.dumping || !pc_has_data())
         return PC_DUMP_NOTHING;
     pc_g.dumping = 1;
@@ -198,6 +204,7 @@ after_fork_child(void)
     }
     pc_stats_clear();
     pc_census_clear();
+    pc_seg_after_fork();
     pc_forget_prev();
     pc_g.forked = 1;
     pc_g.ppid = (long)getppid();
@@ -216,6 +223,7 @@ os_exit_hook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     if (pc_census_take() < 0)
         PyErr_WriteUnraisable(NULL);
+    pc_seg_cut();           /* os._exit's own CALL is counted */
     pc_dump(PC_REASON_OS_EXIT);
     return PyObject_Vectorcall(orig_os_exit, args, (size_t)nargs, NULL);
 }

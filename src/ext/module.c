@@ -5,6 +5,7 @@
 #include "collector.h"
 #include "census.h"
 #include "stats.h"
+#include "segments.h"
 #include "version.h"
 
 #include <string.h>
@@ -47,11 +48,26 @@ parse_mode(PyObject *mode, pc_mode *out)
         *out = PC_MODE_CENSUS;
         return 0;
     }
+    /* One event per instruction: the reference for "count", which takes
+     * fewer events on 3.12+; on 3.11 both are the trace function. */
+    if (!strcmp(s, "instructions")) {
+        *out = PC_HAVE_MONITORING ? PC_MODE_INSTRUCTIONS : PC_MODE_COUNT;
+        return 0;
+    }
+    if (!strcmp(s, "noop-segments") && PC_HAVE_MONITORING) {
+        *out = PC_MODE_NOOP_SEGMENTS;
+        return 0;
+    }
     PyErr_Format(PyExc_ValueError,
                  "pystats: unknown collection mode %R (known: 'count', "
-                 "'census', 'noop')", mode);
+                 "'instructions', 'census', 'noop'%s)", mode,
+                 PC_HAVE_MONITORING ? ", 'noop-segments'" : "");
     return -1;
 }
+
+/* The mode of a measure() outside any window (count; the tests set
+ * instructions to compare the two). */
+static pc_mode measure_mode = PC_MODE_COUNT;
 
 static PyObject *
 native_result(const char *what)
@@ -101,6 +117,9 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
     if (mode == PC_MODE_CENSUS && pc_census_setup() < 0)
         return NULL;
     pc_g.mode = mode;
+    /* Segment counting starts from the frames running now. */
+    if (pc_seg_mode() && pc_seg_window_start() < 0)
+        return NULL;
     pc_g.on = 1;
     if (mode == PC_MODE_CENSUS)
         pc_g.census_wanted = 1;
@@ -139,6 +158,7 @@ pc_off(PyObject *self, PyObject *unused)
         return native_result("off");
     }
     if (pc_g.on) {
+        pc_seg_cut();   /* off()'s own CALL is the last one counted */
         pc_g.on = 0;
         if (pc_backend_sync() < 0 || pc_stats_remove() < 0)
             return NULL;
@@ -190,6 +210,7 @@ pc_dump_fn(PyObject *self, PyObject *unused)
     }
     if (check_pending() < 0 || pc_census_take() < 0)
         return NULL;
+    pc_seg_cut();
     r = pc_dump(PC_REASON_EXPLICIT);
     if (r == PC_DUMP_FILE || r == PC_DUMP_STDERR)
         pc_clear();
@@ -232,6 +253,8 @@ pc_snapshot_fn(PyObject *self, PyObject *unused)
     }
     if (check_pending() < 0)
         return NULL;
+    pc_seg_cut();
+    pc_seg_fold();
     return pc_snapshot();
 }
 
@@ -284,25 +307,30 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
     }
     /* measure() always counts; a window's mode only lasts the window. */
     if (!pc_g.on && !pc_g.measuring)
-        pc_g.mode = PC_MODE_COUNT;
+        pc_g.mode = measure_mode;
     outermost = !pc_counting();
     if (outermost) {
         /* fn's first instruction has no predecessor in this thread. */
         pc_t.epoch = 0;
         if (!pc_g.measuring)
             pc_note_start();
+        if (pc_seg_mode())
+            pc_seg_measure_start();     /* fn starts on an empty stack */
     }
     pc_t.measure_depth++;
     pc_g.measuring++;
+    pc_seg_measure_set(pc_t.measure_depth);
     if (pc_backend_sync() < 0) {
         pc_t.measure_depth--;
         pc_g.measuring--;
+        pc_seg_measure_set(pc_t.measure_depth);
         return NULL;
     }
     result = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1),
                                  kwnames);
     pc_t.measure_depth--;
     pc_g.measuring--;
+    pc_seg_measure_set(pc_t.measure_depth);
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     if (pc_backend_sync() < 0) {
         PyErr_WriteUnraisable(NULL);
@@ -416,6 +444,34 @@ pc_state_fn(PyObject *self, PyObject *unused)
         pc_mode_name(pc_g.mode), "census_wanted", pc_g.census_wanted);
 }
 
+/* Segment counting's own state, for the tests: the method of the current
+ * mode, and how many events did not fit the shadow stack (0). */
+static PyObject *
+pc_seg_state_fn(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    return Py_BuildValue("{sssK}", "method",
+                         pc_seg_mode() ? "segments" : "instructions",
+                         "desync", pc_seg_desync());
+}
+
+static PyObject *
+pc_set_measure_mode(PyObject *self, PyObject *arg)
+{
+    pc_mode mode;
+    (void)self;
+    if (parse_mode(arg, &mode) < 0)
+        return NULL;
+    if (mode == PC_MODE_CENSUS) {
+        PyErr_SetString(PyExc_ValueError,
+                        "pystats: measure() cannot take a census");
+        return NULL;
+    }
+    measure_mode = mode;
+    Py_RETURN_NONE;
+}
+
 static PyMethodDef module_methods[] = {
     {"on", (PyCFunction)(void (*)(void))pc_on, METH_VARARGS | METH_KEYWORDS,
      on_doc},
@@ -430,6 +486,8 @@ static PyMethodDef module_methods[] = {
      METH_VARARGS | METH_KEYWORDS, configure_doc},
     {"_set_native", pc_set_native, METH_O, NULL},
     {"_state", pc_state_fn, METH_NOARGS, NULL},
+    {"_seg_state", pc_seg_state_fn, METH_NOARGS, NULL},
+    {"_set_measure_mode", pc_set_measure_mode, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -451,7 +509,8 @@ module_exec(PyObject *module)
     if (opcode == NULL)
         goto done;
     opnames = PyObject_GetAttrString(opcode, "opname");
-    if (opnames == NULL || pc_collector_init(opnames) < 0)
+    if (opnames == NULL || pc_collector_init(opnames) < 0 ||
+        pc_seg_init() < 0)
         goto done;
     os = PyImport_ImportModule("os");
     if (os == NULL || pc_dump_install_hooks(os) < 0)

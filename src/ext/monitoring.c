@@ -1,5 +1,7 @@
 /* monitoring.c: the 3.12+ backend: sys.monitoring INSTRUCTION, PY_START
- * and PY_RESUME events delivered to C METH_FASTCALL callbacks.
+ * and PY_RESUME events delivered to C METH_FASTCALL callbacks (modes
+ * "instructions" and "noop"), or the segment events of segments.c (modes
+ * "count" and "noop-segments").
  *
  * There is no C API to subscribe, so, as Modules/_lsprof.c does, the
  * callbacks are builtin function objects registered through the
@@ -7,6 +9,7 @@
  * filter by pc_counting() for measure(), which counts one thread.
  */
 #include "collector.h"
+#include "segments.h"
 
 #if PC_HAVE_MONITORING
 
@@ -25,7 +28,7 @@ cb_instruction(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         pc_codeinfo *ci = pc_codeinfo_get(args[0]);
         Py_ssize_t off = pc_small_int(args[1]);
         if (ci != NULL && off >= 0 && off / 2 < ci->n) {
-            if (pc_g.mode == PC_MODE_COUNT)
+            if (pc_g.mode == PC_MODE_INSTRUCTIONS)
                 pc_count(ci->op[off / 2]);
         }
     }
@@ -41,7 +44,7 @@ cb_resume(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     (void)args;
     (void)nargs;
-    if (pc_counting() && pc_g.mode == PC_MODE_COUNT)
+    if (pc_counting() && pc_g.mode == PC_MODE_INSTRUCTIONS)
         pc_count(pc_g.resume_op);
     Py_RETURN_NONE;
 }
@@ -53,15 +56,13 @@ static PyMethodDef cb_resume_def = {
     "_pystats_resume", (PyCFunction)(void (*)(void))cb_resume,
     METH_FASTCALL, NULL};
 
-static const struct {
-    const char *event;
-    PyMethodDef *def;
-} callbacks[] = {
+static const pc_seg_callback instruction_callbacks[] = {
     {"INSTRUCTION", &cb_instruction_def},
     {"PY_START", &cb_resume_def},
     {"PY_RESUME", &cb_resume_def},
 };
-#define NCALLBACKS (sizeof callbacks / sizeof callbacks[0])
+#define NCALLBACKS \
+    (sizeof instruction_callbacks / sizeof instruction_callbacks[0])
 
 static PyObject *
 monitoring_module(void)
@@ -97,9 +98,13 @@ done:
 static int
 claim(PyObject *mon)
 {
-    size_t i, k;
+    size_t i, k, ncallbacks = NCALLBACKS;
     int ret = -1, bits = 0;
+    const pc_seg_callback *callbacks = instruction_callbacks;
 
+    if (pc_g.mode == PC_MODE_COUNT || pc_g.mode == PC_MODE_NOOP_SEGMENTS)
+        callbacks = pc_seg_callbacks(pc_g.mode == PC_MODE_NOOP_SEGMENTS,
+                                     &ncallbacks);
     for (k = 0; k < sizeof candidate_ids / sizeof candidate_ids[0]; k++) {
         PyObject *r = PyObject_CallMethod(mon, "use_tool_id", "is",
                                           candidate_ids[k], "pystats");
@@ -118,7 +123,7 @@ claim(PyObject *mon)
                         "in use by other tools; refusing to evict them");
         return -1;
     }
-    for (i = 0; i < NCALLBACKS; i++) {
+    for (i = 0; i < ncallbacks; i++) {
         PyObject *fn = NULL, *bitobj = NULL, *r = NULL;
         int bit = event_bit(mon, callbacks[i].event);
         if (bit < 0)

@@ -1,0 +1,1228 @@
+/* segments.c: exact instruction and pair counts from the events that
+ * begin and end straight-line runs of bytecode (3.12+): the mechanism of
+ * mode "count" there.  Mode "instructions" (monitoring.c) takes one
+ * INSTRUCTION event per instruction instead; both give identical counts
+ * and pairs (tests/py/test_segments.py).
+ *
+ * The method.  A segment is a run of instructions executed one after
+ * the other in one frame, from a first unit s to a last unit e in code
+ * order.  Segments begin at PY_START/PY_RESUME (the RESUME), at the
+ * target of a JUMP or BRANCH event and at the handler of
+ * EXCEPTION_HANDLED; they end at the source of JUMP/BRANCH, at
+ * PY_RETURN/PY_YIELD, and at the raising instruction when the exception
+ * is handled (EXCEPTION_HANDLED) or leaves the frame (PY_UNWIND).  Each
+ * code object has two arrays indexed by code unit, starts[] and ends[];
+ * a closed segment adds one to starts[s] and ends[e].  At dump time a
+ * running sum over the code gives every instruction's execution count,
+ * and count minus ends[u] is how often u was followed by the next
+ * instruction in code order: the pairs inside segments.  Pairs across
+ * segment boundaries (jumps, calls, returns, handlers) are counted
+ * directly into pc_g.pair when the boundary is seen.
+ *
+ * Two jumps fire no event: JUMP_BACKWARD_NO_INTERRUPT (await and yield
+ * from loops; after except handlers on 3.13) and SEND jumping to its
+ * END_SEND when the sub-iterator is exhausted.  They are resolved from
+ * the bytecode when a segment is closed: a JUMP_BACKWARD_NO_INTERRUPT on
+ * the way always jumps; a SEND on the way fell through only if the
+ * closing event is PY_YIELD at the YIELD_VALUE right after it (its
+ * fall-through path always reaches that YIELD_VALUE, which always fires
+ * PY_YIELD).
+ *
+ * Each thread keeps a shadow stack of its frames: code, open segment
+ * start, and, while the frame waits for a callee (or was running when
+ * collection started), the instruction it stopped at.  A frame calling
+ * another is stopped at its current instruction, read from the frame
+ * itself at PY_START/PY_RESUME/PY_THROW (compat.h); control comes back
+ * without an event, so the frame resumes "after" that instruction at its
+ * next event: at the next instruction in code order, or where a SEND or
+ * a pending jump leads.  The thread's last executed instruction (a
+ * callee's RETURN_VALUE, YIELD_VALUE or raising instruction) is the
+ * predecessor of whatever runs next.
+ *
+ * RAISE only records where the frame raised (it also fires for a
+ * StopIteration that FOR_ITER or SEND swallows, which ends nothing), read
+ * from the frame: its offset can name a cache entry or, for an exception
+ * from a callee, an earlier instruction.  After PY_THROW no segment is
+ * open: the RAISE that follows names the YIELD_VALUE that already ran.
+ *
+ * Hot path rules (collector.h): no allocation except on first sight of a
+ * code object and when a stack must grow, no exception, no lock.
+ */
+#include "segments.h"
+
+#if PC_HAVE_MONITORING
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define SEG_NONE (-1)   /* the thread's last instruction: none (no pair) */
+#define SEG_TOP (-2)    /* ... is the top frame's, inside its open segment */
+
+/* ---- per code object ---- */
+
+typedef struct seg_code {
+    struct seg_code *next, **pprev;     /* live ones, for fold and zero */
+    PyObject *code;                     /* borrowed */
+    int32_t n;                          /* code units */
+    int32_t first_resume;               /* unit of the first RESUME */
+    int touched;                        /* ever counted: fold looks at it */
+    const uint8_t *op;                  /* base opcode per unit (codeinfo) */
+    uint8_t *arg;                       /* oparg byte per unit */
+    int32_t *silent;                    /* first SEND/JBNI at or after u,
+                                           n if none; NULL: code has none */
+    uint64_t *starts, *ends;
+} seg_code;
+
+static seg_code *codes;
+
+static int op_cache = -1, op_send = -1, op_jbni = -1, op_jump_backward = -1,
+           op_jump_forward = -1, op_for_iter = -1, op_extended_arg = -1,
+           op_resume = -1, op_exit_init_check = -1;
+
+static unsigned long long desync;
+
+/* ---- per thread ---- */
+
+typedef struct seg_frame {
+    PyObject *code;
+    seg_code *sc;
+    int32_t start;      /* first unit of the open segment, or -1 */
+    int32_t at;         /* stopped at this unit, resumes after it; or -1 */
+    int32_t raised;     /* last raising instruction of the open segment */
+    int32_t seeded;     /* `at` was under way, uninstrumented, when
+                           collection started */
+} seg_frame;
+/* A frame with start < 0 and at < 0 was entered by PY_THROW: nothing of
+ * it runs until EXCEPTION_HANDLED or PY_UNWIND. */
+
+typedef struct seg_thread {
+    struct seg_thread *next;
+    PyThreadState *ts;
+    pthread_t owner;        /* the thread that adopted it */
+    int adopted;
+    uint64_t gen;           /* valid while == seg_gen */
+    int last;               /* opcode, SEG_NONE or SEG_TOP */
+    int measuring;          /* its measure() depth */
+    int depth, cap;
+    seg_frame *stack;
+} seg_thread;
+
+static seg_thread *threads;                 /* guarded by threads_lock */
+static pthread_mutex_t threads_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_key_t thread_key;
+static uint64_t seg_gen = 1;
+static __thread seg_thread *seg_t __attribute__((tls_model("initial-exec")));
+
+/* ---- bytecode helpers ---- */
+
+static inline int32_t
+next_unit(const seg_code *sc, int32_t u)
+{
+    u++;
+    while (u < sc->n && sc->op[u] == op_cache)
+        u++;
+    return u;
+}
+
+/* The instruction a unit belongs to (a cache unit's owner). */
+static inline int32_t
+owner_unit(const seg_code *sc, Py_ssize_t u)
+{
+    if (u < 0 || u >= sc->n)
+        return -1;
+    while (u > 0 && sc->op[u] == op_cache)
+        u--;
+    return (int32_t)u;
+}
+
+static int32_t
+oparg(const seg_code *sc, int32_t u)
+{
+    int32_t a = sc->arg[u], k = u - 1, shift = 8;
+    while (k >= 0 && sc->op[k] == op_extended_arg && shift < 32) {
+        a |= (int32_t)sc->arg[k] << shift;
+        shift += 8;
+        k--;
+    }
+    return a;
+}
+
+static int32_t
+jump_target(const seg_code *sc, int32_t u)
+{
+    int op = sc->op[u];
+    int32_t nx = next_unit(sc, u);
+    if (op == op_jbni || op == op_jump_backward)
+        return nx - oparg(sc, u);
+    return nx + oparg(sc, u);
+}
+
+/* An event's offset argument (bytes) as a code unit; -1 if odd. */
+static inline int32_t
+unit_arg(PyObject *o)
+{
+    Py_ssize_t off = pc_small_int(o);
+    if (off < 0 || off > INT32_MAX)
+        return -1;
+    return (int32_t)(off / 2);
+}
+
+static inline void
+pair(int a, int b)
+{
+    if (a >= 0)
+        pc_g.pair[a][b]++;
+}
+
+static inline int
+valid_unit(const seg_code *sc, int32_t u)
+{
+    return u >= 0 && u < sc->n;
+}
+
+/* ---- code objects: first sight (slow path) ---- */
+
+static seg_code *
+seg_code_slow(pc_codeinfo *ci)
+{
+    PyObject *exc_type, *exc_value, *exc_tb;
+    PyObject *bytes;    /* owned */
+    seg_code *sc = NULL;
+    int32_t n = (int32_t)ci->n, i;
+    int has_silent = 0;
+    size_t size;
+    char *p;
+    const uint8_t *raw;
+
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    bytes = PyCode_GetCode((PyCodeObject *)ci->code);
+    if (bytes == NULL || !PyBytes_Check(bytes) ||
+        PyBytes_GET_SIZE(bytes) / 2 != ci->n)
+        goto done;
+    raw = (const uint8_t *)PyBytes_AS_STRING(bytes);
+    for (i = 0; i < n; i++)
+        if (ci->op[i] == op_send || ci->op[i] == op_jbni)
+            has_silent = 1;
+    size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) +
+           (has_silent ? (size_t)n * sizeof(int32_t) : 0) + (size_t)n + 1;
+    p = calloc(1, size);
+    if (p == NULL)
+        goto done;
+    sc = (seg_code *)p;
+    p += sizeof(seg_code);
+    sc->starts = (uint64_t *)p;
+    p += (size_t)n * sizeof(uint64_t);
+    sc->ends = (uint64_t *)p;
+    p += (size_t)n * sizeof(uint64_t);
+    if (has_silent) {
+        sc->silent = (int32_t *)p;
+        p += (size_t)n * sizeof(int32_t);
+    }
+    sc->arg = (uint8_t *)p;
+    sc->code = ci->code;
+    sc->n = n;
+    sc->op = ci->op;
+    sc->first_resume = n;
+    for (i = 0; i < n; i++) {
+        sc->arg[i] = raw[2 * i + 1];
+        if (sc->first_resume == n && ci->op[i] == op_resume)
+            sc->first_resume = i;
+    }
+    if (has_silent) {
+        int32_t nxt = n;
+        for (i = n - 1; i >= 0; i--) {
+            if (ci->op[i] == op_send || ci->op[i] == op_jbni)
+                nxt = i;
+            sc->silent[i] = nxt;
+        }
+    }
+    sc->next = codes;
+    if (codes)
+        codes->pprev = &sc->next;
+    sc->pprev = &codes;
+    codes = sc;
+    ci->seg = sc;
+done:
+    Py_XDECREF(bytes);
+    if (sc == NULL)
+        pc_g.error_pending = 1;
+    PyErr_Restore(exc_type, exc_value, exc_tb);
+    return sc;
+}
+
+static inline seg_code *
+seg_code_for(PyObject *code)
+{
+    pc_codeinfo *ci = pc_codeinfo_get(code);
+    if (ci == NULL)
+        return NULL;
+    if (ci->seg != NULL)
+        return ci->seg;
+    return seg_code_slow(ci);
+}
+
+/* Per-instruction counts and pairs of one code object into pc_g; its
+ * arrays back to zero.  Plain C. */
+static void
+fold_code(seg_code *sc)
+{
+    uint64_t run = 0;
+    int32_t u = 0, v;
+    const uint8_t *op = sc->op;
+
+    if (!sc->touched)
+        return;
+    while (u < sc->n && op[u] == op_cache)
+        u++;
+    while (u < sc->n) {
+        v = next_unit(sc, u);
+        run += sc->starts[u];
+        if (sc->ends[u] > run) {
+            desync++;
+            run = sc->ends[u];
+        }
+        if (run) {
+            uint64_t through = run - sc->ends[u];
+            pc_g.exec[op[u]] += run;
+            if (through && v < sc->n)
+                pc_g.pair[op[u]][op[v]] += through;
+        }
+        run -= sc->ends[u];
+        sc->starts[u] = sc->ends[u] = 0;
+        u = v;
+    }
+    if (run)
+        desync++;
+}
+
+void
+pc_seg_code_free(pc_codeinfo *ci)
+{
+    seg_code *sc = ci->seg;
+    if (sc == NULL)
+        return;
+    /* Unlinked first: a dump from a signal handler arriving meanwhile
+     * misses these counts rather than counting them twice. */
+    *sc->pprev = sc->next;
+    if (sc->next)
+        sc->next->pprev = sc->pprev;
+    fold_code(sc);
+    ci->seg = NULL;
+    free(sc);
+}
+
+void
+pc_seg_fold(void)
+{
+    seg_code *sc;
+    for (sc = codes; sc != NULL; sc = sc->next)
+        fold_code(sc);
+}
+
+void
+pc_seg_zero(void)
+{
+    seg_code *sc;
+    seg_thread *t;
+    for (sc = codes; sc != NULL; sc = sc->next) {
+        if (!sc->touched)
+            continue;
+        memset(sc->starts, 0, (size_t)sc->n * sizeof(uint64_t));
+        memset(sc->ends, 0, (size_t)sc->n * sizeof(uint64_t));
+    }
+    pthread_mutex_lock(&threads_lock);
+    for (t = threads; t != NULL; t = t->next)
+        if (t->last != SEG_TOP)
+            t->last = SEG_NONE;
+    pthread_mutex_unlock(&threads_lock);
+}
+
+/* ---- threads ---- */
+
+static void
+thread_exit(void *p)
+{
+    seg_thread *t = p, **pp;
+    pthread_mutex_lock(&threads_lock);
+    if (!t->adopted || !pthread_equal(t->owner, pthread_self())) {
+        pthread_mutex_unlock(&threads_lock);
+        return;             /* another thread has taken it over */
+    }
+    for (pp = &threads; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == t) {
+            *pp = t->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&threads_lock);
+    free(t->stack);
+    free(t);
+}
+
+/* The entry of ts, created if asked.  Caller holds threads_lock. */
+static seg_thread *
+thread_find(PyThreadState *ts, int create)
+{
+    seg_thread *t;
+    for (t = threads; t != NULL; t = t->next)
+        if (t->ts == ts)
+            return t;
+    if (!create)
+        return NULL;
+    t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    t->ts = ts;
+    t->last = SEG_NONE;
+    t->next = threads;
+    threads = t;
+    return t;
+}
+
+static void
+thread_reset(seg_thread *t)
+{
+    t->depth = 0;
+    t->last = SEG_NONE;
+    t->gen = seg_gen;
+}
+
+static seg_thread *
+thread_adopt(int reset)
+{
+    PyThreadState *ts = PyThreadState_Get();
+    seg_thread *t;
+    pthread_mutex_lock(&threads_lock);
+    t = thread_find(ts, 1);
+    if (t != NULL) {
+        t->owner = pthread_self();
+        t->adopted = 1;
+    }
+    pthread_mutex_unlock(&threads_lock);
+    if (t == NULL) {
+        pc_g.error_pending = 1;
+        return NULL;
+    }
+    if (reset || t->gen != seg_gen)
+        thread_reset(t);
+    seg_t = t;
+    pthread_setspecific(thread_key, t);
+    return t;
+}
+
+static inline seg_thread *
+thread_get(void)
+{
+    seg_thread *t = seg_t;
+    if (t != NULL && t->gen == seg_gen)
+        return t;
+    return thread_adopt(0);
+}
+
+static int
+grow(seg_thread *t)
+{
+    int cap = t->cap ? 2 * t->cap : 64;
+    seg_frame *s = realloc(t->stack, (size_t)cap * sizeof *s);
+    if (s == NULL) {
+        pc_g.error_pending = 1;
+        return -1;
+    }
+    t->stack = s;
+    t->cap = cap;
+    return 0;
+}
+
+static seg_frame *
+push(seg_thread *t, PyObject *code)
+{
+    seg_code *sc;
+    seg_frame *f;
+    if (t->depth == t->cap && grow(t) < 0)
+        return NULL;
+    sc = seg_code_for(code);
+    if (sc == NULL)
+        return NULL;
+    sc->touched = 1;
+    f = &t->stack[t->depth++];
+    f->code = code;
+    f->sc = sc;
+    f->start = f->at = f->raised = -1;
+    f->seeded = 0;
+    return f;
+}
+
+/* The top frame, which the event's code must be; NULL if the stack does
+ * not fit the event (a bug: counted in desync, the event is dropped). */
+static seg_frame *
+top_mismatch(seg_thread *t, PyObject *code)
+{
+    int i;
+    desync++;
+    for (i = t->depth - 2; i >= 0; i--) {
+        if (t->stack[i].code == code) {
+            t->depth = i + 1;
+            return &t->stack[i];
+        }
+    }
+    return NULL;
+}
+
+static inline seg_frame *
+top_for(seg_thread *t, PyObject *code)
+{
+    if (t->depth > 0 && t->stack[t->depth - 1].code == code)
+        return &t->stack[t->depth - 1];
+    return top_mismatch(t, code);
+}
+
+/* ---- segments ---- */
+
+static inline void
+close_run(seg_code *sc, int32_t s, int32_t e)
+{
+    sc->starts[s]++;
+    sc->ends[e]++;
+}
+
+/* Close the open segment of f at e, following the silent jumps on the
+ * way (see the top of this file).  yielding: e is a YIELD_VALUE closed
+ * by PY_YIELD. */
+static void
+walk_close(seg_frame *f, int32_t e, int yielding)
+{
+    seg_code *sc = f->sc;
+    int32_t s = f->start;
+
+    if (sc->silent != NULL) {
+        int guard = 0;
+        for (;;) {
+            int32_t j = sc->silent[s], u;
+            if (s <= e && j >= e)
+                break;
+            if (j >= sc->n || ++guard > 10000) {
+                desync++;
+                break;
+            }
+            if (sc->op[j] == op_send && yielding && e == next_unit(sc, j))
+                break;
+            u = jump_target(sc, j);
+            if (!valid_unit(sc, u)) {
+                desync++;
+                break;
+            }
+            close_run(sc, s, j);
+            pair(sc->op[j], sc->op[u]);
+            s = u;
+        }
+    }
+    close_run(sc, s, e);
+    f->start = -1;
+}
+
+/* Where a frame stopped at f->at goes on, given that its next event is
+ * at e. */
+static int32_t
+resume_unit(const seg_frame *f, int32_t e, int yielding)
+{
+    const seg_code *sc = f->sc;
+    int32_t c = f->at, nx = next_unit(sc, c);
+    int op = sc->op[c];
+
+    if (op == op_send)
+        return (yielding && e == nx) ? nx : jump_target(sc, c);
+    if (op == op_jbni)
+        return jump_target(sc, c);
+    if (f->seeded) {
+        /* The instruction was under way, uninstrumented, when collection
+         * started: a jump fires no event for it any more. */
+        if (op == op_jump_backward || op == op_jump_forward)
+            return jump_target(sc, c);
+        if (op == op_for_iter) {
+            int32_t tg = jump_target(sc, c), k;
+            if (e >= nx && e < tg)
+                return nx;
+            for (k = 0; k < PC_FOR_ITER_EXIT_SKIP && tg < sc->n; k++)
+                tg = next_unit(sc, tg);
+            return tg;
+        }
+    }
+    return nx;
+}
+
+/* A stopped frame runs again: open its segment where it went on. */
+static void
+restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
+{
+    int32_t u = resume_unit(f, e, yielding);
+    if (!valid_unit(f->sc, u)) {
+        desync++;
+        u = e;
+    }
+    pair(t->last, f->sc->op[u]);
+    f->start = u;
+    f->at = f->raised = -1;
+    f->seeded = 0;
+    t->last = SEG_TOP;
+}
+
+/* f has executed up to and including e: close what is open there.
+ * Returns the thread's last executed instruction afterwards. */
+static int
+settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
+{
+    if (f->start < 0) {
+        if (f->at < 0 || f->at == e)
+            return t->last;
+        restart(t, f, e, yielding);
+    }
+    walk_close(f, e, yielding);
+    return f->sc->op[e];
+}
+
+/* f is stopped at its current instruction c (a callee starts, or
+ * counts are taken): close up to c; it resumes after c. */
+static void
+stop_at(seg_thread *t, seg_frame *f, int32_t c)
+{
+    if (f->start < 0 && (f->at < 0 || f->at == c))
+        return;
+    t->last = settle(t, f, c, 0);
+    f->at = c;
+    f->seeded = 0;
+}
+
+/* ---- reading frames ---- */
+
+/* The unit of the current instruction of the Python frame p, if it runs
+ * the code of f; else -1. */
+static inline int32_t
+iframe_instruction(pc_iframe *p, const seg_frame *f)
+{
+    if (p == NULL || p->code != f->code)
+        return -1;
+    return owner_unit(f->sc, pc_iframe_unit(p));
+}
+
+static inline pc_iframe *
+python_frame(pc_iframe *p)
+{
+    while (p != NULL && pc_iframe_code(p) == NULL)
+        p = p->previous;
+    return p;
+}
+
+#ifdef PC_FRAME_READ_PUBLIC
+/* The public API's way, for comparison (see docs/FORMAT.md 1.9): it
+ * materializes frame objects, so it may allocate. */
+static int32_t
+frame_unit_public(const seg_frame *f, int caller)
+{
+    PyObject *exc_type, *exc_value, *exc_tb;
+    PyFrameObject *cur, *fr;
+    PyCodeObject *code;
+    int lasti;
+    int32_t r = -1;
+
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    cur = PyEval_GetFrame();                /* borrowed */
+    if (cur == NULL)
+        goto done;
+    fr = caller ? PyFrame_GetBack(cur) : (Py_INCREF(cur), cur);
+    if (fr == NULL)
+        goto done;
+    code = PyFrame_GetCode(fr);
+    while (caller && (PyObject *)code != f->code &&
+           PyFrame_GetGenerator(fr) != NULL) {
+        PyFrameObject *back = PyFrame_GetBack(fr);
+        Py_DECREF(code);
+        Py_DECREF(fr);
+        if ((fr = back) == NULL)
+            goto done;
+        code = PyFrame_GetCode(fr);
+    }
+    lasti = PyFrame_GetLasti(fr);
+    if ((PyObject *)code == f->code && lasti >= 0)
+        r = owner_unit(f->sc, lasti / 2);
+    Py_DECREF(code);
+    Py_DECREF(fr);
+done:
+    PyErr_Clear();
+    PyErr_Restore(exc_type, exc_value, exc_tb);
+    return r;
+}
+#endif
+
+/* 3.13's specialized CALL of a class with a Python __init__ puts a shim
+ * frame between the caller and __init__ (its code: EXIT_INIT_CHECK,
+ * RETURN_VALUE); it fires no event and runs nothing counted. */
+static inline int
+init_shim(pc_iframe *p)
+{
+    return op_exit_init_check >= 0 &&
+           (((PyCodeObject *)p->code)->co_code_adaptive[0] & 0xff) ==
+               op_exit_init_check;
+}
+
+/* At PY_START/PY_RESUME/PY_THROW: the caller's current instruction. */
+static inline int32_t
+caller_instruction(seg_thread *t, const seg_frame *f)
+{
+#ifdef PC_FRAME_READ_PUBLIC
+    (void)t;
+    return frame_unit_public(f, 1);
+#else
+    pc_iframe *cur = pc_tstate_iframe(t->ts), *p;
+    if (cur == NULL)
+        return -1;
+    p = python_frame(cur->previous);
+    /* throw() into a generator suspended in `yield from`/`await` throws
+     * into the innermost one first, with the outer ones linked into the
+     * frame chain but not entered (no event, nothing executed): skip
+     * them. */
+    while (p != NULL && p->code != f->code &&
+           (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p)))
+        p = python_frame(p->previous);
+    return iframe_instruction(p, f);
+#endif
+}
+
+/* At RAISE: the raising frame's own current instruction. */
+static inline int32_t
+own_instruction(seg_thread *t, const seg_frame *f)
+{
+#ifdef PC_FRAME_READ_PUBLIC
+    (void)t;
+    return frame_unit_public(f, 0);
+#else
+    return iframe_instruction(python_frame(pc_tstate_iframe(t->ts)), f);
+#endif
+}
+
+/* A new frame is entered: stop the caller where it is. */
+static void
+caller_stop(seg_thread *t)
+{
+    seg_frame *f;
+    int32_t c;
+    if (t->depth == 0)
+        return;
+    f = &t->stack[t->depth - 1];
+    if (f->start < 0 && f->at < 0)
+        return;
+    c = caller_instruction(t, f);
+    if (f->start >= 0 && f->raised >= 0 && c != f->raised &&
+        f->sc->op[f->raised] != op_for_iter &&
+        f->sc->op[f->raised] != op_send) {
+        /* An exception is in flight: the callee runs from the stack
+         * unwinding (a __del__, a weakref callback), and RERAISE may have
+         * set the frame's instruction back to where the exception first
+         * arose.  The frame is at its raise site.  (A StopIteration that
+         * FOR_ITER or SEND swallowed is no exception in flight.) */
+        c = f->raised;
+    }
+    if (c < 0) {
+        desync++;
+        return;
+    }
+    stop_at(t, f, c);
+}
+
+/* ---- the callbacks ---- */
+
+#define ENTER(t)                                  \
+    do {                                          \
+        if (!pc_counting())                       \
+            Py_RETURN_NONE;                       \
+        t = thread_get();                         \
+        if (t == NULL)                            \
+            Py_RETURN_NONE;                       \
+    } while (0)
+
+/* PY_START, PY_RESUME: (code, offset of RESUME) */
+static PyObject *
+cb_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    int32_t off;
+    (void)self;
+    ENTER(t);
+    if (nargs < 2)
+        Py_RETURN_NONE;
+    caller_stop(t);
+    f = push(t, args[0]);
+    if (f == NULL)
+        Py_RETURN_NONE;
+    off = unit_arg(args[1]);
+    if (!valid_unit(f->sc, off)) {
+        desync++;
+        t->depth--;
+        Py_RETURN_NONE;
+    }
+    pair(t->last == SEG_TOP ? SEG_NONE : t->last, f->sc->op[off]);
+    f->start = off;
+    t->last = SEG_TOP;
+    Py_RETURN_NONE;
+}
+
+/* PY_THROW: (code, offset, exception).  Nothing of the frame runs
+ * before its handler (EXCEPTION_HANDLED) or its exit (PY_UNWIND). */
+static PyObject *
+cb_throw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    (void)self;
+    ENTER(t);
+    if (nargs < 1)
+        Py_RETURN_NONE;
+    caller_stop(t);
+    if (t->last == SEG_TOP)
+        t->last = SEG_NONE;
+    push(t, args[0]);
+    Py_RETURN_NONE;
+}
+
+static inline PyObject *
+leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
+{
+    seg_thread *t;
+    seg_frame *f;
+    int32_t off;
+    ENTER(t);
+    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    off = unit_arg(args[1]);
+    if (!valid_unit(f->sc, off)) {
+        desync++;
+        Py_RETURN_NONE;
+    }
+    if (f->start >= 0 && f->sc->silent == NULL) {
+        close_run(f->sc, f->start, off);
+        t->last = f->sc->op[off];
+    }
+    else {
+        t->last = settle(t, f, off, yielding);
+    }
+    t->depth--;
+    Py_RETURN_NONE;
+}
+
+/* PY_RETURN: (code, offset, value) */
+static PyObject *
+cb_return(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return leave(args, nargs, 0);
+}
+
+/* PY_YIELD: (code, offset, value) */
+static PyObject *
+cb_yield(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return leave(args, nargs, 1);
+}
+
+/* JUMP, BRANCH: (code, source offset, destination offset) */
+static PyObject *
+cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    seg_code *sc;
+    int32_t src, dst;
+    (void)self;
+    ENTER(t);
+    if (nargs < 3 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    sc = f->sc;
+    src = unit_arg(args[1]);
+    dst = unit_arg(args[2]);
+    if (!valid_unit(sc, src) || !valid_unit(sc, dst)) {
+        desync++;
+        Py_RETURN_NONE;
+    }
+    if (f->start >= 0 && sc->silent == NULL) {
+        close_run(sc, f->start, src);
+        pc_g.pair[sc->op[src]][sc->op[dst]]++;
+        f->raised = -1;
+    }
+    else {
+        int prev = settle(t, f, src, 0);
+        pair(prev, sc->op[dst]);
+        f->at = f->raised = -1;
+        f->seeded = 0;
+        t->last = SEG_TOP;
+    }
+    f->start = dst;
+    Py_RETURN_NONE;
+}
+
+static inline void
+raised_at(seg_thread *t, seg_frame *f, int32_t r)
+{
+    if (f->start < 0) {
+        if (f->at < 0 || f->at == r)
+            return;         /* thrown in, or raised where it stopped */
+        restart(t, f, r, 0);
+    }
+    f->raised = r;
+}
+
+/* RAISE: (code, offset, exception) */
+static PyObject *
+cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    int32_t r;
+    (void)self;
+    ENTER(t);
+    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    if (f->start < 0 && f->at < 0)
+        Py_RETURN_NONE;     /* after PY_THROW: its YIELD_VALUE already ran */
+    r = own_instruction(t, f);
+    if (r < 0) {
+        desync++;
+        Py_RETURN_NONE;
+    }
+    raised_at(t, f, r);
+    Py_RETURN_NONE;
+}
+
+/* RERAISE: (code, offset, exception); the offset is the instruction. */
+static PyObject *
+cb_reraise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    int32_t r;
+    (void)self;
+    ENTER(t);
+    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    if (f->start < 0 && f->at < 0)
+        Py_RETURN_NONE;
+    r = owner_unit(f->sc, unit_arg(args[1]));
+    if (r < 0) {
+        desync++;
+        Py_RETURN_NONE;
+    }
+    raised_at(t, f, r);
+    Py_RETURN_NONE;
+}
+
+/* The open segment ends at the raising instruction.  Returns the
+ * thread's last instruction. */
+static int
+close_raised(seg_thread *t, seg_frame *f)
+{
+    if (f->start >= 0) {
+        if (!valid_unit(f->sc, f->raised)) {
+            desync++;
+            f->start = -1;
+            return SEG_NONE;
+        }
+        walk_close(f, f->raised, 0);
+        return f->sc->op[f->raised];
+    }
+    return t->last;
+}
+
+/* EXCEPTION_HANDLED: (code, offset of the handler, exception) */
+static PyObject *
+cb_handled(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    int32_t h;
+    int prev;
+    (void)self;
+    ENTER(t);
+    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    h = unit_arg(args[1]);
+    if (!valid_unit(f->sc, h)) {
+        desync++;
+        Py_RETURN_NONE;
+    }
+    prev = close_raised(t, f);
+    pair(prev == SEG_TOP ? SEG_NONE : prev, f->sc->op[h]);
+    f->start = h;
+    f->at = f->raised = -1;
+    f->seeded = 0;
+    t->last = SEG_TOP;
+    Py_RETURN_NONE;
+}
+
+/* PY_UNWIND: (code, offset, exception) */
+static PyObject *
+cb_unwind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    (void)self;
+    ENTER(t);
+    if (nargs < 1 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    t->last = close_raised(t, f);
+    if (t->last == SEG_TOP)
+        t->last = SEG_NONE;
+    t->depth--;
+    Py_RETURN_NONE;
+}
+
+/* The floor: the same events, nothing done. */
+static PyObject *
+cb_noop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    (void)args;
+    (void)nargs;
+    Py_RETURN_NONE;
+}
+
+#define DEF(name, fn) \
+    static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, \
+                                   METH_FASTCALL, NULL}
+DEF("_pystats_seg_start", cb_start);
+DEF("_pystats_seg_throw", cb_throw);
+DEF("_pystats_seg_return", cb_return);
+DEF("_pystats_seg_yield", cb_yield);
+DEF("_pystats_seg_jump", cb_jump);
+DEF("_pystats_seg_raise", cb_raise);
+DEF("_pystats_seg_reraise", cb_reraise);
+DEF("_pystats_seg_handled", cb_handled);
+DEF("_pystats_seg_unwind", cb_unwind);
+DEF("_pystats_seg_noop", cb_noop);
+
+static const pc_seg_callback seg_callbacks[] = {
+    {"PY_START", &cb_start_def},
+    {"PY_RESUME", &cb_start_def},
+    {"PY_THROW", &cb_throw_def},
+    {"PY_RETURN", &cb_return_def},
+    {"PY_YIELD", &cb_yield_def},
+    {"PY_UNWIND", &cb_unwind_def},
+    {"JUMP", &cb_jump_def},
+    {"BRANCH", &cb_jump_def},
+    {"RAISE", &cb_raise_def},
+    {"RERAISE", &cb_reraise_def},
+    {"EXCEPTION_HANDLED", &cb_handled_def},
+};
+#define NSEG (sizeof seg_callbacks / sizeof seg_callbacks[0])
+
+static pc_seg_callback noop_callbacks[NSEG];
+
+const pc_seg_callback *
+pc_seg_callbacks(int noop, size_t *n)
+{
+    size_t i;
+    *n = NSEG;
+    if (!noop)
+        return seg_callbacks;
+    for (i = 0; i < NSEG; i++) {
+        noop_callbacks[i].event = seg_callbacks[i].event;
+        noop_callbacks[i].def = &cb_noop_def;
+    }
+    return noop_callbacks;
+}
+
+/* ---- starting, cutting, forking ---- */
+
+static int
+opcode_of(const char *name)
+{
+    int i;
+    for (i = 0; i < PC_NOPS; i++)
+        if (strcmp(pc_g.opname[i], name) == 0)
+            return i;
+    return -1;
+}
+
+int
+pc_seg_init(void)
+{
+    static int done;
+    if (done)
+        return 0;
+    op_cache = opcode_of("CACHE");
+    op_send = opcode_of("SEND");
+    op_jbni = opcode_of("JUMP_BACKWARD_NO_INTERRUPT");
+    op_jump_backward = opcode_of("JUMP_BACKWARD");
+    op_jump_forward = opcode_of("JUMP_FORWARD");
+    op_for_iter = opcode_of("FOR_ITER");
+    op_extended_arg = opcode_of("EXTENDED_ARG");
+    op_resume = opcode_of("RESUME");
+    op_exit_init_check = opcode_of("EXIT_INIT_CHECK");   /* 3.13 */
+    if (op_cache < 0 || op_send < 0 || op_jbni < 0 || op_jump_backward < 0 ||
+        op_jump_forward < 0 || op_for_iter < 0 || op_extended_arg < 0 ||
+        op_resume < 0) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "pystats: an opcode segment counting needs is missing");
+        return -1;
+    }
+    if (pthread_key_create(&thread_key, thread_exit) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "pystats: pthread_key_create");
+        return -1;
+    }
+    done = 1;
+    return 0;
+}
+
+/* Put ts's running frames on t's stack, outermost first, each stopped at
+ * its current instruction.  -1 if out of memory. */
+static int
+seed(seg_thread *t, PyThreadState *ts)
+{
+    pc_iframe *p;
+    int n = 0, i;
+    pc_iframe **frames = NULL;
+
+    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL;
+         p = python_frame(p->previous))
+        n++;
+    if (n == 0)
+        return 0;
+    frames = malloc((size_t)n * sizeof *frames);
+    if (frames == NULL)
+        return -1;
+    i = n;
+    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL;
+         p = python_frame(p->previous))
+        frames[--i] = p;
+    for (i = 0; i < n; i++) {
+        seg_frame *f;
+        int32_t c;
+        p = frames[i];
+        f = push(t, p->code);
+        if (f == NULL) {
+            free(frames);
+            return -1;
+        }
+        c = iframe_instruction(p, f);
+        if (c < f->sc->first_resume) {
+            /* Not started yet (before RESUME): PY_START will come. */
+            t->depth--;
+            continue;
+        }
+        f->at = c;
+        f->seeded = 1;
+    }
+    free(frames);
+    return 0;
+}
+
+int
+pc_seg_window_start(void)
+{
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    PyThreadState *ts;
+    int ret = 0;
+
+    seg_gen++;
+    pthread_mutex_lock(&threads_lock);
+    for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL;
+         ts = PyThreadState_Next(ts)) {
+        seg_thread *t = thread_find(ts, 1);
+        if (t == NULL) {
+            ret = -1;
+            break;
+        }
+        thread_reset(t);
+        if (seed(t, ts) < 0) {
+            thread_reset(t);
+            ret = -1;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&threads_lock);
+    if (ret < 0)
+        PyErr_NoMemory();
+    return ret;
+}
+
+void
+pc_seg_measure_start(void)
+{
+    thread_adopt(1);
+}
+
+void
+pc_seg_measure_set(int depth)
+{
+    seg_thread *t = seg_t;
+    if (t != NULL)
+        t->measuring = depth;
+}
+
+/* Close t's open segment where ts is now. */
+static void
+cut_thread(seg_thread *t, PyThreadState *ts)
+{
+    seg_frame *f;
+    int32_t c;
+    if (t->gen != seg_gen || t->depth == 0 || !(pc_g.on || t->measuring))
+        return;
+    f = &t->stack[t->depth - 1];
+    if (f->start < 0 && f->at < 0)
+        return;
+    c = iframe_instruction(python_frame(pc_tstate_iframe(ts)), f);
+    if (c < 0) {
+        desync++;
+        return;
+    }
+    stop_at(t, f, c);
+}
+
+void
+pc_seg_cut(void)
+{
+    PyInterpreterState *interp;
+    PyThreadState *ts;
+    if (!pc_seg_mode() || !(pc_g.on || pc_g.measuring))
+        return;
+    interp = PyInterpreterState_Get();
+    pthread_mutex_lock(&threads_lock);
+    for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL;
+         ts = PyThreadState_Next(ts)) {
+        seg_thread *t = thread_find(ts, 0);
+        if (t != NULL)
+            cut_thread(t, ts);
+    }
+    pthread_mutex_unlock(&threads_lock);
+}
+
+void
+pc_seg_after_fork(void)
+{
+    seg_thread *me = seg_t, *t, *next;
+    /* The only thread left is this one; the lock may have been held by
+     * another at the fork. */
+    pthread_mutex_init(&threads_lock, NULL);
+    for (t = threads; t != NULL; t = next) {
+        next = t->next;
+        if (t != me) {
+            free(t->stack);
+            free(t);
+        }
+    }
+    threads = me;
+    if (me != NULL) {
+        me->next = NULL;
+        me->owner = pthread_self();
+        if (pc_seg_mode())
+            cut_thread(me, me->ts);
+    }
+    pc_seg_zero();
+}
+
+unsigned long long
+pc_seg_desync(void)
+{
+    return desync;
+}
+
+#endif /* PC_HAVE_MONITORING */

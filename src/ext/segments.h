@@ -1,0 +1,67 @@
+/* segments.h: exact counts from segment events (3.12+): see segments.c.
+ *
+ * On 3.11 (no sys.monitoring) every function here is a no-op, so callers
+ * need no version test.
+ */
+#ifndef PC_SEGMENTS_H
+#define PC_SEGMENTS_H
+
+#include "collector.h"
+
+#if PC_HAVE_MONITORING
+
+typedef struct pc_seg_callback {
+    const char *event;      /* sys.monitoring.events attribute */
+    PyMethodDef *def;
+} pc_seg_callback;
+
+/* The events and callbacks of segment counting (noop: the same events
+ * with callbacks that do nothing, the cost floor). */
+const pc_seg_callback *pc_seg_callbacks(int noop, size_t *n);
+
+/* Is segment counting the mechanism of the current mode? */
+static inline int
+pc_seg_mode(void)
+{
+    return pc_g.mode == PC_MODE_COUNT;
+}
+
+int pc_seg_init(void);              /* module init; -1 with exception */
+/* on(): every thread's running frames become the shadow stacks, each
+ * resuming after its current instruction.  -1 with exception. */
+int pc_seg_window_start(void);
+/* Outermost measure() on this thread: fn starts on an empty stack. */
+void pc_seg_measure_start(void);
+void pc_seg_measure_set(int depth); /* this thread's measure depth */
+/* Close every counting thread's open segment at its current instruction
+ * (it resumes after it), so that the per-code arrays hold everything
+ * executed so far.  With the GIL, interpreter alive. */
+void pc_seg_cut(void);
+/* Move the per-code counts into pc_g.exec/pair.  Plain C over C data:
+ * safe from Py_AtExit and a signal handler. */
+void pc_seg_fold(void);
+/* Forget the per-code counts and every thread's previous instruction. */
+void pc_seg_zero(void);
+/* In a fork child: only this thread survives; its counts start now. */
+void pc_seg_after_fork(void);
+/* A code object dies: fold its counts, free its arrays. */
+void pc_seg_code_free(pc_codeinfo *ci);
+/* Events that did not fit the shadow stack (0 unless there is a bug). */
+unsigned long long pc_seg_desync(void);
+
+#else
+
+static inline int pc_seg_mode(void) { return 0; }
+static inline int pc_seg_init(void) { return 0; }
+static inline int pc_seg_window_start(void) { return 0; }
+static inline void pc_seg_measure_start(void) {}
+static inline void pc_seg_measure_set(int depth) { (void)depth; }
+static inline void pc_seg_cut(void) {}
+static inline void pc_seg_fold(void) {}
+static inline void pc_seg_zero(void) {}
+static inline void pc_seg_after_fork(void) {}
+static inline void pc_seg_code_free(pc_codeinfo *ci) { (void)ci; }
+static inline unsigned long long pc_seg_desync(void) { return 0; }
+
+#endif
+#endif
