@@ -84,8 +84,10 @@ def parse_dump_text(lines):
         assert sep, "bad dump line %r" % line
         if key.startswith(("pystats.", "meta.")):
             header[key] = value
-        else:
+        elif key.startswith("opcode["):
             counts[key] = int(value)
+        else:
+            counts[key] = value
     return header, counts
 
 
@@ -127,7 +129,10 @@ def run_child(shim, stats, how, log=None, **faults):
 
 
 def key_of(counts):
-    return tuple(sorted(counts.items()))
+    """A period's instruction and pair counts (the counters that must be
+    the same in every run; a dump may hold others, such as timings)."""
+    return tuple(sorted((k, v) for k, v in counts.items()
+                        if k.startswith("opcode[")))
 
 
 def collected(stats, proc):

@@ -61,9 +61,11 @@ def read_dumps(directory):
                 key, _, value = line.rpartition(" : ")
                 if key.startswith(("pystats.", "meta.")):
                     header[key] = value
+                elif not key.startswith("opcode["):
+                    continue    # other statistics (GC, ...)
                 elif key.endswith(".execution_count"):
                     execs[key[7:-17]] = int(value)
-                else:
+                elif "].pair_count[" in key:
                     a, b = key[7:-1].split("].pair_count[")
                     pairs[a + " " + b] = int(value)
         out.append((header, execs, pairs))
