@@ -1216,6 +1216,9 @@ pc_seg_after_fork(void)
         if (pc_seg_mode())
             cut_thread(me, me->ts);
     }
+    /* The cut can count a pair of the parent's: drop them all. */
+    memset(pc_g.exec, 0, sizeof pc_g.exec);
+    memset(pc_g.pair, 0, sizeof pc_g.pair);
     pc_seg_zero();
 }
 

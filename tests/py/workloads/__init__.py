@@ -27,6 +27,10 @@ ALL = [
     "attrs",
     "strings",
     "dicts",
+    "deep_start",
+    "gen_variants",
+    "async_more",
+    "finalizers",
 ]
 
 
