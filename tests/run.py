@@ -91,7 +91,7 @@ def main():
     r = run(["make", "-s", "all", "WERROR=1"])
     if r.returncode != 0:
         results.append(("build", 0, 1))
-    for target in ("test-c", "test-golden", "test-html"):
+    for target in ("test-c", "test-golden", "test-html", "test-fuzz"):
         results.append(make_suite(target))
     native = os.environ.get("NATIVE_PYTHON")
     if native:

@@ -104,6 +104,7 @@ make_run_dir(const char *out)
         time_t now = time(NULL);
         struct tm tm;
         const char *base = DEFAULT_BASE;
+        size_t n;
 
         if (mkdir_p(base) != 0) {
             fprintf(stderr, "pystats: error: %s: cannot create the directory: %s\n", base,
@@ -112,8 +113,9 @@ make_run_dir(const char *out)
         }
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
-        dir = cli_xmalloc(strlen(base) + 64);
-        sprintf(dir, "%s/run-%s-XXXXXX", base, stamp);
+        n = strlen(base) + 64;
+        dir = cli_xmalloc(n);
+        snprintf(dir, n, "%s/run-%s-XXXXXX", base, stamp);
         if (mkdtemp(dir) == NULL) {
             fprintf(stderr, "pystats: error: cannot create a run directory under %s: %s\n",
                     base, strerror(errno));

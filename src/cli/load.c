@@ -451,7 +451,8 @@ list_dir(file_list *l, const char *dir, agg *a)
         list_add(l, path);
     }
     closedir(d);
-    qsort(l->path + first, l->n - first, sizeof *l->path, str_cmp);
+    if (l->n - first > 1)   /* never qsort(NULL, 0): an empty directory */
+        qsort(l->path + first, l->n - first, sizeof *l->path, str_cmp);
     return 0;
 }
 

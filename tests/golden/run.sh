@@ -268,6 +268,7 @@ fi
 
 # ---- pystats compare ------------------------------------------------------
 . "$HERE/compare.sh"
+. "$HERE/check.sh"
 
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
