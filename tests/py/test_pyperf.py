@@ -26,7 +26,7 @@ import textwrap
 
 import pytest
 
-from test_packaging import ROOT, make_venv, pip, sh
+from test_packaging import ROOT, dist, make_venv, pip, sh  # noqa: F401
 
 pytestmark = pytest.mark.skipif(
     os.environ.get("PYSTATS_QUICK_TESTS", "") not in ("", "0"),
@@ -34,9 +34,10 @@ pytestmark = pytest.mark.skipif(
 
 
 @pytest.fixture(scope="module")
-def venv(tmp_path_factory):
+def venv(tmp_path_factory, dist):
+    """pyperf, pyperformance and the wheel test_packaging built."""
     v = make_venv(tmp_path_factory.mktemp("pyperf") / "venv")
-    pip(v, "install", "pyperf", "pyperformance", ROOT)
+    pip(v, "install", "pyperf", "pyperformance", dist["wheel"])
     return v
 
 
@@ -350,7 +351,7 @@ def newest_python():
     os.environ.get("PYSTATS_PYPERFORMANCE") != "all" and not newest_python(),
     reason="a whole pyperformance run (a minute) only with the newest "
            "Python, unless PYSTATS_PYPERFORMANCE=all")
-def test_pyperformance_run(venv, tmp_path):
+def test_pyperformance_run(venv, tmp_path, dist):
     """The pyperformance recipe of README.md: pyperformance creates the
     benchmark's virtual environment, pystats is installed into it, then
     `pyperformance run --hook pystats_collector`."""
@@ -360,7 +361,7 @@ def test_pyperformance_run(venv, tmp_path):
         "nbody"], venv=venv, cwd=cwd)
     [bench_py] = glob.glob(os.path.join(cwd, "venv", "*", "bin", "python"))
     sh([bench_py, "-m", "pip", "install", "-q",
-        "--disable-pip-version-check", ROOT], venv=venv, cwd=cwd)
+        "--disable-pip-version-check", dist["wheel"]], venv=venv, cwd=cwd)
     stats, out = str(tmp_path / "stats"), str(tmp_path / "out.json")
     sh([os.path.join(bindir, "pyperformance"), "run", "-b", "nbody",
         "--debug-single-value", "--hook", "pystats_collector",
