@@ -384,9 +384,9 @@ cmd_run(int argc, char **argv)
         return CLI_EXIT_INPUT;
     }
 
-    /* The summary, exactly as `pystats summarize DIR` writes it. */
+    /* The summary, exactly as `pystats summarize DIR` writes it (options
+     * first: getopt still parses in the "+" order used above). */
     sargv[sargc++] = "summarize";
-    sargv[sargc++] = dir;
     if (json) {
         sargv[sargc++] = "--json";
         sargv[sargc++] = (char *)json;
@@ -395,6 +395,7 @@ cmd_run(int argc, char **argv)
         sargv[sargc++] = "--markdown";
         sargv[sargc++] = (char *)(md ? md : "-");
     }
+    sargv[sargc++] = dir;
     sargv[sargc] = NULL;
     sret = sargc > 2 ? cmd_summarize(sargc, sargv) : CLI_EXIT_OK;
     fflush(stdout);

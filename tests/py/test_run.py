@@ -1,0 +1,95 @@
+"""`pystats run` with a real interpreter: collection on in every Python
+process of the command, a fresh directory per run, the summary and the
+verdict, and a run without a dump explained instead of passed."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import clean_env, dumps_in
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+PYSTATS_CLI = os.path.join(ROOT, "build", "pystats")
+
+pytestmark = pytest.mark.skipif(not os.access(PYSTATS_CLI, os.X_OK),
+                                reason="build/pystats is not built")
+
+SETS = """
+def sets(n):
+    for i in range(n):
+        match i:
+            case int():
+                pass
+sets(%d)
+"""
+
+
+def run(*args):
+    return subprocess.run([PYSTATS_CLI, "run"] + list(args), env=clean_env(),
+                          capture_output=True, text=True, timeout=120)
+
+
+def test_every_python_process_of_the_command_is_counted(tmp_path):
+    out = tmp_path / "run"
+    script = "import subprocess, sys\n" + SETS % 3 + \
+        "subprocess.run([sys.executable, '-c', %r], check=True)\n" % (SETS % 4)
+    p = run("-o", str(out), "--label", "two-processes", "--json",
+            str(tmp_path / "s.json"), "--", sys.executable, "-c", script)
+    assert p.returncode == 0, p.stderr
+    ds = dumps_in(str(out))
+    assert len(ds) == 2
+    assert sorted(d.counts["MATCH_CLASS"] for d in ds) == [3, 4]
+    assert {d.header["meta.label"] for d in ds} == {"two-processes"}
+    summary = json.load(open(tmp_path / "s.json"))
+    assert summary["opcodes"]["MATCH_CLASS"]["execution_count"] == 7
+    assert p.stdout.startswith("# pystats summary\n")
+    assert "**Trust:** " in p.stdout
+    assert "pystats run: trust: " in p.stderr
+
+
+def test_default_directories_are_fresh_per_run():
+    p1 = run("--quiet", "--", sys.executable, "-c", SETS % 2)
+    p2 = run("--quiet", "--", sys.executable, "-c", SETS % 2)
+    dirs = [next(line.split("dumps go to ", 1)[1] for line in
+                 p.stderr.splitlines() if "dumps go to " in line)
+            for p in (p1, p2)]
+    try:
+        assert p1.returncode == p2.returncode == 0, p1.stderr + p2.stderr
+        assert dirs[0] != dirs[1]
+        assert all(d.startswith("/tmp/py_stats/run-") for d in dirs)
+        assert [len(dumps_in(d)) for d in dirs] == [1, 1]
+        assert p1.stdout.startswith("verdict: ")
+    finally:
+        for d in dirs:
+            for n in os.listdir(d):
+                os.unlink(os.path.join(d, n))
+            os.rmdir(d)
+
+
+@pytest.mark.parametrize("flag, says", [
+    ("-E", "ignores PYTHONSTATS and PYSTATS_DIR (-E)"),
+    ("-I", "ignores PYTHONSTATS and PYSTATS_DIR (-I)"),
+    ("-S", "-S: the startup hook"),
+])
+def test_no_dump_is_an_error_that_says_why(tmp_path, flag, says):
+    p = run("-o", str(tmp_path / "run"), "--", sys.executable, flag, "-c",
+            SETS % 2)
+    assert p.returncode == 1
+    assert "the run wrote no dump into" in p.stderr
+    assert says in p.stderr
+    assert p.stdout == ""
+
+
+def test_interpreter_without_the_hook_is_named(tmp_path):
+    # A virtual environment without pystats installed: the hook is absent.
+    venv = tmp_path / "bare"
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)],
+                   check=True)
+    py = str(venv / "bin" / "python")
+    p = run("-o", str(tmp_path / "run"), "--", py, "-c", SETS % 2)
+    assert p.returncode == 1
+    assert "the startup hook is not installed in the interpreter " + py \
+        in p.stderr
