@@ -14,12 +14,22 @@ outfile_open(outfile *o, const char *path)
 {
     const char *slash = strrchr(path, '/');
     size_t dlen = slash ? (size_t)(slash - path + 1) : 0;
+    struct stat st;
     int fd;
 
     memset(o, 0, sizeof *o);
     o->path = cli_xstrdup(path);
     if (strcmp(path, "-") == 0) {
         o->fp = stdout;
+        return 0;
+    }
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        /* A device or a pipe is written in place: a rename would replace
+         * /dev/null with a regular file. */
+        o->fp = fopen(path, "w");
+        if (o->fp == NULL)
+            goto fail;
+        o->direct = 1;
         return 0;
     }
     o->tmp = cli_xmalloc(strlen(path) + 16);
@@ -59,6 +69,10 @@ outfile_commit(outfile *o)
             e = errno ? errno : EIO;
         else
             ret = 0;
+        if (o->direct && fclose(o->fp) != 0 && ret == 0) {
+            e = errno;
+            ret = -1;
+        }
         goto done;
     }
     if (fflush(o->fp) != 0 || ferror(o->fp) || fsync(fileno(o->fp)) != 0) {
@@ -87,6 +101,8 @@ outfile_abort(outfile *o)
     if (o->tmp) {
         fclose(o->fp);
         unlink(o->tmp);
+    } else if (o->direct) {
+        fclose(o->fp);
     }
     free(o->tmp);
     free(o->path);

@@ -4,7 +4,9 @@
  * which is flushed, synced and closed with every result checked, then
  * renamed over the target.  A full disk leaves the old target (or none)
  * and an error, never a truncated report.  "-" means standard output,
- * which is flushed and checked the same way.
+ * which is flushed and checked the same way, and so is a target that
+ * exists and is not a regular file (/dev/null, a FIFO): renaming over it
+ * would replace it.
  */
 #ifndef OUTFILE_H
 #define OUTFILE_H
@@ -14,7 +16,8 @@
 typedef struct outfile {
     FILE *fp;             /* owned (borrowed for stdout) */
     char *path;           /* owned */
-    char *tmp;            /* owned; NULL for stdout */
+    char *tmp;            /* owned; NULL for stdout and direct */
+    int direct;           /* fp is the target itself, not a temporary */
 } outfile;
 
 /* Returns 0, or -1 with errno set. */

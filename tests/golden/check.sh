@@ -251,3 +251,13 @@ check "run: parallel runs get their own directories" "yes 1 1" \
     "$([ -n "$d1" ] && [ "$d1" != "$d2" ] && echo yes) $(ls "$d1" | wc -l | tr -d ' ') $(ls "$d2" | wc -l | tr -d ' ')"
 case $d1 in /tmp/py_stats/run-*) rm -rf "$d1" ;; esac
 case $d2 in /tmp/py_stats/run-*) rm -rf "$d2" ;; esac
+
+# ---- a report into a device or a pipe is written in place --------------
+if mkfifo "$T/fifo" 2>/dev/null; then
+    cat "$T/fifo" > "$T/fifo.out" &
+    run summarize "$W13" --json "$T/fifo"
+    wait
+    check "report into a FIFO: exit status" 0 "$rc"
+    check "report into a FIFO: still a FIFO, the JSON went through it" "yes 2" \
+        "$([ -p "$T/fifo" ] && echo yes) $(jget "$T/fifo.out" 'd["meta"]["files"]')"
+fi
