@@ -337,11 +337,11 @@ op_index(ck_tls *t, const char *s, size_t n)
     return (int32_t)id;
 }
 
-static const ck_slot *
-slot_info(ck_tls *t, const agg_group *g, size_t slot)
+/* The slot classifications of group g, covering every slot it has. */
+static ck_gcache *
+group_cache(ck_tls *t, const agg_group *g)
 {
     ck_gcache *gc = NULL;
-    ck_slot *s;
     size_t i;
 
     for (i = 0; i < t->ngc; i++)
@@ -356,13 +356,20 @@ slot_info(ck_tls *t, const agg_group *g, size_t slot)
         gc->s = NULL;
         gc->n = 0;
     }
-    if (slot >= gc->n) {
-        size_t n = g->keys.n > slot ? g->keys.n : slot + 1;
-        gc->s = cli_xrealloc(gc->s, n * sizeof *gc->s);
-        memset(gc->s + gc->n, 0, (n - gc->n) * sizeof *gc->s);
-        gc->n = n;
+    if (g->keys.n > gc->n) {
+        gc->s = cli_xrealloc(gc->s, g->keys.n * sizeof *gc->s);
+        memset(gc->s + gc->n, 0, (g->keys.n - gc->n) * sizeof *gc->s);
+        gc->n = g->keys.n;
     }
-    s = &gc->s[slot];
+    return gc;
+}
+
+/* What slot of g is, classified at its first sight. */
+static inline const ck_slot *
+slot_info(ck_tls *t, const agg_group *g, ck_gcache *gc, size_t slot)
+{
+    ck_slot *s = &gc->s[slot];
+
     if (s->kind == S_UNSEEN) {
         const char *key = ktab_key(&g->keys, slot);
         size_t klen = ktab_len(&g->keys, slot);
@@ -477,13 +484,15 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
     ck_list exceed = { 0 }, into = { 0 }, spec = { 0 }, hits = { 0 };
     size_t i, nops;
     int32_t cache;
+    ck_gcache *gc;
 
     r->has_counts = 1;
     if (t->op)
         memset(t->op, 0, t->op_cap * sizeof *t->op);
+    gc = group_cache(t, f->g);
     for (i = 0; i < f->nent; i++) {
         uint64_t v = f->ent[i].v;
-        const ck_slot *s = slot_info(t, f->g, (size_t)f->slot[f->ent[i].raw]);
+        const ck_slot *s = slot_info(t, f->g, gc, (size_t)f->slot[f->ent[i].raw]);
         ck_op *o;
 
         r->nvals++;
