@@ -168,6 +168,10 @@ const ck_info check_info[CK_COUNT] = {
         "Python, a generator resumed from C) with previous opcode 0, which "
         "is CACHE: these pairs count entries into the loop, not a real "
         "instruction sequence. Leave them out of pair analyses." },
+    [CK_SUMMARY_INPUT] = { "summary-input", "JSON summaries checked as sums only",
+        "A summary written by --json holds sums, not the files they came "
+        "from: the checks of each file cannot be made again here. Check "
+        "the dumps themselves." },
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -1057,6 +1061,7 @@ own_headers(check_set *c)
     lazy lw = { c, CK_LEAKAGE, CHECK_WARNING, NULL, 0 };
     lazy ln = { c, CK_LEAKAGE, CHECK_NOTE, NULL, 0 };
     lazy cp = { c, CK_CACHE_PAIRS, CHECK_NOTE, NULL, 0 };
+    lazy sum = { c, CK_SUMMARY_INPUT, CHECK_NOTE, NULL, 0 };
     agg_strs win = { 0 };
     uint64_t nzero = 0, ncounted = 0, nstarts = 0, nwin = 0, ncache = 0, npairs = 0;
     uint64_t leak_w[CK_NLEAK] = { 0 }, leak_n[CK_NLEAK] = { 0 };
@@ -1079,6 +1084,8 @@ own_headers(check_set *c)
 
         if (r->has_counts && r->total == 0)
             lazy_add(&zero, r, NULL);
+        if (r->format == AGG_FMT_SUMMARY_JSON)
+            lazy_add(&sum, r, NULL);
         if (!r->has_counts || r->total == 0)
             continue;
         ops[0] = '\0';
@@ -1168,6 +1175,7 @@ own_headers(check_set *c)
     lazy_done(&lw, "windowed collection counted %s", lw_text);
     lazy_done(&ln, "%s", ln_text);
     count_text(n1, sizeof n1, ncache);
+    lazy_done(&sum, "%s", "counted from JSON summaries");
     lazy_done(&cp, "%s pairs start with CACHE (%.1f%% of their pairs): entries into the eval loop",
               n1, npairs ? 100.0 * (double)ncache / (double)npairs : 0.0);
     if (win.n) {

@@ -98,6 +98,9 @@ sed 's/^meta.collection.mode : count/meta.collection.mode : sample/; s/^meta.pro
     "$OWN/dump-1.txt" > "$T/ck-modes/b.txt"
 check_case mixed-modes mixed-modes error 6 "$T/ck-modes"
 
+run summarize "$OWN" --json "$T/own-summary.json"
+check_case summary-input summary-input note 0 "$T/own-summary.json"
+
 # ---- duplicates ------------------------------------------------------------------
 mkdir "$T/ck-dup"
 cp "$OWN/dump-1.txt" "$T/ck-dup/a.txt"
