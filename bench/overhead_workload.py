@@ -1,8 +1,11 @@
 """One benchmark run: `python overhead_workload.py MODE KIND N`.
 
-MODE: plain (nothing on), noop (the collector's events with a callback
-that does nothing: the floor), count (the collector), reference (the
-pure-Python settrace collector of tests/py/reference.py).
+MODE: plain (nothing on); count (the collector's default: segment events
+on 3.12+, the trace function on 3.11); noop-segments (count's events
+with callbacks that do nothing: its floor, 3.12+); instructions (one
+event per instruction); noop (the events of instructions, callbacks that
+do nothing: its floor); reference (the pure-Python settrace collector of
+tests/py/reference.py).
 KIND: tight (integer loop), attrs (method calls and attribute loads),
 gen (a generator consumed by a for loop).
 """
@@ -55,7 +58,7 @@ def main():
     fn = {"tight": tight, "attrs": attrs, "gen": gen}[kind]
     if mode == "plain":
         fn(n)
-    elif mode in ("noop", "count"):
+    elif mode in ("noop", "count", "instructions", "noop-segments"):
         pystats.on(mode=mode)
         fn(n)
         pystats.off()

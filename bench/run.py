@@ -4,12 +4,19 @@ callgrind instruction counts (repeatable on a shared, noisy machine).
 
 Each figure is the cost of N2 iterations minus the cost of N1, so that
 interpreter start-up, imports and exit cancel out and the ratio is that
-of the loops themselves.  Reported per workload:
-  count/plain   what counting costs against an uninstrumented run
-  noop/plain    the floor: the same events with a do-nothing callback
-  count/noop    what the collector adds over the floor (target <= 1.25)
-  ref/count     how much cheaper than the pure-Python reference (>= 4)
-Then the command-line tool's throughput benchmark, if built.
+of the loops themselves.  Reported per workload, for each exact mode
+against a plain run and against its own do-nothing floor (the same
+events, callbacks that return at once):
+  count/plain     the default mode: segment events on 3.12+ (trace on 3.11)
+  nseg/plain      its floor: the segment events, callbacks doing nothing
+  count/nseg      what segment counting adds over its floor (target <= 1.15)
+  instr/plain     mode "instructions": one event per instruction
+  noop/plain      its floor: the same events, callbacks doing nothing
+  instr/noop      what per-instruction counting adds (target <= 1.25)
+On 3.11 count and instructions are the same trace mechanism and there is
+no segment floor.  --reference adds the pure-Python reference collector
+(ref/count, target >= 4).  Then the command-line tool's throughput
+benchmark, if built.
 """
 import os
 import re
@@ -24,7 +31,8 @@ from pythons import find_pythons  # noqa: E402
 WORKLOAD = os.path.join(ROOT, "bench", "overhead_workload.py")
 N1, N2 = 2000, 12000
 KINDS = ("tight", "attrs", "gen")
-MODES = ("plain", "noop", "count", "reference")
+TARGETS = {"count/nseg": 1.15, "instr/noop": 1.25}
+BUILD = os.path.abspath(os.environ.get("BUILD") or os.path.join(ROOT, "build"))
 
 
 def instructions(python, pythonpath, mode, kind, n):
@@ -42,39 +50,78 @@ def instructions(python, pythonpath, mode, kind, n):
     return int(m.group(1))
 
 
+def modes_for(ver, reference):
+    segments = tuple(int(x) for x in ver.split(".")) >= (3, 12)
+    modes = ["plain", "count", "noop"]
+    if segments:
+        modes += ["noop-segments", "instructions"]
+    if reference:
+        modes.append("reference")
+    return modes, segments
+
+
 def main():
+    reference = "--reference" in sys.argv[1:]
     if not shutil.which("valgrind"):
         raise SystemExit("bench: valgrind is needed (apt-get install valgrind)")
     worst = {}
     for python in find_pythons():
-        r = subprocess.run(["make", "-s", "-C", ROOT, "ext", "PYTHON=" + python],
-                           capture_output=True, text=True)
+        r = subprocess.run(["make", "-s", "-C", ROOT, "ext", "PYTHON=" + python,
+                            "BUILD=" + BUILD], capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit(r.stderr)
         ver = subprocess.run([python, "-c", "import sys; print('%d.%d' % "
                               "sys.version_info[:2])"], capture_output=True,
                              text=True).stdout.strip()
-        path = os.path.join(ROOT, "build", "py" + ver)
+        path = os.path.join(BUILD, "py" + ver)
+        modes, segments = modes_for(ver, reference)
         print("CPython %s (%s), callgrind instructions, N=%d minus N=%d" % (
             ver, python, N2, N1))
-        print("  %-6s %11s %11s %11s %11s" % (
-            "loop", "count/plain", "noop/plain", "count/noop", "ref/count"))
+        cols = ["count/plain"]
+        if segments:
+            cols += ["nseg/plain", "count/nseg", "instr/plain", "noop/plain",
+                     "instr/noop"]
+        else:
+            cols += ["noop/plain", "count/noop"]
+        if reference:
+            cols.append("ref/count")
+        print("  %-6s" % "loop" + "".join(" %11s" % c for c in cols))
         for kind in KINDS:
             cost = {m: instructions(python, path, m, kind, N2) -
-                    instructions(python, path, m, kind, N1) for m in MODES}
-            row = (cost["count"] / cost["plain"], cost["noop"] / cost["plain"],
-                   cost["count"] / cost["noop"],
-                   cost["reference"] / cost["count"])
-            print("  %-6s %10.2fx %10.2fx %10.2fx %10.2fx" % ((kind,) + row))
-            worst[(ver, "count/noop")] = max(worst.get((ver, "count/noop"), 0),
-                                             row[2])
-            worst[(ver, "ref/count")] = min(worst.get((ver, "ref/count"), 1e9),
-                                            row[3])
+                    instructions(python, path, m, kind, N1) for m in modes}
+            ratio = {
+                "count/plain": cost["count"] / cost["plain"],
+                "noop/plain": cost["noop"] / cost["plain"],
+                "count/noop": cost["count"] / cost["noop"],
+            }
+            if segments:
+                ratio.update({
+                    "nseg/plain": cost["noop-segments"] / cost["plain"],
+                    "count/nseg": cost["count"] / cost["noop-segments"],
+                    "instr/plain": cost["instructions"] / cost["plain"],
+                    "instr/noop": cost["instructions"] / cost["noop"],
+                })
+            else:
+                # 3.11: count is the per-instruction trace mechanism.
+                ratio["instr/noop"] = ratio["count/noop"]
+            if reference:
+                ratio["ref/count"] = cost["reference"] / cost["count"]
+            print("  %-6s" % kind + "".join(" %10.2fx" % ratio[c]
+                                            for c in cols))
+            for what in TARGETS:
+                if what in ratio:
+                    worst[(ver, what)] = max(worst.get((ver, what), 0),
+                                             ratio[what])
+            if reference:
+                worst[(ver, "ref/count")] = min(
+                    worst.get((ver, "ref/count"), 1e9), ratio["ref/count"])
     print()
     ok = True
     for (ver, what), v in sorted(worst.items()):
-        target = "<= 1.25" if what == "count/noop" else ">= 4"
-        met = v <= 1.25 if what == "count/noop" else v >= 4
+        if what == "ref/count":
+            target, met = ">= 4", v >= 4
+        else:
+            target, met = "<= %.2f" % TARGETS[what], v <= TARGETS[what]
         ok &= met
         print("  %s %-10s worst %.2fx (target %s): %s" % (
             ver, what, v, target, "met" if met else "NOT MET"))

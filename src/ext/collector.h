@@ -84,7 +84,8 @@ typedef struct pc_state {
     volatile int dumping;   /* a dump is being written (signal re-entry) */
 } pc_state;
 
-extern pc_state pc_g;
+/* Hidden: the hot paths address it directly, not through the GOT. */
+extern pc_state pc_g __attribute__((visibility("hidden")));
 
 /* Per thread.  initial-exec TLS keeps the access to one instruction; the
  * few bytes come from the static TLS surplus glibc reserves for

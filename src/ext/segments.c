@@ -69,6 +69,9 @@ typedef struct seg_code {
     int touched;                        /* ever counted: fold looks at it */
     const uint8_t *op;                  /* base opcode per unit (codeinfo) */
     uint8_t *arg;                       /* oparg byte per unit */
+    int8_t *span;                       /* instruction start: its length in
+                                           units; cache unit: minus the
+                                           distance back to its owner */
     int32_t *silent;                    /* first SEND/JBNI at or after u,
                                            n if none; NULL: code has none */
     uint64_t *starts, *ends;
@@ -116,13 +119,11 @@ static __thread seg_thread *seg_t __attribute__((tls_model("initial-exec")));
 
 /* ---- bytecode helpers ---- */
 
+/* The next instruction after the one starting at u. */
 static inline int32_t
 next_unit(const seg_code *sc, int32_t u)
 {
-    u++;
-    while (u < sc->n && sc->op[u] == op_cache)
-        u++;
-    return u;
+    return u + sc->span[u];
 }
 
 /* The instruction a unit belongs to (a cache unit's owner). */
@@ -131,9 +132,7 @@ owner_unit(const seg_code *sc, Py_ssize_t u)
 {
     if (u < 0 || u >= sc->n)
         return -1;
-    while (u > 0 && sc->op[u] == op_cache)
-        u--;
-    return (int32_t)u;
+    return sc->span[u] < 0 ? (int32_t)u + sc->span[u] : (int32_t)u;
 }
 
 static int32_t
@@ -162,7 +161,11 @@ jump_target(const seg_code *sc, int32_t u)
 static inline int32_t
 unit_arg(PyObject *o)
 {
-    Py_ssize_t off = pc_small_int(o);
+    /* sys.monitoring passes offsets as small ints, always compact. */
+    Py_ssize_t off;
+    if (!PyUnstable_Long_IsCompact((PyLongObject *)o))
+        return -1;
+    off = PyUnstable_Long_CompactValue((PyLongObject *)o);
     if (off < 0 || off > INT32_MAX)
         return -1;
     return (int32_t)(off / 2);
@@ -205,7 +208,7 @@ seg_code_slow(pc_codeinfo *ci)
         if (ci->op[i] == op_send || ci->op[i] == op_jbni)
             has_silent = 1;
     size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) +
-           (has_silent ? (size_t)n * sizeof(int32_t) : 0) + (size_t)n + 1;
+           (has_silent ? (size_t)n * sizeof(int32_t) : 0) + 2 * (size_t)n + 1;
     p = calloc(1, size);
     if (p == NULL)
         goto done;
@@ -220,6 +223,8 @@ seg_code_slow(pc_codeinfo *ci)
         p += (size_t)n * sizeof(int32_t);
     }
     sc->arg = (uint8_t *)p;
+    p += (size_t)n;
+    sc->span = (int8_t *)p;
     sc->code = ci->code;
     sc->n = n;
     sc->op = ci->op;
@@ -228,6 +233,21 @@ seg_code_slow(pc_codeinfo *ci)
         sc->arg[i] = raw[2 * i + 1];
         if (sc->first_resume == n && ci->op[i] == op_resume)
             sc->first_resume = i;
+    }
+    {
+        int32_t owner = 0;
+        for (i = 0; i < n; i++) {
+            if (ci->op[i] == op_cache && i > 0 && i - owner <= 127) {
+                sc->span[i] = (int8_t)(owner - i);
+            }
+            else {
+                int32_t j = i + 1;
+                while (j < n && ci->op[j] == op_cache && j - i <= 127)
+                    j++;
+                sc->span[i] = (int8_t)(j - i);
+                owner = i;
+            }
+        }
     }
     if (has_silent) {
         int32_t nxt = n;
@@ -490,12 +510,12 @@ close_run(seg_code *sc, int32_t s, int32_t e)
  * way (see the top of this file).  yielding: e is a YIELD_VALUE closed
  * by PY_YIELD. */
 static void
-walk_close(seg_frame *f, int32_t e, int yielding)
+walk_silent(seg_frame *f, int32_t e, int yielding)
 {
     seg_code *sc = f->sc;
     int32_t s = f->start;
 
-    if (sc->silent != NULL) {
+    {
         int guard = 0;
         for (;;) {
             int32_t j = sc->silent[s], u;
@@ -518,6 +538,17 @@ walk_close(seg_frame *f, int32_t e, int yielding)
         }
     }
     close_run(sc, s, e);
+    f->start = -1;
+}
+
+static inline void
+walk_close(seg_frame *f, int32_t e, int yielding)
+{
+    if (f->sc->silent != NULL) {
+        walk_silent(f, e, yielding);
+        return;
+    }
+    close_run(f->sc, f->start, e);
     f->start = -1;
 }
 
@@ -569,7 +600,7 @@ restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 
 /* f has executed up to and including e: close what is open there.
  * Returns the thread's last executed instruction afterwards. */
-static int
+static inline int
 settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
     if (f->start < 0) {
@@ -583,7 +614,7 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 
 /* f is stopped at its current instruction c (a callee starts, or
  * counts are taken): close up to c; it resumes after c. */
-static void
+static inline void
 stop_at(seg_thread *t, seg_frame *f, int32_t c)
 {
     if (f->start < 0 && (f->at < 0 || f->at == c))
@@ -731,13 +762,20 @@ caller_stop(seg_thread *t)
 
 /* ---- the callbacks ---- */
 
-#define ENTER(t)                                  \
-    do {                                          \
-        if (!pc_counting())                       \
-            Py_RETURN_NONE;                       \
-        t = thread_get();                         \
-        if (t == NULL)                            \
-            Py_RETURN_NONE;                       \
+/* Counting threads only (measure() counts one); t->measuring mirrors
+ * pc_t.measure_depth so that one thread-local access suffices. */
+#define ENTER(t)                                            \
+    do {                                                    \
+        t = seg_t;                                          \
+        if (t == NULL || t->gen != seg_gen) {               \
+            if (!pc_counting())                             \
+                Py_RETURN_NONE;                             \
+            t = thread_adopt(0);                            \
+            if (t == NULL)                                  \
+                Py_RETURN_NONE;                             \
+        }                                                   \
+        if (!(pc_g.on | t->measuring))                      \
+            Py_RETURN_NONE;                                 \
     } while (0)
 
 /* PY_START, PY_RESUME: (code, offset of RESUME) */
@@ -1153,7 +1191,7 @@ pc_seg_measure_start(void)
 void
 pc_seg_measure_set(int depth)
 {
-    seg_thread *t = seg_t;
+    seg_thread *t = thread_get();
     if (t != NULL)
         t->measuring = depth;
 }
