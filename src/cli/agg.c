@@ -259,7 +259,12 @@ agg_merge(agg *dst, const agg *src)
         for (j = 0; j < s->keys.n; j++) {
             size_t slot = agg_slot(d, ktab_key(&s->keys, j), ktab_len(&s->keys, j));
             int is_flag = (s->flag[j] & AGG_F_FLAG) != 0;
-            agg_add(d, slot, s->val[j], is_flag);
+            /* Each reader thread checked its own sums; the sum of theirs
+             * can overflow too. */
+            int known = (d->flag[slot] | s->flag[j]) & AGG_F_SATURATED;
+            if (agg_add(d, slot, s->val[j], is_flag) && !known)
+                agg_problem(dst, AGG_P_OVERFLOW, ktab_key(&s->keys, j), 0,
+                            "the sum of the files exceeds 2**64-1; kept at the maximum");
             d->flag[slot] |= s->flag[j];
         }
         d->files += s->files;

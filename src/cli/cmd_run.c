@@ -28,9 +28,11 @@ static const char usage[] =
     "(PYTHONSTATS=MODE, PYSTATS_DIR=a fresh directory for this run,\n"
     "PYSTATS_LABEL=LABEL, PYSTATS_BACKEND=own unless set), then summarize the\n"
     "dumps it wrote (as 'pystats summarize DIR') and check them ('pystats\n"
-    "check DIR'). Runs in parallel never mix their files. A run that wrote no\n"
-    "dump is an error, with the likely reason (hook not installed in that\n"
-    "interpreter, -E/-I/-S, a runner that does not pass the environment on).\n"
+    "check DIR'). Runs in parallel never mix their files. 'pyperf timeit' and\n"
+    "'pyperf command' get --inherit-environ with these variables, so that their\n"
+    "workers are counted. A run that wrote no dump is an error, with the\n"
+    "likely reason (hook not installed in that interpreter, -E/-I/-S, a\n"
+    "runner that does not pass the environment on).\n"
     "\n"
     "  -o, --output DIR    the run's directory: created, must be new or empty\n"
     "                      (default: a new directory under " DEFAULT_BASE ")\n"
@@ -198,6 +200,60 @@ runs(char **argv, const char *name)
     return 0;
 }
 
+#define PYSTATS_VARS "PYTHONSTATS,PYSTATS_DIR,PYSTATS_LABEL,PYSTATS_BACKEND"
+
+/* pyperf passes its workers only the variables listed with
+ * --inherit-environ (or all with --copy-env): without them, only pyperf's
+ * own process, the harness, would be counted.  For `pyperf timeit|command`
+ * (also `python -m pyperf ...`) add ours to the list, or the list itself;
+ * returns the command to run (cmd itself, or a new owned array). */
+static char **
+pyperf_environ(char **cmd, char **extra_arg)
+{
+    int n, p = -1, i, at = -1;
+    char **out;
+
+    for (n = 0; cmd[n]; n++)
+        if (p < 0 && ((n == 0 && strcmp(base_name(cmd[0]), "pyperf") == 0)
+                      || (n > 0 && strcmp(cmd[n - 1], "-m") == 0
+                          && strcmp(cmd[n], "pyperf") == 0)))
+            p = n;
+    if (p < 0 || cmd[p + 1] == NULL
+        || (strcmp(cmd[p + 1], "timeit") != 0 && strcmp(cmd[p + 1], "command") != 0))
+        return cmd;
+    for (i = p + 2; cmd[i] && strcmp(cmd[i], "--") != 0; i++) {
+        if (strcmp(cmd[i], "--copy-env") == 0)
+            return cmd;
+        if (strncmp(cmd[i], "--inherit-environ", 17) == 0)
+            at = i;
+    }
+    out = cli_xcalloc((size_t)n + 3, sizeof *out);
+    if (at >= 0) {
+        /* --inherit-environ=LIST or --inherit-environ LIST: extend LIST. */
+        int eq = cmd[at][17] == '=';
+        int vi = eq ? at : at + 1;
+        const char *list = eq ? cmd[at] + 18 : cmd[vi];
+        if (list == NULL)
+            list = "";
+        memcpy(out, cmd, (size_t)n * sizeof *out);
+        *extra_arg = cli_xmalloc(strlen(list) + sizeof PYSTATS_VARS + 20);
+        sprintf(*extra_arg, "%s%s%s" PYSTATS_VARS, eq ? "--inherit-environ=" : "",
+                list, *list ? "," : "");
+        if (cmd[vi] == NULL)
+            out[n++] = *extra_arg;
+        else
+            out[vi] = *extra_arg;
+    } else {
+        memcpy(out, cmd, (size_t)(p + 2) * sizeof *out);
+        out[p + 2] = "--inherit-environ";
+        out[p + 3] = PYSTATS_VARS;
+        memcpy(out + p + 4, cmd + p + 2, (size_t)(n - p - 2) * sizeof *out);
+    }
+    fprintf(stderr, "pystats run: pyperf passes its workers only the variables it is told "
+            "to: running it with --inherit-environ %s\n", PYSTATS_VARS);
+    return out;
+}
+
 /* Run argv with the environment as set, output to /dev/null; its exit
  * status, or -1. */
 static int
@@ -253,8 +309,7 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
     }
     if (runs(cmd, "pyperf") && !has_arg(cmd, "--inherit-environ") && !has_arg(cmd, "--copy-env"))
         REASON("pyperf runs its worker processes with only the environment variables it "
-               "is told to pass: add --inherit-environ PYTHONSTATS,PYSTATS_DIR,PYSTATS_LABEL,"
-               "PYSTATS_BACKEND (or --copy-env)\n");
+               "is told to pass: add --inherit-environ " PYSTATS_VARS " (or --copy-env)\n");
     if (runs(cmd, "pyperformance"))
         REASON("pyperformance runs benchmarks in virtual environments it creates, where "
                "pystats is not installed, and passes only listed variables: install "
@@ -302,7 +357,7 @@ cmd_run(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *out = NULL, *mode = "count", *label = NULL, *json = NULL, *md = NULL;
-    char *sargv[8], **cmd, *dir, verdict[1024];
+    char *sargv[8], **cmd, **given, *dir, *extra = NULL, verdict[1024];
     int c, quiet = 0, st, ret, sret, sargc = 0, exit_code = 0, status_known = 0;
     struct sigaction ign, old_int, old_quit;
     size_t ndumps;
@@ -338,6 +393,8 @@ cmd_run(int argc, char **argv)
     }
     if ((dir = make_run_dir(out)) == NULL)
         return CLI_EXIT_OUTPUT;
+    given = cmd;
+    cmd = pyperf_environ(cmd, &extra);
     setenv("PYTHONSTATS", mode, 1);
     setenv("PYSTATS_DIR", dir, 1);
     if (label)
@@ -363,8 +420,8 @@ cmd_run(int argc, char **argv)
     }
     if (pid < 0) {
         fprintf(stderr, "pystats: error: cannot start the command: %s\n", strerror(errno));
-        free(dir);
-        return CLI_EXIT_INTERNAL;
+        ret = CLI_EXIT_INTERNAL;
+        goto done;
     }
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
@@ -380,8 +437,8 @@ cmd_run(int argc, char **argv)
     ndumps = count_dumps(dir);
     if (ndumps == 0) {
         explain_no_dump(cmd, dir, status_known, exit_code);
-        free(dir);
-        return CLI_EXIT_INPUT;
+        ret = CLI_EXIT_INPUT;
+        goto done;
     }
 
     /* The summary, exactly as `pystats summarize DIR` writes it (options
@@ -423,6 +480,10 @@ cmd_run(int argc, char **argv)
                 status_known ? exit_code : exit_code - 128);
         ret = CLI_EXIT_COMMAND;
     }
+done:
+    if (cmd != given)
+        free(cmd);
+    free(extra);
     free(dir);
     return ret;
 }

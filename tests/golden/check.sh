@@ -231,10 +231,19 @@ check "run: a failing command: exit 7, summary still written" "7 # pystats summa
 run run -o "$T/run3" -- sh -c 'exit 0'
 check "run: no dump is an error" 1 "$rc"
 check "run: no dump says so" 1 "$(grep -c 'the run wrote no dump into' "$T/stderr")"
-printf '#!/bin/sh\nexit 0\n' > "$T/bin/pyperf"
+printf '#!/bin/sh\necho "$@" > "%s/pyperf-args.txt"\n' "$T" > "$T/bin/pyperf"
 chmod +x "$T/bin/pyperf"
-run run -o "$T/run4" -- "$T/bin/pyperf" timeit 'pass'
-check "run: pyperf without --inherit-environ is named" 1 "$(grep -c 'inherit-environ PYTHONSTATS,PYSTATS_DIR' "$T/stderr")"
+run run -o "$T/run4" -- "$T/bin/pyperf" timeit -p 2 'pass'
+check "run: pyperf's workers are given our variables" \
+    "timeit --inherit-environ PYTHONSTATS,PYSTATS_DIR,PYSTATS_LABEL,PYSTATS_BACKEND -p 2 pass" \
+    "$(cat "$T/pyperf-args.txt")"
+run run -o "$T/run4b" -- "$T/bin/pyperf" command --inherit-environ=HOME -- x
+check "run: a pyperf --inherit-environ list is extended" \
+    "command --inherit-environ=HOME,PYTHONSTATS,PYSTATS_DIR,PYSTATS_LABEL,PYSTATS_BACKEND -- x" \
+    "$(cat "$T/pyperf-args.txt")"
+run run -o "$T/run4c" -- "$T/bin/pyperf" show x.json
+check "run: pyperf without --inherit-environ is named when nothing was written" 1 \
+    "$(grep -c 'add --inherit-environ PYTHONSTATS,PYSTATS_DIR' "$T/stderr")"
 printf '#!/bin/sh\nexit 0\n' > "$T/bin/python3.99"
 chmod +x "$T/bin/python3.99"
 run run -o "$T/run5" -- "$T/bin/python3.99" -E -c pass
