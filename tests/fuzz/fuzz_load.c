@@ -10,11 +10,13 @@
  * Each input is read the way `pystats summarize` and `pystats check` read
  * a file (load.c is compiled in, so its static reader is reachable), and
  * then everything downstream runs on it: the check observer, the set
- * checks, the report model and both reports. */
+ * checks, --by-label and --equal-weight (picked by the input's length),
+ * the report model and both reports. */
 #include "../../src/cli/load.c"
 
 #include "../../src/cli/check.h"
 #include "../../src/cli/report.h"
+#include "../../src/cli/weight.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -38,7 +40,8 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static const char own_head[] = "pystats.format : 1\n";
-    static const load_opts opt = { .jobs = 1, .quiet = 1 };
+    /* The input's length picks --by-label (odd) and --equal-weight. */
+    const load_opts opt = { .jobs = 1, .quiet = 1, .by_label = (int)(size & 1) };
     static const report_opts ro = { .top_pairs = 100 };
     char *buf;
     size_t n = 0;
@@ -70,8 +73,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     a.quiet = 1;
     agg_merge(&a, &w.a);
     worker_free(&w);
-    agg_sort(&a);
     check_finish(cs, &a);
+    if ((size & 3) == 3)
+        weight_equal_labels(&a);
+    agg_sort(&a);
     check_verdict(cs, verdict, sizeof verdict);
     check_report_text(cs, devnull, 0);
     check_report_json(cs, devnull);
