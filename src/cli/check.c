@@ -603,6 +603,10 @@ on_file(void *ctx, void **state, const load_file_info *f)
     pthread_mutex_unlock(&c->lock);
 }
 
+/* The readers' problems are the first checks, in agg_problem's order. */
+_Static_assert(CK_UNSUPPORTED - CK_UNREADABLE == AGG_P_UNSUPPORTED - AGG_P_UNREADABLE
+               && AGG_P_UNREADABLE == 0, "check ids follow agg_problem kinds");
+
 static void
 on_problem(void *ctx, int kind, const char *file, unsigned long line,
            const char *msg)
@@ -912,6 +916,7 @@ mixes(check_set *c)
     tally_free(&coll);
 }
 
+/* The set being sorted (check_finish runs on one thread). */
 static const check_set *sort_ctx;
 
 static int
@@ -1089,7 +1094,7 @@ own_headers(check_set *c)
         if (!r->has_counts || r->total == 0)
             continue;
         ops[0] = '\0';
-        for (k = 0; k < CK_NLEAK; k++)
+        for (k = 0; k < CK_NLEAK && used < sizeof ops; k++)
             if (r->leak[k]) {
                 count_text(n1, sizeof n1, r->leak[k]);
                 used += (size_t)snprintf(ops + used, sizeof ops - used, "%s%s %s",
@@ -1140,9 +1145,10 @@ own_headers(check_set *c)
             uint64_t s = r->exec - r->pairs;
             nstarts = sadd(nstarts, s);
             lazy_add(&starts, r, xprintf("%s: %llu executions - %llu pairs = %llu starts in %lld "
-                                         "windows (%.1f per window)", r->path,
+                                         "%s (%.1f per window)", r->path,
                                          (unsigned long long)r->exec, (unsigned long long)r->pairs,
                                          (unsigned long long)s, r->windows,
+                                         plural((uint64_t)r->windows, "window", "windows"),
                                          (double)s / (double)r->windows));
         }
     }
@@ -1155,8 +1161,9 @@ own_headers(check_set *c)
     lazy_done(&orphan, "%s", "no dump of their meta.process.ppid in the set");
     lazy_done(&onw, "%s", "meta.collection.on_at_dump 1 after several windows");
     lazy_done(&onn, "%s", "meta.collection.on_at_dump 1 (whole-program collection)");
-    lazy_done(&starts, "%llu starts in %llu windows (%.1f per window)",
+    lazy_done(&starts, "%llu starts in %llu %s (%.1f per window)",
               (unsigned long long)nstarts, (unsigned long long)nwin,
+              plural(nwin, "window", "windows"),
               nwin ? (double)nstarts / (double)nwin : 0.0);
     u1 = u2 = 0;
     lw_text[0] = ln_text[0] = '\0';

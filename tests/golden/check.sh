@@ -155,7 +155,7 @@ check "check own: windows per dump" "1 window in 1 dump; 2 windows in 1 dump" \
 e=$(awk_sum "$exec_re" "$OWN/dump-1.txt")
 p=$(awk_sum '^opcode\[[^]]*\]\.pair_count\[' "$OWN/dump-1.txt")
 check "check own: starts = executions - pairs" yes \
-    "$(jget "$T/own.json" "'yes' if any('= $((e - p)) starts in 1 windows' in x for f in d['findings'] for x in f['details']) else 'no'")"
+    "$(jget "$T/own.json" "'yes' if any('= $((e - p)) starts in 1 window ' in x for f in d['findings'] for x in f['details']) else 'no'")"
 mkdir "$T/ck-sig"
 own_dump "$T/ck-sig/x.txt" '{ sub(/^meta.dump.reason : exit/, "meta.dump.reason : signal"); print }'
 check_case killed killed warning 0 "$T/ck-sig"
