@@ -134,6 +134,15 @@ pc_iframe_unit(pc_iframe *f)
     return f->instr - (uint16_t *)((PyCodeObject *)f->code)->co_code_adaptive;
 }
 
+/* JUMP_BACKWARD checks the eval breaker (signal handlers, pending calls,
+ * the GC and its callbacks run there): 3.12 fires the JUMP event first,
+ * 3.13 handles the breaker first. */
+#if PY_VERSION_HEX >= 0x030D0000
+#  define PC_JUMP_EVENT_BEFORE_BREAKER 0
+#else
+#  define PC_JUMP_EVENT_BEFORE_BREAKER 1
+#endif
+
 /* A FOR_ITER whose iterator is exhausted jumps to its END_FOR target and
  * skips it: 3.12 skips END_FOR, 3.13 END_FOR and the POP_TOP after it. */
 #if PY_VERSION_HEX >= 0x030D0000

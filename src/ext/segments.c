@@ -95,6 +95,8 @@ typedef struct seg_frame {
     int32_t raised;     /* last raising instruction of the open segment */
     int32_t seeded;     /* `at` was under way, uninstrumented, when
                            collection started */
+    int32_t resume;     /* where a frame stopped at `at` goes on, when
+                           known already; else -1 */
 } seg_frame;
 /* A frame with start < 0 and at < 0 was entered by PY_THROW: nothing of
  * it runs until EXCEPTION_HANDLED or PY_UNWIND. */
@@ -468,7 +470,7 @@ push(seg_thread *t, PyObject *code)
     f = &t->stack[t->depth++];
     f->code = code;
     f->sc = sc;
-    f->start = f->at = f->raised = -1;
+    f->start = f->at = f->raised = f->resume = -1;
     f->seeded = 0;
     return f;
 }
@@ -561,6 +563,8 @@ resume_unit(const seg_frame *f, int32_t e, int yielding)
     int32_t c = f->at, nx = next_unit(sc, c);
     int op = sc->op[c];
 
+    if (f->resume >= 0)
+        return f->resume;
     if (op == op_send)
         return (yielding && e == nx) ? nx : jump_target(sc, c);
     if (op == op_jbni)
@@ -593,7 +597,7 @@ restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
     }
     pair(t->last, f->sc->op[u]);
     f->start = u;
-    f->at = f->raised = -1;
+    f->at = f->raised = f->resume = -1;
     f->seeded = 0;
     t->last = SEG_TOP;
 }
@@ -619,9 +623,26 @@ stop_at(seg_thread *t, seg_frame *f, int32_t c)
 {
     if (f->start < 0 && (f->at < 0 || f->at == c))
         return;
+    if (PC_JUMP_EVENT_BEFORE_BREAKER && f->start >= 0 &&
+        f->sc->op[c] == op_jump_backward &&
+        f->start == jump_target(f->sc, c)) {
+        /* 3.12: the JUMP event of c came before c's eval breaker ran
+         * this callee (or before the thread stopped there): the jump
+         * and its pair are not done yet; the frame goes on at the
+         * target afterwards. */
+        seg_code *sc = f->sc;
+        pc_g.pair[sc->op[c]][sc->op[f->start]]--;
+        f->resume = f->start;
+        f->start = -1;
+        f->at = c;
+        f->seeded = 0;
+        t->last = sc->op[c];
+        return;
+    }
     t->last = settle(t, f, c, 0);
     f->at = c;
     f->seeded = 0;
+    f->resume = -1;
 }
 
 /* ---- reading frames ---- */
@@ -696,6 +717,17 @@ init_shim(pc_iframe *p)
                op_exit_init_check;
 }
 
+/* A frame at a RESUME it has not yet reported: RESUME checks the eval
+ * breaker before PY_START/PY_RESUME fire, and what runs there has that
+ * frame as its caller. */
+static int
+at_resume(pc_iframe *p)
+{
+    pc_codeinfo *ci = pc_codeinfo_get(p->code);
+    Py_ssize_t u = pc_iframe_unit(p);
+    return ci != NULL && u >= 0 && u < ci->n && ci->op[u] == op_resume;
+}
+
 /* At PY_START/PY_RESUME/PY_THROW: the caller's current instruction. */
 static inline int32_t
 caller_instruction(seg_thread *t, const seg_frame *f)
@@ -713,7 +745,8 @@ caller_instruction(seg_thread *t, const seg_frame *f)
      * frame chain but not entered (no event, nothing executed): skip
      * them. */
     while (p != NULL && p->code != f->code &&
-           (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p)))
+           (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) ||
+            at_resume(p)))
         p = python_frame(p->previous);
     return iframe_instruction(p, f);
 #endif

@@ -86,6 +86,20 @@ def test_measure_identical_in_both_modes(stats, name):
     assert desync(stats) == before
 
 
+def test_gc_at_the_eval_breaker_identical_in_both_modes(stats):
+    """Collections started at the eval breaker of JUMP_BACKWARD and calls
+    (3.12 fires JUMP before its breaker runs, 3.13 after), their __del__
+    methods and weakref callbacks."""
+    mod = workloads.load("gc_breaker")
+    mod.run()
+    before = desync(stats)
+    seg = measured(stats, "count", mod.run)
+    ins = measured(stats, "instructions", mod.run)
+    assert seg[0]["RESUME"] > 300
+    assert_same(seg, ins)
+    assert desync(stats) == before
+
+
 def run_workload(mod):
     mod.run()
 

@@ -1,0 +1,49 @@
+"""The cyclic GC running between instructions: with a low threshold,
+collections start at the eval breaker (3.12+: JUMP_BACKWARD, RESUME and
+calls check it) in the middle of loops, and run __del__ methods and
+weakref callbacks of the cycles they free."""
+
+import gc
+import weakref
+
+log = []
+
+
+class Node:
+    def __init__(self, i):
+        self.i = i
+        self.other = None
+
+    def __del__(self):
+        log.append(self.i)
+
+
+def dead(ref):
+    log.append(-1)
+
+
+def churn(n, keep):
+    for i in range(n):
+        a, b = Node(i), Node(-i)
+        a.other, b.other = b, a             # a cycle only the GC frees
+        if i % 5 == 0:
+            keep.append(weakref.ref(a, dead))
+        j = 0
+        while j < 3:                        # a loop of its own
+            j += 1
+    return len(keep)
+
+
+def run():
+    del log[:]
+    gc.collect()
+    old = gc.get_threshold()
+    gc.set_threshold(40, 5, 5)
+    keep = []           # the weakrefs outlive every referent
+    try:
+        n = churn(300, keep)
+    finally:
+        gc.set_threshold(*old)
+    gc.collect()
+    del keep
+    return n, len(log)
