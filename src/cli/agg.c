@@ -328,11 +328,77 @@ group_cmp(const void *pa, const void *pb)
     return strcmp(a->counts, b->counts);
 }
 
+/* Header keys in the order docs/FORMAT.md lists them, others after. */
+static const char *const hdr_order[] = {
+    "pystats.format", "pystats.collector", "pystats.counts",
+    "meta.python.version", "meta.python.implementation", "meta.python.sys_version",
+    "meta.python.git", "meta.python.config_args", "meta.python.pystats_build",
+    "meta.python.free_threading", "meta.python.jit", "meta.collection.mode",
+    "meta.collection.mechanism", "meta.collection.windows",
+    "meta.collection.on_at_dump", "meta.process.pid", "meta.process.ppid",
+    "meta.process.forked", "meta.time.start", "meta.time.end", "meta.dump.reason",
+    "meta.label",
+};
+
+static size_t
+hdr_rank(const char *key)
+{
+    size_t i, n = sizeof hdr_order / sizeof hdr_order[0];
+
+    for (i = 0; i < n; i++)
+        if (strcmp(key, hdr_order[i]) == 0)
+            return i;
+    return n;
+}
+
+static int
+hdr_cmp(const void *pa, const void *pb)
+{
+    const agg_hdr *a = pa, *b = pb;
+    size_t ra = hdr_rank(a->key), rb = hdr_rank(b->key);
+
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    return strcmp(a->key, b->key);
+}
+
+/* Most files first, then by text. */
+static int
+str_cmp(const void *pa, const void *pb)
+{
+    const agg_str *a = pa, *b = pb;
+
+    if (a->n != b->n)
+        return a->n > b->n ? -1 : 1;
+    return strcmp(a->text, b->text);
+}
+
+static void
+strs_sort(agg_strs *s)
+{
+    if (s->n > 1)
+        qsort(s->v, s->n, sizeof *s->v, str_cmp);
+}
+
+/* Reader threads take files in no fixed order, and merge what they saw in
+ * thread order: the order of header keys and values is made canonical
+ * here, so that a report never depends on it. */
 void
 agg_sort(agg *a)
 {
+    size_t i, j;
+
     if (a->ng > 1)
         qsort(a->g, a->ng, sizeof *a->g, group_cmp);
+    for (i = 0; i < a->ng; i++) {
+        agg_group *g = a->g[i];
+        if (g->nhdr > 1)
+            qsort(g->hdr, g->nhdr, sizeof *g->hdr, hdr_cmp);
+        for (j = 0; j < g->nhdr; j++)
+            strs_sort(&g->hdr[j].vals);
+        strs_sort(&g->how);
+        strs_sort(&g->collectors);
+    }
 }
 
 void
