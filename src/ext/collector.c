@@ -4,6 +4,7 @@
 #include "census.h"
 #include "stats.h"
 #include "segments.h"
+#include "hotcode.h"
 
 #include <string.h>
 
@@ -22,6 +23,7 @@ codeinfo_free(void *p)
     if (ci == pc_last_info)
         pc_last_info = NULL;
     pc_seg_code_free(ci);   /* its segment counts go into pc_g first */
+    pc_hot_code_dead(ci->hot);
     PyMem_RawFree(ci);
 }
 
@@ -47,16 +49,28 @@ pc_codeinfo_slow(PyObject *code)
     if (bytes == NULL || !PyBytes_Check(bytes))
         goto error;
     n = PyBytes_GET_SIZE(bytes) / 2;
-    ci = PyMem_RawMalloc(sizeof(pc_codeinfo) + (size_t)n + 1);
+    ci = PyMem_RawMalloc(sizeof(pc_codeinfo) + 2 * (size_t)n + 1);
     if (ci == NULL)
         goto error;
     ci->code = code;
     ci->n = n;
     ci->seg = NULL;
+    ci->slot = ci->op + n;
+    ci->first_resume = n;
     raw = (const uint8_t *)PyBytes_AS_STRING(bytes);
-    for (i = 0; i < n; i++)
+    for (i = 0; i < n; i++) {
         ci->op[i] = raw[2 * i];
+        if (ci->first_resume == n && ci->op[i] == pc_g.resume_op)
+            ci->first_resume = i;
+    }
+    ci->hot = pc_hot_new(code, ci);
+    if (ci->hot == NULL) {
+        PyMem_RawFree(ci);
+        ci = NULL;
+        goto error;
+    }
     if (pc_code_set_extra(code, code_extra_index, ci) != 0) {
+        pc_hot_code_dead(ci->hot);
         PyMem_RawFree(ci);
         ci = NULL;
         goto error;
@@ -89,7 +103,7 @@ pc_collector_init(PyObject *opnames)
     n = PyList_Size(opnames);
     if (n < 0)
         return -1;
-    pc_g.resume_op = pc_g.extended_arg_op = -1;
+    pc_g.resume_op = pc_g.extended_arg_op = pc_g.yield_value_op = -1;
     for (i = 0; i < PC_NOPS && i < n; i++) {
         const char *s = PyUnicode_AsUTF8(PyList_GET_ITEM(opnames, i));
         if (s == NULL)
@@ -99,6 +113,8 @@ pc_collector_init(PyObject *opnames)
             pc_g.resume_op = (int)i;
         if (strcmp(s, "EXTENDED_ARG") == 0)
             pc_g.extended_arg_op = (int)i;
+        if (strcmp(s, "YIELD_VALUE") == 0)
+            pc_g.yield_value_op = (int)i;
     }
     if (pc_g.resume_op < 0) {
         PyErr_SetString(PyExc_RuntimeError, "pystats: no RESUME opcode");
@@ -123,6 +139,7 @@ pc_clear(void)
     memset(pc_g.exec, 0, sizeof pc_g.exec);
     memset(pc_g.pair, 0, sizeof pc_g.pair);
     pc_seg_zero();
+    pc_hot_clear();
     pc_forget_prev();
     pc_g.windows = 0;
     pc_g.started = 0;
@@ -141,7 +158,8 @@ pc_has_data(void)
     for (i = 0; i < PC_NOPS; i++)
         if (pc_g.exec[i])
             return 1;
-    return pc_census_has_data() || pc_stats_has_data();
+    return pc_census_has_data() || pc_stats_has_data() ||
+           pc_hot_has_data();
 }
 
 const char *

@@ -78,6 +78,7 @@ typedef struct pc_state {
 
     int resume_op;          /* RESUME's number in this interpreter */
     int extended_arg_op;
+    int yield_value_op;
     char opname[PC_NOPS][PC_OPNAME_MAX];
     pc_meta meta;
     char dir[PSF_PATH_MAX]; /* output directory */
@@ -104,6 +105,9 @@ typedef struct pc_codeinfo {
     PyObject *code;         /* borrowed: identifies the cache entry */
     Py_ssize_t n;           /* code units */
     void *seg;              /* segment counts (segments.c), or NULL */
+    struct pc_hot *hot;     /* per code statistics (hotcode.c) */
+    uint8_t *slot;          /* per unit: its opcode's slot in hot */
+    Py_ssize_t first_resume;    /* unit of the first RESUME, or n */
     uint8_t op[];
 } pc_codeinfo;
 

@@ -10,6 +10,7 @@
 #include "census.h"
 #include "stats.h"
 #include "segments.h"
+#include "hotcode.h"
 #include "version.h"
 
 #include <errno.h>
@@ -111,6 +112,7 @@ write_dump(psf_out *o, pc_reason reason)
         pc_stats_write(o);
     if (pc_census_has_data())
         pc_census_write(o);
+    pc_hot_write(o);
     for (i = 0; i < PC_NOPS; i++) {
         if (!pc_g.exec[i])
             continue;
@@ -205,6 +207,7 @@ after_fork_child(void)
     pc_stats_clear();
     pc_census_clear();
     pc_seg_after_fork();
+    pc_hot_clear();
     pc_forget_prev();
     pc_g.forked = 1;
     pc_g.ppid = (long)getppid();
@@ -316,7 +319,8 @@ pc_snapshot(void)
     }
     result = Py_BuildValue("{sOsO}", "execution_count", exec, "pair_count",
                            pairs);
-    if (result != NULL && pc_stats_snapshot(result) < 0)
+    if (result != NULL && (pc_stats_snapshot(result) < 0 ||
+                           pc_hot_snapshot(result) < 0))
         Py_CLEAR(result);
 error:
     Py_XDECREF(exec);

@@ -10,6 +10,7 @@
  */
 #include "collector.h"
 #include "segments.h"
+#include "hotcode.h"
 
 #if PC_HAVE_MONITORING
 
@@ -28,8 +29,10 @@ cb_instruction(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         pc_codeinfo *ci = pc_codeinfo_get(args[0]);
         Py_ssize_t off = pc_small_int(args[1]);
         if (ci != NULL && off >= 0 && off / 2 < ci->n) {
-            if (pc_g.mode == PC_MODE_INSTRUCTIONS)
+            if (pc_g.mode == PC_MODE_INSTRUCTIONS) {
                 pc_count(ci->op[off / 2]);
+                pc_hot_count(ci, off / 2);
+            }
         }
     }
     Py_RETURN_NONE;
@@ -38,19 +41,71 @@ cb_instruction(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 /* RESUME fires no INSTRUCTION event; PY_START and PY_RESUME are exactly
  * its executions by a call or by next()/send() (throw() fires
  * PY_THROW instead and does not execute RESUME). */
+static inline void
+resume(PyObject *const *args, Py_ssize_t nargs, int call)
+{
+    pc_codeinfo *ci;
+    Py_ssize_t off;
+    if (!pc_counting() || pc_g.mode != PC_MODE_INSTRUCTIONS)
+        return;
+    pc_count(pc_g.resume_op);
+    if (call)
+        pc_calls_g.python_starts++;
+    else
+        pc_calls_g.resumptions++;
+    if (nargs < 2 || (ci = pc_codeinfo_get(args[0])) == NULL)
+        return;
+    off = pc_small_int(args[1]);
+    if (off >= 0 && off / 2 < ci->n) {
+        pc_hot_count(ci, off / 2);
+        if (call)
+            ci->hot->calls++;
+    }
+}
+
+static PyObject *
+cb_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    resume(args, nargs, 1);
+    Py_RETURN_NONE;
+}
+
 static PyObject *
 cb_resume(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    (void)args;
-    (void)nargs;
-    if (pc_counting() && pc_g.mode == PC_MODE_INSTRUCTIONS)
-        pc_count(pc_g.resume_op);
+    resume(args, nargs, 0);
     Py_RETURN_NONE;
 }
 
+/* The other call events only count (calls.*). */
+#define CALL_EVENT(fn, field)                                           \
+    static PyObject *                                                   \
+    fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs)         \
+    {                                                                   \
+        (void)self;                                                     \
+        (void)args;                                                     \
+        (void)nargs;                                                    \
+        if (pc_counting() && pc_g.mode == PC_MODE_INSTRUCTIONS)         \
+            pc_calls_g.field++;                                         \
+        Py_RETURN_NONE;                                                 \
+    }                                                                   \
+    static PyMethodDef fn##_def = {"_pystats_" #field,                  \
+                                   (PyCFunction)(void (*)(void))fn,     \
+                                   METH_FASTCALL, NULL}
+CALL_EVENT(cb_throw, throws);
+CALL_EVENT(cb_return, returns);
+CALL_EVENT(cb_yield, yields);
+CALL_EVENT(cb_unwind, unwinds);
+CALL_EVENT(cb_raise, raises);
+CALL_EVENT(cb_handled, handled);
+
 static PyMethodDef cb_instruction_def = {
     "_pystats_instruction", (PyCFunction)(void (*)(void))cb_instruction,
+    METH_FASTCALL, NULL};
+static PyMethodDef cb_start_def = {
+    "_pystats_start", (PyCFunction)(void (*)(void))cb_start,
     METH_FASTCALL, NULL};
 static PyMethodDef cb_resume_def = {
     "_pystats_resume", (PyCFunction)(void (*)(void))cb_resume,
@@ -58,8 +113,14 @@ static PyMethodDef cb_resume_def = {
 
 static const pc_seg_callback instruction_callbacks[] = {
     {"INSTRUCTION", &cb_instruction_def},
-    {"PY_START", &cb_resume_def},
+    {"PY_START", &cb_start_def},
     {"PY_RESUME", &cb_resume_def},
+    {"PY_THROW", &cb_throw_def},
+    {"PY_RETURN", &cb_return_def},
+    {"PY_YIELD", &cb_yield_def},
+    {"PY_UNWIND", &cb_unwind_def},
+    {"RAISE", &cb_raise_def},
+    {"EXCEPTION_HANDLED", &cb_handled_def},
 };
 #define NCALLBACKS \
     (sizeof instruction_callbacks / sizeof instruction_callbacks[0])

@@ -49,6 +49,7 @@
  * code object and when a stack must grow, no exception, no lock.
  */
 #include "segments.h"
+#include "hotcode.h"
 
 #if PC_HAVE_MONITORING
 
@@ -68,6 +69,8 @@ typedef struct seg_code {
     int32_t first_resume;               /* unit of the first RESUME */
     int touched;                        /* ever counted: fold looks at it */
     const uint8_t *op;                  /* base opcode per unit (codeinfo) */
+    const uint8_t *slot;                /* hot->counts slot per unit */
+    pc_hot *hot;                        /* per code statistics */
     uint8_t *arg;                       /* oparg byte per unit */
     int8_t *span;                       /* instruction start: its length in
                                            units; cache unit: minus the
@@ -230,6 +233,8 @@ seg_code_slow(pc_codeinfo *ci)
     sc->code = ci->code;
     sc->n = n;
     sc->op = ci->op;
+    sc->slot = ci->slot;
+    sc->hot = ci->hot;
     sc->first_resume = n;
     for (i = 0; i < n; i++) {
         sc->arg[i] = raw[2 * i + 1];
@@ -307,6 +312,7 @@ fold_code(seg_code *sc)
         if (run) {
             uint64_t through = run - sc->ends[u];
             pc_g.exec[op[u]] += run;
+            sc->hot->counts[sc->slot[u]] += run;
             if (through && v < sc->n)
                 pc_g.pair[op[u]][op[v]] += through;
         }
@@ -812,14 +818,17 @@ caller_stop(seg_thread *t)
     } while (0)
 
 /* PY_START, PY_RESUME: (code, offset of RESUME) */
-static PyObject *
-cb_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+static inline PyObject *
+start(PyObject *const *args, Py_ssize_t nargs, int call)
 {
     seg_thread *t;
     seg_frame *f;
     int32_t off;
-    (void)self;
     ENTER(t);
+    if (call)
+        pc_calls_g.python_starts++;
+    else
+        pc_calls_g.resumptions++;
     if (nargs < 2)
         Py_RETURN_NONE;
     caller_stop(t);
@@ -835,7 +844,23 @@ cb_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     pair(t->last == SEG_TOP ? SEG_NONE : t->last, f->sc->op[off]);
     f->start = off;
     t->last = SEG_TOP;
+    if (call)
+        f->sc->hot->calls++;
     Py_RETURN_NONE;
+}
+
+static PyObject *
+cb_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return start(args, nargs, 1);
+}
+
+static PyObject *
+cb_resume(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return start(args, nargs, 0);
 }
 
 /* PY_THROW: (code, offset, exception).  Nothing of the frame runs
@@ -846,6 +871,7 @@ cb_throw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     seg_thread *t;
     (void)self;
     ENTER(t);
+    pc_calls_g.throws++;
     if (nargs < 1)
         Py_RETURN_NONE;
     caller_stop(t);
@@ -862,6 +888,10 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
     seg_frame *f;
     int32_t off;
     ENTER(t);
+    if (yielding)
+        pc_calls_g.yields++;
+    else
+        pc_calls_g.returns++;
     if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     off = unit_arg(args[1]);
@@ -951,6 +981,7 @@ cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int32_t r;
     (void)self;
     ENTER(t);
+    pc_calls_g.raises++;
     if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     if (f->start < 0 && f->at < 0)
@@ -1013,6 +1044,7 @@ cb_handled(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int prev;
     (void)self;
     ENTER(t);
+    pc_calls_g.handled++;
     if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     h = unit_arg(args[1]);
@@ -1037,6 +1069,7 @@ cb_unwind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     seg_frame *f;
     (void)self;
     ENTER(t);
+    pc_calls_g.unwinds++;
     if (nargs < 1 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     t->last = close_raised(t, f);
@@ -1060,6 +1093,7 @@ cb_noop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, \
                                    METH_FASTCALL, NULL}
 DEF("_pystats_seg_start", cb_start);
+DEF("_pystats_seg_resume", cb_resume);
 DEF("_pystats_seg_throw", cb_throw);
 DEF("_pystats_seg_return", cb_return);
 DEF("_pystats_seg_yield", cb_yield);
@@ -1072,7 +1106,7 @@ DEF("_pystats_seg_noop", cb_noop);
 
 static const pc_seg_callback seg_callbacks[] = {
     {"PY_START", &cb_start_def},
-    {"PY_RESUME", &cb_start_def},
+    {"PY_RESUME", &cb_resume_def},
     {"PY_THROW", &cb_throw_def},
     {"PY_RETURN", &cb_return_def},
     {"PY_YIELD", &cb_yield_def},

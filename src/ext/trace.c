@@ -10,6 +10,7 @@
  * is not RESUME: RESUME is counted only when it is.
  */
 #include "collector.h"
+#include "hotcode.h"
 
 #if !PC_HAVE_MONITORING
 
@@ -49,7 +50,6 @@ static int
 trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 {
     (void)obj;
-    (void)arg;
     if (what == PyTrace_OPCODE) {
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
@@ -60,12 +60,14 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 Py_ssize_t i = lasti / 2;
                 int op = ci->op[i];
                 pc_count(op);
+                pc_hot_count(ci, i);
                 /* 3.11's EXTENDED_ARG jumps straight into the instruction
                  * it extends, which therefore gets no event of its own:
                  * count it (and any further EXTENDED_ARG) here. */
                 while (op == pc_g.extended_arg_op && ++i < ci->n) {
                     op = ci->op[i];
                     pc_count(op);
+                    pc_hot_count(ci, i);
                 }
             }
         }
@@ -78,9 +80,44 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
             int lasti = PyFrame_GetLasti(frame);
             Py_DECREF(code);
             if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
-                ci->op[lasti / 2] == pc_g.resume_op)
+                ci->op[lasti / 2] == pc_g.resume_op) {
                 pc_count(pc_g.resume_op);
+                pc_hot_count(ci, lasti / 2);
+                if (lasti / 2 == ci->first_resume) {
+                    pc_calls_g.python_starts++;
+                    ci->hot->calls++;
+                }
+                else {
+                    pc_calls_g.resumptions++;
+                }
+            }
+            else if (ci != NULL) {
+                /* throw() (or close()) into a generator: not at RESUME */
+                pc_calls_g.throws++;
+            }
         }
+    }
+    else if (what == PyTrace_RETURN) {
+        if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
+            if (arg == NULL) {
+                pc_calls_g.unwinds++;
+            }
+            else {
+                PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
+                pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
+                int lasti = PyFrame_GetLasti(frame);
+                Py_DECREF(code);
+                if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
+                    ci->op[lasti / 2] == pc_g.yield_value_op)
+                    pc_calls_g.yields++;
+                else
+                    pc_calls_g.returns++;
+            }
+        }
+    }
+    else if (what == PyTrace_EXCEPTION) {
+        if (pc_counting() && pc_g.mode == PC_MODE_COUNT)
+            pc_calls_g.raises++;
     }
     return 0;
 }

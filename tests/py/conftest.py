@@ -67,7 +67,7 @@ class Dump:
                 a, b = key[len("opcode["):-1].split("].pair_count[")
                 self.pairs[(a, b)] = int(value)
             elif key.startswith(("census.", "GC[", "gc[", "Object ", "rare.",
-                                 "objects.")):
+                                 "objects.", "code[", "calls.")):
                 self.extra[key] = value
             else:
                 raise AssertionError("%s: unknown key %r" % (path, key))

@@ -1,0 +1,465 @@
+/* hotcode.c: per code object statistics and call statistics (see
+ * hotcode.h): the records, the table that keeps them past their code
+ * objects' deaths, and writing them (plain C, no allocation: the dump
+ * runs from Py_AtExit and from a SIGTERM handler).
+ */
+#include "hotcode.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+pc_calls pc_calls_g;
+
+/* Every record since the last clear.  Grown on the slow path into fresh
+ * arrays, swapped in whole, so that a dump from a signal handler reads
+ * either the old table or the new one. */
+static pc_hot **tab;
+static size_t tab_n, tab_cap;
+
+/* The dump's scratch space: one group of records sharing a key. */
+typedef struct hot_group {
+    uint64_t total;
+    uint64_t calls;
+    uint32_t start, len;
+} hot_group;
+static hot_group *groups;   /* tab_cap entries */
+
+static int
+tab_grow(void)
+{
+    size_t cap = tab_cap ? 2 * tab_cap : 256;
+    pc_hot **t = malloc(cap * sizeof *t);
+    hot_group *g = malloc(cap * sizeof *g);
+    pc_hot **old_t = tab;
+    hot_group *old_g = groups;
+    if (t == NULL || g == NULL) {
+        free(t);
+        free(g);
+        return -1;
+    }
+    if (tab_n)
+        memcpy(t, tab, tab_n * sizeof *t);
+    groups = g;
+    tab = t;
+    tab_cap = cap;
+    free(old_t);
+    free(old_g);
+    return 0;
+}
+
+/* A copy of s (UTF-8) into dst, with the characters of bad replaced by
+ * '_'.  Returns the length written. */
+static size_t
+put_clean(char *dst, const char *s, Py_ssize_t n, const char *bad)
+{
+    Py_ssize_t i;
+    for (i = 0; i < n; i++) {
+        char c = s[i];
+        dst[i] = (c == '\n' || c == '\r' || c == '\0' || strchr(bad, c))
+                     ? '_' : c;
+    }
+    return (size_t)n;
+}
+
+static const char *
+utf8(PyObject *s, Py_ssize_t *n)
+{
+    const char *r = NULL;
+    if (s != NULL && PyUnicode_Check(s))
+        r = PyUnicode_AsUTF8AndSize(s, n);
+    if (r == NULL) {
+        PyErr_Clear();
+        *n = 1;
+        r = "?";
+    }
+    return r;
+}
+
+pc_hot *
+pc_hot_new(PyObject *code, pc_codeinfo *ci)
+{
+    PyCodeObject *co = (PyCodeObject *)code;
+    int16_t map[PC_NOPS];
+    uint8_t ops[PC_NOPS];
+    int nops = 0;
+    Py_ssize_t i, flen, qlen;
+    const char *file, *qual;
+    char line[24];
+    size_t llen, size;
+    char *p;
+    pc_hot *h;
+
+    if (tab_n == tab_cap && tab_grow() < 0)
+        return NULL;
+    for (i = 0; i < PC_NOPS; i++)
+        map[i] = -1;
+    for (i = 0; i < ci->n; i++) {
+        int op = ci->op[i];
+        if (map[op] < 0) {
+            map[op] = (int16_t)nops;
+            ops[nops++] = (uint8_t)op;
+        }
+        ci->slot[i] = (uint8_t)map[op];
+    }
+    file = utf8(co->co_filename, &flen);
+    qual = utf8(co->co_qualname, &qlen);
+    llen = psf_u64_to_str((uint64_t)(co->co_firstlineno < 0
+                                         ? 0 : co->co_firstlineno), line);
+    size = sizeof *h + (size_t)nops * sizeof(uint64_t) + (size_t)nops +
+           (size_t)flen + llen + (size_t)qlen + 3;
+    p = calloc(1, size);
+    if (p == NULL)
+        return NULL;
+    h = (pc_hot *)p;
+    p += sizeof *h;
+    h->counts = (uint64_t *)p;
+    p += (size_t)nops * sizeof(uint64_t);
+    memcpy(p, ops, (size_t)nops);
+    h->ops = (const uint8_t *)p;
+    p += nops;
+    h->key = p;
+    p += put_clean(p, file, flen, "");
+    *p++ = ':';
+    memcpy(p, line, llen);
+    p += llen;
+    *p++ = ':';
+    p += put_clean(p, qual, qlen, "]:");
+    *p = '\0';
+    h->nops = nops;
+    h->live = 1;
+    h->idx = tab_n;
+    tab[tab_n] = h;
+    tab_n++;
+    return h;
+}
+
+static int
+hot_empty(const pc_hot *h)
+{
+    int i;
+    if (h->calls)
+        return 0;
+    for (i = 0; i < h->nops; i++)
+        if (h->counts[i])
+            return 0;
+    return 1;
+}
+
+void
+pc_hot_code_dead(pc_hot *h)
+{
+    size_t i = h->idx;
+    h->live = 0;
+    if (!hot_empty(h))
+        return;             /* kept until the next dump or clear */
+    if (i < tab_n && tab[i] == h) {
+        /* Shrink first: a dump from a signal handler meanwhile may miss
+         * a record, never count one twice. */
+        pc_hot *last = tab[tab_n - 1];
+        tab_n--;
+        tab[i] = last;
+        last->idx = i;
+        free(h);
+    }
+}
+
+void
+pc_hot_clear(void)
+{
+    size_t i, k = 0;
+    for (i = 0; i < tab_n; i++) {
+        pc_hot *h = tab[i];
+        if (!h->live) {
+            free(h);
+            continue;
+        }
+        memset(h->counts, 0, (size_t)h->nops * sizeof(uint64_t));
+        h->calls = 0;
+        h->idx = k;
+        tab[k++] = h;
+    }
+    tab_n = k;
+    memset(&pc_calls_g, 0, sizeof pc_calls_g);
+}
+
+int
+pc_hot_has_data(void)
+{
+    const uint64_t *c = (const uint64_t *)&pc_calls_g;
+    size_t i;
+    for (i = 0; i < sizeof pc_calls_g / sizeof *c; i++)
+        if (c[i])
+            return 1;
+    return 0;
+}
+
+/* ---- the dump: sort, merge by key, keep the top, plain C ---- */
+
+static uint64_t
+hot_total(const pc_hot *h)
+{
+    uint64_t t = 0;
+    int i;
+    for (i = 0; i < h->nops; i++)
+        t += h->counts[i];
+    return t;
+}
+
+static void
+sift_keys(pc_hot **a, size_t root, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * root + 1;
+        pc_hot *t;
+        if (c >= n)
+            return;
+        if (c + 1 < n && strcmp(a[c]->key, a[c + 1]->key) < 0)
+            c++;
+        if (strcmp(a[root]->key, a[c]->key) >= 0)
+            return;
+        t = a[root];
+        a[root] = a[c];
+        a[c] = t;
+        root = c;
+    }
+}
+
+static void
+sort_keys(pc_hot **a, size_t n)
+{
+    size_t i;
+    pc_hot *t;
+    if (n < 2)
+        return;
+    for (i = n / 2; i-- > 0;)
+        sift_keys(a, i, n);
+    for (i = n - 1; i > 0; i--) {
+        t = a[0];
+        a[0] = a[i];
+        a[i] = t;
+        sift_keys(a, 0, i);
+    }
+}
+
+/* Group order: more instructions first, then by key. */
+static int
+group_before(const hot_group *x, const hot_group *y)
+{
+    if (x->total != y->total)
+        return x->total > y->total;
+    return strcmp(tab[x->start]->key, tab[y->start]->key) < 0;
+}
+
+/* Heap with the group that comes last at the root. */
+static void
+sift_groups(hot_group *a, size_t root, size_t n)
+{
+    for (;;) {
+        size_t c = 2 * root + 1;
+        hot_group t;
+        if (c >= n)
+            return;
+        if (c + 1 < n && group_before(&a[c], &a[c + 1]))
+            c++;
+        if (!group_before(&a[root], &a[c]))
+            return;
+        t = a[root];
+        a[root] = a[c];
+        a[c] = t;
+        root = c;
+    }
+}
+
+static void
+sort_groups(hot_group *a, size_t n)
+{
+    size_t i;
+    hot_group t;
+    if (n < 2)
+        return;
+    for (i = n / 2; i-- > 0;)
+        sift_groups(a, i, n);
+    for (i = n - 1; i > 0; i--) {
+        t = a[0];
+        a[0] = a[i];
+        a[i] = t;
+        sift_groups(a, 0, i);
+    }
+}
+
+/* Sorts the table by key and fills groups[]; returns how many groups
+ * have instructions. */
+static size_t
+make_groups(void)
+{
+    size_t i, ng = 0;
+    for (i = 0; i < tab_n; i++)
+        tab[i]->total = hot_total(tab[i]);
+    sort_keys(tab, tab_n);
+    for (i = 0; i < tab_n; i++)
+        tab[i]->idx = i;
+    for (i = 0; i < tab_n;) {
+        size_t j = i;
+        hot_group g = {0, 0, (uint32_t)i, 0};
+        while (j < tab_n && strcmp(tab[j]->key, tab[i]->key) == 0) {
+            g.total += tab[j]->total;
+            g.calls += tab[j]->calls;
+            j++;
+        }
+        g.len = (uint32_t)(j - i);
+        if (g.total)
+            groups[ng++] = g;
+        i = j;
+    }
+    return ng;
+}
+
+static void
+group_opcodes(const hot_group *g, uint64_t *acc)
+{
+    uint32_t k;
+    int i;
+    memset(acc, 0, PC_NOPS * sizeof *acc);
+    for (k = g->start; k < g->start + g->len; k++) {
+        const pc_hot *h = tab[k];
+        for (i = 0; i < h->nops; i++)
+            acc[h->ops[i]] += h->counts[i];
+    }
+}
+
+static void
+put_key(psf_out *o, const char *key, const char *what)
+{
+    psf_put(o, "code[");
+    psf_put(o, key);
+    psf_put(o, "].");
+    psf_put(o, what);
+}
+
+static void
+put_calls(psf_out *o, const char *name, uint64_t v)
+{
+    if (!v)
+        return;
+    psf_put(o, "calls.");
+    psf_put(o, name);
+    psf_put(o, " : ");
+    psf_put_u64(o, v);
+    psf_put(o, "\n");
+}
+
+void
+pc_hot_write(psf_out *o)
+{
+    size_t ng, k;
+    uint64_t acc[PC_NOPS];
+    const pc_calls *c = &pc_calls_g;
+
+    put_calls(o, "python_starts", c->python_starts);
+    put_calls(o, "resumptions", c->resumptions);
+    put_calls(o, "throws", c->throws);
+    put_calls(o, "returns", c->returns);
+    put_calls(o, "yields", c->yields);
+    put_calls(o, "unwinds", c->unwinds);
+    put_calls(o, "raises", c->raises);
+    put_calls(o, "handled", c->handled);
+    if (groups == NULL)
+        return;
+    ng = make_groups();
+    sort_groups(groups, ng);
+    for (k = 0; k < ng && k < PC_HOT_CAP; k++) {
+        const hot_group *g = &groups[k];
+        const char *key = tab[g->start]->key;
+        int n, i;
+        put_key(o, key, "instructions : ");
+        psf_put_u64(o, g->total);
+        psf_put(o, "\n");
+        put_key(o, key, "calls : ");
+        psf_put_u64(o, g->calls);
+        psf_put(o, "\n");
+        group_opcodes(g, acc);
+        /* The top opcodes, by count, then by number. */
+        for (n = 0; n < PC_HOT_TOP_OPS; n++) {
+            int best = -1;
+            for (i = 0; i < PC_NOPS; i++)
+                if (acc[i] && (best < 0 || acc[i] > acc[best]))
+                    best = i;
+            if (best < 0)
+                break;
+            put_key(o, key, "opcode[");
+            psf_put(o, pc_g.opname[best]);
+            psf_put(o, "] : ");
+            psf_put_u64(o, acc[best]);
+            psf_put(o, "\n");
+            acc[best] = 0;
+        }
+    }
+}
+
+/* ---- snapshot: every code object, every opcode ---- */
+
+static int
+set_u64(PyObject *d, const char *k, uint64_t v)
+{
+    PyObject *o = PyLong_FromUnsignedLongLong(v);
+    int r;
+    if (o == NULL)
+        return -1;
+    r = PyDict_SetItemString(d, k, o);
+    Py_DECREF(o);
+    return r;
+}
+
+int
+pc_hot_snapshot(PyObject *dict)
+{
+    PyObject *code = NULL, *calls = NULL, *entry = NULL, *ops = NULL;
+    uint64_t acc[PC_NOPS];
+    size_t ng = 0, k;
+    int i, ret = -1;
+    const pc_calls *c = &pc_calls_g;
+
+    code = PyDict_New();
+    calls = PyDict_New();
+    if (code == NULL || calls == NULL)
+        goto done;
+    if (set_u64(calls, "python_starts", c->python_starts) < 0 ||
+        set_u64(calls, "resumptions", c->resumptions) < 0 ||
+        set_u64(calls, "throws", c->throws) < 0 ||
+        set_u64(calls, "returns", c->returns) < 0 ||
+        set_u64(calls, "yields", c->yields) < 0 ||
+        set_u64(calls, "unwinds", c->unwinds) < 0 ||
+        set_u64(calls, "raises", c->raises) < 0 ||
+        set_u64(calls, "handled", c->handled) < 0)
+        goto done;
+    if (groups != NULL)
+        ng = make_groups();
+    for (k = 0; k < ng; k++) {
+        const hot_group *g = &groups[k];
+        entry = PyDict_New();
+        ops = PyDict_New();
+        if (entry == NULL || ops == NULL)
+            goto done;
+        group_opcodes(g, acc);
+        for (i = 0; i < PC_NOPS; i++)
+            if (acc[i] && set_u64(ops, pc_g.opname[i], acc[i]) < 0)
+                goto done;
+        if (set_u64(entry, "instructions", g->total) < 0 ||
+            set_u64(entry, "calls", g->calls) < 0 ||
+            PyDict_SetItemString(entry, "opcodes", ops) < 0 ||
+            PyDict_SetItemString(code, tab[g->start]->key, entry) < 0)
+            goto done;
+        Py_CLEAR(entry);
+        Py_CLEAR(ops);
+    }
+    if (PyDict_SetItemString(dict, "code", code) < 0 ||
+        PyDict_SetItemString(dict, "calls", calls) < 0)
+        goto done;
+    ret = 0;
+done:
+    Py_XDECREF(code);
+    Py_XDECREF(calls);
+    Py_XDECREF(entry);
+    Py_XDECREF(ops);
+    return ret;
+}
