@@ -2,6 +2,7 @@
 #include "agg.h"
 
 #include "cli.h"
+#include "../format/psf_key.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -165,12 +166,18 @@ agg_slot(agg_group *g, const char *s, size_t n)
 }
 
 int
-agg_add(agg_group *g, size_t slot, uint64_t v, int is_flag)
+agg_add(agg_group *g, size_t slot, uint64_t v, int mode)
 {
-    if (is_flag) {
+    if (mode == AGG_ADD_FLAG) {
         g->flag[slot] |= AGG_F_FLAG;
         if (v)
             g->val[slot] = 1;
+        return 0;
+    }
+    if (mode == AGG_ADD_MAX) {
+        g->flag[slot] |= AGG_F_MAX;
+        if (v > g->val[slot])
+            g->val[slot] = v;
         return 0;
     }
     if (g->val[slot] > UINT64_MAX - v) {
@@ -200,6 +207,16 @@ agg_hdr_add(agg_group *g, const char *key, const char *val, uint64_t n)
         g->nhdr++;
     }
     agg_strs_add(&g->hdr[i].vals, val, strlen(val), n);
+}
+
+int
+agg_mode_of_kind(int kind)
+{
+    if (kind == PSF_K_OP_SPECIALIZABLE)
+        return AGG_ADD_FLAG;
+    if (kind == PSF_K_SITE_ATTEMPTS)
+        return AGG_ADD_MAX;
+    return AGG_ADD_SUM;
 }
 
 void
@@ -258,7 +275,8 @@ agg_merge(agg *dst, const agg *src)
         agg_group *d = agg_group_get_label(dst, s->source, s->minor, s->counts, s->label);
         for (j = 0; j < s->keys.n; j++) {
             size_t slot = agg_slot(d, ktab_key(&s->keys, j), ktab_len(&s->keys, j));
-            int is_flag = (s->flag[j] & AGG_F_FLAG) != 0;
+            int is_flag = (s->flag[j] & AGG_F_FLAG) ? AGG_ADD_FLAG
+                        : (s->flag[j] & AGG_F_MAX) ? AGG_ADD_MAX : AGG_ADD_SUM;
             /* Each reader thread checked its own sums; the sum of theirs
              * can overflow too. */
             int known = (d->flag[slot] | s->flag[j]) & AGG_F_SATURATED;

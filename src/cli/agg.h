@@ -40,7 +40,11 @@ enum agg_problem {
 extern const char *const agg_problem_name[AGG_P_COUNT];
 
 /* Flags per counter slot. */
-enum { AGG_F_FLAG = 1, AGG_F_SATURATED = 2 };
+enum { AGG_F_FLAG = 1, AGG_F_SATURATED = 2, AGG_F_MAX = 4 };
+
+/* How a value joins a slot: summed, OR-ed (a flag), or the maximum kept
+ * (census site attempts, a state rather than a count). */
+enum { AGG_ADD_SUM = 0, AGG_ADD_FLAG = 1, AGG_ADD_MAX = 2 };
 
 /* Distinct text values with how many files had each; bounded: past
  * AGG_STR_MAX values the rest is counted under "(other)". */
@@ -121,9 +125,13 @@ int agg_same_kind(const agg_group *x, const agg_group *y);
 /* Slot of canonical key s[0..n) in g, created (zero) if new. */
 size_t agg_slot(agg_group *g, const char *s, size_t n);
 
-/* Add v to a slot (or OR it in for flag keys).  Returns 0, or 1 if the
- * sum overflowed 64 bits (the slot then stays at 2**64-1, marked). */
-int agg_add(agg_group *g, size_t slot, uint64_t v, int is_flag);
+/* Add v to a slot (mode AGG_ADD_*: or OR it in for flag keys, or keep the
+ * larger).  Returns 0, or 1 if the sum overflowed 64 bits (the slot then
+ * stays at 2**64-1, marked). */
+int agg_add(agg_group *g, size_t slot, uint64_t v, int mode);
+
+/* The AGG_ADD_* mode of a key kind (psf_key_kind). */
+int agg_mode_of_kind(int kind);
 
 /* Record a header value of an own dump. */
 void agg_hdr_add(agg_group *g, const char *key, const char *val, uint64_t n);

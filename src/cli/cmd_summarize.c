@@ -19,7 +19,8 @@
 static const char usage[] =
     "usage: pystats summarize [INPUT ...] [--json FILE] [--markdown FILE] [--html FILE]\n"
     "                         [--strict] [--python-version X.Y] [--jobs N]\n"
-    "                         [--top-pairs N] [--quiet] [--by-label] [--equal-weight]\n"
+    "                         [--top-pairs N] [--top-sites N] [--quiet] [--by-label]\n"
+    "                         [--equal-weight]\n"
     "\n"
     "Summarize pystats dumps: this project's dumps, CPython 3.11-3.14 native\n"
     "dumps (--enable-pystats), JSON from CPython's summarize_stats.py\n"
@@ -35,6 +36,8 @@ static const char usage[] =
     "  --python-version X.Y  version of native dumps instead of detecting it\n"
     "  --jobs N            reader threads (default: CPUs, at most 4)\n"
     "  --top-pairs N       rows of the pair-count table (default 100)\n"
+    "  --top-sites N       rows of the census table of sites that fail to\n"
+    "                      specialize (default 50)\n"
     "  --quiet             no warnings on stderr (still counted in the report)\n"
     "  --by-label          a group per label (meta.label, PYSTATS_LABEL)\n"
     "  --equal-weight      scale each label's counts to the same total before\n"
@@ -80,6 +83,7 @@ cmd_summarize(int argc, char **argv)
         { "python-version", required_argument, NULL, 'V' },
         { "jobs", required_argument, NULL, 'J' },
         { "top-pairs", required_argument, NULL, 'T' },
+        { "top-sites", required_argument, NULL, 'S' },
         { "quiet", no_argument, NULL, 'q' },
         { "by-label", no_argument, NULL, 'b' },
         { "equal-weight", no_argument, NULL, 'e' },
@@ -92,7 +96,7 @@ cmd_summarize(int argc, char **argv)
     size_t ninputs, i;
     int strict = 0, equal_weight = 0, c, ret = CLI_EXIT_OK, r;
     load_opts lo = { 0 };
-    report_opts ro = { .top_pairs = 100 };
+    report_opts ro = { .top_pairs = 100, .top_sites = 50 };
     uint64_t problems = 0;
     char warn[2048], trust[1024];
     check_set *cs;
@@ -115,18 +119,20 @@ cmd_summarize(int argc, char **argv)
                 return CLI_EXIT_USAGE;
             }
             break;
-        case 'J': case 'T': {
+        case 'J': case 'T': case 'S': {
             char *end;
             long v = strtol(optarg, &end, 10);
             if (*end || v < 1 || v > 100000) {
                 fprintf(stderr, "pystats: error: --%s wants a positive number, not '%s'\n",
-                        c == 'J' ? "jobs" : "top-pairs", optarg);
+                        c == 'J' ? "jobs" : c == 'T' ? "top-pairs" : "top-sites", optarg);
                 return CLI_EXIT_USAGE;
             }
             if (c == 'J')
                 lo.jobs = (int)v;
-            else
+            else if (c == 'T')
                 ro.top_pairs = (int)v;
+            else
+                ro.top_sites = (int)v;
             break;
         }
         case 'h':

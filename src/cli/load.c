@@ -211,8 +211,7 @@ load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
         uint32_t raw = w->ent[i].raw;
         if (xl[raw] < 0)
             xl[raw] = (int32_t)canon_slot(w, g, raw);
-        if (agg_add(g, (size_t)xl[raw], w->ent[i].v,
-                    w->ri[raw].kind == PSF_K_OP_SPECIALIZABLE))
+        if (agg_add(g, (size_t)xl[raw], w->ent[i].v, agg_mode_of_kind(w->ri[raw].kind)))
             agg_problem(&w->a, AGG_P_OVERFLOW, path, 0,
                         "the sum of %s exceeds 2**64-1; kept at the maximum",
                         ktab_key(&w->raw, raw));
@@ -254,6 +253,64 @@ load_observe(load_worker *w, const char *path, int format, uint64_t nfiles,
     f.hdr = w->hdr;
     f.nhdr = w->nhdr;
     w->obs->file(w->obs->ctx, &w->obs_state, &f);
+}
+
+/* ---- census sites -------------------------------------------------------- */
+
+/* Split "census.site[I]"'s value F | ATTEMPTS | COUNTER | FILE | LINE |
+ * QUALNAME | SOURCE (SOURCE may hold " | ") into f[0..6].  Returns 0, or
+ * -1 if a field is missing or ATTEMPTS / LINE are not numbers. */
+static int
+site_fields(const char *val, size_t vlen, const char **f, size_t *fl)
+{
+    const char *p = val, *e = val + vlen, *sep;
+    uint64_t n;
+    int i;
+
+    for (i = 0; i < 6; i++) {
+        for (sep = p; sep + 3 <= e && memcmp(sep, " | ", 3) != 0; sep++)
+            ;
+        if (sep + 3 > e)
+            return -1;
+        f[i] = p;
+        fl[i] = (size_t)(sep - p);
+        p = sep + 3;
+    }
+    f[6] = p;
+    fl[6] = (size_t)(e - p);
+    if (psf_parse_u64(f[1], fl[1], &n) != PSF_NUM_OK || psf_parse_u64(f[4], fl[4], &n) != PSF_NUM_OK
+        || fl[0] == 0)
+        return -1;
+    return 0;
+}
+
+/* A census site becomes two counters of its row (family, file, line,
+ * function, source): census.sites[ROW].count, 1, summed, and
+ * census.sites[ROW].attempts, kept at the maximum. */
+int
+load_census_site(load_worker *w, const char *val, size_t vlen)
+{
+    const char *f[7];
+    size_t fl[7], n;
+    char key[1024];
+    uint64_t attempts;
+    int src;
+
+    if (site_fields(val, vlen, f, fl) != 0)
+        return -1;
+    psf_parse_u64(f[1], fl[1], &attempts);
+    /* Keys stay under 1 KiB: a long source line is cut. */
+    src = (int)(fl[6] > 300 ? 300 : fl[6]);
+    n = (size_t)snprintf(key, sizeof key, "census.sites[%.*s | %.*s | %.*s | %.*s | %.*s].count",
+                         (int)(fl[0] > 100 ? 100 : fl[0]), f[0],
+                         (int)(fl[3] > 400 ? 400 : fl[3]), f[3], (int)fl[4], f[4],
+                         (int)(fl[5] > 150 ? 150 : fl[5]), f[5], src, f[6]);
+    if (n >= sizeof key)
+        return -1;
+    load_counter(w, key, n, 1);
+    memcpy(key + n - 6, ".attempts", 10);
+    load_counter(w, key, n + 3, attempts);
+    return 0;
 }
 
 /* ---- text dumps -------------------------------------------------------- */
@@ -331,6 +388,10 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
         if (st == PSF_LINE_OK) {
             if (ln.header) {
                 load_header(w, ln.key, ln.key_len, ln.val, ln.val_len);
+            } else if (ln.key_len > 12 && memcmp(ln.key, "census.site[", 12) == 0) {
+                if (load_census_site(w, ln.val, ln.val_len) != 0)
+                    LINE_PROBLEM(AGG_P_UNPARSABLE, "census site is not \"FAMILY | ATTEMPTS | "
+                                 "COUNTER | FILE | LINE | FUNCTION | SOURCE\", line not counted%s", "");
             } else {
                 st = psf_parse_u64(ln.val, ln.val_len, &v);
                 if (st == PSF_NUM_OK)

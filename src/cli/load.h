@@ -107,6 +107,11 @@ void load_file_end(load_worker *w, const char *path, int format,
 void load_observe(load_worker *w, const char *path, int format,
                   uint64_t nfiles, const agg_group *g, const int32_t *slot);
 
+/* A census.site[I] text value, counted as its row's two counters
+ * (census.sites[FAMILY | FILE | LINE | FUNCTION | SOURCE].count and
+ * .attempts).  Returns 0, or -1 if the value is malformed. */
+int load_census_site(load_worker *w, const char *val, size_t vlen);
+
 /* JSON inputs (load_json.c): a summary written by --json, or CPython's
  * summarize_stats.py --json-output.  buf is NUL-terminated. */
 void load_json(load_worker *w, const char *path, const char *buf, size_t n);

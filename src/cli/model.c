@@ -116,6 +116,94 @@ get_hist(m_group *m, const char *name, size_t len)
     return &m->hist[m->nhist++];
 }
 
+const char *const m_cf_name[M_CF_COUNT] = {
+    "sites", "specialized", "backing_off", "failed_attempts", "never_tried",
+};
+
+static m_cfam *
+get_cfam(m_group *m, const char *name, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < m->ncfam; i++)
+        if (strlen(m->cfam[i].name) == len && memcmp(m->cfam[i].name, name, len) == 0)
+            return &m->cfam[i];
+    m->cfam = cli_xrealloc(m->cfam, (m->ncfam + 1) * sizeof *m->cfam);
+    memset(&m->cfam[m->ncfam], 0, sizeof *m->cfam);
+    m->cfam[m->ncfam].name = cli_xstrndup(name, len);
+    return &m->cfam[m->ncfam++];
+}
+
+/* Sites and code objects are few (hundreds): a linear search is enough. */
+static m_csite *
+get_site(m_group *m, const char *row, size_t len)
+{
+    m_csite *c;
+    char *p;
+    const char **f[5];
+    int i;
+
+    for (i = 0; (size_t)i < m->nsites; i++)
+        if (strlen(m->sites[i].row) == len && memcmp(m->sites[i].row, row, len) == 0)
+            return &m->sites[i];
+    m->sites = cli_xrealloc(m->sites, (m->nsites + 1) * sizeof *m->sites);
+    c = &m->sites[m->nsites++];
+    memset(c, 0, sizeof *c);
+    c->row = cli_xstrndup(row, len);
+    c->fields = cli_xstrndup(row, len);
+    f[0] = &c->family;
+    f[1] = &c->file;
+    f[2] = &c->line;
+    f[3] = &c->func;
+    f[4] = &c->source;
+    p = c->fields;
+    for (i = 0; i < 5; i++) {
+        char *sep = i < 4 ? strstr(p, " | ") : NULL;
+        *f[i] = p;
+        if (sep) {
+            *sep = '\0';
+            p = sep + 3;
+        } else {
+            p += strlen(p);   /* missing fields are empty */
+        }
+    }
+    return c;
+}
+
+static m_code *
+get_code(m_group *m, const char *name, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < m->ncode; i++)
+        if (strlen(m->code[i].name) == len && memcmp(m->code[i].name, name, len) == 0)
+            return &m->code[i];
+    m->code = cli_xrealloc(m->code, (m->ncode + 1) * sizeof *m->code);
+    memset(&m->code[m->ncode], 0, sizeof *m->code);
+    m->code[m->ncode].name = cli_xstrndup(name, len);
+    return &m->code[m->ncode++];
+}
+
+static void
+add_census(m_group *m, const psf_key *k, uint64_t v)
+{
+    m_cfam *f;
+    int i;
+
+    m->has_census = 1;
+    if (k->a == NULL) {
+        m_list_add(&m->census, k->b, k->b_len, v);
+        return;
+    }
+    f = get_cfam(m, k->a, k->a_len);
+    for (i = 0; i < M_CF_COUNT; i++)
+        if (strlen(m_cf_name[i]) == k->b_len && memcmp(m_cf_name[i], k->b, k->b_len) == 0) {
+            f->f[i] = f->f[i] > UINT64_MAX - v ? UINT64_MAX : f->f[i] + v;
+            return;
+        }
+    m_list_add(&f->extra, k->b, k->b_len, v);
+}
+
 static void
 add_key(m_group *m, ktab *opidx, ktab *uopidx, const agg_group *g, size_t slot)
 {
@@ -204,10 +292,144 @@ add_key(m_group *m, ktab *opidx, ktab *uopidx, const agg_group *g, size_t slot)
     case PSF_K_RARE:
         m_list_add(&m->rare, k.a, k.a_len, v);
         break;
+    case PSF_K_CENSUS:
+        add_census(m, &k, v);
+        break;
+    case PSF_K_CENSUS_FORM:
+        m->has_census = 1;
+        m_list_add(&get_cfam(m, k.a, k.a_len)->forms, k.b, k.b_len, v);
+        break;
+    case PSF_K_SITE_SEEN:
+        m->has_census = 1;
+        get_site(m, k.a, k.a_len)->count += v;
+        break;
+    case PSF_K_SITE_ATTEMPTS: {
+        m_csite *c = get_site(m, k.a, k.a_len);
+        m->has_census = 1;
+        if (v > c->attempts)
+            c->attempts = v;
+        break;
+    }
+    case PSF_K_OWN_GC:
+        snprintf(name, sizeof name, "%ld %.*s", k.a_num, (int)k.b_len, k.b);
+        m_list_add(&m->gc, name, strlen(name), v);
+        break;
+    case PSF_K_OWN_OBJECT:
+        m_list_add(&m->objects, s, n, v);
+        break;
+    case PSF_K_OWN_RARE:
+        m_list_add(&m->own_rare, k.b, k.b_len, v);
+        break;
+    case PSF_K_OWN_CALL:
+        m_list_add(&m->own_calls, k.b, k.b_len, v);
+        break;
+    case PSF_K_CODE: {
+        m_code *c = get_code(m, k.a, k.a_len);
+        if (k.b_len == 5)    /* calls */
+            c->calls += v;
+        else
+            c->instructions += v;
+        break;
+    }
+    case PSF_K_CODE_OP:
+        m_list_add(&get_code(m, k.a, k.a_len)->ops, k.b, k.b_len, v);
+        break;
     default:
         m_list_add(&m->other, s, n, v);
         break;
     }
+}
+
+static int
+cfam_cmp(const void *pa, const void *pb)
+{
+    const m_cfam *a = pa, *b = pb;
+
+    if (a->f[M_CF_SITES] != b->f[M_CF_SITES])
+        return a->f[M_CF_SITES] > b->f[M_CF_SITES] ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static int
+site_cmp(const void *pa, const void *pb)
+{
+    const m_csite *a = pa, *b = pb;
+
+    if (a->attempts != b->attempts)
+        return a->attempts > b->attempts ? -1 : 1;
+    if (a->count != b->count)
+        return a->count > b->count ? -1 : 1;
+    return strcmp(a->row, b->row);
+}
+
+static int
+code_cmp(const void *pa, const void *pb)
+{
+    const m_code *a = pa, *b = pb;
+
+    if (a->instructions != b->instructions)
+        return a->instructions > b->instructions ? -1 : 1;
+    if (a->calls != b->calls)
+        return a->calls > b->calls ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+/* calls.* in the order docs/FORMAT.md lists them, others after by name. */
+static const char *const own_call_order[] = {
+    "python_starts", "resumptions", "throws", "returns", "yields", "unwinds",
+    "raises", "handled",
+};
+
+static size_t
+own_call_rank(const char *name)
+{
+    size_t i, n = sizeof own_call_order / sizeof own_call_order[0];
+
+    for (i = 0; i < n; i++)
+        if (strcmp(name, own_call_order[i]) == 0)
+            return i;
+    return n;
+}
+
+static int
+own_call_cmp(const void *pa, const void *pb)
+{
+    const m_kv *a = pa, *b = pb;
+    size_t ra = own_call_rank(a->name), rb = own_call_rank(b->name);
+
+    if (ra != rb)
+        return ra < rb ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static int
+name_cmp(const void *pa, const void *pb)
+{
+    return strcmp(((const m_kv *)pa)->name, ((const m_kv *)pb)->name);
+}
+
+static void
+own_sort(m_group *m)
+{
+    size_t i;
+
+    if (m->ncfam > 1)
+        qsort(m->cfam, m->ncfam, sizeof *m->cfam, cfam_cmp);
+    for (i = 0; i < m->ncfam; i++)
+        m_list_sort(&m->cfam[i].forms);
+    if (m->nsites > 1)
+        qsort(m->sites, m->nsites, sizeof *m->sites, site_cmp);
+    if (m->ncode > 1)
+        qsort(m->code, m->ncode, sizeof *m->code, code_cmp);
+    for (i = 0; i < m->ncode; i++) {
+        m_list_sort(&m->code[i].ops);
+        m->code_instructions = m->code_instructions > UINT64_MAX - m->code[i].instructions
+            ? UINT64_MAX : m->code_instructions + m->code[i].instructions;
+    }
+    if (m->own_calls.n > 1)
+        qsort(m->own_calls.v, m->own_calls.n, sizeof(m_kv), own_call_cmp);
+    if (m->census.n > 1)
+        qsort(m->census.v, m->census.n, sizeof(m_kv), name_cmp);
 }
 
 void
@@ -243,6 +465,7 @@ model_build(m_group *m, const agg_group *g)
             qsort(m->hist[i].buckets.v, m->hist[i].buckets.n, sizeof(m_kv), bucket_cmp);
     m_list_sort(&m->unsupported);
     m_list_sort(&m->errors);
+    own_sort(m);
 }
 
 static void
@@ -280,6 +503,25 @@ model_free(m_group *m)
     list_free(&m->errors);
     list_free(&m->rare);
     list_free(&m->other);
+    list_free(&m->census);
+    for (i = 0; i < m->ncfam; i++) {
+        free(m->cfam[i].name);
+        list_free(&m->cfam[i].forms);
+        list_free(&m->cfam[i].extra);
+    }
+    free(m->cfam);
+    for (i = 0; i < m->nsites; i++) {
+        free(m->sites[i].row);
+        free(m->sites[i].fields);
+    }
+    free(m->sites);
+    for (i = 0; i < m->ncode; i++) {
+        free(m->code[i].name);
+        list_free(&m->code[i].ops);
+    }
+    free(m->code);
+    list_free(&m->own_calls);
+    list_free(&m->own_rare);
     memset(m, 0, sizeof *m);
 }
 

@@ -47,6 +47,35 @@ typedef struct m_hist {
     m_list buckets;       /* by bucket value, ascending */
 } m_hist;
 
+/* Census figures of a family (census.family[F].*), summed over dumps. */
+enum { M_CF_SITES = 0, M_CF_SPECIALIZED, M_CF_BACKING_OFF, M_CF_FAILED_ATTEMPTS,
+       M_CF_NEVER_TRIED, M_CF_COUNT };
+extern const char *const m_cf_name[M_CF_COUNT];
+
+typedef struct m_cfam {
+    char *name;           /* owned */
+    uint64_t f[M_CF_COUNT];
+    m_list forms;         /* specialized[FORM], largest first */
+    m_list extra;         /* other fields, kept */
+} m_cfam;
+
+/* A row of sites that fail to specialize: same family, file, line and
+ * function, merged. */
+typedef struct m_csite {
+    char *row;            /* owned: "F | FILE | LINE | QUALNAME | SOURCE" */
+    const char *family, *file, *line, *func, *source;  /* in fields */
+    char *fields;         /* owned: the row split at its separators */
+    uint64_t attempts;    /* the most consecutive failed attempts */
+    uint64_t count;       /* sites, over all dumps */
+} m_csite;
+
+/* A hot code object: code[FILE:LINE:QUALNAME].* */
+typedef struct m_code {
+    char *name;           /* owned: FILE:LINE:QUALNAME */
+    uint64_t instructions, calls;
+    m_list ops;           /* opcode[NAME], largest first */
+} m_code;
+
 typedef struct m_group {
     const agg_group *src; /* borrowed */
     m_ops ops;
@@ -64,6 +93,18 @@ typedef struct m_group {
     m_list errors;
     m_list rare;
     m_list other;
+    /* The collector's own sections. */
+    int has_census;
+    m_list census;        /* census.B: code_objects, ... (B as the name) */
+    m_cfam *cfam;         /* owned, most sites first */
+    size_t ncfam;
+    m_csite *sites;       /* owned, most attempts first */
+    size_t nsites;
+    m_code *code;         /* owned, most instructions first */
+    size_t ncode;
+    uint64_t code_instructions;  /* sum over code */
+    m_list own_calls;     /* calls.B, B as the name, in the format's order */
+    m_list own_rare;      /* rare.B, B as the name */
 } m_group;
 
 void model_build(m_group *m, const agg_group *g);

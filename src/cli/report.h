@@ -9,6 +9,7 @@
 
 typedef struct report_opts {
     int top_pairs;          /* rows of the pair table (CPython: 100) */
+    int top_sites;          /* rows of the census table of failing sites */
     const char *trust;      /* the check verdict line (check.h), or NULL */
 } report_opts;
 

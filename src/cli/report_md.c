@@ -396,7 +396,7 @@ sec_objects(md *m, const m_group *g)
             den = dec;
         else
             den = 0;
-        row3(m, k + 7, l->v[i].n, den);
+        row3(m, strncmp(k, "Object ", 7) == 0 ? k + 7 : k, l->v[i].n, den);
     }
 }
 
@@ -614,6 +614,195 @@ sec_group_meta(md *m, const agg_group *g)
         fprintf(m->out, "| Latest end | %s |\n", g->time_end);
 }
 
+/* ---- the collector's own sections ---------------------------------- */
+
+static void
+pct_cell(md *m, uint64_t num, uint64_t den)
+{
+    char p[32];
+
+    pct_str(p, num, den);
+    fprintf(m->out, " %s |", p);
+}
+
+static void
+sec_census(md *m, const m_group *g)
+{
+    size_t i, j;
+    char c[32];
+    static const char *const label[][2] = {
+        { "code_objects", "Code objects read" },
+        { "dead_code_objects", "Code objects read as they were destroyed" },
+        { "instrumented_code_objects", "Code objects skipped (instrumented by another tool)" },
+    };
+
+    if (!g->has_census)
+        return;
+    heading(m, 0, "Specialization census");
+    fputs("The specialization state of the code each process had when it dumped "
+          "(`meta.collection.mode : census`). Dumps are summed: a code object alive "
+          "in several processes, or dumped several times, counts in each dump.\n\n", m->out);
+    fputs("| | Count |\n| :--- | ---: |\n", m->out);
+    for (i = 0; i < g->census.n; i++) {
+        const char *name = g->census.v[i].name;
+        for (j = 0; j < sizeof label / sizeof label[0]; j++)
+            if (strcmp(name, label[j][0]) == 0)
+                name = label[j][1];
+        count_str(c, g->census.v[i].n);
+        fputs("| ", m->out);
+        cell(m->out, name);
+        fprintf(m->out, " | %s |\n", c);
+    }
+    if (g->ncfam == 0)
+        return;
+    fputs("\nPer family: the share of its sites now specialized, backing off after "
+          "failed attempts (with the consecutive failed attempts their counters imply), "
+          "and never tried; families without inline caches report sites and forms only.\n\n",
+          m->out);
+    fputs("| Family | Sites | Specialized | Backing off | Failed attempts | Never tried "
+          "| Top forms |\n| :--- | ---: | ---: | ---: | ---: | ---: | :--- |\n", m->out);
+    for (i = 0; i < g->ncfam; i++) {
+        const m_cfam *f = &g->cfam[i];
+        uint64_t den = f->f[M_CF_SITES];
+        fputs("| ", m->out);
+        cell(m->out, f->name);
+        count_str(c, den);
+        fprintf(m->out, " | %s |", c);
+        pct_cell(m, f->f[M_CF_SPECIALIZED], den);
+        pct_cell(m, f->f[M_CF_BACKING_OFF], den);
+        count_str(c, f->f[M_CF_FAILED_ATTEMPTS]);
+        fprintf(m->out, " %s |", c);
+        pct_cell(m, f->f[M_CF_NEVER_TRIED], den);
+        fputc(' ', m->out);
+        for (j = 0; j < f->forms.n && j < 3; j++) {
+            char p[32];
+            pct_str(p, f->forms.v[j].n, den);
+            fputs(j ? ", " : "", m->out);
+            cell(m->out, f->forms.v[j].name);
+            fprintf(m->out, " %s", p);
+        }
+        if (f->forms.n > 3)
+            fprintf(m->out, ", %zu more", f->forms.n - 3);
+        fputs(" |\n", m->out);
+    }
+}
+
+static void
+sec_census_sites(md *m, const m_group *g)
+{
+    size_t i, max = m->opt->top_sites > 0 ? (size_t)m->opt->top_sites : 50;
+    char c[32];
+
+    if (g->nsites == 0)
+        return;
+    heading(m, 0, "Sites that fail to specialize");
+    fprintf(m->out, "Sites backing off in the program's own code (`census.site`), merged "
+            "across dumps when family, file, line and function are the same: "
+            "\"Attempts\" is the most consecutive failed attempts seen, \"Sites\" how many "
+            "such sites the dumps listed. %s%zu of %zu rows (--top-sites).\n\n",
+            g->nsites > max ? "Top " : "All ", g->nsites > max ? max : g->nsites, g->nsites);
+    fputs("| Family | Attempts | Sites | Where | Function | Source |\n"
+          "| :--- | ---: | ---: | :--- | :--- | :--- |\n", m->out);
+    for (i = 0; i < g->nsites && i < max; i++) {
+        const m_csite *st = &g->sites[i];
+        fputs("| ", m->out);
+        cell(m->out, st->family);
+        count_str(c, st->attempts);
+        fprintf(m->out, " | %s |", c);
+        count_str(c, st->count);
+        fprintf(m->out, " %s | ", c);
+        cell(m->out, st->file);
+        fputc(':', m->out);
+        cell(m->out, st->line);
+        fputs(" | ", m->out);
+        cell(m->out, st->func);
+        fputs(" | ", m->out);
+        cell(m->out, st->source);
+        fputs(" |\n", m->out);
+    }
+}
+
+#define HOT_CODE_MAX 50
+
+static void
+sec_hot_code(md *m, const m_group *g)
+{
+    uint64_t den = g->total_exec ? g->total_exec : g->code_instructions;
+    size_t i, j;
+    char c[32];
+
+    if (g->ncode == 0)
+        return;
+    heading(m, 0, "Hot code");
+    fprintf(m->out, "The code objects that executed the most instructions (`code[...]` keys); "
+            "the share is of all executed instructions (%s). %s%zu of %zu.\n\n",
+            g->total_exec ? "the execution counts" : "the code objects listed",
+            g->ncode > HOT_CODE_MAX ? "Top " : "All ",
+            g->ncode > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : g->ncode, g->ncode);
+    fputs("| Function | Where | Instructions | Share | Calls | Per call | Top opcodes |\n"
+          "| :--- | :--- | ---: | ---: | ---: | ---: | :--- |\n", m->out);
+    for (i = 0; i < g->ncode && i < HOT_CODE_MAX; i++) {
+        const m_code *k = &g->code[i];
+        const char *qual = strrchr(k->name, ':');
+        char where[1024];
+        snprintf(where, sizeof where, "%.*s", qual ? (int)(qual - k->name) : 0, k->name);
+        fputs("| ", m->out);
+        cell(m->out, qual ? qual + 1 : k->name);
+        fputs(" | ", m->out);
+        cell(m->out, where);
+        count_str(c, k->instructions);
+        fprintf(m->out, " | %s |", c);
+        pct_cell(m, k->instructions, den);
+        count_str(c, k->calls);
+        fprintf(m->out, " %s |", c);
+        if (k->calls)
+            fprintf(m->out, " %.1f |", (double)k->instructions / (double)k->calls);
+        else
+            fputs(" |", m->out);
+        fputc(' ', m->out);
+        for (j = 0; j < k->ops.n; j++) {
+            char p[32];
+            pct_str(p, k->ops.v[j].n, k->instructions);
+            fputs(j ? ", " : "", m->out);
+            cell(m->out, k->ops.v[j].name);
+            fprintf(m->out, " %s", p);
+        }
+        fputs(" |\n", m->out);
+    }
+}
+
+static void
+sec_own_calls(md *m, const m_group *g)
+{
+    if (g->own_calls.n == 0)
+        return;
+    heading(m, 0, "Calls");
+    fputs("Frame events seen by the collector (`calls.*` keys; not CPython's \"Calls to\" "
+          "counters, which mean other things). Ratios are of `python_starts`.\n\n", m->out);
+    table3(m, "Event", &g->own_calls, m_list_get(&g->own_calls, "python_starts"), (size_t)-1);
+}
+
+static void
+sec_own_rare(md *m, const m_group *g)
+{
+    size_t i;
+    char c[32];
+
+    if (g->own_rare.n == 0)
+        return;
+    heading(m, 0, "Rare events (watchers, partial)");
+    fputs("What the collector's dict, type and function watchers saw (`rare.*` keys). "
+          "These are not CPython's native \"Rare event\" figures: watchers see only part "
+          "of those changes, and the two are never added together.\n\n", m->out);
+    fputs("| Event | Count |\n| :--- | ---: |\n", m->out);
+    for (i = 0; i < g->own_rare.n; i++) {
+        count_str(c, g->own_rare.v[i].n);
+        fputs("| ", m->out);
+        cell(m->out, g->own_rare.v[i].name);
+        fprintf(m->out, " | %s |\n", c);
+    }
+}
+
 static void
 report_group(md *m, const agg_group *ag)
 {
@@ -625,11 +814,16 @@ report_group(md *m, const agg_group *ag)
     sec_pred_succ(m, &g);
     sec_specialization(m, &g);
     sec_effectiveness(m, &g);
+    sec_census(m, &g);
+    sec_census_sites(m, &g);
+    sec_hot_code(m, &g);
     sec_calls(m, &g);
+    sec_own_calls(m, &g);
     sec_objects(m, &g);
     sec_gc(m, &g);
     sec_optimization(m, &g);
     sec_simple(m, "Rare events", "Event", &g.rare);
+    sec_own_rare(m, &g);
     sec_simple(m, "Other counters", "Key", &g.other);
     sec_group_meta(m, ag);
     model_free(&g);

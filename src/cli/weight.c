@@ -41,9 +41,11 @@ merge_scaled(agg_group *d, const agg_group *s, long double f)
 
     for (i = 0; i < s->keys.n; i++) {
         size_t slot = agg_slot(d, ktab_key(&s->keys, i), ktab_len(&s->keys, i));
-        int is_flag = (s->flag[i] & AGG_F_FLAG) != 0;
-        long double v = is_flag ? (long double)s->val[i] : (long double)s->val[i] * f + 0.5L;
-        agg_add(d, slot, v >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)v, is_flag);
+        int is_flag = (s->flag[i] & AGG_F_FLAG) != 0, is_max = (s->flag[i] & AGG_F_MAX) != 0;
+        long double v = is_flag || is_max ? (long double)s->val[i]
+                                          : (long double)s->val[i] * f + 0.5L;
+        agg_add(d, slot, v >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)v,
+                is_flag ? AGG_ADD_FLAG : is_max ? AGG_ADD_MAX : AGG_ADD_SUM);
         d->flag[slot] |= s->flag[i];
     }
     d->files += s->files;

@@ -105,6 +105,122 @@ parse_opcode(const char *rest, size_t rn, psf_key *k)
     }
 }
 
+static int
+ends(const char *s, size_t n, const char *lit)
+{
+    size_t m = strlen(lit);
+    return n >= m && memcmp(s + n - m, lit, m) == 0;
+}
+
+/* Last occurrence of lit in s[0..n), or NULL. */
+static const char *
+find_last(const char *s, size_t n, const char *lit)
+{
+    size_t m = strlen(lit), i;
+
+    for (i = n >= m ? n - m + 1 : 0; i-- > 0;)
+        if (memcmp(s + i, lit, m) == 0)
+            return s + i;
+    return NULL;
+}
+
+static void
+set_a(psf_key *k, const char *a, const char *a_end)
+{
+    k->a = a;
+    k->a_len = (size_t)(a_end - a);
+    k->a_num = as_num(k->a, k->a_len);
+}
+
+static void
+set_b(psf_key *k, const char *b, const char *b_end)
+{
+    k->b = b;
+    k->b_len = (size_t)(b_end - b);
+    k->b_num = as_num(k->b, k->b_len);
+}
+
+/* "NAME.FIELD" after a prefix: FIELD (no '.', '[' or ' ') into b. */
+static int
+plain_field(const char *f, const char *e, psf_key *k)
+{
+    const char *p;
+
+    if (f >= e)
+        return 0;
+    for (p = f; p < e; p++)
+        if (*p == '.' || *p == '[' || *p == ']' || *p == ' ')
+            return 0;
+    set_b(k, f, e);
+    return 1;
+}
+
+/* census.*, code[...].*: the collector's own structured keys.  Returns 1
+ * if s was one of them (k set). */
+static int
+parse_own(const char *s, size_t n, psf_key *k)
+{
+    const char *e = s + n, *p;
+
+    if (starts(s, n, "census.sites[")) {
+        if (ends(s, n, "].count")) {
+            set_a(k, s + 13, e - 7);
+            k->kind = PSF_K_SITE_SEEN;
+            return 1;
+        }
+        if (ends(s, n, "].attempts")) {
+            set_a(k, s + 13, e - 10);
+            k->kind = PSF_K_SITE_ATTEMPTS;
+            return 1;
+        }
+        return 0;
+    }
+    if (starts(s, n, "census.site[") && s[n - 1] == ']') {
+        set_a(k, s + 12, e - 1);
+        k->kind = PSF_K_CENSUS_SITE;
+        return 1;
+    }
+    if (starts(s, n, "census.family[")) {
+        p = memchr(s + 14, ']', n - 14);
+        if (p == NULL || p + 1 >= e || p[1] != '.')
+            return 0;
+        set_a(k, s + 14, p);
+        if (starts(p + 2, (size_t)(e - p - 2), "specialized[") && s[n - 1] == ']'
+            && e - 1 > p + 14) {
+            set_b(k, p + 14, e - 1);
+            k->kind = PSF_K_CENSUS_FORM;
+            return 1;
+        }
+        if (plain_field(p + 2, e, k)) {
+            k->kind = PSF_K_CENSUS;
+            return 1;
+        }
+        return 0;
+    }
+    if (starts(s, n, "census.") && plain_field(s + 7, e, k)) {
+        k->kind = PSF_K_CENSUS;
+        return 1;
+    }
+    if (starts(s, n, "code[") && n > 5) {
+        if (ends(s, n, "].instructions") || ends(s, n, "].calls")) {
+            p = find_last(s, n, "].");
+            set_a(k, s + 5, p);
+            set_b(k, p + 2, e);
+            k->kind = PSF_K_CODE;
+            return 1;
+        }
+        p = find_last(s, n, "].opcode[");
+        if (p != NULL && p >= s + 5 && s[n - 1] == ']' && e - 1 > p + 9) {
+            set_a(k, s + 5, p);
+            set_b(k, p + 9, e - 1);
+            k->kind = PSF_K_CODE_OP;
+            return 1;
+        }
+        return 0;
+    }
+    return 0;
+}
+
 int
 psf_key_parse(const char *s, size_t n, psf_key *k)
 {
@@ -117,6 +233,17 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
 
     if (psf_is_header_key(s, n)) {
         k->kind = PSF_K_HEADER;
+    } else if (parse_own(s, n, k)) {
+        /* census.*, code[...]: kind set */
+    } else if ((rest = prefixed(s, n, "gc", k)) != NULL) {
+        if (k->a_num >= 0 && rest < e && *rest == '.' && plain_field(rest + 1, e, k))
+            k->kind = PSF_K_OWN_GC;
+    } else if (starts(s, n, "objects.") && plain_field(s + 8, e, k)) {
+        k->kind = PSF_K_OWN_OBJECT;
+    } else if (starts(s, n, "rare.") && plain_field(s + 5, e, k)) {
+        k->kind = PSF_K_OWN_RARE;
+    } else if (starts(s, n, "calls.") && plain_field(s + 6, e, k)) {
+        k->kind = PSF_K_OWN_CALL;
     } else if ((rest = prefixed(s, n, "opcode", k)) != NULL) {
         parse_opcode(rest, (size_t)(e - rest), k);
     } else if ((rest = prefixed(s, n, "uops", k)) != NULL) {

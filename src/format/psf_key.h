@@ -34,6 +34,19 @@ typedef enum psf_key_kind {
     PSF_K_JIT,              /* JIT ... */
     PSF_K_HIST,             /* <name>[A], a histogram bucket */
     PSF_K_RARE,             /* Rare event (A) */
+    /* The collector's own keys (docs/FORMAT.md 1.10-1.12 and hot code). */
+    PSF_K_CENSUS,           /* census.B (a empty) or census.family[A].B */
+    PSF_K_CENSUS_FORM,      /* census.family[A].specialized[B] */
+    PSF_K_CENSUS_SITE,      /* census.site[A]: a text value, never a count */
+    PSF_K_SITE_SEEN,        /* census.sites[A].count: a site row, summed */
+    PSF_K_SITE_ATTEMPTS,    /* census.sites[A].attempts: kept at the maximum */
+    PSF_K_OWN_GC,           /* gc[A].B */
+    PSF_K_OWN_OBJECT,       /* objects.B */
+    PSF_K_OWN_RARE,         /* rare.B: watcher figures, not "Rare event" */
+    PSF_K_OWN_CALL,         /* calls.B: not the native "Calls to ..." */
+    PSF_K_CODE,             /* code[A].B, B = instructions or calls; A is
+                             * FILE:LINE:QUALNAME, FILE may hold ':' */
+    PSF_K_CODE_OP,          /* code[A].opcode[B] */
     PSF_K_KIND_COUNT
 } psf_key_kind;
 
@@ -55,7 +68,8 @@ typedef struct psf_key {
     const char *a;          /* first bracketed part (or rare event name), borrowed */
     size_t a_len;
     long a_num;             /* a as a number, -1 if not all digits */
-    const char *b;          /* second bracketed part / GC field / hist name */
+    const char *b;          /* second bracketed part / GC field / hist name /
+                             * field of an own key */
     size_t b_len;
     long b_num;
     int field;              /* psf_spec_field for PSF_K_OP_SPEC */
