@@ -50,7 +50,7 @@ typedef struct jctx {
 } jctx;
 
 static void
-put(jctx *c, const char *key, json_t *v, int is_flag)
+put(jctx *c, const char *key, json_t *v, int mode)
 {
     uint64_t n;
     size_t slot;
@@ -60,7 +60,7 @@ put(jctx *c, const char *key, json_t *v, int is_flag)
         return;
     }
     slot = agg_slot(c->g, key, strlen(key));
-    if (agg_add(c->g, slot, n, is_flag))
+    if (agg_add(c->g, slot, n, mode))
         agg_problem(&c->w->a, AGG_P_OVERFLOW, c->path, 0,
                     "the sum of %s exceeds 2**64-1; kept at the maximum", key);
 }
@@ -132,6 +132,75 @@ strs_from(agg_strs *s, json_t *obj, uint64_t *total)
         }
 }
 
+/* The summary's "census": counters census.*, census.family[F].*, and
+ * site rows back as census.sites[ROW].count / .attempts. */
+static void
+put_census(jctx *c, json_t *cen)
+{
+    const char *name, *f;
+    json_t *v, *fv, *site;
+    char key[1200];
+    size_t i;
+
+    if (!json_is_object(cen))
+        return;
+    json_object_foreach(cen, name, v) {
+        if (strcmp(name, "families") == 0 || strcmp(name, "sites") == 0)
+            continue;
+        snprintf(key, sizeof key, "census.%s", name);
+        put(c, key, v, AGG_ADD_SUM);
+    }
+    json_object_foreach(json_object_get(cen, "families"), name, v) {
+        json_object_foreach(v, f, fv) {
+            if (strcmp(f, "forms") == 0 && json_is_object(fv)) {
+                snprintf(key, sizeof key, "census.family[%s].specialized[", name);
+                put_all(c, fv, key, "]");
+            } else {
+                snprintf(key, sizeof key, "census.family[%s].%s", name, f);
+                put(c, key, fv, AGG_ADD_SUM);
+            }
+        }
+    }
+    json_array_foreach(json_object_get(cen, "sites"), i, site) {
+        const char *fam = json_string_value(json_object_get(site, "family"));
+        const char *file = json_string_value(json_object_get(site, "file"));
+        const char *line = json_string_value(json_object_get(site, "line"));
+        const char *fn = json_string_value(json_object_get(site, "function"));
+        const char *src = json_string_value(json_object_get(site, "source"));
+        int n;
+        if (!fam || !file || !line || !fn || !src) {
+            c->bad++;
+            continue;
+        }
+        n = snprintf(key, sizeof key, "census.sites[%s | %s | %s | %s | %s].count",
+                     fam, file, line, fn, src);
+        if (n < 0 || (size_t)n + 4 > sizeof key) {
+            c->bad++;
+            continue;
+        }
+        put(c, key, json_object_get(site, "sites"), AGG_ADD_SUM);
+        memcpy(key + n - 6, ".attempts", 10);
+        put(c, key, json_object_get(site, "attempts"), AGG_ADD_MAX);
+    }
+}
+
+static void
+put_code(jctx *c, json_t *code)
+{
+    const char *name;
+    json_t *v;
+    char key[1200];
+
+    json_object_foreach(code, name, v) {
+        snprintf(key, sizeof key, "code[%s].instructions", name);
+        put(c, key, json_object_get(v, "instructions"), AGG_ADD_SUM);
+        snprintf(key, sizeof key, "code[%s].calls", name);
+        put(c, key, json_object_get(v, "calls"), AGG_ADD_SUM);
+        snprintf(key, sizeof key, "code[%s].opcode[", name);
+        put_all(c, json_object_get(v, "opcodes"), key, "]");
+    }
+}
+
 static void
 load_group(jctx *c, json_t *grp)
 {
@@ -161,8 +230,17 @@ load_group(jctx *c, json_t *grp)
     put_all(c, json_object_get(grp, "calls"), "", "");
     put_all(c, json_object_get(grp, "objects"), "", "");
     json_object_foreach(json_object_get(grp, "gc"), name, v) {
-        snprintf(pre, sizeof pre, "GC[%s] ", name);
-        put_all(c, v, pre, "");
+        const char *field;
+        json_t *fv;
+        /* Own fields (uncollectable, time_ns) back to gc[G].FIELD. */
+        json_object_foreach(v, field, fv) {
+            char key[1024];
+            if (strcmp(field, "uncollectable") == 0 || strcmp(field, "time_ns") == 0)
+                snprintf(key, sizeof key, "gc[%s].%s", name, field);
+            else
+                snprintf(key, sizeof key, "GC[%s] %s", name, field);
+            put(c, key, fv, AGG_ADD_SUM);
+        }
     }
     sec = json_object_get(grp, "optimization");
     put_all(c, json_object_get(sec, "counters"), "", "");
@@ -176,6 +254,10 @@ load_group(jctx *c, json_t *grp)
     put_all(c, json_object_get(sec, "unsupported_opcodes"), "unsupported_opcode[", "].count");
     put_all(c, json_object_get(sec, "errors_in_opcode"), "error_in_opcode[", "].count");
     put_all(c, json_object_get(grp, "rare_events"), "Rare event (", ")");
+    put_census(c, json_object_get(grp, "census"));
+    put_code(c, json_object_get(grp, "code"));
+    put_all(c, json_object_get(grp, "own_calls"), "calls.", "");
+    put_all(c, json_object_get(grp, "rare_watchers"), "rare.", "");
     put_all(c, json_object_get(grp, "other"), "", "");
 
     if (get_count(json_object_get(meta, "files"), &files) != 0)

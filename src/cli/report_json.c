@@ -143,6 +143,62 @@ gc_obj(const m_list *l)
     return o;
 }
 
+/* The census: totals, families and site rows (all of them: the reader
+ * needs every row to merge summaries). */
+static json_t *
+census_obj(const m_group *g)
+{
+    json_t *o = json_object(), *fams = json_object(), *sites = json_array();
+    size_t i;
+    int f;
+
+    for (i = 0; i < g->census.n; i++)
+        set(o, g->census.v[i].name, count(g->census.v[i].n));
+    for (i = 0; i < g->ncfam; i++) {
+        const m_cfam *c = &g->cfam[i];
+        json_t *fo = json_object();
+        size_t j;
+        for (f = 0; f < M_CF_COUNT; f++)
+            set(fo, m_cf_name[f], count(c->f[f]));
+        for (j = 0; j < c->extra.n; j++)
+            if (strcmp(c->extra.v[j].name, "forms") != 0)
+                set(fo, c->extra.v[j].name, count(c->extra.v[j].n));
+        set(fo, "forms", list_obj(&c->forms, 0));
+        set(fams, c->name, fo);
+    }
+    set(o, "families", fams);
+    for (i = 0; i < g->nsites; i++) {
+        const m_csite *st = &g->sites[i];
+        json_t *so = json_object();
+        set(so, "family", json_string(st->family));
+        set(so, "file", json_string(st->file));
+        set(so, "line", json_string(st->line));
+        set(so, "function", json_string(st->func));
+        set(so, "source", json_string(st->source));
+        set(so, "attempts", count(st->attempts));
+        set(so, "sites", count(st->count));
+        json_array_append_new(sites, so);
+    }
+    set(o, "sites", sites);
+    return o;
+}
+
+static json_t *
+code_obj(const m_group *g)
+{
+    json_t *o = json_object();
+    size_t i;
+
+    for (i = 0; i < g->ncode; i++) {
+        json_t *c = json_object();
+        set(c, "instructions", count(g->code[i].instructions));
+        set(c, "calls", count(g->code[i].calls));
+        set(c, "opcodes", list_obj(&g->code[i].ops, 0));
+        set(o, g->code[i].name, c);
+    }
+    return o;
+}
+
 /* The sections of one group, added to o (the root or a group object). */
 static void
 group_fill(json_t *o, const agg_group *ag, const agg *a, int with_problems)
@@ -179,6 +235,15 @@ group_fill(json_t *o, const agg_group *ag, const agg *a, int with_problems)
     set(opt, "jit", list_obj(&g.jit, 0));
     set(o, "optimization", opt);
     set(o, "rare_events", list_obj(&g.rare, 0));
+    /* The collector's own sections, present only when the dumps had them. */
+    if (g.has_census)
+        set(o, "census", census_obj(&g));
+    if (g.ncode)
+        set(o, "code", code_obj(&g));
+    if (g.own_calls.n)
+        set(o, "own_calls", list_obj(&g.own_calls, 0));
+    if (g.own_rare.n)
+        set(o, "rare_watchers", list_obj(&g.own_rare, 0));
     set(o, "other", list_obj(&g.other, 0));
     model_free(&g);
 }
