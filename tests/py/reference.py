@@ -121,12 +121,23 @@ def _prime_opcode_tracing():
         monitoring.restart_events()
 
 
+def code_key(code):
+    """A code object's key as the collector writes it (docs/FORMAT.md,
+    hot code): FILE:LINE:QUALNAME."""
+    qual = code.co_qualname
+    for c in "]:\n\r":
+        qual = qual.replace(c, "_")
+    file = code.co_filename.replace("\n", "_").replace("\r", "_")
+    return "%s:%d:%s" % (file, code.co_firstlineno, qual)
+
+
 class _ThreadState:
-    __slots__ = ("counts", "pairs", "prev", "pending")
+    __slots__ = ("counts", "pairs", "prev", "pending", "code_counts")
 
     def __init__(self):
         self.counts = {}
         self.pairs = {}
+        self.code_counts = {}       # code key -> {name: n}
         self.prev = None
         self.pending = None  # frame whose RESUME awaits the next event
 
@@ -157,7 +168,9 @@ class Reference:
         return st
 
     @staticmethod
-    def _emit(st, name):
+    def _emit(st, name, code):
+        per = st.code_counts.setdefault(code_key(code), {})
+        per[name] = per.get(name, 0) + 1
         counts = st.counts
         counts[name] = counts.get(name, 0) + 1
         prev = st.prev
@@ -183,7 +196,7 @@ class Reference:
         frame.f_trace_opcodes = True
         frame.f_trace_lines = False
         if st.pending is not None:
-            self._emit(st, "RESUME")
+            self._emit(st, "RESUME", st.pending.f_code)
             st.pending = None
         lasti = frame.f_lasti
         co_code = code.co_code
@@ -199,21 +212,22 @@ class Reference:
         if event == "opcode":
             if pending is not None:
                 st.pending = None
-                self._emit(st, "RESUME")
-            co_code = frame.f_code.co_code
+                self._emit(st, "RESUME", pending.f_code)
+            code = frame.f_code
+            co_code = code.co_code
             i = frame.f_lasti
             op = co_code[i]
-            self._emit(st, _OPNAME[op])
+            self._emit(st, _OPNAME[op], code)
             # 3.11: the instruction an EXTENDED_ARG extends runs without
             # an event of its own; it executed all the same.
             while _EXT_ARG_SILENT and op == _EXTENDED_ARG:
                 i += 2
                 op = co_code[i]
-                self._emit(st, _OPNAME[op])
+                self._emit(st, _OPNAME[op], code)
         elif pending is not None:
             st.pending = None
             if not (event == "exception" and pending is frame):
-                self._emit(st, "RESUME")
+                self._emit(st, "RESUME", pending.f_code)
         return self._local_fn
 
     def _open_window(self):
@@ -224,8 +238,8 @@ class Reference:
     def _settle_pending(self):
         for st in self._states:
             if st.pending is not None:
+                self._emit(st, "RESUME", st.pending.f_code)
                 st.pending = None
-                self._emit(st, "RESUME")
 
     # -- public API -------------------------------------------------------
 
@@ -285,6 +299,17 @@ class Reference:
         for st in list(self._states):
             for key, n in list(st.pairs.items()):
                 total[key] = total.get(key, 0) + n
+        return total
+
+    @property
+    def code_counts(self):
+        """dict: code key (see code_key) -> {opcode name: count}."""
+        total = {}
+        for st in list(self._states):
+            for key, per in list(st.code_counts.items()):
+                mine = total.setdefault(key, {})
+                for name, n in list(per.items()):
+                    mine[name] = mine.get(name, 0) + n
         return total
 
     @property
