@@ -219,6 +219,58 @@ fill_list(cmp *c, const char *name, const char *title, const char *col, int norm
     }
 }
 
+/* The collector's census and hot code, when either side has them.  The
+ * census is a state: its counts are not per instruction executed. */
+static void
+fill_own(cmp *c)
+{
+    cmp_section *cen = NULL, *cenn = NULL, *hot = NULL, *hotc = NULL;
+    char name[1200];
+    int i, f;
+    size_t k;
+
+    if (c->side[0].m.has_census || c->side[1].m.has_census) {
+        cen = sec_new(c, "census", "Specialization census", "Family.state", CMP_SHARE, 0,
+                      "Shares of the family's sites at dump time: specialized, backing off "
+                      "after failed attempts, never tried.");
+        cenn = sec_new(c, "census_counts", "Specialization census counts", "Counter",
+                       CMP_COUNT, 0, "Code objects and sites, summed over dumps.");
+    }
+    if (c->side[0].m.ncode || c->side[1].m.ncode) {
+        hot = sec_new(c, "hot_code", "Hot code: instructions", "Code object", CMP_COUNT, 1,
+                      "Instructions executed by FILE:LINE:FUNCTION. Self: the share of all "
+                      "instructions executed on that side.");
+        hot->self_share = 1;
+        hotc = sec_new(c, "hot_code_calls", "Hot code: calls", "Code object", CMP_COUNT, 1,
+                       NULL);
+    }
+    for (i = 0; i < 2; i++) {
+        const m_group *m = &c->side[i].m;
+        if (cen) {
+            for (k = 0; k < m->census.n; k++)
+                add_count(cenn, i, m->census.v[k].name, m->census.v[k].n);
+            for (k = 0; k < m->ncfam; k++) {
+                const m_cfam *fm = &m->cfam[k];
+                fmt_name(name, sizeof name, "%s.sites", fm->name);
+                add_count(cenn, i, name, fm->f[M_CF_SITES]);
+                if (fm->f[M_CF_SITES] == 0)
+                    continue;
+                for (f = M_CF_SPECIALIZED; f < M_CF_COUNT; f++) {
+                    if (f == M_CF_FAILED_ATTEMPTS)
+                        continue;
+                    fmt_name(name, sizeof name, "%s.%s", fm->name, m_cf_name[f]);
+                    add_share(cen, i, name, fm->f[f], fm->f[M_CF_SITES]);
+                }
+            }
+        }
+        if (hot)
+            for (k = 0; k < m->ncode; k++) {
+                add_count(hot, i, m->code[k].name, m->code[k].instructions);
+                add_count(hotc, i, m->code[k].name, m->code[k].calls);
+            }
+    }
+}
+
 static void
 fill(cmp *c)
 {
@@ -338,7 +390,10 @@ fill(cmp *c)
         free(famspec.v);
     }
 
+    fill_own(c);
     fill_list(c, "calls", "Call stats", "Counter", 1, offsetof(m_group, calls));
+    fill_list(c, "own_calls", "Calls (collector's frame events)", "Event", 1,
+              offsetof(m_group, own_calls));
     fill_list(c, "objects", "Object stats", "Counter", 1, offsetof(m_group, objects));
     s = NULL;
     for (i = 0; i < 2; i++) {
@@ -347,7 +402,10 @@ fill(cmp *c)
             const char *sp = strchr(m->gc.v[k].name, ' ');
             if (s == NULL)
                 s = sec_new(c, "gc", "GC stats", "Counter", CMP_COUNT, 1, NULL);
-            if (sp)
+            if (sp && (strcmp(sp + 1, "uncollectable") == 0 || strcmp(sp + 1, "time_ns") == 0))
+                fmt_name(name, sizeof name, "gc[%.*s].%s", (int)(sp - m->gc.v[k].name),
+                         m->gc.v[k].name, sp + 1);
+            else if (sp)
                 fmt_name(name, sizeof name, "GC[%.*s] %s", (int)(sp - m->gc.v[k].name),
                          m->gc.v[k].name, sp + 1);
             else
@@ -386,6 +444,8 @@ fill(cmp *c)
     fill_list(c, "errors_in_opcode", "Errors in uops", "Uop", 1, offsetof(m_group, errors));
     fill_list(c, "jit", "JIT memory", "Counter", 0, offsetof(m_group, jit));
     fill_list(c, "rare_events", "Rare events", "Event", 1, offsetof(m_group, rare));
+    fill_list(c, "rare_watchers", "Rare events (watchers, partial)", "Event", 0,
+              offsetof(m_group, own_rare));
     fill_list(c, "other", "Other counters", "Key", 1, offsetof(m_group, other));
 }
 
