@@ -269,6 +269,7 @@ fi
 # ---- pystats compare ------------------------------------------------------
 . "$HERE/compare.sh"
 . "$HERE/check.sh"
+. "$HERE/own_keys.sh"
 
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
