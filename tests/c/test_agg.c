@@ -11,6 +11,7 @@
 #include "cli/agg.h"
 #include "cli/ktab.h"
 #include "cli/model.h"
+#include "format/psf_key.h"
 
 static void
 test_ktab(void **state)
@@ -74,6 +75,40 @@ test_agg_sum_and_flags(void **state)
     agg_add(g, f, 1, 1);
     assert_int_equal(g->val[f], 1);
     agg_free(&a);
+}
+
+/* Census site attempts are a state: the largest is kept, in a file, across
+ * files and across merged reader threads. */
+static void
+test_agg_max(void **state)
+{
+    agg a, b;
+    agg_group *g;
+    size_t s;
+    const char *k = "census.sites[CALL | a.py | 3 | f | g()].attempts";
+
+    (void)state;
+    agg_init(&a);
+    agg_init(&b);
+    a.quiet = b.quiet = 1;
+    assert_int_equal(agg_mode_of_kind(PSF_K_SITE_ATTEMPTS), AGG_ADD_MAX);
+    assert_int_equal(agg_mode_of_kind(PSF_K_SITE_SEEN), AGG_ADD_SUM);
+    assert_int_equal(agg_mode_of_kind(PSF_K_OP_SPECIALIZABLE), AGG_ADD_FLAG);
+    g = agg_group_get(&a, AGG_OWN, 13, "base-instructions");
+    s = agg_slot(g, k, strlen(k));
+    agg_add(g, s, 4, AGG_ADD_MAX);
+    agg_add(g, s, 2, AGG_ADD_MAX);
+    assert_int_equal(g->val[s], 4);
+    g = agg_group_get(&b, AGG_OWN, 13, "base-instructions");
+    agg_add(g, agg_slot(g, k, strlen(k)), 6, AGG_ADD_MAX);
+    agg_merge(&a, &b);
+    agg_merge(&a, &b);
+    g = a.g[0];
+    s = agg_slot(g, k, strlen(k));
+    assert_int_equal(g->val[s], 6);
+    assert_true(g->flag[s] & AGG_F_MAX);
+    agg_free(&a);
+    agg_free(&b);
 }
 
 static void
@@ -184,6 +219,7 @@ main(void)
         cmocka_unit_test(test_ktab),
         cmocka_unit_test(test_agg_sum_and_flags),
         cmocka_unit_test(test_agg_merge),
+        cmocka_unit_test(test_agg_max),
         cmocka_unit_test(test_strs_bounded),
         cmocka_unit_test(test_model),
     };

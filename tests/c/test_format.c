@@ -113,6 +113,59 @@ test_key_parse(void **state)
 }
 
 static void
+key_is(psf_key *k, const char *a, const char *b)
+{
+    if (a == NULL) {
+        assert_null(k->a);
+    } else {
+        assert_int_equal(k->a_len, strlen(a));
+        assert_memory_equal(k->a, a, k->a_len);
+    }
+    assert_int_equal(k->b_len, strlen(b));
+    assert_memory_equal(k->b, b, k->b_len);
+}
+
+static void
+test_key_own(void **state)
+{
+    psf_key k;
+
+    (void)state;
+    assert_int_equal(kind("census.code_objects", &k), PSF_K_CENSUS);
+    key_is(&k, NULL, "code_objects");
+    assert_int_equal(kind("census.family[LOAD_ATTR].backing_off", &k), PSF_K_CENSUS);
+    key_is(&k, "LOAD_ATTR", "backing_off");
+    assert_int_equal(kind("census.family[LOAD_ATTR].specialized[LOAD_ATTR_MODULE]", &k),
+                     PSF_K_CENSUS_FORM);
+    key_is(&k, "LOAD_ATTR", "LOAD_ATTR_MODULE");
+    assert_int_equal(kind("census.site[12]", &k), PSF_K_CENSUS_SITE);
+    assert_int_equal(k.a_num, 12);
+    assert_int_equal(kind("census.sites[CALL | a.py | 3 | f | x[0](y)].count", &k), PSF_K_SITE_SEEN);
+    key_is(&k, "CALL | a.py | 3 | f | x[0](y)", "");
+    assert_int_equal(kind("census.sites[CALL | a.py | 3 | f | x].attempts", &k), PSF_K_SITE_ATTEMPTS);
+    assert_int_equal(kind("census.family[X]", &k), PSF_K_OTHER);
+    assert_int_equal(kind("gc[1].time_ns", &k), PSF_K_OWN_GC);
+    assert_int_equal(k.a_num, 1);
+    key_is(&k, "1", "time_ns");
+    assert_int_equal(kind("gc[x].time_ns", &k), PSF_K_OTHER);
+    assert_int_equal(kind("objects.reallocs", &k), PSF_K_OWN_OBJECT);
+    key_is(&k, NULL, "reallocs");
+    assert_int_equal(kind("rare.watched_dicts", &k), PSF_K_OWN_RARE);
+    key_is(&k, NULL, "watched_dicts");
+    assert_int_equal(kind("calls.python_starts", &k), PSF_K_OWN_CALL);
+    key_is(&k, NULL, "python_starts");
+    /* FILE may hold ':' and ']': the suffix is found from the end. */
+    assert_int_equal(kind("code[C:/a]b.py:10:f].instructions", &k), PSF_K_CODE);
+    key_is(&k, "C:/a]b.py:10:f", "instructions");
+    assert_int_equal(kind("code[x.py:1:<module>].calls", &k), PSF_K_CODE);
+    key_is(&k, "x.py:1:<module>", "calls");
+    assert_int_equal(kind("code[a].opcode[x].py:2:g].opcode[LOAD_FAST]", &k), PSF_K_CODE_OP);
+    key_is(&k, "a].opcode[x].py:2:g", "LOAD_FAST");
+    assert_int_equal(kind("code[x.py:1:f].other", &k), PSF_K_OTHER);
+    assert_int_equal(kind("code[].opcode[]", &k), PSF_K_OTHER);
+}
+
+static void
 canon(const char *s, int minor, const char *want)
 {
     psf_key k;
@@ -237,6 +290,7 @@ main(void)
         cmocka_unit_test(test_line_split),
         cmocka_unit_test(test_parse_u64),
         cmocka_unit_test(test_key_parse),
+        cmocka_unit_test(test_key_own),
         cmocka_unit_test(test_key_canon),
         cmocka_unit_test(test_detect),
         cmocka_unit_test(test_marks),
