@@ -293,19 +293,20 @@ load_census_site(load_worker *w, const char *val, size_t vlen)
     const char *f[7];
     size_t fl[7], n;
     char key[1024];
-    uint64_t attempts;
+    uint64_t attempts, line;
     int src;
 
     if (site_fields(val, vlen, f, fl) != 0)
         return -1;
     psf_parse_u64(f[1], fl[1], &attempts);
+    psf_parse_u64(f[4], fl[4], &line);
     /* Keys stay under 1 KiB: a long source line is cut. */
     src = (int)(fl[6] > 300 ? 300 : fl[6]);
-    n = (size_t)snprintf(key, sizeof key, "census.sites[%.*s | %.*s | %.*s | %.*s | %.*s].count",
+    n = (size_t)snprintf(key, sizeof key, "census.sites[%.*s | %.*s | %llu | %.*s | %.*s].count",
                          (int)(fl[0] > 100 ? 100 : fl[0]), f[0],
-                         (int)(fl[3] > 400 ? 400 : fl[3]), f[3], (int)fl[4], f[4],
+                         (int)(fl[3] > 400 ? 400 : fl[3]), f[3], (unsigned long long)line,
                          (int)(fl[5] > 150 ? 150 : fl[5]), f[5], src, f[6]);
-    if (n >= sizeof key)
+    if (n + 4 > sizeof key)   /* room for ".attempts" below */
         return -1;
     load_counter(w, key, n, 1);
     memcpy(key + n - 6, ".attempts", 10);

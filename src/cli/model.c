@@ -134,18 +134,22 @@ get_cfam(m_group *m, const char *name, size_t len)
     return &m->cfam[m->ncfam++];
 }
 
-/* Sites and code objects are few (hundreds): a linear search is enough. */
+/* Key tables of model_build: name -> index in its array. */
+enum { IDX_OP = 0, IDX_UOP, IDX_SITE, IDX_CODE, IDX_COUNT };
+
+/* Site rows can be many (hundreds per program, summed over many
+ * programs): found through a key table, like ops. */
 static m_csite *
-get_site(m_group *m, const char *row, size_t len)
+get_site(m_group *m, ktab *index, const char *row, size_t len)
 {
     m_csite *c;
     char *p;
     const char **f[5];
-    int i;
+    int i, is_new;
+    size_t id = ktab_intern(index, row, len, &is_new);
 
-    for (i = 0; (size_t)i < m->nsites; i++)
-        if (strlen(m->sites[i].row) == len && memcmp(m->sites[i].row, row, len) == 0)
-            return &m->sites[i];
+    if (!is_new)
+        return &m->sites[id];
     m->sites = cli_xrealloc(m->sites, (m->nsites + 1) * sizeof *m->sites);
     c = &m->sites[m->nsites++];
     memset(c, 0, sizeof *c);
@@ -171,13 +175,13 @@ get_site(m_group *m, const char *row, size_t len)
 }
 
 static m_code *
-get_code(m_group *m, const char *name, size_t len)
+get_code(m_group *m, ktab *index, const char *name, size_t len)
 {
-    size_t i;
+    int is_new;
+    size_t id = ktab_intern(index, name, len, &is_new);
 
-    for (i = 0; i < m->ncode; i++)
-        if (strlen(m->code[i].name) == len && memcmp(m->code[i].name, name, len) == 0)
-            return &m->code[i];
+    if (!is_new)
+        return &m->code[id];
     m->code = cli_xrealloc(m->code, (m->ncode + 1) * sizeof *m->code);
     memset(&m->code[m->ncode], 0, sizeof *m->code);
     m->code[m->ncode].name = cli_xstrndup(name, len);
@@ -205,7 +209,7 @@ add_census(m_group *m, const psf_key *k, uint64_t v)
 }
 
 static void
-add_key(m_group *m, ktab *opidx, ktab *uopidx, const agg_group *g, size_t slot)
+add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
 {
     const char *s = ktab_key(&g->keys, slot);
     size_t n = ktab_len(&g->keys, slot);
@@ -217,21 +221,21 @@ add_key(m_group *m, ktab *opidx, ktab *uopidx, const agg_group *g, size_t slot)
     psf_key_parse(s, n, &k);
     switch (k.kind) {
     case PSF_K_OP_EXEC:
-        op = get_op(&m->ops, opidx, k.a, k.a_len);
+        op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->has_exec = 1;
         op->exec += v;
         break;
     case PSF_K_OP_SPECIALIZABLE:
-        op = get_op(&m->ops, opidx, k.a, k.a_len);
+        op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->specializable |= v != 0;
         break;
     case PSF_K_OP_SPEC:
-        op = get_op(&m->ops, opidx, k.a, k.a_len);
+        op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->has_spec = 1;
         op->spec[k.field] += v;
         break;
     case PSF_K_OP_FAIL_KIND:
-        op = get_op(&m->ops, opidx, k.a, k.a_len);
+        op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->has_spec = 1;
         if (k.b_num >= 0) {
             char kname[128];
@@ -244,24 +248,24 @@ add_key(m_group *m, ktab *opidx, ktab *uopidx, const agg_group *g, size_t slot)
         }
         break;
     case PSF_K_OP_PAIR:
-        op = get_op(&m->ops, opidx, k.a, k.a_len);
+        op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         m_list_add(&op->succ, k.b, k.b_len, v);
-        op = get_op(&m->ops, opidx, k.b, k.b_len);
+        op = get_op(&m->ops, &idx[IDX_OP], k.b, k.b_len);
         m_list_add(&op->pred, k.a, k.a_len, v);
         m->has_pairs = 1;
         break;
     case PSF_K_UOP_EXEC:
-        op = get_op(&m->uops, uopidx, k.a, k.a_len);
+        op = get_op(&m->uops, &idx[IDX_UOP], k.a, k.a_len);
         op->has_exec = 1;
         op->exec += v;
         break;
     case PSF_K_UOP_MISS:
-        op = get_op(&m->uops, uopidx, k.a, k.a_len);
+        op = get_op(&m->uops, &idx[IDX_UOP], k.a, k.a_len);
         op->has_spec = 1;
         op->spec[PSF_SPEC_MISS] += v;
         break;
     case PSF_K_UOP_PAIR:
-        op = get_op(&m->uops, uopidx, k.a, k.a_len);
+        op = get_op(&m->uops, &idx[IDX_UOP], k.a, k.a_len);
         m_list_add(&op->succ, k.b, k.b_len, v);
         break;
     case PSF_K_UNSUPPORTED:
@@ -301,10 +305,10 @@ add_key(m_group *m, ktab *opidx, ktab *uopidx, const agg_group *g, size_t slot)
         break;
     case PSF_K_SITE_SEEN:
         m->has_census = 1;
-        get_site(m, k.a, k.a_len)->count += v;
+        get_site(m, &idx[IDX_SITE], k.a, k.a_len)->count += v;
         break;
     case PSF_K_SITE_ATTEMPTS: {
-        m_csite *c = get_site(m, k.a, k.a_len);
+        m_csite *c = get_site(m, &idx[IDX_SITE], k.a, k.a_len);
         m->has_census = 1;
         if (v > c->attempts)
             c->attempts = v;
@@ -324,7 +328,7 @@ add_key(m_group *m, ktab *opidx, ktab *uopidx, const agg_group *g, size_t slot)
         m_list_add(&m->own_calls, k.b, k.b_len, v);
         break;
     case PSF_K_CODE: {
-        m_code *c = get_code(m, k.a, k.a_len);
+        m_code *c = get_code(m, &idx[IDX_CODE], k.a, k.a_len);
         if (k.b_len == 5)    /* calls */
             c->calls += v;
         else
@@ -332,7 +336,7 @@ add_key(m_group *m, ktab *opidx, ktab *uopidx, const agg_group *g, size_t slot)
         break;
     }
     case PSF_K_CODE_OP:
-        m_list_add(&get_code(m, k.a, k.a_len)->ops, k.b, k.b_len, v);
+        m_list_add(&get_code(m, &idx[IDX_CODE], k.a, k.a_len)->ops, k.b, k.b_len, v);
         break;
     default:
         m_list_add(&m->other, s, n, v);
@@ -435,17 +439,17 @@ own_sort(m_group *m)
 void
 model_build(m_group *m, const agg_group *g)
 {
-    ktab opidx, uopidx;
+    ktab idx[IDX_COUNT];
     size_t i;
 
     memset(m, 0, sizeof *m);
     m->src = g;
-    ktab_init(&opidx);
-    ktab_init(&uopidx);
+    for (i = 0; i < IDX_COUNT; i++)
+        ktab_init(&idx[i]);
     for (i = 0; i < g->keys.n; i++)
-        add_key(m, &opidx, &uopidx, g, i);
-    ktab_free(&opidx);
-    ktab_free(&uopidx);
+        add_key(m, idx, g, i);
+    for (i = 0; i < IDX_COUNT; i++)
+        ktab_free(&idx[i]);
     if (m->ops.n > 1)
         qsort(m->ops.v, m->ops.n, sizeof *m->ops.v, op_cmp);
     if (m->uops.n > 1)

@@ -133,3 +133,21 @@ check "compare hot code: Calc.total both sides" \
 check "compare calls.*: python_starts both sides" \
     "$(awk_sum '^calls\.python_starts$' "$HOT"/dump-1.txt) $(awk_sum '^calls\.python_starts$' "$HOT"/dump-2.txt)" \
     "$(jget "$T/cmp-hot.json" "' '.join(str(r['base']) + ' ' + str(r['head']) for r in d['sections']['own_calls']['rows'] if r['name'] == 'python_starts')")"
+
+# ---- a malformed census site: warned with file and line, the rest counted -------
+mkdir -p "$T/badsite"
+{ head -n 23 "$CEN"/pystats-3951-12062e2bf3f6fff2.txt
+  echo 'census.site[0] : CALL | 3 | 1 | a.py | 7 | f | g(x)'
+  echo 'census.site[1] : CALL | three | 1 | a.py | 7 | f | g(x)'
+  echo 'census.site[2] : CALL | 3'
+  echo 'census.site[3] : CALL | 5 | 1 | a.py | 007 | f | g(x)'
+  echo 'census.code_objects : 4'; } > "$T/badsite/d.txt"
+run summarize "$T/badsite" --json "$T/badsite.json"
+check "bad census site: exit status" 0 "$rc"
+check "bad census site: warned with file and line" \
+    "$T/badsite/d.txt:25: census site is not|$T/badsite/d.txt:26: census site is not" \
+    "$(grep -o '[^ ]*d\.txt:[0-9]*: census site is not' "$T/stderr" | tr '\n' '|' | sed 's/|$//')"
+check "bad census site: counted as unparsable" 2 "$(jget "$T/badsite.json" 'd["meta"]["problems"]["unparsable"]')"
+check "bad census site: good sites merged (line 007 is line 7)" "a.py 7 5 2" \
+    "$(jget "$T/badsite.json" "' '.join(str(x) for s in d['census']['sites'] for x in (s['file'], s['line'], s['attempts'], s['sites']))")"
+check "bad census site: the rest counted" 4 "$(jget "$T/badsite.json" 'd["census"]["code_objects"]')"
