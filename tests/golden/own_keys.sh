@@ -151,3 +151,16 @@ check "bad census site: counted as unparsable" 2 "$(jget "$T/badsite.json" 'd["m
 check "bad census site: good sites merged (line 007 is line 7)" "a.py 7 5 2" \
     "$(jget "$T/badsite.json" "' '.join(str(x) for s in d['census']['sites'] for x in (s['file'], s['line'], s['attempts'], s['sites']))")"
 check "bad census site: the rest counted" 4 "$(jget "$T/badsite.json" 'd["census"]["code_objects"]')"
+
+# ---- hot code and calls as the collector writes them (mode count, 3.13) ------------
+REAL=$HERE/hotcode-real
+run summarize "$REAL" --json "$T/real.json"
+check "collector hot code: no warnings" "" "$(cat "$T/stderr")"
+check "collector hot code: no other counters" "{}" "$(jget "$T/real.json" 'd["other"]')"
+check "collector hot code: instructions of every code object" "$(awk_sum '^code\[.*\]\.instructions$' "$REAL"/*)" \
+    "$(jget "$T/real.json" 'sum(c["instructions"] for c in d["code"].values())')"
+check "collector hot code: calls of every code object" "$(awk_sum '^code\[.*\]\.calls$' "$REAL"/*)" \
+    "$(jget "$T/real.json" 'sum(c["calls"] for c in d["code"].values())')"
+check "collector hot code: opcodes of every code object" "$(awk_sum '^code\[.*\]\.opcode\[' "$REAL"/*)" \
+    "$(jget "$T/real.json" 'sum(sum(c["opcodes"].values()) for c in d["code"].values())')"
+check "collector calls.*" "$(awk_sum '^calls\.' "$REAL"/*)" "$(jget "$T/real.json" 'sum(d["own_calls"].values())')"
