@@ -224,7 +224,7 @@ fill_list(cmp *c, const char *name, const char *title, const char *col, int norm
 static void
 fill_own(cmp *c)
 {
-    cmp_section *cen = NULL, *cenn = NULL, *hot = NULL, *hotc = NULL;
+    cmp_section *cen = NULL, *cenn = NULL, *sites = NULL, *hot = NULL, *hotc = NULL;
     char name[1200];
     int i, f;
     size_t k;
@@ -236,6 +236,9 @@ fill_own(cmp *c)
         cenn = sec_new(c, "census_counts", "Specialization census counts", "Counter",
                        CMP_COUNT, 0, "Code objects and sites, summed over dumps.");
     }
+    if (c->side[0].m.nsites || c->side[1].m.nsites)
+        sites = sec_new(c, "census_sites", "Sites that fail to specialize", "Family file:line function",
+                        CMP_COUNT, 0, "Sites backing off, merged by family, file, line and function.");
     if (c->side[0].m.ncode || c->side[1].m.ncode) {
         hot = sec_new(c, "hot_code", "Hot code: instructions", "Code object", CMP_COUNT, 1,
                       "Instructions executed by FILE:LINE:FUNCTION. Self: the share of all "
@@ -263,6 +266,12 @@ fill_own(cmp *c)
                 }
             }
         }
+        if (sites)
+            for (k = 0; k < m->nsites; k++) {
+                const m_csite *st = &m->sites[k];
+                fmt_name(name, sizeof name, "%s %s:%s %s", st->family, st->file, st->line, st->func);
+                add_count(sites, i, name, st->count);
+            }
         if (hot)
             for (k = 0; k < m->ncode; k++) {
                 add_count(hot, i, m->code[k].name, m->code[k].instructions);

@@ -164,3 +164,6 @@ check "collector hot code: calls of every code object" "$(awk_sum '^code\[.*\]\.
 check "collector hot code: opcodes of every code object" "$(awk_sum '^code\[.*\]\.opcode\[' "$REAL"/*)" \
     "$(jget "$T/real.json" 'sum(sum(c["opcodes"].values()) for c in d["code"].values())')"
 check "collector calls.*" "$(awk_sum '^calls\.' "$REAL"/*)" "$(jget "$T/real.json" 'sum(d["own_calls"].values())')"
+check "compare census: site rows both sides" \
+    "$(grep -c '^census\.site\[[0-9]*\] : BINARY_OP | ' "$CEN"/pystats-3951-12062e2bf3f6fff2.txt) $(grep -c '^census\.site\[[0-9]*\] : BINARY_OP | ' "$CEN"/pystats-3951-e394afb79ef5f47b.txt)" \
+    "$(jget "$T/cmp-cen.json" "' '.join(str(r['base']) + ' ' + str(r['head']) for r in d['sections']['census_sites']['rows'] if r['name'].startswith('BINARY_OP '))")"
