@@ -504,8 +504,9 @@ list_dir(file_list *l, const char *dir, agg *a)
         char *path;
         if (e->d_name[0] == '.')
             continue;
-        path = cli_xmalloc(dlen + strlen(e->d_name) + 2);
-        sprintf(path, "%s%s%s", dir, (dlen && dir[dlen - 1] == '/') ? "" : "/", e->d_name);
+        size_t size = dlen + strlen(e->d_name) + 2;
+        path = cli_xmalloc(size);
+        snprintf(path, size, "%s%s%s", dir, (dlen && dir[dlen - 1] == '/') ? "" : "/", e->d_name);
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             free(path);
             continue;
