@@ -57,7 +57,7 @@ size_t check_count(const check_set *c, int severity);
 const char *check_verdict(const check_set *c, char *buf, size_t size);
 
 /* Every finding, for people (files listed up to a few per finding unless
- * all_files) or as JSON (schema 1, docs/FORMAT-cli.md).  0, or -1 if the
+ * all_files) or as JSON (schema 1, docs/CLI.md).  0, or -1 if the
  * stream failed. */
 int check_report_text(const check_set *c, FILE *out, int all_files);
 int check_report_json(const check_set *c, FILE *out);

@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-/* Exit codes of the pystats command (documented in docs/FORMAT-cli.md). */
+/* Exit codes of the pystats command (documented in docs/CLI.md). */
 enum cli_exit {
     CLI_EXIT_OK = 0,         /* report written */
     CLI_EXIT_INPUT = 1,      /* no usable input, or --strict and input problems */

@@ -1,5 +1,5 @@
 /* compare_report.c: the comparison as Markdown and as JSON (schema
- * "comparison/1", documented in docs/FORMAT-cli.md). */
+ * "comparison/1", documented in docs/FORMAT.md, section 4). */
 #include "compare.h"
 
 #include "cli.h"

@@ -1,5 +1,5 @@
 /* report_json.c: the JSON summary (schema 1, documented in
- * docs/FORMAT-cli.md): name-keyed, self-contained, readable back as input
+ * docs/FORMAT.md, section 3): name-keyed, self-contained, readable back as input
  * by load_json.c. */
 #include "report.h"
 
