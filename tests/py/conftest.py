@@ -19,6 +19,17 @@ os.environ["PYSTATS_DIR"] = tempfile.mkdtemp(prefix="pystats-tests-")
 _OURS = ("PYTHONSTATS", "PYSTATS_DIR", "PYSTATS_LABEL", "PYSTATS_BACKEND")
 
 
+# A workload with a recognisable signature: MATCH_CLASS runs exactly n
+# times in sets(n), and nowhere in the standard library code the tests run.
+SETS = """
+def sets(n):
+    for i in range(n):
+        match i:
+            case int():
+                pass
+"""
+
+
 def clean_env(**extra):
     env = {k: v for k, v in os.environ.items() if k not in _OURS}
     env["PYTHONPATH"] = HERE

@@ -12,7 +12,7 @@ import time
 
 import pytest
 
-from conftest import Dump, clean_env, dumps_in
+from conftest import Dump, SETS, clean_env, dumps_in
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
@@ -24,14 +24,6 @@ ROUNDS = 3
 K = 40          # MATCH_CLASS executions per measure() in the parent
 FORK_K = 7      # ... and in each fork child
 
-# MATCH_CLASS runs exactly n times in sets(n), and nowhere else here.
-SETS = """
-def sets(n):
-    for i in range(n):
-        match i:
-            case int():
-                pass
-"""
 
 WORKER = SETS + """
 import os, sys, threading, pystats

@@ -7,17 +7,8 @@ import sys
 
 import pytest
 
-from conftest import Dump, add, clean_env, dumps_in, leftovers, run_python
+from conftest import Dump, SETS, add, clean_env, dumps_in, leftovers, run_python
 
-# A workload with a recognisable signature: MATCH_CLASS runs exactly N
-# times in it and nowhere in the standard library code these tests run.
-SETS = """
-def sets(n):
-    for i in range(n):
-        match i:
-            case int():
-                pass
-"""
 
 
 def test_nothing_collected_by_default(stats_dir):

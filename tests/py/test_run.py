@@ -8,7 +8,7 @@ import sys
 
 import pytest
 
-from conftest import clean_env, dumps_in
+from conftest import SETS, clean_env, dumps_in
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
     __file__))))
@@ -17,14 +17,7 @@ PYSTATS_CLI = os.path.join(ROOT, "build", "pystats")
 pytestmark = pytest.mark.skipif(not os.access(PYSTATS_CLI, os.X_OK),
                                 reason="build/pystats is not built")
 
-SETS = """
-def sets(n):
-    for i in range(n):
-        match i:
-            case int():
-                pass
-sets(%d)
-"""
+SETS_SCRIPT = SETS + "sets(%d)\n"
 
 
 def run(*args):
@@ -34,8 +27,8 @@ def run(*args):
 
 def test_every_python_process_of_the_command_is_counted(tmp_path):
     out = tmp_path / "run"
-    script = "import subprocess, sys\n" + SETS % 3 + \
-        "subprocess.run([sys.executable, '-c', %r], check=True)\n" % (SETS % 4)
+    script = "import subprocess, sys\n" + SETS_SCRIPT % 3 + \
+        "subprocess.run([sys.executable, '-c', %r], check=True)\n" % (SETS_SCRIPT % 4)
     p = run("-o", str(out), "--label", "two-processes", "--json",
             str(tmp_path / "s.json"), "--", sys.executable, "-c", script)
     assert p.returncode == 0, p.stderr
@@ -51,8 +44,8 @@ def test_every_python_process_of_the_command_is_counted(tmp_path):
 
 
 def test_default_directories_are_fresh_per_run():
-    p1 = run("--quiet", "--", sys.executable, "-c", SETS % 2)
-    p2 = run("--quiet", "--", sys.executable, "-c", SETS % 2)
+    p1 = run("--quiet", "--", sys.executable, "-c", SETS_SCRIPT % 2)
+    p2 = run("--quiet", "--", sys.executable, "-c", SETS_SCRIPT % 2)
     dirs = [next(line.split("dumps go to ", 1)[1] for line in
                  p.stderr.splitlines() if "dumps go to " in line)
             for p in (p1, p2)]
@@ -76,7 +69,7 @@ def test_default_directories_are_fresh_per_run():
 ])
 def test_no_dump_is_an_error_that_says_why(tmp_path, flag, says):
     p = run("-o", str(tmp_path / "run"), "--", sys.executable, flag, "-c",
-            SETS % 2)
+            SETS_SCRIPT % 2)
     assert p.returncode == 1
     assert "the run wrote no dump into" in p.stderr
     assert says in p.stderr
@@ -89,7 +82,7 @@ def test_interpreter_without_the_hook_is_named(tmp_path):
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(venv)],
                    check=True)
     py = str(venv / "bin" / "python")
-    p = run("-o", str(tmp_path / "run"), "--", py, "-c", SETS % 2)
+    p = run("-o", str(tmp_path / "run"), "--", py, "-c", SETS_SCRIPT % 2)
     assert p.returncode == 1
     assert "the startup hook is not installed in the interpreter " + py \
         in p.stderr
