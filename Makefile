@@ -41,7 +41,7 @@ test:
 	$(PYTHON) tests/run.py
 
 bench:
-	$(PYTHON) bench/run.py
+	$(PYTHON) bench/run.py --reference
 
 # The bundled example: install into a virtual environment, run
 # examples/mixed.py under -X pystats, show the dump and its summary.
