@@ -19,7 +19,6 @@
  * free one and never evict another tool. */
 static const int candidate_ids[] = {4, 3};
 static int tool_id = -1;
-static int events_now = 0;
 
 static PyObject *
 cb_instruction(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -201,7 +200,6 @@ claim(PyObject *mon)
         Py_DECREF(r);
         bits |= bit;
     }
-    events_now = 0;
     ret = bits;
 done:
     return ret;
@@ -223,7 +221,6 @@ release(PyObject *mon)
         return -1;
     Py_DECREF(r);
     tool_id = -1;
-    events_now = 0;
     return 0;
 }
 
@@ -262,7 +259,6 @@ pc_backend_sync(void)
         if (r == NULL)
             goto done;
         Py_DECREF(r);
-        events_now = bits;
         pc_g.installed = 1;
     }
     else {
