@@ -25,6 +25,11 @@ void *cli_xrealloc(void *p, size_t n);
 char *cli_xstrndup(const char *s, size_t n);
 char *cli_xstrdup(const char *s);
 
+/* Option values shared by the subcommands.  Each returns 0, or says
+ * what is wrong on stderr and returns -1 (exit with CLI_EXIT_USAGE). */
+int cli_opt_version(const char *arg, int *minor);                  /* 3.X */
+int cli_opt_count(const char *name, const char *arg, long max, int *out);
+
 /* Subcommands: cmd_<name>(argc, argv) with argv[0] the subcommand. */
 int cmd_summarize(int argc, char **argv);
 int cmd_compare(int argc, char **argv);

@@ -68,23 +68,13 @@ cmd_check(int argc, char **argv)
         case 'a': all_files = 1; break;
         case 'q': quiet = 1; break;
         case 'V':
-            lo.force_minor = psf_parse_version(optarg, strlen(optarg));
-            if (lo.force_minor == 0) {
-                fprintf(stderr, "pystats: error: --python-version wants 3.X, not '%s'\n", optarg);
+            if (cli_opt_version(optarg, &lo.force_minor) < 0)
                 return CLI_EXIT_USAGE;
-            }
             break;
-        case 'J': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 1024) {
-                fprintf(stderr, "pystats: error: --jobs wants a positive number, not '%s'\n",
-                        optarg);
+        case 'J':
+            if (cli_opt_count("jobs", optarg, 1024, &lo.jobs) < 0)
                 return CLI_EXIT_USAGE;
-            }
-            lo.jobs = (int)v;
             break;
-        }
         case 'h':
             fputs(usage, stdout);
             return CLI_EXIT_OK;

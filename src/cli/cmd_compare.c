@@ -205,26 +205,17 @@ cmd_compare(int argc, char **argv)
             break;
         }
         case 'V':
-            lo.force_minor = psf_parse_version(optarg, strlen(optarg));
-            if (lo.force_minor == 0) {
-                fprintf(stderr, "pystats: error: --python-version wants 3.X, not '%s'\n", optarg);
+            if (cli_opt_version(optarg, &lo.force_minor) < 0)
                 return CLI_EXIT_USAGE;
-            }
             break;
-        case 'J': case 'T': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 1000000) {
-                fprintf(stderr, "pystats: error: --%s wants a positive number, not '%s'\n",
-                        c == 'J' ? "jobs" : "top", optarg);
+        case 'J':
+            if (cli_opt_count("jobs", optarg, 1000000, &lo.jobs) < 0)
                 return CLI_EXIT_USAGE;
-            }
-            if (c == 'J')
-                lo.jobs = (int)v;
-            else
-                top = (int)v;
             break;
-        }
+        case 'T':
+            if (cli_opt_count("top", optarg, 1000000, &top) < 0)
+                return CLI_EXIT_USAGE;
+            break;
         case 'h':
             fputs(usage, stdout);
             return CLI_EXIT_OK;

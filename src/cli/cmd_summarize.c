@@ -113,28 +113,21 @@ cmd_summarize(int argc, char **argv)
         case 'b': lo.by_label = 1; break;
         case 'e': lo.by_label = equal_weight = 1; break;
         case 'V':
-            lo.force_minor = psf_parse_version(optarg, strlen(optarg));
-            if (lo.force_minor == 0) {
-                fprintf(stderr, "pystats: error: --python-version wants 3.X, not '%s'\n", optarg);
+            if (cli_opt_version(optarg, &lo.force_minor) < 0)
                 return CLI_EXIT_USAGE;
-            }
             break;
-        case 'J': case 'T': case 'S': {
-            char *end;
-            long v = strtol(optarg, &end, 10);
-            if (*end || v < 1 || v > 100000) {
-                fprintf(stderr, "pystats: error: --%s wants a positive number, not '%s'\n",
-                        c == 'J' ? "jobs" : c == 'T' ? "top-pairs" : "top-sites", optarg);
+        case 'J':
+            if (cli_opt_count("jobs", optarg, 100000, &lo.jobs) < 0)
                 return CLI_EXIT_USAGE;
-            }
-            if (c == 'J')
-                lo.jobs = (int)v;
-            else if (c == 'T')
-                ro.top_pairs = (int)v;
-            else
-                ro.top_sites = (int)v;
             break;
-        }
+        case 'T':
+            if (cli_opt_count("top-pairs", optarg, 100000, &ro.top_pairs) < 0)
+                return CLI_EXIT_USAGE;
+            break;
+        case 'S':
+            if (cli_opt_count("top-sites", optarg, 100000, &ro.top_sites) < 0)
+                return CLI_EXIT_USAGE;
+            break;
         case 'h':
             fputs(usage, stdout);
             return CLI_EXIT_OK;

@@ -1,5 +1,6 @@
 /* util.c: the command's allocation wrappers (one out-of-memory policy). */
 #include "cli.h"
+#include "../format/psf_detect.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,4 +53,28 @@ char *
 cli_xstrdup(const char *s)
 {
     return cli_xstrndup(s, strlen(s));
+}
+
+int
+cli_opt_version(const char *arg, int *minor)
+{
+    *minor = psf_parse_version(arg, strlen(arg));
+    if (*minor == 0) {
+        fprintf(stderr, "pystats: error: --python-version wants 3.X, not '%s'\n", arg);
+        return -1;
+    }
+    return 0;
+}
+
+int
+cli_opt_count(const char *name, const char *arg, long max, int *out)
+{
+    char *end;
+    long v = strtol(arg, &end, 10);
+    if (end == arg || *end || v < 1 || v > max) {
+        fprintf(stderr, "pystats: error: --%s wants a positive number, not '%s'\n", name, arg);
+        return -1;
+    }
+    *out = (int)v;
+    return 0;
 }
