@@ -69,6 +69,8 @@ ASAN_VER     = $(shell $(ASAN_PYTHON) -c 'import sys; print("%d.%d" % sys.versio
 ASAN_VENV    = $(BUILD)/venv-asan-$(ASAN_VER)
 ASAN_XML     = $(BUILD)/junit-asan-$(ASAN_VER).xml
 ASAN_RT      = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
+# The load test (64 processes x 16 threads, forking) is about scale, not
+# memory errors: under the sanitizers it runs past its time limit.
 test-asan: faults
 	@test -n "$(ASAN_PYTHON)" || { echo "test-asan: no Python (ASAN_PYTHON=...)" >&2; exit 1; }
 	@test -x $(ASAN_VENV)/bin/python || $(ASAN_PYTHON) -m venv $(ASAN_VENV)
@@ -82,7 +84,7 @@ test-asan: faults
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PYSTATS_QUICK_TESTS=1 PYTHONDONTWRITEBYTECODE=1 \
 	    $(ASAN_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/py \
-	    --junitxml $(ASAN_XML)
+	    --ignore tests/py/test_load.py --junitxml $(ASAN_XML)
 	@$(PYTHON) -c 'import sys, xml.etree.ElementTree as E; \
 	    r = E.parse(sys.argv[1]).getroot(); s = [r] if r.tag == "testsuite" else list(r); \
 	    n = lambda k: sum(int(x.get(k, 0)) for x in s); bad = n("failures") + n("errors"); \
