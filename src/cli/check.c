@@ -772,21 +772,6 @@ plural(uint64_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
-static void
-count_text(char *buf, size_t size, uint64_t n)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n), i;
-    size_t j = 0;
-
-    for (i = 0; i < len && j + 2 < size; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            buf[j++] = ',';
-        buf[j++] = tmp[i];
-    }
-    buf[j] = '\0';
-}
-
 /* Findings from the issues the readers and the per-file checks raised:
  * one per (check, severity), its files and one detail per issue. */
 static void
@@ -1096,7 +1081,7 @@ own_headers(check_set *c)
         ops[0] = '\0';
         for (k = 0; k < CK_NLEAK && used < sizeof ops; k++)
             if (r->leak[k]) {
-                count_text(n1, sizeof n1, r->leak[k]);
+                cli_count_str(n1, sizeof n1, r->leak[k]);
                 used += (size_t)snprintf(ops + used, sizeof ops - used, "%s%s %s",
                                          used ? ", " : "", check_leak_ops[k], n1);
                 if (windowed(r))
@@ -1169,19 +1154,19 @@ own_headers(check_set *c)
     lw_text[0] = ln_text[0] = '\0';
     for (k = 0; k < CK_NLEAK; k++) {
         if (leak_w[k] && u1 < sizeof lw_text - 1) {
-            count_text(n1, sizeof n1, leak_w[k]);
+            cli_count_str(n1, sizeof n1, leak_w[k]);
             u1 += (size_t)snprintf(lw_text + u1, sizeof lw_text - u1, "%s%s %s", u1 ? ", " : "",
                                    check_leak_ops[k], n1);
         }
         if (leak_n[k] && u2 < sizeof ln_text - 1) {
-            count_text(n2, sizeof n2, leak_n[k]);
+            cli_count_str(n2, sizeof n2, leak_n[k]);
             u2 += (size_t)snprintf(ln_text + u2, sizeof ln_text - u2, "%s%s %s", u2 ? ", " : "",
                                    check_leak_ops[k], n2);
         }
     }
     lazy_done(&lw, "windowed collection counted %s", lw_text);
     lazy_done(&ln, "%s", ln_text);
-    count_text(n1, sizeof n1, ncache);
+    cli_count_str(n1, sizeof n1, ncache);
     lazy_done(&sum, "%s", "counted from JSON summaries");
     lazy_done(&cp, "%s pairs start with CACHE (%.1f%% of their pairs): entries into the eval loop",
               n1, npairs ? 100.0 * (double)ncache / (double)npairs : 0.0);

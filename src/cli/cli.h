@@ -4,6 +4,7 @@
 #define CLI_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* Exit codes of the pystats command (documented in docs/CLI.md). */
 enum cli_exit {
@@ -24,6 +25,9 @@ void *cli_xcalloc(size_t n, size_t size);
 void *cli_xrealloc(void *p, size_t n);
 char *cli_xstrndup(const char *s, size_t n);
 char *cli_xstrdup(const char *s);
+
+/* n with thousands separators ("1,234,567"), cut to fit size. */
+void cli_count_str(char *buf, size_t size, uint64_t n);
 
 /* Option values shared by the subcommands.  Each returns 0, or says
  * what is wrong on stderr and returns -1 (exit with CLI_EXIT_USAGE). */

@@ -33,21 +33,6 @@ grouped(char *buf, size_t size, double x, int decimals)
     buf[j] = '\0';
 }
 
-static void
-fmt_count(char *buf, size_t size, uint64_t n)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n), i;
-    size_t j = 0;
-
-    for (i = 0; i < len && j + 2 < size; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            buf[j++] = ',';
-        buf[j++] = tmp[i];
-    }
-    buf[j] = '\0';
-}
-
 /* A signed figure: "+1,234", "-0.5", "0". */
 static void
 fmt_signed(char *buf, size_t size, double x, int decimals, const char *suffix)
@@ -177,7 +162,7 @@ header_row(FILE *out, const cmp *c, const char *label, int which)
             cell(out, t);
             break;
         case 2:
-            fmt_count(t, sizeof t, g->files);
+            cli_count_str(t, sizeof t, g->files);
             fputs(t, out);
             break;
         case 3:
@@ -207,11 +192,11 @@ header_row(FILE *out, const cmp *c, const char *label, int which)
             fputs(sd->m.has_pairs ? "yes" : "no", out);
             break;
         case 9:
-            fmt_count(t, sizeof t, sd->m.total_exec);
+            cli_count_str(t, sizeof t, sd->m.total_exec);
             fputs(t, out);
             break;
         case 10:
-            fmt_count(t, sizeof t, sd->problems);
+            cli_count_str(t, sizeof t, sd->problems);
             fputs(t, out);
             break;
         default:
@@ -245,11 +230,11 @@ row_cells(FILE *out, const cmp_section *s, const cmp_row *r, int bm, int hm)
         if (r->only == CMP_ONLY_HEAD)
             snprintf(a, sizeof a, "— (not in 3.%d)", bm);
         else
-            fmt_count(a, sizeof a, r->base_n);
+            cli_count_str(a, sizeof a, r->base_n);
         if (r->only == CMP_ONLY_BASE)
             snprintf(b, sizeof b, "— (not in 3.%d)", hm);
         else
-            fmt_count(b, sizeof b, r->head_n);
+            cli_count_str(b, sizeof b, r->head_n);
         fmt_signed(d, sizeof d, r->change, 0, "");
         fmt_rel(e, sizeof e, r->rel);
         fprintf(out, "%s | %s | %s | %s |", a, b, d, e);

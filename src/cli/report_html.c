@@ -34,20 +34,6 @@ esc(FILE *out, const char *s)
     esc_n(out, s, strlen(s));
 }
 
-static void
-count_str(char *buf, uint64_t n)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n), i, j = 0;
-
-    for (i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            buf[j++] = ',';
-        buf[j++] = tmp[i];
-    }
-    buf[j] = '\0';
-}
-
 /* Inline Markdown of the reports: **bold**, `code`, and \| in cells. */
 static void
 inline_md(FILE *out, const char *s, size_t n)
@@ -412,7 +398,7 @@ chart_exec(FILE *out, const m_group *g)
         for (j = 0, k = 0; j < nf; j++) {
             double w = bw * (double)forms[j]->exec / (double)max;
             int spec = model_is_specialized(forms[j]);
-            count_str(c, forms[j]->exec);
+            cli_count_str(c, sizeof c, forms[j]->exec);
             fprintf(out, "<rect class=\"seg\" x=\"%.2f\" y=\"3\" width=\"%.2f\" height=\"16\" "
                     "fill=\"%s\" data-name=\"", x, w, spec ? palette[k++ % NPAL] : BASE_COLOR);
             esc(out, forms[j]->name);
@@ -423,7 +409,7 @@ chart_exec(FILE *out, const m_group *g)
                     100.0 * (double)forms[j]->exec / (double)fam.v[i].n);
             x += w;
         }
-        count_str(c, fam.v[i].n);
+        cli_count_str(c, sizeof c, fam.v[i].n);
         fprintf(out, "<text class=\"val\" x=\"%.2f\" y=\"15\">%s (%.1f%%)</text></g>\n", x + 6, c,
                 100.0 * (double)fam.v[i].n / (double)g->total_exec);
     }
@@ -496,7 +482,7 @@ chart_pairs(FILE *out, const m_group *g)
             } else {
                 snprintf(fill, sizeof fill, "#f6f8fa");
             }
-            count_str(c, v);
+            cli_count_str(c, sizeof c, v);
             fprintf(out, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
                     "fill=\"%s\" data-from=\"", left + j * cs, topm + i * cs, cs - 1, cs - 1, fill);
             esc(out, top.v[i].name);
@@ -543,7 +529,7 @@ seg(FILE *out, double *x, double w, const char *fill, const char *fam, const cha
 {
     char c[32];
 
-    count_str(c, n);
+    cli_count_str(c, sizeof c, n);
     fprintf(out, "<rect class=\"seg\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"14\" fill=\"%s\" "
             "data-family=\"", *x, w, fill);
     esc(out, fam);

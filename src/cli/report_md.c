@@ -16,20 +16,6 @@ typedef struct md {
     const report_opts *opt;
 } md;
 
-static void
-count_str(char *buf, uint64_t n)
-{
-    char tmp[32];
-    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n), i, j = 0;
-
-    for (i = 0; i < len; i++) {
-        if (i > 0 && (len - i) % 3 == 0)
-            buf[j++] = ',';
-        buf[j++] = tmp[i];
-    }
-    buf[j] = '\0';
-}
-
 /* CPython's Ratio: one decimal of percent; empty when den is 0. */
 static void
 pct_str(char *buf, uint64_t num, uint64_t den)
@@ -73,7 +59,7 @@ row3(md *m, const char *label, uint64_t n, uint64_t den)
 {
     char c[32], p[32];
 
-    count_str(c, n);
+    cli_count_str(c, sizeof c, n);
     pct_str(p, n, den);
     fputs("| ", m->out);
     cell(m->out, label);
@@ -118,7 +104,7 @@ sec_execution(md *m, const m_group *g)
          * misses belong to the family table. */
         if (op && !op->specializable)
             miss = op->spec[PSF_SPEC_MISS];
-        count_str(c, l.v[i].n);
+        cli_count_str(c, sizeof c, l.v[i].n);
         pct_str(s, l.v[i].n, g->total_exec);
         pct_str(cu, cum, g->total_exec);
         if (miss)
@@ -127,7 +113,7 @@ sec_execution(md *m, const m_group *g)
             mr[0] = '\0';
         fprintf(m->out, "| %s | %s | %s | %s | %s |\n", l.v[i].name, c, s, cu, mr);
     }
-    count_str(c, g->total_exec);
+    cli_count_str(c, sizeof c, g->total_exec);
     fprintf(m->out, "\nTotal: %s instructions executed.\n", c);
 done:
     for (i = 0; i < l.n; i++)
@@ -156,7 +142,7 @@ sec_pairs(md *m, const m_group *g)
     fputs("| Pair | Count | Self | Cumulative |\n| :--- | ---: | ---: | ---: |\n", m->out);
     for (i = 0; i < l.n && i < (size_t)m->opt->top_pairs; i++) {
         cum += l.v[i].n;
-        count_str(c, l.v[i].n);
+        cli_count_str(c, sizeof c, l.v[i].n);
         pct_str(s, l.v[i].n, g->total_exec);
         pct_str(cu, cum, g->total_exec);
         fprintf(m->out, "| %s | %s | %s | %s |\n", l.v[i].name, c, s, cu);
@@ -197,14 +183,14 @@ sec_pred_succ(md *m, const m_group *g)
               "| :--- | ---: | ---: | :--- | ---: | ---: |\n", m->out);
         for (j = 0; j < 5 && (j < op->pred.n || j < op->succ.n); j++) {
             if (j < op->pred.n) {
-                count_str(c, op->pred.v[j].n);
+                cli_count_str(c, sizeof c, op->pred.v[j].n);
                 pct_str(p, op->pred.v[j].n, pt);
                 fprintf(m->out, "| %s | %s | %s ", op->pred.v[j].name, c, p);
             } else {
                 fputs("| | | ", m->out);
             }
             if (j < op->succ.n) {
-                count_str(c, op->succ.v[j].n);
+                cli_count_str(c, sizeof c, op->succ.v[j].n);
                 pct_str(p, op->succ.v[j].n, st);
                 fprintf(m->out, "| %s | %s | %s |\n", op->succ.v[j].name, c, p);
             } else {
@@ -314,9 +300,9 @@ sec_effectiveness(md *m, const m_group *g)
             continue;
         }
         m_list_sort(&forms);
-        count_str(c, fam.v[i].n);
-        count_str(b, base);
-        count_str(s, spec);
+        cli_count_str(c, sizeof c, fam.v[i].n);
+        cli_count_str(b, sizeof b, base);
+        cli_count_str(s, sizeof s, spec);
         pct_str(sp, spec, fam.v[i].n);
         fprintf(m->out, "| %s | %s | %s | %s | %s | ", fam.v[i].name, c, b, s, sp);
         for (j = 0; j < forms.n; j++) {
@@ -430,7 +416,7 @@ sec_gc(md *m, const m_group *g)
         fprintf(m->out, "| %ld |", gen);
         for (f = 0; f < fields.n; f++) {
             snprintf(name, sizeof name, "%ld %s", gen, fields.v[f].name);
-            count_str(c, m_list_get(&g->gc, name));
+            cli_count_str(c, sizeof c, m_list_get(&g->gc, name));
             fprintf(m->out, " %s |", c);
         }
         fputc('\n', m->out);
@@ -475,7 +461,7 @@ sec_optimization(md *m, const m_group *g)
             const char *k = g->opt.v[i].name;
             if (strcmp(k, "Optimization uops executed") == 0) {
                 uint64_t ex = m_list_get(&g->opt, "Optimization traces executed");
-                count_str(c, g->opt.v[i].n);
+                cli_count_str(c, sizeof c, g->opt.v[i].n);
                 if (ex)
                     snprintf(p, sizeof p, "%.2f", (double)g->opt.v[i].n / (double)ex);
                 else
@@ -503,7 +489,7 @@ sec_optimization(md *m, const m_group *g)
         fputs("| Range | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
         for (j = 0; j < last; j++) {
             char label[64];
-            count_str(c, strtoull(h->buckets.v[j].name, NULL, 10));
+            cli_count_str(c, sizeof c, strtoull(h->buckets.v[j].name, NULL, 10));
             snprintf(label, sizeof label, "<= %s", c);
             row3(m, label, h->buckets.v[j].n, den);
         }
@@ -526,7 +512,7 @@ sec_optimization(md *m, const m_group *g)
                 if (strcmp(g->uops.v[j].name, l.v[i].name) == 0)
                     miss = g->uops.v[j].spec[PSF_SPEC_MISS];
             cum += l.v[i].n;
-            count_str(c, l.v[i].n);
+            cli_count_str(c, sizeof c, l.v[i].n);
             pct_str(p, l.v[i].n, total);
             pct_str(cu, cum, total);
             fprintf(m->out, "| %s | %s | %s | %s | ", l.v[i].name, c, p, cu);
@@ -564,7 +550,7 @@ sec_simple(md *m, const char *title, const char *col, const m_list *l)
     heading(m, 0, "%s", title);
     fprintf(m->out, "| %s | Count |\n| :--- | ---: |\n", col);
     for (i = 0; i < l->n; i++) {
-        count_str(c, l->v[i].n);
+        cli_count_str(c, sizeof c, l->v[i].n);
         fputs("| ", m->out);
         cell(m->out, l->v[i].name);
         fprintf(m->out, " | %s |\n", c);
@@ -597,7 +583,7 @@ sec_group_meta(md *m, const agg_group *g)
 
     heading(m, 0, "Meta");
     fputs("| | |\n| :--- | :--- |\n", m->out);
-    count_str(c, g->files);
+    cli_count_str(c, sizeof c, g->files);
     fprintf(m->out, "| Number of data files | %s |\n", c);
     fputs("| Formats | ", m->out);
     for (i = 0; i < AGG_FMT_COUNT; i++)
@@ -648,7 +634,7 @@ sec_census(md *m, const m_group *g)
         for (j = 0; j < sizeof label / sizeof label[0]; j++)
             if (strcmp(name, label[j][0]) == 0)
                 name = label[j][1];
-        count_str(c, g->census.v[i].n);
+        cli_count_str(c, sizeof c, g->census.v[i].n);
         fputs("| ", m->out);
         cell(m->out, name);
         fprintf(m->out, " | %s |\n", c);
@@ -666,11 +652,11 @@ sec_census(md *m, const m_group *g)
         uint64_t den = f->f[M_CF_SITES];
         fputs("| ", m->out);
         cell(m->out, f->name);
-        count_str(c, den);
+        cli_count_str(c, sizeof c, den);
         fprintf(m->out, " | %s |", c);
         pct_cell(m, f->f[M_CF_SPECIALIZED], den);
         pct_cell(m, f->f[M_CF_BACKING_OFF], den);
-        count_str(c, f->f[M_CF_FAILED_ATTEMPTS]);
+        cli_count_str(c, sizeof c, f->f[M_CF_FAILED_ATTEMPTS]);
         fprintf(m->out, " %s |", c);
         pct_cell(m, f->f[M_CF_NEVER_TRIED], den);
         fputc(' ', m->out);
@@ -707,9 +693,9 @@ sec_census_sites(md *m, const m_group *g)
         const m_csite *st = &g->sites[i];
         fputs("| ", m->out);
         cell(m->out, st->family);
-        count_str(c, st->attempts);
+        cli_count_str(c, sizeof c, st->attempts);
         fprintf(m->out, " | %s |", c);
-        count_str(c, st->count);
+        cli_count_str(c, sizeof c, st->count);
         fprintf(m->out, " %s | ", c);
         cell(m->out, st->file);
         fputc(':', m->out);
@@ -750,10 +736,10 @@ sec_hot_code(md *m, const m_group *g)
         cell(m->out, qual ? qual + 1 : k->name);
         fputs(" | ", m->out);
         cell(m->out, where);
-        count_str(c, k->instructions);
+        cli_count_str(c, sizeof c, k->instructions);
         fprintf(m->out, " | %s |", c);
         pct_cell(m, k->instructions, den);
-        count_str(c, k->calls);
+        cli_count_str(c, sizeof c, k->calls);
         fprintf(m->out, " %s |", c);
         if (k->calls)
             fprintf(m->out, " %.1f |", (double)k->instructions / (double)k->calls);
@@ -796,7 +782,7 @@ sec_own_rare(md *m, const m_group *g)
           "of those changes, and the two are never added together.\n\n", m->out);
     fputs("| Event | Count |\n| :--- | ---: |\n", m->out);
     for (i = 0; i < g->own_rare.n; i++) {
-        count_str(c, g->own_rare.v[i].n);
+        cli_count_str(c, sizeof c, g->own_rare.v[i].n);
         fputs("| ", m->out);
         cell(m->out, g->own_rare.v[i].name);
         fprintf(m->out, " | %s |\n", c);
@@ -927,7 +913,7 @@ report_markdown(FILE *out, const agg *a, const report_opts *opt)
     if (opt->trust)
         fprintf(out, "\n**Trust:** %s. Details: `pystats check`.\n", opt->trust);
     if (a->ng && a->g[0]->weight_total) {
-        count_str(t, a->g[0]->weight_total);
+        cli_count_str(t, sizeof t, a->g[0]->weight_total);
         fprintf(out, "\n**Weighting:** every label counts the same: each of the %llu labels "
                 "is scaled to %s executions before adding (--equal-weight).\n",
                 (unsigned long long)a->g[0]->weight_labels, t);

@@ -78,3 +78,18 @@ cli_opt_count(const char *name, const char *arg, long max, int *out)
     *out = (int)v;
     return 0;
 }
+
+void
+cli_count_str(char *buf, size_t size, uint64_t n)
+{
+    char tmp[32];
+    int len = snprintf(tmp, sizeof tmp, "%llu", (unsigned long long)n), i;
+    size_t j = 0;
+
+    for (i = 0; i < len && j + 2 < size; i++) {
+        if (i > 0 && (len - i) % 3 == 0)
+            buf[j++] = ',';
+        buf[j++] = tmp[i];
+    }
+    buf[j] = '\0';
+}
