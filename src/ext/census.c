@@ -126,18 +126,7 @@ put_family(psf_out *o, const char *fam, const char *what, const char *form,
         psf_put(o, form);
         psf_put(o, "]");
     }
-    psf_put(o, " : ");
-    psf_put_u64(o, v);
-    psf_put(o, "\n");
-}
-
-static void
-put_total(psf_out *o, const char *key, uint64_t v)
-{
-    psf_put(o, key);
-    psf_put(o, " : ");
-    psf_put_u64(o, v);
-    psf_put(o, "\n");
+    psf_put_value(o, v);
 }
 
 /* Live and dead code objects together: the state of every site the
@@ -148,9 +137,9 @@ pc_census_write(psf_out *o)
     const pc_census *a = &pc_census_live, *d = &pc_census_dead;
     int f, op;
 
-    put_total(o, "census.code_objects", a->code_objects);
-    put_total(o, "census.dead_code_objects", d->code_objects);
-    put_total(o, "census.instrumented_code_objects",
+    psf_put_counter(o, "census.code_objects", a->code_objects);
+    psf_put_counter(o, "census.dead_code_objects", d->code_objects);
+    psf_put_counter(o, "census.instrumented_code_objects",
               a->instrumented_code_objects + d->instrumented_code_objects);
     for (f = 0; f < PC_NOPS; f++) {
         uint64_t sites = a->sites[f] + d->sites[f];

@@ -343,9 +343,7 @@ put_calls(psf_out *o, const char *name, uint64_t v)
         return;
     psf_put(o, "calls.");
     psf_put(o, name);
-    psf_put(o, " : ");
-    psf_put_u64(o, v);
-    psf_put(o, "\n");
+    psf_put_value(o, v);
 }
 
 void

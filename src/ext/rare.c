@@ -219,24 +219,15 @@ pc_rare_has_data(void)
            pc_rare_counts.type_modification;
 }
 
-static void
-put(psf_out *o, const char *key, uint64_t v)
-{
-    psf_put(o, key);
-    psf_put(o, " : ");
-    psf_put_u64(o, v);
-    psf_put(o, "\n");
-}
-
 void
 pc_rare_write(psf_out *o)
 {
     if (!PC_HAVE_CODE_WATCHER)
         return;
-    put(o, "rare.func_modification", pc_rare_counts.func_modification);
-    put(o, "rare.builtins_modification", pc_rare_counts.builtins_modification);
-    put(o, "rare.globals_modification", pc_rare_counts.globals_modification);
-    put(o, "rare.type_modification", pc_rare_counts.type_modification);
-    put(o, "rare.watched_dicts", pc_rare_counts.watched_dicts);
-    put(o, "rare.watched_types", pc_rare_counts.watched_types);
+    psf_put_counter(o, "rare.func_modification", pc_rare_counts.func_modification);
+    psf_put_counter(o, "rare.builtins_modification", pc_rare_counts.builtins_modification);
+    psf_put_counter(o, "rare.globals_modification", pc_rare_counts.globals_modification);
+    psf_put_counter(o, "rare.type_modification", pc_rare_counts.type_modification);
+    psf_put_counter(o, "rare.watched_dicts", pc_rare_counts.watched_dicts);
+    psf_put_counter(o, "rare.watched_types", pc_rare_counts.watched_types);
 }

@@ -285,9 +285,7 @@ put_line(psf_out *o, const char *prefix, int gen, const char *key,
         psf_put(o, "]");
     }
     psf_put(o, key);
-    psf_put(o, " : ");
-    psf_put_u64(o, v);
-    psf_put(o, "\n");
+    psf_put_value(o, v);
 }
 
 void

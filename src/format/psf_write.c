@@ -99,13 +99,27 @@ psf_put_header(psf_out *o, const char *key, const char *value)
 }
 
 void
+psf_put_value(psf_out *o, uint64_t v)
+{
+    psf_put_n(o, " : ", 3);
+    psf_put_u64(o, v);
+    psf_put_n(o, "\n", 1);
+}
+
+void
+psf_put_counter(psf_out *o, const char *key, uint64_t v)
+{
+    psf_put(o, key);
+    psf_put_value(o, v);
+}
+
+void
 psf_put_exec(psf_out *o, const char *op, uint64_t v)
 {
     psf_put_n(o, "opcode[", 7);
     psf_put(o, op);
-    psf_put_n(o, "].execution_count : ", 20);
-    psf_put_u64(o, v);
-    psf_put_n(o, "\n", 1);
+    psf_put_n(o, "].execution_count", 17);
+    psf_put_value(o, v);
 }
 
 void
@@ -115,9 +129,8 @@ psf_put_pair(psf_out *o, const char *a, const char *b, uint64_t v)
     psf_put(o, a);
     psf_put_n(o, "].pair_count[", 13);
     psf_put(o, b);
-    psf_put_n(o, "] : ", 4);
-    psf_put_u64(o, v);
-    psf_put_n(o, "\n", 1);
+    psf_put_n(o, "]", 1);
+    psf_put_value(o, v);
 }
 
 int

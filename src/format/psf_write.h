@@ -30,6 +30,10 @@ void psf_put_n(psf_out *o, const char *s, size_t n);
 void psf_put_u64(psf_out *o, uint64_t v);
 /* "key : value\n" with CR/LF in value replaced by spaces. */
 void psf_put_header(psf_out *o, const char *key, const char *value);
+/* " : v\n": the end of every counter line. */
+void psf_put_value(psf_out *o, uint64_t v);
+/* "key : v\n" */
+void psf_put_counter(psf_out *o, const char *key, uint64_t v);
 /* "opcode[A].execution_count : v\n" */
 void psf_put_exec(psf_out *o, const char *op, uint64_t v);
 /* "opcode[A].pair_count[B] : v\n" */
