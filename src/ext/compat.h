@@ -46,6 +46,19 @@ pc_small_int(PyObject *o)
         return PyUnstable_Long_CompactValue((PyLongObject *)o);
     return -1;
 }
+
+/* An event's bytecode offset as a code unit, or -1: read from the int's
+ * tag word (longintrepr.h: digit count << 3 | sign, sign 1 for zero) in
+ * two compares.  Offsets are non-negative and below 2**30, so one digit. */
+static inline int32_t
+pc_offset_unit(PyObject *o)
+{
+    const PyLongObject *v = (const PyLongObject *)o;
+    uintptr_t tag = v->long_value.lv_tag;
+    if (tag == ((uintptr_t)1 << _PyLong_NON_SIZE_BITS))
+        return (int32_t)(v->long_value.ob_digit[0] >> 1);
+    return tag == 1 ? 0 : -1;
+}
 #endif
 
 /* The trace function (3.11) of a thread: c_tracefunc is a public field

@@ -67,7 +67,6 @@ typedef struct seg_code {
     PyObject *code;                     /* borrowed */
     int32_t n;                          /* code units */
     int32_t first_resume;               /* unit of the first RESUME */
-    int touched;                        /* ever counted: fold looks at it */
     const uint8_t *op;                  /* base opcode per unit (codeinfo) */
     const uint8_t *slot;                /* hot->counts slot per unit */
     pc_hot *hot;                        /* per code statistics */
@@ -81,6 +80,11 @@ typedef struct seg_code {
 } seg_code;
 
 static seg_code *codes;
+
+/* Opcodes after which a frame whose Python callee returned goes on at
+ * the next instruction unless it raises or calls again there: those
+ * that jump, or fire an event of their own, are not in it. */
+static uint8_t eager_op[PC_NOPS];
 
 static int op_cache = -1, op_send = -1, op_jbni = -1, op_jump_backward = -1,
            op_jump_forward = -1, op_for_iter = -1, op_extended_arg = -1,
@@ -100,9 +104,12 @@ typedef struct seg_frame {
                            collection started */
     int32_t resume;     /* where a frame stopped at `at` goes on, when
                            known already; else -1 */
+    int32_t eager_last; /* restarted eagerly: the callee's last opcode */
 } seg_frame;
 /* A frame with start < 0 and at < 0 was entered by PY_THROW: nothing of
- * it runs until EXCEPTION_HANDLED or PY_UNWIND. */
+ * it runs until EXCEPTION_HANDLED or PY_UNWIND.  A frame with start >= 0
+ * and at >= 0 was restarted eagerly when its callee returned (see
+ * eager_restart()): not yet confirmed by an event of its own. */
 
 typedef struct seg_thread {
     struct seg_thread *next;
@@ -166,14 +173,7 @@ jump_target(const seg_code *sc, int32_t u)
 static inline int32_t
 unit_arg(PyObject *o)
 {
-    /* sys.monitoring passes offsets as small ints, always compact. */
-    Py_ssize_t off;
-    if (!PyUnstable_Long_IsCompact((PyLongObject *)o))
-        return -1;
-    off = PyUnstable_Long_CompactValue((PyLongObject *)o);
-    if (off < 0 || off > INT32_MAX)
-        return -1;
-    return (int32_t)(off / 2);
+    return pc_offset_unit(o);
 }
 
 static inline void
@@ -278,15 +278,44 @@ done:
     return sc;
 }
 
+/* A direct-mapped cache in front of co_extra: the frames of a program's
+ * hot loop come from a handful of code objects.  An entry is cleared
+ * when its code object dies (pc_seg_code_free). */
+#define SEG_CACHE 256
+static struct {
+    PyObject *code;
+    seg_code *sc;
+} seg_cache[SEG_CACHE];
+
+static inline unsigned
+cache_slot(PyObject *code)
+{
+    uintptr_t p = (uintptr_t)code;
+    return (unsigned)((p >> 4) ^ (p >> 12)) & (SEG_CACHE - 1);
+}
+
+static seg_code *
+seg_code_miss(PyObject *code, unsigned k)
+{
+    pc_codeinfo *ci = pc_codeinfo_get(code);
+    seg_code *sc;
+    if (ci == NULL)
+        return NULL;
+    sc = ci->seg != NULL ? ci->seg : seg_code_slow(ci);
+    if (sc != NULL) {
+        seg_cache[k].code = code;
+        seg_cache[k].sc = sc;
+    }
+    return sc;
+}
+
 static inline seg_code *
 seg_code_for(PyObject *code)
 {
-    pc_codeinfo *ci = pc_codeinfo_get(code);
-    if (ci == NULL)
-        return NULL;
-    if (ci->seg != NULL)
-        return ci->seg;
-    return seg_code_slow(ci);
+    unsigned k = cache_slot(code);
+    if (seg_cache[k].code == code)
+        return seg_cache[k].sc;
+    return seg_code_miss(code, k);
 }
 
 /* Per-instruction counts and pairs of one code object into pc_g; its
@@ -298,8 +327,6 @@ fold_code(seg_code *sc)
     int32_t u = 0, v;
     const uint8_t *op = sc->op;
 
-    if (!sc->touched)
-        return;
     while (u < sc->n && op[u] == op_cache)
         u++;
     while (u < sc->n) {
@@ -328,8 +355,12 @@ void
 pc_seg_code_free(pc_codeinfo *ci)
 {
     seg_code *sc = ci->seg;
+    unsigned k;
     if (sc == NULL)
         return;
+    k = cache_slot(ci->code);
+    if (seg_cache[k].code == ci->code)
+        seg_cache[k].code = NULL;
     /* Unlinked first: a dump from a signal handler arriving meanwhile
      * misses these counts rather than counting them twice. */
     *sc->pprev = sc->next;
@@ -354,15 +385,21 @@ pc_seg_zero(void)
     seg_code *sc;
     seg_thread *t;
     for (sc = codes; sc != NULL; sc = sc->next) {
-        if (!sc->touched)
-            continue;
         memset(sc->starts, 0, (size_t)sc->n * sizeof(uint64_t));
         memset(sc->ends, 0, (size_t)sc->n * sizeof(uint64_t));
     }
     pthread_mutex_lock(&threads_lock);
-    for (t = threads; t != NULL; t = t->next)
+    for (t = threads; t != NULL; t = t->next) {
         if (t->last != SEG_TOP)
             t->last = SEG_NONE;
+        if (t->depth > 0) {
+            /* An eager restart's pair is gone with the old counts: an
+             * undo must not take it from the new ones. */
+            seg_frame *f = &t->stack[t->depth - 1];
+            if (f->start >= 0 && f->at >= 0)
+                f->eager_last = SEG_NONE;
+        }
+    }
     pthread_mutex_unlock(&threads_lock);
 }
 
@@ -448,7 +485,7 @@ thread_get(void)
     return thread_adopt(0);
 }
 
-static int
+static __attribute__((noinline, cold)) int
 grow(seg_thread *t)
 {
     int cap = t->cap ? 2 * t->cap : 64;
@@ -462,7 +499,7 @@ grow(seg_thread *t)
     return 0;
 }
 
-static seg_frame *
+static inline seg_frame *
 push(seg_thread *t, PyObject *code)
 {
     seg_code *sc;
@@ -472,7 +509,6 @@ push(seg_thread *t, PyObject *code)
     sc = seg_code_for(code);
     if (sc == NULL)
         return NULL;
-    sc->touched = 1;
     f = &t->stack[t->depth++];
     f->code = code;
     f->sc = sc;
@@ -608,13 +644,62 @@ restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
     t->last = SEG_TOP;
 }
 
+/* g's Python callee has returned or yielded, last being its last
+ * opcode.  A frame stopped at an instruction of eager_op goes on at the
+ * next one: open its segment there now, while the frame is at hand, so
+ * that its next event finds it running (the cheap path of every
+ * callback).  Should it not go on -- the instruction calls Python code
+ * again, raises or branches where it stands -- its next event is at the
+ * same instruction and eager_settle() takes the restart back.  Returns
+ * whether it restarted g. */
+static inline int
+eager_restart(seg_thread *t, seg_frame *g, int last)
+{
+    seg_code *sc = g->sc;
+    int32_t u;
+    if (g->start >= 0 || g->at < 0 || g->resume >= 0 || g->seeded ||
+        g->raised >= 0 || !eager_op[sc->op[g->at]])
+        return 0;
+    u = next_unit(sc, g->at);
+    if (u >= sc->n)
+        return 0;
+    pc_g.pair[last][sc->op[u]]++;
+    g->start = u;
+    g->eager_last = last;
+    t->last = SEG_TOP;
+    return 1;
+}
+
+/* The first event of f, at e, after an eager restart: if e is where f
+ * stopped, f never went on. */
+static inline void
+eager_settle(seg_thread *t, seg_frame *f, int32_t e)
+{
+    if (f->start < 0 || f->at < 0)
+        return;
+    if (e == f->at) {
+        if (f->eager_last >= 0)
+            pc_g.pair[f->eager_last][f->sc->op[f->start]]--;
+        f->start = -1;
+        t->last = f->eager_last;
+    }
+    else {
+        f->at = -1;
+    }
+}
+
 /* f has executed up to and including e: close what is open there.
  * Returns the thread's last executed instruction afterwards. */
 static inline int
 settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
     if (f->start < 0) {
-        if (f->at < 0 || f->at == e)
+        /* Still at the instruction it stopped at, the same execution:
+         * nothing ran in f since.  Not so for a frame that goes on
+         * elsewhere (resume) or was under way when collection started
+         * (seeded): the event is from a later pass over that
+         * instruction. */
+        if (f->at < 0 || (f->at == e && f->resume < 0 && !f->seeded))
             return t->last;
         restart(t, f, e, yielding);
     }
@@ -627,6 +712,7 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 static inline void
 stop_at(seg_thread *t, seg_frame *f, int32_t c)
 {
+    eager_settle(t, f, c);
     if (f->start < 0 && (f->at < 0 || f->at == c))
         return;
     if (PC_JUMP_EVENT_BEFORE_BREAKER && f->start >= 0 &&
@@ -770,19 +856,17 @@ own_instruction(seg_thread *t, const seg_frame *f)
 #endif
 }
 
-/* A new frame is entered: stop the caller where it is. */
-static void
-caller_stop(seg_thread *t)
+/* A new frame is entered: stop the caller where it is (any case). */
+static __attribute__((noinline)) void
+caller_stop_slow(seg_thread *t)
 {
-    seg_frame *f;
+    seg_frame *f = &t->stack[t->depth - 1];
     int32_t c;
-    if (t->depth == 0)
-        return;
-    f = &t->stack[t->depth - 1];
+    int in_flight = 0;
     if (f->start < 0 && f->at < 0)
         return;
     c = caller_instruction(t, f);
-    if (f->start >= 0 && f->raised >= 0 && c != f->raised &&
+    if (f->start >= 0 && f->at < 0 && f->raised >= 0 && c != f->raised &&
         f->sc->op[f->raised] != op_for_iter &&
         f->sc->op[f->raised] != op_send) {
         /* An exception is in flight: the callee runs from the stack
@@ -791,12 +875,46 @@ caller_stop(seg_thread *t)
          * arose.  The frame is at its raise site.  (A StopIteration that
          * FOR_ITER or SEND swallowed is no exception in flight.) */
         c = f->raised;
+        in_flight = 1;
     }
     if (c < 0) {
         desync++;
         return;
     }
     stop_at(t, f, c);
+    if (!in_flight)
+        f->raised = -1;     /* restart() resets it; eager_restart() reads it */
+}
+
+/* A new frame is entered: stop the caller where it is.  Returns the
+ * thread's last executed instruction, the new frame's predecessor. */
+static inline int
+caller_stop(seg_thread *t)
+{
+    if (t->depth > 0) {
+        seg_frame *f = &t->stack[t->depth - 1];
+        seg_code *sc = f->sc;
+        if (f->start >= 0 && f->at < 0 && f->raised < 0 &&
+            sc->silent == NULL) {
+            /* The common case: a call from straight-line code, the
+             * caller the new frame's previous one. */
+            pc_iframe *cur = pc_tstate_iframe(t->ts), *p;
+            p = cur != NULL ? cur->previous : NULL;
+            if (p != NULL && p->owner == PC_FRAME_OWNED_BY_CSTACK)
+                p = p->previous;        /* called from C: its entry frame */
+            if (p != NULL && p->code == f->code) {
+                int32_t c = owner_unit(sc, pc_iframe_unit(p));
+                if (c >= f->start && sc->op[c] != op_jump_backward) {
+                    close_run(sc, f->start, c);
+                    f->start = -1;
+                    f->at = c;
+                    return sc->op[c];
+                }
+            }
+        }
+        caller_stop_slow(t);
+    }
+    return t->last == SEG_TOP ? SEG_NONE : t->last;
 }
 
 /* ---- the callbacks ---- */
@@ -824,6 +942,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     seg_thread *t;
     seg_frame *f;
     int32_t off;
+    int prev;
     ENTER(t);
     if (call)
         pc_calls_g.python_starts++;
@@ -831,7 +950,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
         pc_calls_g.resumptions++;
     if (nargs < 2)
         Py_RETURN_NONE;
-    caller_stop(t);
+    prev = caller_stop(t);
     f = push(t, args[0]);
     if (f == NULL)
         Py_RETURN_NONE;
@@ -841,7 +960,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
         t->depth--;
         Py_RETURN_NONE;
     }
-    pair(t->last == SEG_TOP ? SEG_NONE : t->last, f->sc->op[off]);
+    pair(prev, f->sc->op[off]);
     f->start = off;
     t->last = SEG_TOP;
     if (call)
@@ -874,19 +993,20 @@ cb_throw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     pc_calls_g.throws++;
     if (nargs < 1)
         Py_RETURN_NONE;
-    caller_stop(t);
-    if (t->last == SEG_TOP)
-        t->last = SEG_NONE;
+    t->last = caller_stop(t);
     push(t, args[0]);
     Py_RETURN_NONE;
 }
 
+/* PY_RETURN, PY_YIELD: the frame leaves; its caller may go on. */
 static inline PyObject *
 leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
 {
     seg_thread *t;
     seg_frame *f;
+    seg_code *sc;
     int32_t off;
+    int last;
     ENTER(t);
     if (yielding)
         pc_calls_g.yields++;
@@ -894,19 +1014,24 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
         pc_calls_g.returns++;
     if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
+    sc = f->sc;
     off = unit_arg(args[1]);
-    if (!valid_unit(f->sc, off)) {
+    if (!valid_unit(sc, off)) {
         desync++;
         Py_RETURN_NONE;
     }
-    if (f->start >= 0 && f->sc->silent == NULL) {
-        close_run(f->sc, f->start, off);
-        t->last = f->sc->op[off];
+    if (f->start >= 0 && f->at != off && sc->silent == NULL) {
+        close_run(sc, f->start, off);
+        last = sc->op[off];
     }
     else {
-        t->last = settle(t, f, off, yielding);
+        eager_settle(t, f, off);
+        last = settle(t, f, off, yielding);
     }
     t->depth--;
+    if (last < 0 || t->depth == 0 ||
+        !eager_restart(t, &t->stack[t->depth - 1], last))
+        t->last = last;
     Py_RETURN_NONE;
 }
 
@@ -924,6 +1049,21 @@ cb_yield(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     return leave(args, nargs, 1);
+}
+
+/* JUMP, BRANCH (rare cases): see cb_jump. */
+static __attribute__((noinline)) void
+jump_slow(seg_thread *t, seg_frame *f, int32_t src, int32_t dst)
+{
+    seg_code *sc = f->sc;
+    int prev;
+    eager_settle(t, f, src);
+    prev = settle(t, f, src, 0);
+    pair(prev, sc->op[dst]);
+    f->at = f->raised = -1;
+    f->seeded = 0;
+    t->last = SEG_TOP;
+    f->start = dst;
 }
 
 /* JUMP, BRANCH: (code, source offset, destination offset) */
@@ -945,19 +1085,26 @@ cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         desync++;
         Py_RETURN_NONE;
     }
-    if (f->start >= 0 && sc->silent == NULL) {
+    if (f->start >= 0 && f->at != src && sc->silent == NULL) {
+        /* Running straight-line code (or restarted eagerly, which this
+         * event confirms). */
         close_run(sc, f->start, src);
         pc_g.pair[sc->op[src]][sc->op[dst]]++;
-        f->raised = -1;
+        f->at = f->raised = -1;
+        f->start = dst;
+        Py_RETURN_NONE;
     }
-    else {
-        int prev = settle(t, f, src, 0);
-        pair(prev, sc->op[dst]);
+    if (f->start < 0 && f->at == src && f->resume < 0 && !f->seeded) {
+        /* Stopped at src while Python code ran for it (a generator that
+         * FOR_ITER resumed, a __bool__): src branches now. */
+        pair(t->last, sc->op[dst]);
         f->at = f->raised = -1;
         f->seeded = 0;
+        f->start = dst;
         t->last = SEG_TOP;
+        Py_RETURN_NONE;
     }
-    f->start = dst;
+    jump_slow(t, f, src, dst);
     Py_RETURN_NONE;
 }
 
@@ -991,6 +1138,7 @@ cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         desync++;
         Py_RETURN_NONE;
     }
+    eager_settle(t, f, r);
     raised_at(t, f, r);
     Py_RETURN_NONE;
 }
@@ -1013,6 +1161,7 @@ cb_reraise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         desync++;
         Py_RETURN_NONE;
     }
+    eager_settle(t, f, r);
     raised_at(t, f, r);
     Py_RETURN_NONE;
 }
@@ -1162,6 +1311,20 @@ pc_seg_init(void)
     op_extended_arg = opcode_of("EXTENDED_ARG");
     op_resume = opcode_of("RESUME");
     op_exit_init_check = opcode_of("EXIT_INIT_CHECK");   /* 3.13 */
+    {
+        static const char *const not_eager[] = {
+            "SEND", "JUMP_BACKWARD_NO_INTERRUPT", "FOR_ITER", "JUMP_BACKWARD",
+            "JUMP_FORWARD", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
+            "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "RESUME",
+            "CACHE"};
+        int i;
+        size_t k;
+        for (i = 0; i < PC_NOPS; i++)
+            eager_op[i] = 1;
+        for (k = 0; k < sizeof not_eager / sizeof not_eager[0]; k++)
+            if ((i = opcode_of(not_eager[k])) >= 0)
+                eager_op[i] = 0;
+    }
     if (op_cache < 0 || op_send < 0 || op_jbni < 0 || op_jump_backward < 0 ||
         op_jump_forward < 0 || op_for_iter < 0 || op_extended_arg < 0 ||
         op_resume < 0) {

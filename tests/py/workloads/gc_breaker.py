@@ -34,15 +34,36 @@ def churn(n, keep):
     return len(keep)
 
 
+def branchless(n):
+    """A loop whose only event is its JUMP_BACKWARD: the collections its
+    lists start run at that instruction's eval breaker, and the GC
+    callback runs Python code while the frame waits to jump."""
+    i = 0
+    try:
+        while True:
+            cell = [None]
+            cell[0] = cell                  # a cycle, made without a call
+            i += 1
+            1 // (n - i)
+    except ZeroDivisionError:
+        return i
+
+
+def on_gc(phase, info):
+    log.append(phase)
+
+
 def run():
     del log[:]
     gc.collect()
     old = gc.get_threshold()
     gc.set_threshold(40, 5, 5)
     keep = []           # the weakrefs outlive every referent
+    gc.callbacks.append(on_gc)
     try:
-        n = churn(300, keep)
+        n = churn(300, keep) + branchless(400)
     finally:
+        gc.callbacks.remove(on_gc)
         gc.set_threshold(*old)
     gc.collect()
     del keep
