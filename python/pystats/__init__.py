@@ -53,6 +53,15 @@ def requested_mode():
     return None
 
 
+def requested_census():
+    """False if -X pystats_census=0 or PYSTATS_CENSUS=0 leaves the
+    specialization census out of mode count (3.12+), else None: the
+    mode's default."""
+    x = sys._xoptions.get("pystats_census")
+    v = x if isinstance(x, str) else _env("PYSTATS_CENSUS")
+    return False if v == "0" else None
+
+
 def output_directory():
     """-X pystats_dir=DIR, else PYSTATS_DIR, else /tmp/py_stats."""
     d = sys._xoptions.get("pystats_dir")
@@ -111,7 +120,10 @@ def _start_from_hook():
     """Called by the startup hook (pystats_startup) before __main__."""
     mode = requested_mode()
     if mode is not None and not is_on():
-        on(mode=mode)
+        if mode != "census" and requested_census() is False:
+            on(mode=mode, census=False)
+        else:
+            on(mode=mode)
 
 
 def _check_startup():

@@ -4,116 +4,150 @@ collector read the state of its specializable instruction sites.
 Code objects are not tracked by the garbage collector, so they are
 reached through what holds them: functions, generators, coroutines and
 async generators (gc.get_objects()), the frames running in every thread,
-module code seen by an audit hook ("exec"), and, recursively, the code
-objects in co_consts.  On 3.12+ the collector also records code objects
-as they are destroyed (a code watcher).  See docs/FORMAT.md, "Census".
+module code seen by the collector's audit hook ("exec"), and,
+recursively, the code objects in co_consts.  On 3.12+ the collector also
+records code objects as they are destroyed (a code watcher).  See
+docs/FORMAT.md, "Census".
+
+The census is taken in mode "census", and alongside counting in mode
+"count" on 3.12+ ("count scope").  In a count window this module's code
+must leave no trace in the counts: the collector runs take() with the
+thread's monitoring events suspended, and nothing here leaves a module
+imported that the program might import later (no dis, no linecache;
+atexit imported and forgotten; gc is imported by the window itself), so
+the program runs the same code with and without the census.
 """
-import atexit
-import dis
-import gc
-import linecache
 import opcode
 import os
 import sys
 import sysconfig
-import types
 
 from . import _collector
 
 # Kinds of opcode, as src/ext/census.h numbers them.
-NONE, BASE, SPECIALIZED, ADAPTIVE, PLAIN, INSTRUMENTED = range(6)
+NONE, BASE, SPECIALIZED, ADAPTIVE, PLAIN, INSTRUMENTED, SEGMENT = range(7)
 MAX_SITES = 500          # sites reported one by one
-MAX_MODULE_CODES = 20000
+
+# Which instructions a sys.monitoring event instruments: their opcode
+# becomes INSTRUMENTED_<base> (CPython's EVENT_FOR_OPCODE table in
+# Python/instrumentation.c, 3.12 and 3.13).  Events missing here
+# (PY_THROW, PY_UNWIND, RAISE, RERAISE, EXCEPTION_HANDLED) instrument
+# nothing; LINE and INSTRUCTION replace the opcode with INSTRUMENTED_LINE
+# / INSTRUMENTED_INSTRUCTION, which hide it and are never tolerated.
+_CALLS = ("CALL", "CALL_KW", "CALL_FUNCTION_EX", "LOAD_SUPER_ATTR")
+EVENT_OPCODES = {
+    "PY_START": ("RESUME",),
+    "PY_RESUME": ("RESUME",),
+    "PY_RETURN": ("RETURN_VALUE", "RETURN_CONST"),
+    "PY_YIELD": ("YIELD_VALUE",),
+    "CALL": _CALLS,
+    "C_RETURN": _CALLS,
+    "C_RAISE": _CALLS,
+    "JUMP": ("JUMP_FORWARD", "JUMP_BACKWARD"),
+    "BRANCH": ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
+               "POP_JUMP_IF_NOT_NONE", "FOR_ITER"),
+    "STOP_ITERATION": ("END_FOR", "END_SEND"),
+}
 
 _ready = False
-_module_codes = []
 
 
-def _cache_entries():
+def all_opnames():
+    """Every opcode's name, specialized forms included: dis._all_opname,
+    built from opcode alone (see the module docstring)."""
+    names = list(opcode.opname)
+    spec = getattr(opcode, "_specialized_opmap", None)
+    if spec is not None:                            # 3.13
+        for name, op in spec.items():
+            names[op] = name
+    else:                                           # 3.11, 3.12
+        empty = [op for op, n in enumerate(names) if n.startswith("<")]
+        for op, name in zip(empty, opcode._specialized_instructions):
+            names[op] = name
+    names = names[:256]
+    return names + ["<%d>" % i for i in range(len(names), 256)]
+
+
+def _cache_entries(opmap):
     ice = opcode._inline_cache_entries
     if isinstance(ice, dict):                     # 3.13: by name
-        return {opcode.opmap[n]: k for n, k in ice.items() if n in opcode.opmap}
+        return {opmap[n]: k for n, k in ice.items() if n in opmap}
     return {op: k for op, k in enumerate(ice) if k}
 
 
+def segment_opcodes():
+    """Base names of the instructions segment counting instruments."""
+    found = set()
+    for event in _collector._census_segment_events():
+        found.update(EVENT_OPCODES.get(event, ()))
+    return found
+
+
 def tables():
-    """(names, kind, base, caches): 256 entries each, for this interpreter."""
-    names = list(dis._all_opname)[:256]
-    names += ["<%d>" % i for i in range(len(names), 256)]
-    base = [dis._deoptop(op) if op < 256 else op for op in range(256)]
-    base = [b if b < 256 else op for op, b in enumerate(base)]
-    ice = _cache_entries()
-    caches = [ice.get(base[op], 0) for op in range(256)]
+    """(names, kind, base, caches): 256 entries each, for this interpreter.
+
+    base maps a specialized form to its family and INSTRUMENTED_X to X;
+    caches is the number of inline cache entries after the opcode, its
+    base's (an INSTRUMENTED_ form keeps its base opcode's caches)."""
+    names = all_opnames()
+    opmap = {}
+    for op, name in enumerate(names):
+        opmap.setdefault(name, op)
+    ice = _cache_entries(opmap)
+    base = list(range(256))
     kind = [NONE] * 256
-    families = opcode._specializations
-    for fam, forms in families.items():
-        fop = dis._all_opmap[fam]
+    for fam, forms in opcode._specializations.items():
+        fop = opmap[fam]
         kind[fop] = BASE if ice.get(fop, 0) else PLAIN
         for form in forms:
-            op = dis._all_opmap.get(form)
-            if op is None or op >= 256:
+            op = opmap.get(form)
+            if op is None:
                 continue
             kind[op] = ADAPTIVE if form.endswith("_ADAPTIVE") else SPECIALIZED
             base[op] = fop
+    segment = segment_opcodes()
     for op, name in enumerate(names):
         if name.startswith("INSTRUMENTED_"):
-            kind[op] = INSTRUMENTED
+            under = name[len("INSTRUMENTED_"):]
+            kind[op] = SEGMENT if under in segment else INSTRUMENTED
+            if under in opmap:
+                base[op] = base[opmap[under]]
+    caches = [ice.get(base[op], 0) for op in range(256)]
     return names, bytes(kind), bytes(base), bytes(caches)
 
 
-def _audit(event, args):
-    if event == "exec" and _ready and len(_module_codes) < MAX_MODULE_CODES:
-        code = args[0] if args else None
-        if isinstance(code, types.CodeType):
-            _module_codes.append(code)
-
-
 def setup():
-    """Called by on(mode='census'): tables, hooks.  Idempotent."""
+    """Called by on() when a census is wanted: tables, hooks.  Idempotent."""
     global _ready
     if _ready:
         return
     _collector._census_tables(*tables())
-    sys.addaudithook(_audit)
     # atexit runs before the collector's exit dump (written from
     # Py_AtExit, when no Python code can run any more): take the census
-    # there, as late as Python code can.
-    atexit.register(take)
+    # there, as late as Python code can.  A C function, so that calling
+    # it is no Python call a count window would see.  The handler lives
+    # in the interpreter, not in the module: the module is left as
+    # unimported as it was, so that a program importing atexit later
+    # runs its import either way.
+    had = "atexit" in sys.modules
+    import atexit
+    atexit.register(_collector._census_take)
+    if not had:
+        del sys.modules["atexit"]
     _ready = True
 
 
 def live_code_objects():
-    seen = {}
-    stack = []
-
-    def add(co):
-        if id(co) not in seen:
-            seen[id(co)] = co
-            stack.append(co)
-
-    for obj in gc.get_objects():
-        t = type(obj)
-        if t is types.FunctionType:
-            add(obj.__code__)
-        elif t is types.GeneratorType:
-            add(obj.gi_code)
-        elif t is types.CoroutineType:
-            add(obj.cr_code)
-        elif t is types.AsyncGeneratorType:
-            add(obj.ag_code)
-        elif t is types.CodeType:
-            add(obj)
+    import gc
+    roots = gc.get_objects()
     for frame in sys._current_frames().values():
         while frame is not None:
-            add(frame.f_code)
+            roots.append(frame.f_code)
             frame = frame.f_back
-    for co in _module_codes:
-        add(co)
-    while stack:
-        for c in stack.pop().co_consts:
-            if isinstance(c, types.CodeType):
-                add(c)
-    return list(seen.values())
+    roots += _collector._census_module_codes()
+    # Functions, generators, coroutines, async generators and code
+    # objects among them, and the code in their co_consts: in C.
+    return _collector._census_gather(roots)
 
 
 def _library_dirs():
@@ -139,14 +173,35 @@ def _line_of(co, offset):
     return None
 
 
+def _source_line(filename, line, files):
+    """Line `line` of `filename`, stripped; '' if it cannot be read.
+    linecache if the program has imported it (it knows the sources of
+    <string>s some tools register), else the file itself, read once."""
+    lc = sys.modules.get("linecache")
+    if lc is not None:
+        return lc.getline(filename, line).strip()
+    lines = files.get(filename)
+    if lines is None:
+        lines = []
+        if not filename.startswith("<"):
+            try:
+                with open(filename, "rb") as f:
+                    lines = f.read().decode("utf-8", "replace").splitlines()
+            except (OSError, ValueError):
+                pass
+        files[filename] = lines
+    return lines[line - 1].strip() if 0 < line <= len(lines) else ""
+
+
 def site_lines(found):
     """found: [(code, offset, family, attempts, counter value)]: dump
     lines for the sites that failed to specialize, most attempts first."""
     found.sort(key=lambda s: (-s[3], s[0].co_filename, s[1]))
     lines = []
+    files = {}
     for i, (co, offset, fam, attempts, value) in enumerate(found[:MAX_SITES]):
         line = _line_of(co, offset)
-        src = linecache.getline(co.co_filename, line).strip() if line else ""
+        src = _source_line(co.co_filename, line, files) if line else ""
         fields = [fam, str(attempts), str(value), co.co_filename,
                   str(line or 0), co.co_qualname, src]
         text = " | ".join(f.replace("\n", " ").replace("\r", " ")
@@ -156,15 +211,30 @@ def site_lines(found):
 
 
 def take():
-    """Walk the live code objects now; the next dump writes the result."""
-    if not _ready or not _collector._state()["census_wanted"]:
+    """Walk the live code objects now; the next dump writes the result.
+    Called by the collector (pc_census_take), which says in what scope."""
+    if not _ready or _collector._state()["census_scope"] is None:
         return
-    libs = _library_dirs()
-    _collector._census_begin()
-    found = []
-    for co in live_code_objects():
-        sites = [] if is_user_code(co, libs) else None
-        _collector._census_code(co, sites)
-        if sites:
-            found.extend((co,) + s for s in sites)
-    _collector._census_sites(site_lines(found))
+    import gc
+    # No collection while walking: the cyclic GC would run the program's
+    # finalizers here, outside the program's own flow.
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        libs = _library_dirs()
+        user = {}
+        _collector._census_begin()
+        found = []
+        for co in live_code_objects():
+            f = co.co_filename
+            mine = user.get(f)
+            if mine is None:
+                mine = user[f] = is_user_code(co, libs)
+            sites = [] if mine else None
+            _collector._census_code(co, sites)
+            if sites:
+                found.extend((co,) + s for s in sites)
+        _collector._census_sites(site_lines(found))
+    finally:
+        if gc_was_on:
+            gc.enable()

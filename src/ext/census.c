@@ -13,8 +13,19 @@
  * Caches that are not specialization state (3.13: JUMP_BACKWARD's
  * optimizer counter, POP_JUMP_IF_*'s branch history) belong to opcodes
  * that are no site, and are only skipped over.
+ *
+ * Scope (census.h): mode census reads every family of code nothing
+ * instruments.  Mode count on 3.12+ takes the census alongside segment
+ * counting, whose events turn some instructions into INSTRUMENTED_X:
+ * those keep X's inline caches but say nothing of X's state, so the
+ * families they belong to (FOR_ITER; RESUME on 3.13) are left out
+ * altogether, every site of theirs counted as excluded, never as
+ * specialized or never tried.  Any other INSTRUMENTED_* opcode (LINE,
+ * INSTRUCTION, CALL... of another tool) hides a code object entirely in
+ * both scopes.
  */
 #include "census.h"
+#include "segments.h"
 
 #include <string.h>
 
@@ -25,21 +36,42 @@ pc_census pc_census_dead;
 /* The individually reported sites, as ready-made dump lines. */
 static char *site_lines;      /* PyMem_RawMalloc'd, or NULL */
 
+/* Since the last dump or clear: a count window that takes the census
+ * was open (count_census); the live census was taken, and in what scope
+ * (taken, live_scope).  count_option is the census option of the last
+ * count window: a clear while it is open starts a period of that window. */
+static int count_census;
+static int count_option = 1;
+static int taken;
+static pc_census_scope live_scope;
+
+/* Module code objects seen executed ("exec" audit events): nothing else
+ * holds them once they ran.  Kept for the process, at most
+ * MAX_MODULE_CODES of them. */
+#define MAX_MODULE_CODES 20000
+static PyObject *module_codes;  /* owned list, or NULL before setup */
+
 int
-pc_census_code(PyObject *code, pc_census *acc, PyObject *sites)
+pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
+               pc_census_scope scope)
 {
     const uint16_t *units;
     Py_ssize_t n, i;
+    int count_scope = scope == PC_CENSUS_COUNT;
 
     if (!pc_ct.ready || !PyCode_Check(code))
         return 0;
     units = pc_code_units((PyCodeObject *)code);
     n = pc_code_nunits((PyCodeObject *)code);
     /* A code object instrumented by some sys.monitoring tool hides its
-     * opcodes behind INSTRUMENTED_*: count it, read nothing. */
+     * opcodes behind INSTRUMENTED_*: count it, read nothing.  In scope
+     * count, the instrumentation of segment counting's own events is
+     * expected: the sites it hides are left out below. */
     for (i = 0; i < n; i++) {
         int op = units[i] & 0xff;
-        if (pc_ct.kind[op] == PC_SITE_INSTRUMENTED) {
+        int kind = pc_ct.kind[op];
+        if (kind == PC_SITE_INSTRUMENTED ||
+            (kind == PC_SITE_SEGMENT && !count_scope)) {
             acc->instrumented_code_objects++;
             return 0;
         }
@@ -51,7 +83,19 @@ pc_census_code(PyObject *code, pc_census *acc, PyObject *sites)
         int kind = pc_ct.kind[op];
         int fam = pc_ct.base[op];
         int ncache = pc_ct.caches[op];
-        if (kind != PC_SITE_NONE) {
+        if (kind == PC_SITE_NONE) {
+            /* not a site */
+        }
+        else if (count_scope && pc_ct.excluded[fam]) {
+            /* whatever its state (instrumented now, or deinstrumented
+             * and warming up again after a window closed), counting held
+             * it back: not read */
+            acc->excluded[fam]++;
+        }
+        else if (kind == PC_SITE_SEGMENT) {
+            /* INSTRUMENTED_RETURN_VALUE, _JUMP_*...: no family */
+        }
+        else {
             acc->sites[fam]++;
             if (kind == PC_SITE_SPECIALIZED) {
                 acc->specialized[fam]++;
@@ -98,10 +142,14 @@ census_empty(const pc_census *c)
     return c->code_objects == 0 && c->instrumented_code_objects == 0;
 }
 
+/* Only a census that was taken is written: a dump with none (SIGTERM,
+ * or no Python code could run) does not pass off the code objects that
+ * died meanwhile as a census. */
 int
 pc_census_has_data(void)
 {
-    return !census_empty(&pc_census_live) || !census_empty(&pc_census_dead);
+    return taken &&
+           (!census_empty(&pc_census_live) || !census_empty(&pc_census_dead));
 }
 
 void
@@ -111,6 +159,57 @@ pc_census_clear(void)
     memset(&pc_census_dead, 0, sizeof pc_census_dead);
     PyMem_RawFree(site_lines);
     site_lines = NULL;
+    taken = 0;
+    live_scope = PC_CENSUS_NONE;
+    /* The next period takes one if the count window open now does. */
+    count_census = PC_HAVE_MONITORING && pc_g.on &&
+                   pc_g.mode == PC_MODE_COUNT && count_option;
+}
+
+void
+pc_census_count_window(int census)
+{
+    count_option = census;
+    if (census)
+        count_census = 1;
+}
+
+int
+pc_census_count_option(void)
+{
+    return count_option;
+}
+
+/* A count window's census wins over a census window's in the same
+ * period: the code its events instrumented can only be read in scope
+ * count. */
+pc_census_scope
+pc_census_period_scope(void)
+{
+    if (count_census)
+        return PC_CENSUS_COUNT;
+    if (pc_g.census_wanted)
+        return PC_CENSUS_CENSUS;
+    return PC_CENSUS_NONE;
+}
+
+static const char *
+scope_name(pc_census_scope scope)
+{
+    switch (scope) {
+    case PC_CENSUS_CENSUS:
+        return "census";
+    case PC_CENSUS_COUNT:
+        return "count";
+    default:
+        return NULL;
+    }
+}
+
+const char *
+pc_census_scope_name(void)
+{
+    return pc_census_has_data() ? scope_name(live_scope) : NULL;
 }
 
 static void
@@ -135,16 +234,30 @@ void
 pc_census_write(psf_out *o)
 {
     const pc_census *a = &pc_census_live, *d = &pc_census_dead;
+    int count_scope = live_scope == PC_CENSUS_COUNT;
     int f, op;
 
     psf_put_counter(o, "census.code_objects", a->code_objects);
     psf_put_counter(o, "census.dead_code_objects", d->code_objects);
     psf_put_counter(o, "census.instrumented_code_objects",
               a->instrumented_code_objects + d->instrumented_code_objects);
+    /* Scope count: every family left out, with its sites, 0 included, so
+     * that the dump says which were left out even where none was seen.
+     * Sites of those families read in scope census earlier in the same
+     * period (a census window, then a count window) are left out too. */
+    for (f = 0; count_scope && f < PC_NOPS; f++) {
+        if (!pc_ct.excluded[f])
+            continue;
+        psf_put(o, "census.excluded_family[");
+        psf_put(o, pc_ct.name[f]);
+        psf_put(o, "]");
+        psf_put_value(o, a->excluded[f] + d->excluded[f] + a->sites[f] +
+                             d->sites[f]);
+    }
     for (f = 0; f < PC_NOPS; f++) {
         uint64_t sites = a->sites[f] + d->sites[f];
         const char *fam = pc_ct.name[f];
-        if (!sites)
+        if (!sites || (count_scope && pc_ct.excluded[f]))
             continue;
         put_family(o, fam, "sites", NULL, sites);
         put_family(o, fam, "specialized", NULL,
@@ -172,8 +285,12 @@ static int watcher_id = -1;
 static int
 on_code_event(PyCodeEvent event, PyCodeObject *co)
 {
-    if (event == PY_CODE_EVENT_DESTROY && pc_g.census_wanted)
-        pc_census_code((PyObject *)co, &pc_census_dead, NULL);
+    pc_census_scope scope;
+    if (event != PY_CODE_EVENT_DESTROY)
+        return 0;
+    scope = pc_census_period_scope();
+    if (scope != PC_CENSUS_NONE)
+        pc_census_code((PyObject *)co, &pc_census_dead, NULL, scope);
     return 0;
 }
 
@@ -193,18 +310,65 @@ pc_census_watch(void)
 }
 #endif
 
+/* "exec" audit events: a C hook, because a Python one would run (and,
+ * in a count window, be counted) at every audited operation of the
+ * program.  Never fails the audited operation. */
+static int
+audit_hook(const char *event, PyObject *args, void *data)
+{
+    PyObject *co;
+    (void)data;
+    if (module_codes == NULL || strcmp(event, "exec") != 0)
+        return 0;
+    /* The hook is process-wide; the list belongs to the main interpreter. */
+    if (PyInterpreterState_Get() != PyInterpreterState_Main())
+        return 0;
+    if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
+        return 0;
+    co = PyTuple_GET_ITEM(args, 0);
+    if (!PyCode_Check(co) || PyList_GET_SIZE(module_codes) >= MAX_MODULE_CODES)
+        return 0;
+    if (PyList_Append(module_codes, co) < 0)
+        PyErr_Clear();          /* a census short of one module, no more */
+    return 0;
+}
+
+static int
+install_audit_hook(void)
+{
+    if (module_codes != NULL)
+        return 0;
+    module_codes = PyList_New(0);
+    if (module_codes == NULL)
+        return -1;
+    if (PySys_AddAuditHook(audit_hook, NULL) < 0) {
+        Py_CLEAR(module_codes);
+        return -1;
+    }
+    return 0;
+}
+
 /* The walk over live code objects is Python (python/pystats/_census.py):
- * it needs gc, frames, audit hooks and linecache.  It calls back into
- * pc_census_code() for each code object. */
+ * it needs gc, frames and the source of failing sites.  It calls back
+ * into pc_census_code() for each code object.
+ *
+ * It runs with this thread's monitoring events and trace function
+ * suspended (PyThreadState_EnterTracing): in a count window (or a
+ * measure() that calls dump()) none of its instructions are counted and
+ * the thread's segment state is not disturbed: to the counts the walk
+ * is one C call.  Other threads go on being counted. */
 static int
 call_census(const char *fn)
 {
-    PyObject *mod = PyImport_ImportModule("pystats._census");  /* owned */
-    PyObject *r;
-    if (mod == NULL)
-        return -1;
-    r = PyObject_CallMethod(mod, fn, NULL);
-    Py_DECREF(mod);
+    PyThreadState *ts = PyThreadState_Get();
+    PyObject *mod, *r = NULL;  /* owned */
+    PyThreadState_EnterTracing(ts);
+    mod = PyImport_ImportModule("pystats._census");
+    if (mod != NULL) {
+        r = PyObject_CallMethod(mod, fn, NULL);
+        Py_DECREF(mod);
+    }
+    PyThreadState_LeaveTracing(ts);
     if (r == NULL)
         return -1;
     Py_DECREF(r);
@@ -214,7 +378,14 @@ call_census(const char *fn)
 int
 pc_census_setup(void)
 {
-    if (call_census("setup") < 0)
+    PyThreadState *ts = PyThreadState_Get();
+    int r;
+    /* The hook's sys.addaudithook event reaches the program's own hooks:
+     * not counted either. */
+    PyThreadState_EnterTracing(ts);
+    r = install_audit_hook();
+    PyThreadState_LeaveTracing(ts);
+    if (r < 0 || call_census("setup") < 0)
         return -1;
     return pc_census_watch();
 }
@@ -222,9 +393,21 @@ pc_census_setup(void)
 int
 pc_census_take(void)
 {
-    if (!pc_g.census_wanted)
+    pc_census_scope scope = pc_census_period_scope();
+    if (scope == PC_CENSUS_NONE || !pc_ct.ready)
         return 0;
-    return call_census("take");
+    live_scope = scope;
+    if (call_census("take") == 0)
+        return 0;
+    if (scope == PC_CENSUS_COUNT) {
+        /* A count window is for its counts: a census that failed (out of
+         * memory) is reported and left out, and the counts are dumped. */
+        PyErr_WriteUnraisable(NULL);
+        memset(&pc_census_live, 0, sizeof pc_census_live);
+        taken = 0;
+        return 0;
+    }
+    return -1;
 }
 
 /* ---- the private API the Python walk uses ---- */
@@ -262,15 +445,46 @@ census_setup_fn(PyObject *self, PyObject *args)
             return NULL;
         psf_strlcpy(pc_ct.name[i], s, PC_OPNAME_MAX);
     }
+    /* The families scope count leaves out: those of a site kind that
+     * segment counting instruments (INSTRUMENTED_FOR_ITER -> FOR_ITER). */
+    memset(pc_ct.excluded, 0, sizeof pc_ct.excluded);
+    for (i = 0; i < PC_NOPS; i++) {
+        int fam = pc_ct.base[i];
+        if (pc_ct.kind[i] == PC_SITE_SEGMENT &&
+            (pc_ct.kind[fam] == PC_SITE_BASE || pc_ct.kind[fam] == PC_SITE_PLAIN))
+            pc_ct.excluded[fam] = 1;
+    }
     pc_ct.ready = 1;
     Py_RETURN_NONE;
 }
 
+/* _census_begin(scope=None): start the live census afresh, read in
+ * scope "census" or "count" (None: the period's, else "census"). */
 static PyObject *
-census_begin_fn(PyObject *self, PyObject *unused)
+census_begin_fn(PyObject *self, PyObject *args)
 {
+    const char *name = NULL;
+    pc_census_scope scope;
     (void)self;
-    (void)unused;
+    if (!PyArg_ParseTuple(args, "|z:_census_begin", &name))
+        return NULL;
+    if (name == NULL) {
+        scope = pc_census_period_scope();
+        if (scope == PC_CENSUS_NONE)
+            scope = PC_CENSUS_CENSUS;
+    }
+    else if (strcmp(name, "census") == 0) {
+        scope = PC_CENSUS_CENSUS;
+    }
+    else if (strcmp(name, "count") == 0) {
+        scope = PC_CENSUS_COUNT;
+    }
+    else {
+        PyErr_Format(PyExc_ValueError, "unknown census scope %s", name);
+        return NULL;
+    }
+    live_scope = scope;
+    taken = 0;
     memset(&pc_census_live, 0, sizeof pc_census_live);
     PyMem_RawFree(site_lines);
     site_lines = NULL;
@@ -290,7 +504,7 @@ census_code_fn(PyObject *self, PyObject *args)
         return NULL;
     }
     if (pc_census_code(code, &pc_census_live,
-                       sites == Py_None ? NULL : sites) < 0)
+                       sites == Py_None ? NULL : sites, live_scope) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -312,22 +526,39 @@ census_sites_fn(PyObject *self, PyObject *arg)
     memcpy(copy, s, n + 1);
     PyMem_RawFree(site_lines);
     site_lines = copy;
+    taken = 1;      /* the walk's last step: the census is whole */
     Py_RETURN_NONE;
 }
 
 /* The live tally as a dict, for tests and tools:
- * {"code_objects": n, "families": {family: {"sites": n, ...}}}. */
+ * {"scope": "census"|"count", "code_objects": n, ...,
+ *  "families": {family: {"sites": n, ...}},
+ *  "excluded": {family: sites} (scope count: every family left out)}. */
 static PyObject *
 census_totals_fn(PyObject *self, PyObject *unused)
 {
     const pc_census *a = &pc_census_live;
-    PyObject *fams = NULL, *result = NULL;   /* owned */
+    PyObject *fams = NULL, *excl = NULL, *result = NULL;   /* owned */
     int f, op;
     (void)self;
     (void)unused;
     fams = PyDict_New();
-    if (fams == NULL)
-        return NULL;
+    excl = PyDict_New();
+    if (fams == NULL || excl == NULL)
+        goto done;
+    for (f = 0; live_scope == PC_CENSUS_COUNT && f < PC_NOPS; f++) {
+        PyObject *v;
+        int err;
+        if (!pc_ct.excluded[f])
+            continue;
+        v = PyLong_FromUnsignedLongLong(a->excluded[f]);
+        if (v == NULL)
+            goto done;
+        err = PyDict_SetItemString(excl, pc_ct.name[f], v);
+        Py_DECREF(v);
+        if (err < 0)
+            goto done;
+    }
     for (f = 0; f < PC_NOPS; f++) {
         PyObject *forms, *d;
         int err;
@@ -362,21 +593,156 @@ census_totals_fn(PyObject *self, PyObject *unused)
         if (err < 0)
             goto done;
     }
-    result = Py_BuildValue("{sKsKsO}", "code_objects",
+    result = Py_BuildValue("{sssKsKsOsO}", "scope",
+                           scope_name(live_scope) ? scope_name(live_scope)
+                                                  : "census",
+                           "code_objects",
                            (unsigned long long)a->code_objects,
                            "instrumented_code_objects",
                            (unsigned long long)a->instrumented_code_objects,
-                           "families", fams);
+                           "families", fams, "excluded", excl);
 done:
     Py_XDECREF(fams);
+    Py_XDECREF(excl);
     return result;
+}
+
+/* Take the census now if the period wants one (atexit calls this: a C
+ * function, so that a count window sees no Python call). */
+static PyObject *
+census_take_fn(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (pc_census_take() < 0)
+        return NULL;
+    Py_RETURN_NONE;
+}
+
+static int
+gather_add(PyObject *seen, PyObject *out, PyObject *co)
+{
+    PyObject *key = PyLong_FromVoidPtr(co);   /* owned */
+    int r;
+    if (key == NULL)
+        return -1;
+    r = PySet_Contains(seen, key);
+    if (r == 0)
+        r = PySet_Add(seen, key) < 0 || PyList_Append(out, co) < 0 ? -1 : 0;
+    Py_DECREF(key);
+    return r < 0 ? -1 : 0;
+}
+
+/* _census_gather(objects): the distinct code objects that the objects
+ * are or hold (a function's, generator's, coroutine's or async
+ * generator's code), and recursively those in their co_consts.  In C:
+ * it looks at every object gc.get_objects() returns, several times
+ * faster than the same loop in Python. */
+static PyObject *
+census_gather_fn(PyObject *self, PyObject *objs)
+{
+    PyObject *seen = NULL, *out = NULL;   /* owned */
+    Py_ssize_t i;
+    (void)self;
+    if (!PyList_Check(objs)) {
+        PyErr_SetString(PyExc_TypeError, "_census_gather needs a list");
+        return NULL;
+    }
+    seen = PySet_New(NULL);
+    out = PyList_New(0);
+    if (seen == NULL || out == NULL)
+        goto error;
+    for (i = 0; i < PyList_GET_SIZE(objs); i++) {
+        PyObject *o = PyList_GET_ITEM(objs, i), *co;    /* co owned */
+        int r;
+        if (PyFunction_Check(o))
+            co = Py_NewRef(PyFunction_GET_CODE(o));
+        else if (PyCode_Check(o))
+            co = Py_NewRef(o);
+        else if (PyGen_CheckExact(o))
+            co = PyObject_GetAttrString(o, "gi_code");
+        else if (PyCoro_CheckExact(o))
+            co = PyObject_GetAttrString(o, "cr_code");
+        else if (PyAsyncGen_CheckExact(o))
+            co = PyObject_GetAttrString(o, "ag_code");
+        else
+            continue;
+        if (co == NULL)
+            goto error;
+        r = PyCode_Check(co) ? gather_add(seen, out, co) : 0;
+        Py_DECREF(co);
+        if (r < 0)
+            goto error;
+    }
+    /* out grows while it is walked: every code found has its co_consts
+     * looked at once. */
+    for (i = 0; i < PyList_GET_SIZE(out); i++) {
+        PyObject *consts = ((PyCodeObject *)PyList_GET_ITEM(out, i))->co_consts;
+        Py_ssize_t j;
+        for (j = 0; consts && j < PyTuple_GET_SIZE(consts); j++) {
+            PyObject *c = PyTuple_GET_ITEM(consts, j);
+            if (PyCode_Check(c) && gather_add(seen, out, c) < 0)
+                goto error;
+        }
+    }
+    Py_DECREF(seen);
+    return out;
+error:
+    Py_XDECREF(seen);
+    Py_XDECREF(out);
+    return NULL;
+}
+
+/* The module code objects the audit hook saw, as a new list. */
+static PyObject *
+census_module_codes_fn(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (module_codes == NULL)
+        return PyList_New(0);
+    return PyList_GetSlice(module_codes, 0, PyList_GET_SIZE(module_codes));
+}
+
+/* The sys.monitoring events of segment counting, by name (none on
+ * 3.11): _census.py derives from them which INSTRUMENTED_* opcodes a
+ * count window puts in code. */
+static PyObject *
+census_segment_events_fn(PyObject *self, PyObject *unused)
+{
+#if PC_HAVE_MONITORING
+    size_t n, i;
+    const pc_seg_callback *cb = pc_seg_callbacks(0, &n);
+    PyObject *t = PyTuple_New((Py_ssize_t)n);   /* owned */
+    (void)self;
+    (void)unused;
+    if (t == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *s = PyUnicode_FromString(cb[i].event);
+        if (s == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)i, s);
+    }
+    return t;
+#else
+    (void)self;
+    (void)unused;
+    return PyTuple_New(0);
+#endif
 }
 
 PyMethodDef pc_census_methods[] = {
     {"_census_tables", census_setup_fn, METH_VARARGS, NULL},
-    {"_census_begin", census_begin_fn, METH_NOARGS, NULL},
+    {"_census_begin", census_begin_fn, METH_VARARGS, NULL},
     {"_census_code", census_code_fn, METH_VARARGS, NULL},
     {"_census_sites", census_sites_fn, METH_O, NULL},
     {"_census_totals", census_totals_fn, METH_NOARGS, NULL},
+    {"_census_take", census_take_fn, METH_NOARGS, NULL},
+    {"_census_module_codes", census_module_codes_fn, METH_NOARGS, NULL},
+    {"_census_gather", census_gather_fn, METH_O, NULL},
+    {"_census_segment_events", census_segment_events_fn, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -107,6 +107,11 @@ write_dump(psf_out *o, pc_reason reason)
     psf_put_header(o, "meta.time.end", when);
     psf_put_header(o, "meta.dump.reason", reason_names[reason]);
     psf_put_header(o, "meta.label", m->label);
+    /* With a census: "census" (every family read) or "count" (taken
+     * alongside segment counting: census.excluded_family says which
+     * families were left out). */
+    if (pc_census_scope_name() != NULL)
+        psf_put_header(o, "meta.census.scope", pc_census_scope_name());
 
     if (pc_stats_has_data())
         pc_stats_write(o);

@@ -80,22 +80,65 @@ native_result(const char *what)
 }
 
 PyDoc_STRVAR(on_doc,
-"on($module, /, mode=None)\n--\n\n"
+"on($module, /, mode=None, census=None)\n--\n\n"
 "Start counting, in every thread, from the instruction after this call.\n"
 "mode: 'count' (default, also '1'); 'census' (no per-instruction events:\n"
 "the specialization state of every code object is taken at dump time);\n"
-"'noop' (the events of 'count', nothing counted: the cost floor).");
+"'instructions'; 'noop' (the events, nothing counted: the cost floor).\n"
+"census: mode 'count' on 3.12+ also takes the specialization census at\n"
+"dump time, leaving out the families its events instrument; False\n"
+"leaves it out (True where it cannot be taken is a ValueError).");
+
+/* Does a window of this mode take the census alongside its counts?
+ * Only mode count on 3.12+: its segment events leave most families free
+ * to specialize.  3.11's trace function holds specialization back in
+ * every traced instruction, mode instructions instruments every
+ * instruction: a census there would describe state counting froze. */
+static int
+census_option(pc_mode mode, PyObject *arg, int *census)
+{
+    int want = -1;      /* -1: not said */
+    if (arg != NULL && arg != Py_None) {
+        want = PyObject_IsTrue(arg);
+        if (want < 0)
+            return -1;
+    }
+    *census = 0;
+    if (mode == PC_MODE_CENSUS) {
+        if (want == 0) {
+            PyErr_SetString(PyExc_ValueError,
+                            "pystats: mode 'census' always takes the census");
+            return -1;
+        }
+        return 0;
+    }
+    if (mode == PC_MODE_COUNT && PC_HAVE_MONITORING) {
+        *census = want != 0;
+        return 0;
+    }
+    if (want == 1) {
+        PyErr_SetString(PyExc_ValueError,
+                        "pystats: a census alongside counting needs mode "
+                        "'count' on Python 3.12+ (3.11's trace function and "
+                        "mode 'instructions' hold specialization back)");
+        return -1;
+    }
+    return 0;
+}
 
 static PyObject *
 pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"mode", NULL};
-    PyObject *mode_obj = NULL;
+    static char *kwlist[] = {"mode", "census", NULL};
+    PyObject *mode_obj = NULL, *census_obj = NULL;
     pc_mode mode;
+    int census;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O:on", kwlist, &mode_obj))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:on", kwlist, &mode_obj,
+                                     &census_obj))
         return NULL;
-    if (parse_mode(mode_obj, &mode) < 0 || check_pending() < 0)
+    if (parse_mode(mode_obj, &mode) < 0 ||
+        census_option(mode, census_obj, &census) < 0 || check_pending() < 0)
         return NULL;
     if (pc_g.native) {
         pc_g.on = 1;
@@ -107,6 +150,13 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
                             "pystats: already on in another mode; off() first");
             return NULL;
         }
+        if (mode == PC_MODE_COUNT && census_obj != NULL &&
+            census_obj != Py_None && census != pc_census_count_option()) {
+            PyErr_SetString(PyExc_ValueError,
+                            "pystats: already on with another census "
+                            "option; off() first");
+            return NULL;
+        }
         Py_RETURN_NONE;
     }
     if (pc_g.measuring && mode != pc_g.mode) {
@@ -114,7 +164,7 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
                         "pystats: measure() is running in another mode");
         return NULL;
     }
-    if (mode == PC_MODE_CENSUS && pc_census_setup() < 0)
+    if ((mode == PC_MODE_CENSUS || census) && pc_census_setup() < 0)
         return NULL;
     pc_g.mode = mode;
     /* Segment counting starts from the frames running now. */
@@ -140,6 +190,8 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
         PyErr_Restore(exc_type, exc_value, exc_tb);
         return NULL;
     }
+    if (mode == PC_MODE_COUNT)
+        pc_census_count_window(census);
     Py_RETURN_NONE;
 }
 
@@ -434,14 +486,18 @@ pc_set_native(PyObject *self, PyObject *arg)
 static PyObject *
 pc_state_fn(PyObject *self, PyObject *unused)
 {
+    static const char *const scopes[] = {
+        [PC_CENSUS_NONE] = NULL, [PC_CENSUS_CENSUS] = "census",
+        [PC_CENSUS_COUNT] = "count"};
     (void)self;
     (void)unused;
     return Py_BuildValue(
-        "{sisisssssisKsisisssi}", "on", pc_g.on, "measuring", pc_g.measuring,
+        "{sisisssssisKsisisssisz}", "on", pc_g.on, "measuring", pc_g.measuring,
         "mechanism", pc_backend_name(), "directory", pc_g.dir, "installed",
         pc_g.installed, "windows", (unsigned long long)pc_g.windows, "forked",
         pc_g.forked, "native", pc_g.native, "mode",
-        pc_mode_name(pc_g.mode), "census_wanted", pc_g.census_wanted);
+        pc_mode_name(pc_g.mode), "census_wanted", pc_g.census_wanted,
+        "census_scope", scopes[pc_census_period_scope()]);
 }
 
 /* Segment counting's own state, for the tests: the method of the current
