@@ -252,6 +252,10 @@ fill_own(cmp *c)
         if (cen) {
             for (k = 0; k < m->census.n; k++)
                 add_count(cenn, i, m->census.v[k].name, m->census.v[k].n);
+            for (k = 0; k < m->census_excluded.n; k++) {
+                fmt_name(name, sizeof name, "%s.left_out", m->census_excluded.v[k].name);
+                add_count(cenn, i, name, m->census_excluded.v[k].n);
+            }
             for (k = 0; k < m->ncfam; k++) {
                 const m_cfam *fm = &m->cfam[k];
                 fmt_name(name, sizeof name, "%s.sites", fm->name);
@@ -533,6 +537,18 @@ hdr_vals(const agg_group *g, const char *key)
     return NULL;
 }
 
+/* "FOR_ITER, RESUME": the families a census alongside counting left out. */
+static void
+excluded_text(const m_group *m, char *buf, size_t size)
+{
+    size_t i, used = 0;
+
+    buf[0] = '\0';
+    for (i = 0; i < m->census_excluded.n && used < size; i++)
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "",
+                                 m->census_excluded.v[i].name);
+}
+
 static const char *const build_keys[] = {
     "meta.python.sys_version", "meta.python.config_args", "meta.python.pystats_build",
     "meta.python.free_threading", "meta.python.jit",
@@ -586,6 +602,15 @@ warnings(cmp *c)
     }
     if (c->side[0].m.has_pairs != c->side[1].m.has_pairs)
         warn(c, "only %s has pair counts", c->side[0].m.has_pairs ? "base" : "head");
+    if (c->side[0].m.has_census && c->side[1].m.has_census) {
+        excluded_text(&c->side[0].m, tb, sizeof tb);
+        excluded_text(&c->side[1].m, th, sizeof th);
+        if (strcmp(tb, th) != 0)
+            warn(c, "the censuses leave out different families (base: %s; head: %s): a census "
+                 "taken alongside counting (meta.census.scope : count) leaves out the families "
+                 "its events instrument, so their rows are not like for like",
+                 tb[0] ? tb : "none", th[0] ? th : "none");
+    }
 }
 
 /* ---- the comparison ----------------------------------------------------- */

@@ -147,6 +147,10 @@ put_census(jctx *c, json_t *cen)
     json_object_foreach(cen, name, v) {
         if (strcmp(name, "families") == 0 || strcmp(name, "sites") == 0)
             continue;
+        if (strcmp(name, "excluded_families") == 0 && json_is_object(v)) {
+            put_all(c, v, "census.excluded_family[", "]");
+            continue;
+        }
         snprintf(key, sizeof key, "census.%s", name);
         put(c, key, v, AGG_ADD_SUM);
     }

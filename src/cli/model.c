@@ -208,6 +208,24 @@ add_census(m_group *m, const psf_key *k, uint64_t v)
     m_list_add(&f->extra, k->b, k->b_len, v);
 }
 
+/* census.excluded_family[F]: F's sites left out of a census taken
+ * alongside counting (an OTHER key to the shared key grammar, so that
+ * readers that do not know it keep it as a plain counter).  Returns 1
+ * and sets the family if s is one. */
+static int
+census_excluded(const char *s, size_t n, const char **fam, size_t *flen)
+{
+    static const char pre[] = "census.excluded_family[";
+    size_t p = sizeof pre - 1;
+
+    if (n <= p + 1 || memcmp(s, pre, p) != 0 || s[n - 1] != ']'
+        || memchr(s + p, ']', n - p - 1) != NULL)
+        return 0;
+    *fam = s + p;
+    *flen = n - p - 1;
+    return 1;
+}
+
 static void
 add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
 {
@@ -338,9 +356,17 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
     case PSF_K_CODE_OP:
         m_list_add(&get_code(m, &idx[IDX_CODE], k.a, k.a_len)->ops, k.b, k.b_len, v);
         break;
-    default:
-        m_list_add(&m->other, s, n, v);
+    default: {
+        const char *fam;
+        size_t flen;
+        if (census_excluded(s, n, &fam, &flen)) {
+            m->has_census = 1;
+            m_list_add(&m->census_excluded, fam, flen, v);
+        } else {
+            m_list_add(&m->other, s, n, v);
+        }
         break;
+    }
     }
 }
 
@@ -434,6 +460,8 @@ own_sort(m_group *m)
         qsort(m->own_calls.v, m->own_calls.n, sizeof(m_kv), own_call_cmp);
     if (m->census.n > 1)
         qsort(m->census.v, m->census.n, sizeof(m_kv), name_cmp);
+    if (m->census_excluded.n > 1)
+        qsort(m->census_excluded.v, m->census_excluded.n, sizeof(m_kv), name_cmp);
 }
 
 void
@@ -508,6 +536,7 @@ model_free(m_group *m)
     list_free(&m->rare);
     list_free(&m->other);
     list_free(&m->census);
+    list_free(&m->census_excluded);
     for (i = 0; i < m->ncfam; i++) {
         free(m->cfam[i].name);
         list_free(&m->cfam[i].forms);
@@ -527,6 +556,19 @@ model_free(m_group *m)
     list_free(&m->own_calls);
     list_free(&m->own_rare);
     memset(m, 0, sizeof *m);
+}
+
+uint64_t
+model_hdr_files(const m_group *m, const char *key, const char *val)
+{
+    size_t i, j;
+
+    for (i = 0; m->src && i < m->src->nhdr; i++)
+        if (strcmp(m->src->hdr[i].key, key) == 0)
+            for (j = 0; j < m->src->hdr[i].vals.n; j++)
+                if (strcmp(m->src->hdr[i].vals.v[j].text, val) == 0)
+                    return m->src->hdr[i].vals.v[j].n;
+    return 0;
 }
 
 const m_op *

@@ -96,6 +96,8 @@ typedef struct m_group {
     /* The collector's own sections. */
     int has_census;
     m_list census;        /* census.B: code_objects, ... (B as the name) */
+    m_list census_excluded;  /* census.excluded_family[F]: sites of family F
+                              * a census taken alongside counting left out */
     m_cfam *cfam;         /* owned, most sites first */
     size_t ncfam;
     m_csite *sites;       /* owned, most attempts first */
@@ -109,6 +111,9 @@ typedef struct m_group {
 
 void model_build(m_group *m, const agg_group *g);
 void model_free(m_group *m);
+
+/* How many files of the group had header key with value val. */
+uint64_t model_hdr_files(const m_group *m, const char *key, const char *val);
 
 /* The op called name, or NULL. */
 const m_op *model_op(const m_group *m, const char *name);

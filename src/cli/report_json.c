@@ -167,6 +167,9 @@ census_obj(const m_group *g)
         set(fams, c->name, fo);
     }
     set(o, "families", fams);
+    /* A census taken alongside counting: the families it left out. */
+    if (g->census_excluded.n)
+        set(o, "excluded_families", list_obj(&g->census_excluded, 0));
     for (i = 0; i < g->nsites; i++) {
         const m_csite *st = &g->sites[i];
         json_t *so = json_object();

@@ -611,11 +611,26 @@ pct_cell(md *m, uint64_t num, uint64_t den)
     fprintf(m->out, " %s |", p);
 }
 
+/* "FOR_ITER, RESUME": the families a census taken alongside counting
+ * left out. */
+static void
+excluded_names(md *m, const m_group *g)
+{
+    size_t i;
+
+    for (i = 0; i < g->census_excluded.n; i++) {
+        fputs(i == 0 ? "" : i + 1 < g->census_excluded.n ? ", " : " and ", m->out);
+        cell(m->out, g->census_excluded.v[i].name);
+    }
+}
+
 static void
 sec_census(md *m, const m_group *g)
 {
     size_t i, j;
-    char c[32];
+    char c[32], n1[32], n2[32];
+    uint64_t nscope = model_hdr_files(g, "meta.census.scope", "count");
+    uint64_t nmode = model_hdr_files(g, "meta.collection.mode", "census");
     static const char *const label[][2] = {
         { "code_objects", "Code objects read" },
         { "dead_code_objects", "Code objects read as they were destroyed" },
@@ -625,9 +640,25 @@ sec_census(md *m, const m_group *g)
     if (!g->has_census)
         return;
     heading(m, 0, "Specialization census");
-    fputs("The specialization state of the code each process had when it dumped "
-          "(`meta.collection.mode : census`). Dumps are summed: a code object alive "
-          "in several processes, or dumped several times, counts in each dump.\n\n", m->out);
+    fputs("The specialization state of the code each process had when it dumped, taken in "
+          "mode census or alongside counting in mode count on 3.12+ (`meta.census.scope` "
+          "says which). Dumps are summed: a code object alive in several processes, or "
+          "dumped several times, counts in each dump.\n\n", m->out);
+    if (g->census_excluded.n) {
+        cli_count_str(n1, sizeof n1, nscope);
+        cli_count_str(n2, sizeof n2, nmode);
+        fputs("**Left out: ", m->out);
+        excluded_names(m, g);
+        fprintf(m->out, ".** %s %s the census alongside counting (`meta.census.scope : count`), "
+                "whose events instrument every site of these families and hold back their "
+                "specialization: their state was not read, their sites are counted below as "
+                "left out, never as specialized or never tried.",
+                nscope ? n1 : "Some", nscope == 1 ? "dump took" : "dumps took");
+        if (nmode)
+            fprintf(m->out, " Rows of these families below come from the %s census-mode "
+                    "dump%s only.", n2, nmode == 1 ? "" : "s");
+        fputs("\n\n", m->out);
+    }
     fputs("| | Count |\n| :--- | ---: |\n", m->out);
     for (i = 0; i < g->census.n; i++) {
         const char *name = g->census.v[i].name;
@@ -638,6 +669,12 @@ sec_census(md *m, const m_group *g)
         fputs("| ", m->out);
         cell(m->out, name);
         fprintf(m->out, " | %s |\n", c);
+    }
+    for (i = 0; i < g->census_excluded.n; i++) {
+        cli_count_str(c, sizeof c, g->census_excluded.v[i].n);
+        fputs("| ", m->out);
+        cell(m->out, g->census_excluded.v[i].name);
+        fprintf(m->out, " sites left out (census alongside counting) | %s |\n", c);
     }
     if (g->ncfam == 0)
         return;

@@ -3,11 +3,13 @@
 # (it uses run.sh's check/ok/bad/jget/awk_sum/run, $T and $HERE).
 #
 # census/ holds two dumps of one process written by the collector in
-# census mode (an explicit dump and the exit dump); hotcode/ holds two
-# hand-written dumps with the hot-code and call keys.  Expected figures
-# are computed here from the raw files.
+# census mode (an explicit dump and the exit dump); census-count/ one dump
+# of mode count (3.13) with the census taken alongside counting; hotcode/
+# holds two hand-written dumps with the hot-code and call keys.  Expected
+# figures are computed here from the raw files.
 
 CEN=$HERE/census
+CNT=$HERE/census-count
 HOT=$HERE/hotcode
 
 # Site fields, split at " | " like the format says (the source, last, may
@@ -65,6 +67,54 @@ check "census: summary + dumps: sites doubled, attempts kept" "True" \
 ra = {(s["family"], s["file"], s["line"], s["function"]): s for s in a["census"]["sites"]}
 print(all(ra[k]["sites"] * 2 == s["sites"] and ra[k]["attempts"] == s["attempts"] for s in b["census"]["sites"] for k in [(s["family"], s["file"], s["line"], s["function"])])
       and b["census"]["families"]["LOAD_ATTR"]["sites"] == 2 * a["census"]["families"]["LOAD_ATTR"]["sites"])' "$T/cen.json" "$T/cen-x2.json")"
+
+# ---- a census taken alongside counting (mode count) -------------------------
+run summarize "$CNT" --json "$T/cnt.json" --markdown "$T/cnt.md"
+check "count census: exit status" 0 "$rc"
+check "count census: no warnings" "" "$(cat "$T/stderr")"
+check "count census: no other counters (excluded_family is read)" "{}" "$(jget "$T/cnt.json" 'd["other"]')"
+check "count census: scope header" "{'count': 1}" "$(jget "$T/cnt.json" 'd["meta"]["headers"]["meta.census.scope"]')"
+check "count census: families left out" "['FOR_ITER', 'RESUME']" \
+    "$(jget "$T/cnt.json" 'sorted(d["census"]["excluded_families"])')"
+for fam in FOR_ITER RESUME; do
+    check "count census: $fam sites left out" "$(awk_sum "^census\\.excluded_family\\[$fam\\]\$" "$CNT"/*)" \
+        "$(jget "$T/cnt.json" "d['census']['excluded_families']['$fam']")"
+    check "count census: no $fam family row" "False" "$(jget "$T/cnt.json" "'$fam' in d['census']['families']")"
+done
+check "count census: LOAD_ATTR sites" "$(awk_sum '^census\.family\[LOAD_ATTR\]\.sites$' "$CNT"/*)" \
+    "$(jget "$T/cnt.json" "d['census']['families']['LOAD_ATTR']['sites']")"
+check "count census: execution counts of the same dump" "$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$CNT"/*)" \
+    "$(jget "$T/cnt.json" 'd["meta"]["total_execution_count"]')"
+check "count census: the failing site" "LOAD_ATTR 7 1" \
+    "$(jget "$T/cnt.json" "' '.join(str(x) for s in d['census']['sites'] if s['function'] == 'failing' for x in (s['family'], s['attempts'], s['sites']))")"
+check "count census: Markdown says what was left out" 1 \
+    "$(grep -c '^\*\*Left out: FOR_ITER and RESUME\.\*\* 1 dump took the census alongside counting' "$T/cnt.md")"
+check "count census: Markdown rows of sites left out" "$(awk_sum '^census\.excluded_family\[FOR_ITER\]$' "$CNT"/*)" \
+    "$(grep '^| FOR_ITER sites left out (census alongside counting) | ' "$T/cnt.md" | sed 's/.* | \([0-9,]*\) |$/\1/' | tr -d ,)"
+run summarize "$T/cnt.json" --json "$T/cnt-rt.json"
+check "count census: JSON round trip" "True" \
+    "$(python3 -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); print(a["census"] == b["census"] and a["meta"]["headers"] == b["meta"]["headers"])' "$T/cnt.json" "$T/cnt-rt.json")"
+if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then cp "$T/cnt.md" "$HERE/expected/census-count.md"; fi
+if cmp -s "$HERE/expected/census-count.md" "$T/cnt.md"; then ok "count census: report matches expected/census-count.md"
+else bad "count census: report differs from expected/census-count.md"; diff "$HERE/expected/census-count.md" "$T/cnt.md" | head; fi
+# With census-mode dumps of the same version: one group, summed; the rows
+# of the families left out come from the census-mode dumps only.
+run summarize "$CNT" "$CEN" --json "$T/mix.json" --markdown "$T/mix.md"
+check "count + census dumps: one group of 3 files" 3 "$(jget "$T/mix.json" 'd["meta"]["files"]')"
+check "count + census dumps: FOR_ITER rows from the census dumps only" \
+    "$(awk_sum '^census\.family\[FOR_ITER\]\.sites$' "$CEN"/*)" "$(jget "$T/mix.json" "d['census']['families']['FOR_ITER']['sites']")"
+check "count + census dumps: FOR_ITER left out by the count dump" \
+    "$(awk_sum '^census\.excluded_family\[FOR_ITER\]$' "$CNT"/*)" "$(jget "$T/mix.json" "d['census']['excluded_families']['FOR_ITER']")"
+check "count + census dumps: LOAD_ATTR sites of all three" \
+    "$(awk_sum '^census\.family\[LOAD_ATTR\]\.sites$' "$CNT"/* "$CEN"/*)" "$(jget "$T/mix.json" "d['census']['families']['LOAD_ATTR']['sites']")"
+check "count + census dumps: Markdown says where the rows come from" 1 \
+    "$(grep -c 'Rows of these families below come from the 2 census-mode dumps only\.' "$T/mix.md")"
+run compare "$CEN"/pystats-3951-12062e2bf3f6fff2.txt "$CNT" --json "$T/cmp-cnt.json"
+check "compare count census: exit status" 0 "$rc"
+check "compare count census: warns that the families left out differ" 1 \
+    "$(jget "$T/cmp-cnt.json" "sum(w.startswith('the censuses leave out different families (base: none; head: FOR_ITER, RESUME)') for w in d['warnings'])")"
+check "compare count census: FOR_ITER left out, head" "$(awk_sum '^census\.excluded_family\[FOR_ITER\]$' "$CNT"/*)" \
+    "$(jget "$T/cmp-cnt.json" "[r['head'] for r in d['sections']['census_counts']['rows'] if r['name'] == 'FOR_ITER.left_out'][0]")"
 
 # ---- GC, objects and watcher rare events of the same dumps -------------------
 for g in 0 1 2; do
