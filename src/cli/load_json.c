@@ -151,6 +151,10 @@ put_census(jctx *c, json_t *cen)
             put_all(c, v, "census.excluded_family[", "]");
             continue;
         }
+        /* A member of a later pystats that is no count: ignored, as
+         * schema 1 promises (section 3.1 of FORMAT.md). */
+        if (json_is_object(v) || json_is_array(v))
+            continue;
         snprintf(key, sizeof key, "census.%s", name);
         put(c, key, v, AGG_ADD_SUM);
     }

@@ -94,6 +94,11 @@ check "count census: Markdown rows of sites left out" "$(awk_sum '^census\.exclu
 run summarize "$T/cnt.json" --json "$T/cnt-rt.json"
 check "count census: JSON round trip" "True" \
     "$(python3 -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); print(a["census"] == b["census"] and a["meta"]["headers"] == b["meta"]["headers"])' "$T/cnt.json" "$T/cnt-rt.json")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); d["census"]["from_a_later_pystats"] = {"X": [1]}
+json.dump(d, open(sys.argv[2], "w"))' "$T/cnt.json" "$T/cnt-later.json"
+run summarize "$T/cnt-later.json" --json "$T/cnt-later-rt.json"
+check "census: a member no count (a later pystats) is ignored, not a problem" "0 True" \
+    "$(jget "$T/cnt-later-rt.json" 'd["meta"]["problems"]["unparsable"]') $(python3 -c 'import json,sys; a,b=(json.load(open(p)) for p in sys.argv[1:]); print(a["census"] == b["census"])' "$T/cnt.json" "$T/cnt-later-rt.json")"
 if [ "${GOLDEN_UPDATE:-0}" = 1 ]; then cp "$T/cnt.md" "$HERE/expected/census-count.md"; fi
 if cmp -s "$HERE/expected/census-count.md" "$T/cnt.md"; then ok "count census: report matches expected/census-count.md"
 else bad "count census: report differs from expected/census-count.md"; diff "$HERE/expected/census-count.md" "$T/cnt.md" | head; fi
