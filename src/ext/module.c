@@ -164,8 +164,16 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
                         "pystats: measure() is running in another mode");
         return NULL;
     }
-    if ((mode == PC_MODE_CENSUS || census) && pc_census_setup() < 0)
+    if (mode == PC_MODE_CENSUS && pc_census_setup() < 0)
         return NULL;
+    if (census && pc_census_setup() < 0) {
+        if (census_obj != NULL && census_obj != Py_None)
+            return NULL;
+        /* Asked for by default only: the counts do not need it.  Count
+         * without it, and say why. */
+        PyErr_WriteUnraisable(NULL);
+        census = 0;
+    }
     pc_g.mode = mode;
     /* Segment counting starts from the frames running now. */
     if (pc_seg_mode() && pc_seg_window_start() < 0)

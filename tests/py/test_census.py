@@ -579,3 +579,28 @@ def test_census_mode_dump_says_its_scope(stats_dir):
     assert not [k for k in d.extra if k.startswith("census.excluded_family")]
     if SEG:
         assert "census.family[FOR_ITER].sites" in d.extra
+
+
+BROKEN_SCRIPT = WORK_SRC + """
+import gc, sys
+import pystats
+sys.modules["pystats._census"] = None      # the census cannot be set up
+try:
+    pystats.on(census=True)
+except ImportError:
+    print("explicit census refused")
+pystats.on()                               # counts without it
+failing([Lazy() for _ in range(10)])
+pystats.off()
+assert pystats.dump()
+"""
+
+
+@needs_segments
+def test_count_window_without_a_census_that_cannot_be_set_up(stats_dir):
+    p = run_python(BROKEN_SCRIPT, env=clean_env(PYSTATS_DIR=stats_dir))
+    assert "explicit census refused" in p.stdout
+    assert "pystats._census" in p.stderr          # said, not silent
+    [d] = dumps_in(stats_dir)
+    assert d.counts["LOAD_ATTR"] == 11
+    assert census_keys(d) == {} and "meta.census.scope" not in d.header
