@@ -95,16 +95,15 @@ static unsigned long long desync;
 /* ---- per thread ---- */
 
 typedef struct seg_frame {
-    PyObject *code;
-    seg_code *sc;
+    seg_code *sc;       /* its code (sc->code) and counts */
     int32_t start;      /* first unit of the open segment, or -1 */
     int32_t at;         /* stopped at this unit, resumes after it; or -1 */
     int32_t raised;     /* last raising instruction of the open segment */
-    int32_t seeded;     /* `at` was under way, uninstrumented, when
-                           collection started */
     int32_t resume;     /* where a frame stopped at `at` goes on, when
                            known already; else -1 */
-    int32_t eager_last; /* restarted eagerly: the callee's last opcode */
+    int16_t eager_last; /* restarted eagerly: the callee's last opcode */
+    int8_t seeded;      /* `at` was under way, uninstrumented, when
+                           collection started */
 } seg_frame;
 /* A frame with start < 0 and at < 0 was entered by PY_THROW: nothing of
  * it runs until EXCEPTION_HANDLED or PY_UNWIND.  A frame with start >= 0
@@ -510,7 +509,6 @@ push(seg_thread *t, PyObject *code)
     if (sc == NULL)
         return NULL;
     f = &t->stack[t->depth++];
-    f->code = code;
     f->sc = sc;
     f->start = f->at = f->raised = f->resume = -1;
     f->seeded = 0;
@@ -519,13 +517,13 @@ push(seg_thread *t, PyObject *code)
 
 /* The top frame, which the event's code must be; NULL if the stack does
  * not fit the event (a bug: counted in desync, the event is dropped). */
-static seg_frame *
+static __attribute__((noinline, cold)) seg_frame *
 top_mismatch(seg_thread *t, PyObject *code)
 {
     int i;
     desync++;
     for (i = t->depth - 2; i >= 0; i--) {
-        if (t->stack[i].code == code) {
+        if (t->stack[i].sc->code == code) {
             t->depth = i + 1;
             return &t->stack[i];
         }
@@ -536,14 +534,17 @@ top_mismatch(seg_thread *t, PyObject *code)
 static inline seg_frame *
 top_for(seg_thread *t, PyObject *code)
 {
-    if (t->depth > 0 && t->stack[t->depth - 1].code == code)
-        return &t->stack[t->depth - 1];
+    if (t->depth > 0) {
+        seg_frame *f = &t->stack[t->depth - 1];
+        if (f->sc->code == code)
+            return f;
+    }
     return top_mismatch(t, code);
 }
 
 /* ---- segments ---- */
 
-static inline void
+static inline __attribute__((always_inline)) void
 close_run(seg_code *sc, int32_t s, int32_t e)
 {
     sc->starts[s]++;
@@ -744,7 +745,7 @@ stop_at(seg_thread *t, seg_frame *f, int32_t c)
 static inline int32_t
 iframe_instruction(pc_iframe *p, const seg_frame *f)
 {
-    if (p == NULL || p->code != f->code)
+    if (p == NULL || p->code != f->sc->code)
         return -1;
     return owner_unit(f->sc, pc_iframe_unit(p));
 }
@@ -777,7 +778,7 @@ frame_unit_public(const seg_frame *f, int caller)
     if (fr == NULL)
         goto done;
     code = PyFrame_GetCode(fr);
-    while (caller && (PyObject *)code != f->code &&
+    while (caller && (PyObject *)code != f->sc->code &&
            PyFrame_GetGenerator(fr) != NULL) {
         PyFrameObject *back = PyFrame_GetBack(fr);
         Py_DECREF(code);
@@ -787,7 +788,7 @@ frame_unit_public(const seg_frame *f, int caller)
         code = PyFrame_GetCode(fr);
     }
     lasti = PyFrame_GetLasti(fr);
-    if ((PyObject *)code == f->code && lasti >= 0)
+    if ((PyObject *)code == f->sc->code && lasti >= 0)
         r = owner_unit(f->sc, lasti / 2);
     Py_DECREF(code);
     Py_DECREF(fr);
@@ -836,7 +837,7 @@ caller_instruction(seg_thread *t, const seg_frame *f)
      * into the innermost one first, with the outer ones linked into the
      * frame chain but not entered (no event, nothing executed): skip
      * them. */
-    while (p != NULL && p->code != f->code &&
+    while (p != NULL && p->code != f->sc->code &&
            (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) ||
             at_resume(p)))
         p = python_frame(p->previous);
@@ -902,7 +903,7 @@ caller_stop(seg_thread *t)
             p = cur != NULL ? cur->previous : NULL;
             if (p != NULL && p->owner == PC_FRAME_OWNED_BY_CSTACK)
                 p = p->previous;        /* called from C: its entry frame */
-            if (p != NULL && p->code == f->code) {
+            if (p != NULL && p->code == f->sc->code) {
                 int32_t c = owner_unit(sc, pc_iframe_unit(p));
                 if (c >= f->start && sc->op[c] != op_jump_backward) {
                     close_run(sc, f->start, c);
@@ -935,9 +936,14 @@ caller_stop(seg_thread *t)
             Py_RETURN_NONE;                                 \
     } while (0)
 
-/* PY_START, PY_RESUME: (code, offset of RESUME) */
-static inline PyObject *
-start(PyObject *const *args, Py_ssize_t nargs, int call)
+static inline PyObject *start(PyObject *const *args, Py_ssize_t nargs,
+                              int call);
+static inline PyObject *leave(PyObject *const *args, Py_ssize_t nargs,
+                              int yielding);
+
+/* PY_START, PY_RESUME: (code, offset of RESUME); any case. */
+static __attribute__((noinline)) PyObject *
+start_other(PyObject *const *args, Py_ssize_t nargs, int call)
 {
     seg_thread *t;
     seg_frame *f;
@@ -998,9 +1004,10 @@ cb_throw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* PY_RETURN, PY_YIELD: the frame leaves; its caller may go on. */
-static inline PyObject *
-leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
+/* PY_RETURN, PY_YIELD: the frame leaves; its caller may go on.  Any
+ * case. */
+static __attribute__((noinline)) PyObject *
+leave_other(PyObject *const *args, Py_ssize_t nargs, int yielding)
 {
     seg_thread *t;
     seg_frame *f;
@@ -1066,15 +1073,14 @@ jump_slow(seg_thread *t, seg_frame *f, int32_t src, int32_t dst)
     f->start = dst;
 }
 
-/* JUMP, BRANCH: (code, source offset, destination offset) */
-static PyObject *
-cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* JUMP, BRANCH: (code, source offset, destination offset); any case. */
+static __attribute__((noinline)) PyObject *
+jump_other(PyObject *const *args, Py_ssize_t nargs)
 {
     seg_thread *t;
     seg_frame *f;
     seg_code *sc;
     int32_t src, dst;
-    (void)self;
     ENTER(t);
     if (nargs < 3 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
@@ -1106,6 +1112,158 @@ cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     }
     jump_slow(t, f, src, dst);
     Py_RETURN_NONE;
+}
+
+
+/* The fast paths.  Each callback first tries the common case in a few
+ * loads and compares: a counting thread whose top frame is the event's
+ * and runs straight-line code (an open segment, no silent jump in its
+ * code, not stopped, no exception in flight).  Everything else goes to
+ * the *_other function, which handles every case. */
+
+static inline seg_thread *
+counting_thread(void)
+{
+    seg_thread *t = seg_t;
+    if (t != NULL && t->gen == seg_gen && (pc_g.on | t->measuring) &&
+        t->depth > 0)
+        return t;
+    return NULL;
+}
+
+/* PY_START, PY_RESUME: (code, offset of RESUME) */
+static inline PyObject *
+start(PyObject *const *args, Py_ssize_t nargs, int call)
+{
+    seg_thread *t = counting_thread();
+    seg_frame *f, *g;
+    seg_code *sc, *nsc;
+    pc_iframe *cur, *p;
+    PyObject *code;
+    int32_t off, c;
+    unsigned k;
+
+    if (t == NULL || nargs < 2 || t->depth == t->cap)
+        goto other;
+    f = &t->stack[t->depth - 1];
+    sc = f->sc;
+    if (f->start < 0 || f->at >= 0 || f->raised >= 0 || sc->silent != NULL)
+        goto other;
+    code = args[0];
+    k = cache_slot(code);
+    if (seg_cache[k].code != code)
+        goto other;
+    nsc = seg_cache[k].sc;
+    off = unit_arg(args[1]);
+    if ((uint32_t)off >= (uint32_t)nsc->n)
+        goto other;
+    /* The caller: the new frame's previous one, past the entry frame of
+     * a call from C. */
+    cur = pc_tstate_iframe(t->ts);
+    if (cur == NULL || (p = cur->previous) == NULL)
+        goto other;
+    if (p->owner == PC_FRAME_OWNED_BY_CSTACK && (p = p->previous) == NULL)
+        goto other;
+    if (p->code != sc->code)
+        goto other;
+    c = owner_unit(sc, pc_iframe_unit(p));
+    if (c < f->start || sc->op[c] == op_jump_backward)
+        goto other;
+    close_run(sc, f->start, c);
+    f->start = -1;
+    f->at = c;
+    pc_g.pair[sc->op[c]][nsc->op[off]]++;
+    g = f + 1;
+    g->sc = nsc;
+    g->start = off;
+    g->at = g->raised = g->resume = -1;
+    g->seeded = 0;
+    t->depth++;
+    t->last = SEG_TOP;
+    if (call) {
+        pc_calls_g.python_starts++;
+        nsc->hot->calls++;
+    }
+    else {
+        pc_calls_g.resumptions++;
+    }
+    Py_RETURN_NONE;
+other:
+    return start_other(args, nargs, call);
+}
+
+/* PY_RETURN, PY_YIELD: (code, offset, value) */
+static inline PyObject *
+leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
+{
+    seg_thread *t = counting_thread();
+    seg_frame *f;
+    seg_code *sc;
+    int32_t off;
+    int last;
+
+    if (t == NULL || nargs < 2)
+        goto other;
+    f = &t->stack[t->depth - 1];
+    sc = f->sc;
+    off = unit_arg(args[1]);
+    if (sc->code != args[0] || (uint32_t)off >= (uint32_t)sc->n ||
+        f->start < 0 || f->at == off || sc->silent != NULL)
+        goto other;
+    close_run(sc, f->start, off);
+    last = sc->op[off];
+    if (yielding)
+        pc_calls_g.yields++;
+    else
+        pc_calls_g.returns++;
+    t->depth--;
+    if (t->depth == 0 || !eager_restart(t, f - 1, last))
+        t->last = last;
+    Py_RETURN_NONE;
+other:
+    return leave_other(args, nargs, yielding);
+}
+
+/* JUMP, BRANCH: (code, source offset, destination offset) */
+static PyObject *
+cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t = counting_thread();
+    seg_frame *f;
+    seg_code *sc;
+    int32_t src, dst;
+    (void)self;
+
+    if (t == NULL || nargs < 3)
+        goto other;
+    f = &t->stack[t->depth - 1];
+    sc = f->sc;
+    src = unit_arg(args[1]);
+    dst = unit_arg(args[2]);
+    if (sc->code != args[0] || (uint32_t)src >= (uint32_t)sc->n ||
+        (uint32_t)dst >= (uint32_t)sc->n)
+        goto other;
+    if (f->start >= 0) {
+        if (f->at == src || sc->silent != NULL)
+            goto other;
+        /* Running straight-line code (or restarted eagerly, which this
+         * event confirms). */
+        close_run(sc, f->start, src);
+        pc_g.pair[sc->op[src]][sc->op[dst]]++;
+    }
+    else {
+        /* Stopped at src while Python code ran for it (the generator a
+         * FOR_ITER resumed, a __bool__): src branches now. */
+        if (f->at != src || f->resume >= 0 || f->seeded || t->last < 0)
+            goto other;
+        pc_g.pair[t->last][sc->op[dst]]++;
+        t->last = SEG_TOP;
+    }
+    f->at = f->raised = -1;
+    f->start = dst;
+    Py_RETURN_NONE;
+other:
+    return jump_other(args, nargs);
 }
 
 static inline void
