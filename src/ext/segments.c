@@ -936,10 +936,9 @@ caller_stop(seg_thread *t)
             Py_RETURN_NONE;                                 \
     } while (0)
 
-static inline PyObject *start(PyObject *const *args, Py_ssize_t nargs,
-                              int call);
-static inline PyObject *leave(PyObject *const *args, Py_ssize_t nargs,
-                              int yielding);
+#define HOT static inline __attribute__((always_inline))
+HOT PyObject *start(PyObject *const *args, Py_ssize_t nargs, int call);
+HOT PyObject *leave(PyObject *const *args, Py_ssize_t nargs, int yielding);
 
 /* PY_START, PY_RESUME: (code, offset of RESUME); any case. */
 static __attribute__((noinline)) PyObject *
@@ -1121,7 +1120,7 @@ jump_other(PyObject *const *args, Py_ssize_t nargs)
  * code, not stopped, no exception in flight).  Everything else goes to
  * the *_other function, which handles every case. */
 
-static inline seg_thread *
+HOT seg_thread *
 counting_thread(void)
 {
     seg_thread *t = seg_t;
@@ -1132,7 +1131,7 @@ counting_thread(void)
 }
 
 /* PY_START, PY_RESUME: (code, offset of RESUME) */
-static inline PyObject *
+HOT PyObject *
 start(PyObject *const *args, Py_ssize_t nargs, int call)
 {
     seg_thread *t = counting_thread();
@@ -1147,7 +1146,8 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
         goto other;
     f = &t->stack[t->depth - 1];
     sc = f->sc;
-    if (f->start < 0 || f->at >= 0 || f->raised >= 0 || sc->silent != NULL)
+    /* running: start >= 0, at < 0 and raised < 0, in one test */
+    if ((f->start | ~f->at | ~f->raised) < 0 || sc->silent != NULL)
         goto other;
     code = args[0];
     k = cache_slot(code);
@@ -1193,7 +1193,7 @@ other:
 }
 
 /* PY_RETURN, PY_YIELD: (code, offset, value) */
-static inline PyObject *
+HOT PyObject *
 leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
 {
     seg_thread *t = counting_thread();
