@@ -96,6 +96,8 @@ static unsigned long long desync;
 
 typedef struct seg_frame {
     seg_code *sc;       /* its code (sc->code) and counts */
+    pc_iframe *iframe;  /* the interpreter's frame it shadows: where a
+                           dump finds its current instruction */
     int32_t start;      /* first unit of the open segment, or -1 */
     int32_t at;         /* stopped at this unit, resumes after it; or -1 */
     int32_t raised;     /* last raising instruction of the open segment */
@@ -510,6 +512,7 @@ push(seg_thread *t, PyObject *code)
         return NULL;
     f = &t->stack[t->depth++];
     f->sc = sc;
+    f->iframe = pc_tstate_iframe(t->ts);    /* the frame starting now */
     f->start = f->at = f->raised = f->resume = -1;
     f->seeded = 0;
     return f;
@@ -1175,6 +1178,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     pc_g.pair[sc->op[c]][nsc->op[off]]++;
     g = f + 1;
     g->sc = nsc;
+    g->iframe = cur;
     g->start = off;
     g->at = g->raised = g->resume = -1;
     g->seeded = 0;
@@ -1528,6 +1532,7 @@ seed(seg_thread *t, PyThreadState *ts)
             free(frames);
             return -1;
         }
+        f->iframe = p;
         c = iframe_instruction(p, f);
         if (c < f->sc->first_resume) {
             /* Not started yet (before RESUME): PY_START will come. */
@@ -1589,13 +1594,20 @@ static void
 cut_thread(seg_thread *t, PyThreadState *ts)
 {
     seg_frame *f;
+    pc_iframe *p;
     int32_t c;
     if (t->gen != seg_gen || t->depth == 0 || !(pc_g.on || t->measuring))
         return;
     f = &t->stack[t->depth - 1];
     if (f->start < 0 && f->at < 0)
         return;
-    c = iframe_instruction(python_frame(pc_tstate_iframe(ts)), f);
+    /* By identity, not by code: the thread may be waiting at the eval
+     * breaker of a new frame's RESUME, whose PY_START has not fired yet
+     * (it is not on the stack), or of a recursive call's. */
+    for (p = pc_tstate_iframe(ts); p != NULL && p != f->iframe;
+         p = p->previous)
+        ;
+    c = iframe_instruction(p, f);
     if (c < 0) {
         desync++;
         return;
