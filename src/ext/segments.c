@@ -57,6 +57,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef PC_FRAME_READ_PUBLIC
+#  define PC_PUBLIC_FRAMES 1
+#else
+#  define PC_PUBLIC_FRAMES 0
+#endif
+
 #define SEG_NONE (-1)   /* the thread's last instruction: none (no pair) */
 #define SEG_TOP (-2)    /* ... is the top frame's, inside its open segment */
 
@@ -899,7 +905,7 @@ caller_stop(seg_thread *t)
         seg_frame *f = &t->stack[t->depth - 1];
         seg_code *sc = f->sc;
         if (f->start >= 0 && f->at < 0 && f->raised < 0 &&
-            sc->silent == NULL) {
+            sc->silent == NULL && !PC_PUBLIC_FRAMES) {
             /* The common case: a call from straight-line code, the
              * caller the new frame's previous one. */
             pc_iframe *cur = pc_tstate_iframe(t->ts), *p;
@@ -1162,6 +1168,9 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
         goto other;
     /* The caller: the new frame's previous one, past the entry frame of
      * a call from C. */
+#ifdef PC_FRAME_READ_PUBLIC
+    goto other;     /* measure the public API's way: no internal reads */
+#endif
     cur = pc_tstate_iframe(t->ts);
     if (cur == NULL || (p = cur->previous) == NULL)
         goto other;
