@@ -57,6 +57,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#ifdef PC_FRAME_READ_PUBLIC
+#  define PC_PUBLIC_FRAMES 1
+#else
+#  define PC_PUBLIC_FRAMES 0
+#endif
+
 #define SEG_NONE (-1)   /* the thread's last instruction: none (no pair) */
 #define SEG_TOP (-2)    /* ... is the top frame's, inside its open segment */
 
@@ -74,8 +80,14 @@ typedef struct seg_code {
     int8_t *span;                       /* instruction start: its length in
                                            units; cache unit: minus the
                                            distance back to its owner */
-    int32_t *silent;                    /* first SEND/JBNI at or after u,
-                                           n if none; NULL: code has none */
+    int32_t *silent;                    /* first silent jump at or after u
+                                           (SEND, JBNI, a quiet jump), n if
+                                           none */
+    uint8_t *quiet_ok;                  /* a jump whose event may be turned
+                                           off (see quiet_site()) */
+    int32_t *target;                    /* a silent-capable jump's target
+                                           (SEND, JBNI, JUMP_FORWARD,
+                                           JUMP_BACKWARD), else itself */
     uint64_t *starts, *ends;
 } seg_code;
 
@@ -95,16 +107,18 @@ static unsigned long long desync;
 /* ---- per thread ---- */
 
 typedef struct seg_frame {
-    PyObject *code;
-    seg_code *sc;
+    seg_code *sc;       /* its code (sc->code) and counts */
+    pc_iframe *iframe;  /* the interpreter's frame it shadows: where a
+                           dump finds its current instruction */
     int32_t start;      /* first unit of the open segment, or -1 */
     int32_t at;         /* stopped at this unit, resumes after it; or -1 */
     int32_t raised;     /* last raising instruction of the open segment */
-    int32_t seeded;     /* `at` was under way, uninstrumented, when
-                           collection started */
     int32_t resume;     /* where a frame stopped at `at` goes on, when
                            known already; else -1 */
-    int32_t eager_last; /* restarted eagerly: the callee's last opcode */
+    int32_t jumped;     /* source of the frame's last JUMP/BRANCH event */
+    int16_t eager_last; /* restarted eagerly: the callee's last opcode */
+    int8_t seeded;      /* `at` was under way, uninstrumented, when
+                           collection started */
 } seg_frame;
 /* A frame with start < 0 and at < 0 was entered by PY_THROW: nothing of
  * it runs until EXCEPTION_HANDLED or PY_UNWIND.  A frame with start >= 0
@@ -189,6 +203,71 @@ valid_unit(const seg_code *sc, int32_t u)
     return u >= 0 && u < sc->n;
 }
 
+/* ---- quiet jumps ----
+ *
+ * An unconditional jump always goes to its target, so its JUMP event
+ * tells nothing the bytecode does not: at its first event the callback
+ * returns sys.monitoring.DISABLE, CPython takes the instrumentation off
+ * that instruction, and from then on segments are closed across it like
+ * across JUMP_BACKWARD_NO_INTERRUPT (walk_silent()).  That is one event
+ * less per loop iteration.  The one condition: every pass through a
+ * quiet backward jump must still meet an event before it comes round
+ * again, or a loop's iterations could not be counted.  A JUMP_BACKWARD
+ * qualifies when the straight-line run from its target reaches an
+ * instruction that always fires one (FOR_ITER, POP_JUMP_IF_*: BRANCH
+ * either way; RETURN_*, YIELD_VALUE) before any jump; a JUMP_FORWARD
+ * never closes a loop. */
+
+static int op_pop_jump[4] = {-1, -1, -1, -1}, op_return_value = -1,
+           op_return_const = -1, op_yield_value = -1;
+
+static int
+always_fires(int op)
+{
+    int k;
+    if (op == op_for_iter || op == op_return_value ||
+        op == op_return_const || op == op_yield_value)
+        return 1;
+    for (k = 0; k < 4; k++)
+        if (op == op_pop_jump[k])
+            return 1;
+    return 0;
+}
+
+static int
+quiet_eligible(const seg_code *sc, int32_t u)
+{
+    int op = sc->op[u];
+    int32_t v;
+    if (op == op_jump_forward)
+        return 1;
+    if (op != op_jump_backward)
+        return 0;
+    for (v = jump_target(sc, u); v >= 0 && v < sc->n; v = next_unit(sc, v)) {
+        int o = sc->op[v];
+        if (always_fires(o))
+            return 1;
+        if (v == u || o == op_jump_forward || o == op_jump_backward ||
+            o == op_jbni || o == op_send || sc->span[v] <= 0)
+            return 0;
+    }
+    return 0;
+}
+
+static PyObject *monitoring_disable;    /* sys.monitoring.DISABLE */
+
+/* The JUMP event of the jump at u has been counted: make u silent and
+ * tell CPython to stop reporting it.  Idempotent (another tool's
+ * restart_events() brings the event back). */
+static PyObject *
+quiet_site(seg_code *sc, int32_t u)
+{
+    int32_t v;
+    for (v = u; v >= 0 && sc->silent[v] > u; v--)
+        sc->silent[v] = u;
+    return Py_NewRef(monitoring_disable);
+}
+
 /* ---- code objects: first sight (slow path) ---- */
 
 static seg_code *
@@ -198,7 +277,6 @@ seg_code_slow(pc_codeinfo *ci)
     PyObject *bytes;    /* owned */
     seg_code *sc = NULL;
     int32_t n = (int32_t)ci->n, i;
-    int has_silent = 0;
     size_t size;
     char *p;
     const uint8_t *raw;
@@ -209,11 +287,8 @@ seg_code_slow(pc_codeinfo *ci)
         PyBytes_GET_SIZE(bytes) / 2 != ci->n)
         goto done;
     raw = (const uint8_t *)PyBytes_AS_STRING(bytes);
-    for (i = 0; i < n; i++)
-        if (ci->op[i] == op_send || ci->op[i] == op_jbni)
-            has_silent = 1;
     size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) +
-           (has_silent ? (size_t)n * sizeof(int32_t) : 0) + 2 * (size_t)n + 1;
+           2 * (size_t)n * sizeof(int32_t) + 3 * (size_t)n + 1;
     p = calloc(1, size);
     if (p == NULL)
         goto done;
@@ -223,10 +298,12 @@ seg_code_slow(pc_codeinfo *ci)
     p += (size_t)n * sizeof(uint64_t);
     sc->ends = (uint64_t *)p;
     p += (size_t)n * sizeof(uint64_t);
-    if (has_silent) {
-        sc->silent = (int32_t *)p;
-        p += (size_t)n * sizeof(int32_t);
-    }
+    sc->silent = (int32_t *)p;
+    p += (size_t)n * sizeof(int32_t);
+    sc->target = (int32_t *)p;
+    p += (size_t)n * sizeof(int32_t);
+    sc->quiet_ok = (uint8_t *)p;
+    p += (size_t)n;
     sc->arg = (uint8_t *)p;
     p += (size_t)n;
     sc->span = (int8_t *)p;
@@ -256,7 +333,7 @@ seg_code_slow(pc_codeinfo *ci)
             }
         }
     }
-    if (has_silent) {
+    {
         int32_t nxt = n;
         for (i = n - 1; i >= 0; i--) {
             if (ci->op[i] == op_send || ci->op[i] == op_jbni)
@@ -264,6 +341,20 @@ seg_code_slow(pc_codeinfo *ci)
             sc->silent[i] = nxt;
         }
     }
+    for (i = 0; i < n; i++) {
+        int op = ci->op[i];
+        int32_t tg = i;
+        if (sc->span[i] > 0 &&
+            (op == op_send || op == op_jbni || op == op_jump_forward ||
+             op == op_jump_backward)) {
+            tg = jump_target(sc, i);
+            if (tg < 0 || tg >= n)
+                tg = i;         /* never: walk_silent's guard stops it */
+        }
+        sc->target[i] = tg;
+    }
+    for (i = 0; i < n; i += sc->span[i] > 0 ? sc->span[i] : 1)
+        sc->quiet_ok[i] = quiet_eligible(sc, i);
     sc->next = codes;
     if (codes)
         codes->pprev = &sc->next;
@@ -510,22 +601,22 @@ push(seg_thread *t, PyObject *code)
     if (sc == NULL)
         return NULL;
     f = &t->stack[t->depth++];
-    f->code = code;
     f->sc = sc;
-    f->start = f->at = f->raised = f->resume = -1;
+    f->iframe = pc_tstate_iframe(t->ts);    /* the frame starting now */
+    f->start = f->at = f->raised = f->resume = f->jumped = -1;
     f->seeded = 0;
     return f;
 }
 
 /* The top frame, which the event's code must be; NULL if the stack does
  * not fit the event (a bug: counted in desync, the event is dropped). */
-static seg_frame *
+static __attribute__((noinline, cold)) seg_frame *
 top_mismatch(seg_thread *t, PyObject *code)
 {
     int i;
     desync++;
     for (i = t->depth - 2; i >= 0; i--) {
-        if (t->stack[i].code == code) {
+        if (t->stack[i].sc->code == code) {
             t->depth = i + 1;
             return &t->stack[i];
         }
@@ -536,14 +627,17 @@ top_mismatch(seg_thread *t, PyObject *code)
 static inline seg_frame *
 top_for(seg_thread *t, PyObject *code)
 {
-    if (t->depth > 0 && t->stack[t->depth - 1].code == code)
-        return &t->stack[t->depth - 1];
+    if (t->depth > 0) {
+        seg_frame *f = &t->stack[t->depth - 1];
+        if (f->sc->code == code)
+            return f;
+    }
     return top_mismatch(t, code);
 }
 
 /* ---- segments ---- */
 
-static inline void
+static inline __attribute__((always_inline)) void
 close_run(seg_code *sc, int32_t s, int32_t e)
 {
     sc->starts[s]++;
@@ -553,42 +647,53 @@ close_run(seg_code *sc, int32_t s, int32_t e)
 /* Close the open segment of f at e, following the silent jumps on the
  * way (see the top of this file).  yielding: e is a YIELD_VALUE closed
  * by PY_YIELD. */
-static void
+static __attribute__((noinline)) void
 walk_silent(seg_frame *f, int32_t e, int yielding)
 {
     seg_code *sc = f->sc;
-    int32_t s = f->start;
+    int32_t s = f->start, j, u;
+    int guard = 0;
 
-    {
-        int guard = 0;
-        for (;;) {
-            int32_t j = sc->silent[s], u;
-            if (s <= e && j >= e)
-                break;
-            if (j >= sc->n || ++guard > 10000) {
-                desync++;
-                break;
-            }
-            if (sc->op[j] == op_send && yielding && e == next_unit(sc, j))
-                break;
-            u = jump_target(sc, j);
-            if (!valid_unit(sc, u)) {
-                desync++;
-                break;
-            }
-            close_run(sc, s, j);
-            pair(sc->op[j], sc->op[u]);
-            s = u;
+    while ((j = sc->silent[s]) < e || s > e) {
+        if (j >= sc->n || ++guard > 10000) {
+            desync++;
+            break;
         }
+        if (yielding && sc->op[j] == op_send && e == next_unit(sc, j))
+            break;
+        u = sc->target[j];
+        close_run(sc, s, j);
+        pc_g.pair[sc->op[j]][sc->op[u]]++;
+        s = u;
     }
     close_run(sc, s, e);
+    f->start = -1;
+}
+
+/* No silent jump between the segment's start s and e: one run. */
+static inline int
+straight(const seg_code *sc, int32_t s, int32_t e)
+{
+    return s <= e && sc->silent[s] >= e;
+}
+
+/* Close f's open segment at e: one run inline, anything else walks. */
+static inline __attribute__((always_inline)) void
+close_to(seg_frame *f, int32_t e, int yielding)
+{
+    seg_code *sc = f->sc;
+    int32_t s = f->start;
+    if (s <= e && sc->silent[s] >= e)
+        close_run(sc, s, e);
+    else
+        walk_silent(f, e, yielding);
     f->start = -1;
 }
 
 static inline void
 walk_close(seg_frame *f, int32_t e, int yielding)
 {
-    if (f->sc->silent != NULL) {
+    if (!straight(f->sc, f->start, e)) {
         walk_silent(f, e, yielding);
         return;
     }
@@ -611,6 +716,9 @@ resume_unit(const seg_frame *f, int32_t e, int yielding)
         return (yielding && e == nx) ? nx : jump_target(sc, c);
     if (op == op_jbni)
         return jump_target(sc, c);
+    if ((op == op_jump_backward || op == op_jump_forward) &&
+        sc->silent[c] == c)
+        return jump_target(sc, c);      /* a quiet jump (no event) */
     if (f->seeded) {
         /* The instruction was under way, uninstrumented, when collection
          * started: a jump fires no event for it any more. */
@@ -716,7 +824,7 @@ stop_at(seg_thread *t, seg_frame *f, int32_t c)
     if (f->start < 0 && (f->at < 0 || f->at == c))
         return;
     if (PC_JUMP_EVENT_BEFORE_BREAKER && f->start >= 0 &&
-        f->sc->op[c] == op_jump_backward &&
+        f->sc->op[c] == op_jump_backward && f->jumped == c &&
         f->start == jump_target(f->sc, c)) {
         /* 3.12: the JUMP event of c came before c's eval breaker ran
          * this callee (or before the thread stopped there): the jump
@@ -744,7 +852,7 @@ stop_at(seg_thread *t, seg_frame *f, int32_t c)
 static inline int32_t
 iframe_instruction(pc_iframe *p, const seg_frame *f)
 {
-    if (p == NULL || p->code != f->code)
+    if (p == NULL || p->code != f->sc->code)
         return -1;
     return owner_unit(f->sc, pc_iframe_unit(p));
 }
@@ -777,7 +885,7 @@ frame_unit_public(const seg_frame *f, int caller)
     if (fr == NULL)
         goto done;
     code = PyFrame_GetCode(fr);
-    while (caller && (PyObject *)code != f->code &&
+    while (caller && (PyObject *)code != f->sc->code &&
            PyFrame_GetGenerator(fr) != NULL) {
         PyFrameObject *back = PyFrame_GetBack(fr);
         Py_DECREF(code);
@@ -787,7 +895,7 @@ frame_unit_public(const seg_frame *f, int caller)
         code = PyFrame_GetCode(fr);
     }
     lasti = PyFrame_GetLasti(fr);
-    if ((PyObject *)code == f->code && lasti >= 0)
+    if ((PyObject *)code == f->sc->code && lasti >= 0)
         r = owner_unit(f->sc, lasti / 2);
     Py_DECREF(code);
     Py_DECREF(fr);
@@ -836,7 +944,7 @@ caller_instruction(seg_thread *t, const seg_frame *f)
      * into the innermost one first, with the outer ones linked into the
      * frame chain but not entered (no event, nothing executed): skip
      * them. */
-    while (p != NULL && p->code != f->code &&
+    while (p != NULL && p->code != f->sc->code &&
            (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) ||
             at_resume(p)))
         p = python_frame(p->previous);
@@ -895,18 +1003,17 @@ caller_stop(seg_thread *t)
         seg_frame *f = &t->stack[t->depth - 1];
         seg_code *sc = f->sc;
         if (f->start >= 0 && f->at < 0 && f->raised < 0 &&
-            sc->silent == NULL) {
+            !PC_PUBLIC_FRAMES) {
             /* The common case: a call from straight-line code, the
              * caller the new frame's previous one. */
             pc_iframe *cur = pc_tstate_iframe(t->ts), *p;
             p = cur != NULL ? cur->previous : NULL;
             if (p != NULL && p->owner == PC_FRAME_OWNED_BY_CSTACK)
                 p = p->previous;        /* called from C: its entry frame */
-            if (p != NULL && p->code == f->code) {
+            if (p != NULL && p->code == f->sc->code) {
                 int32_t c = owner_unit(sc, pc_iframe_unit(p));
-                if (c >= f->start && sc->op[c] != op_jump_backward) {
-                    close_run(sc, f->start, c);
-                    f->start = -1;
+                if (c >= 0 && sc->op[c] != op_jump_backward) {
+                    close_to(f, c, 0);
                     f->at = c;
                     return sc->op[c];
                 }
@@ -935,9 +1042,13 @@ caller_stop(seg_thread *t)
             Py_RETURN_NONE;                                 \
     } while (0)
 
-/* PY_START, PY_RESUME: (code, offset of RESUME) */
-static inline PyObject *
-start(PyObject *const *args, Py_ssize_t nargs, int call)
+#define HOT static inline __attribute__((always_inline))
+HOT PyObject *start(PyObject *const *args, Py_ssize_t nargs, int call);
+HOT PyObject *leave(PyObject *const *args, Py_ssize_t nargs, int yielding);
+
+/* PY_START, PY_RESUME: (code, offset of RESUME); any case. */
+static __attribute__((noinline)) PyObject *
+start_other(PyObject *const *args, Py_ssize_t nargs, int call)
 {
     seg_thread *t;
     seg_frame *f;
@@ -998,9 +1109,10 @@ cb_throw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* PY_RETURN, PY_YIELD: the frame leaves; its caller may go on. */
-static inline PyObject *
-leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
+/* PY_RETURN, PY_YIELD: the frame leaves; its caller may go on.  Any
+ * case. */
+static __attribute__((noinline)) PyObject *
+leave_other(PyObject *const *args, Py_ssize_t nargs, int yielding)
 {
     seg_thread *t;
     seg_frame *f;
@@ -1020,7 +1132,7 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
         desync++;
         Py_RETURN_NONE;
     }
-    if (f->start >= 0 && f->at != off && sc->silent == NULL) {
+    if (f->start >= 0 && f->at != off && straight(sc, f->start, off)) {
         close_run(sc, f->start, off);
         last = sc->op[off];
     }
@@ -1066,15 +1178,14 @@ jump_slow(seg_thread *t, seg_frame *f, int32_t src, int32_t dst)
     f->start = dst;
 }
 
-/* JUMP, BRANCH: (code, source offset, destination offset) */
-static PyObject *
-cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* JUMP, BRANCH: (code, source offset, destination offset); any case. */
+static __attribute__((noinline)) PyObject *
+jump_other(PyObject *const *args, Py_ssize_t nargs)
 {
     seg_thread *t;
     seg_frame *f;
     seg_code *sc;
     int32_t src, dst;
-    (void)self;
     ENTER(t);
     if (nargs < 3 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
@@ -1085,16 +1196,15 @@ cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         desync++;
         Py_RETURN_NONE;
     }
-    if (f->start >= 0 && f->at != src && sc->silent == NULL) {
+    if (f->start >= 0 && f->at != src && straight(sc, f->start, src)) {
         /* Running straight-line code (or restarted eagerly, which this
          * event confirms). */
         close_run(sc, f->start, src);
         pc_g.pair[sc->op[src]][sc->op[dst]]++;
         f->at = f->raised = -1;
         f->start = dst;
-        Py_RETURN_NONE;
     }
-    if (f->start < 0 && f->at == src && f->resume < 0 && !f->seeded) {
+    else if (f->start < 0 && f->at == src && f->resume < 0 && !f->seeded) {
         /* Stopped at src while Python code ran for it (a generator that
          * FOR_ITER resumed, a __bool__): src branches now. */
         pair(t->last, sc->op[dst]);
@@ -1102,10 +1212,173 @@ cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         f->seeded = 0;
         f->start = dst;
         t->last = SEG_TOP;
-        Py_RETURN_NONE;
     }
-    jump_slow(t, f, src, dst);
+    else {
+        jump_slow(t, f, src, dst);
+    }
+    f->jumped = src;
+    if (sc->quiet_ok[src])
+        return quiet_site(sc, src);
     Py_RETURN_NONE;
+}
+
+
+/* The fast paths.  Each callback first tries the common case in a few
+ * loads and compares: a counting thread whose top frame is the event's
+ * and runs straight-line code (an open segment, no silent jump in its
+ * code, not stopped, no exception in flight).  Everything else goes to
+ * the *_other function, which handles every case. */
+
+HOT seg_thread *
+counting_thread(void)
+{
+    seg_thread *t = seg_t;
+    if (t != NULL && t->gen == seg_gen && (pc_g.on | t->measuring) &&
+        t->depth > 0)
+        return t;
+    return NULL;
+}
+
+/* PY_START, PY_RESUME: (code, offset of RESUME) */
+HOT PyObject *
+start(PyObject *const *args, Py_ssize_t nargs, int call)
+{
+    seg_thread *t = counting_thread();
+    seg_frame *f, *g;
+    seg_code *sc, *nsc;
+    pc_iframe *cur, *p;
+    PyObject *code;
+    int32_t off, c;
+    unsigned k;
+
+    if (t == NULL || nargs < 2 || t->depth == t->cap)
+        goto other;
+    f = &t->stack[t->depth - 1];
+    sc = f->sc;
+    /* running: start >= 0, at < 0 and raised < 0, in one test */
+    if ((f->start | ~f->at | ~f->raised) < 0)
+        goto other;
+    code = args[0];
+    k = cache_slot(code);
+    if (seg_cache[k].code != code)
+        goto other;
+    nsc = seg_cache[k].sc;
+    off = unit_arg(args[1]);
+    if ((uint32_t)off >= (uint32_t)nsc->n)
+        goto other;
+    /* The caller: the new frame's previous one, past the entry frame of
+     * a call from C. */
+#ifdef PC_FRAME_READ_PUBLIC
+    goto other;     /* measure the public API's way: no internal reads */
+#endif
+    cur = pc_tstate_iframe(t->ts);
+    if (cur == NULL || (p = cur->previous) == NULL)
+        goto other;
+    if (p->owner == PC_FRAME_OWNED_BY_CSTACK && (p = p->previous) == NULL)
+        goto other;
+    if (p->code != sc->code)
+        goto other;
+    c = owner_unit(sc, pc_iframe_unit(p));
+    if (c < 0 || sc->op[c] == op_jump_backward)
+        goto other;
+    close_to(f, c, 0);
+    f->start = -1;
+    f->at = c;
+    pc_g.pair[sc->op[c]][nsc->op[off]]++;
+    g = f + 1;
+    g->sc = nsc;
+    g->iframe = cur;
+    g->start = off;
+    g->at = g->raised = g->resume = g->jumped = -1;
+    g->seeded = 0;
+    t->depth++;
+    t->last = SEG_TOP;
+    if (call) {
+        pc_calls_g.python_starts++;
+        nsc->hot->calls++;
+    }
+    else {
+        pc_calls_g.resumptions++;
+    }
+    Py_RETURN_NONE;
+other:
+    return start_other(args, nargs, call);
+}
+
+/* PY_RETURN, PY_YIELD: (code, offset, value) */
+HOT PyObject *
+leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
+{
+    seg_thread *t = counting_thread();
+    seg_frame *f;
+    seg_code *sc;
+    int32_t off;
+    int last;
+
+    if (t == NULL || nargs < 2)
+        goto other;
+    f = &t->stack[t->depth - 1];
+    sc = f->sc;
+    off = unit_arg(args[1]);
+    if (sc->code != args[0] || (uint32_t)off >= (uint32_t)sc->n ||
+        f->start < 0 || f->at == off)
+        goto other;
+    close_to(f, off, yielding);
+    last = sc->op[off];
+    if (yielding)
+        pc_calls_g.yields++;
+    else
+        pc_calls_g.returns++;
+    t->depth--;
+    if (t->depth == 0 || !eager_restart(t, f - 1, last))
+        t->last = last;
+    Py_RETURN_NONE;
+other:
+    return leave_other(args, nargs, yielding);
+}
+
+/* JUMP, BRANCH: (code, source offset, destination offset) */
+static PyObject *
+cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t = counting_thread();
+    seg_frame *f;
+    seg_code *sc;
+    int32_t src, dst;
+    (void)self;
+
+    if (t == NULL || nargs < 3)
+        goto other;
+    f = &t->stack[t->depth - 1];
+    sc = f->sc;
+    src = unit_arg(args[1]);
+    dst = unit_arg(args[2]);
+    if (sc->code != args[0] || (uint32_t)src >= (uint32_t)sc->n ||
+        (uint32_t)dst >= (uint32_t)sc->n)
+        goto other;
+    if (f->start >= 0) {
+        if (f->at == src)
+            goto other;
+        /* Running (or restarted eagerly, which this event confirms). */
+        close_to(f, src, 0);
+        pc_g.pair[sc->op[src]][sc->op[dst]]++;
+    }
+    else {
+        /* Stopped at src while Python code ran for it (the generator a
+         * FOR_ITER resumed, a __bool__): src branches now. */
+        if (f->at != src || f->resume >= 0 || f->seeded || t->last < 0)
+            goto other;
+        pc_g.pair[t->last][sc->op[dst]]++;
+        t->last = SEG_TOP;
+    }
+    f->at = f->raised = -1;
+    f->start = dst;
+    f->jumped = src;
+    if (sc->quiet_ok[src])
+        return quiet_site(sc, src);
+    Py_RETURN_NONE;
+other:
+    return jump_other(args, nargs);
 }
 
 static inline void
@@ -1238,6 +1511,22 @@ cb_noop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* The floor's JUMP: nothing done, but the same jumps turned off, so that
+ * it receives exactly the events count mode does. */
+static PyObject *
+cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_code *sc;
+    int32_t src;
+    (void)self;
+    if (nargs < 2 || (sc = seg_code_for(args[0])) == NULL)
+        Py_RETURN_NONE;
+    src = unit_arg(args[1]);
+    if ((uint32_t)src < (uint32_t)sc->n && sc->quiet_ok[src])
+        return quiet_site(sc, src);
+    Py_RETURN_NONE;
+}
+
 #define DEF(name, fn) \
     static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, \
                                    METH_FASTCALL, NULL}
@@ -1252,6 +1541,7 @@ DEF("_pystats_seg_reraise", cb_reraise);
 DEF("_pystats_seg_handled", cb_handled);
 DEF("_pystats_seg_unwind", cb_unwind);
 DEF("_pystats_seg_noop", cb_noop);
+DEF("_pystats_seg_noop_jump", cb_noop_jump);
 
 static const pc_seg_callback seg_callbacks[] = {
     {"PY_START", &cb_start_def},
@@ -1279,7 +1569,8 @@ pc_seg_callbacks(int noop, size_t *n)
         return seg_callbacks;
     for (i = 0; i < NSEG; i++) {
         noop_callbacks[i].event = seg_callbacks[i].event;
-        noop_callbacks[i].def = &cb_noop_def;
+        noop_callbacks[i].def = strcmp(seg_callbacks[i].event, "JUMP") == 0
+                                    ? &cb_noop_jump_def : &cb_noop_def;
     }
     return noop_callbacks;
 }
@@ -1311,6 +1602,23 @@ pc_seg_init(void)
     op_extended_arg = opcode_of("EXTENDED_ARG");
     op_resume = opcode_of("RESUME");
     op_exit_init_check = opcode_of("EXIT_INIT_CHECK");   /* 3.13 */
+    op_pop_jump[0] = opcode_of("POP_JUMP_IF_FALSE");
+    op_pop_jump[1] = opcode_of("POP_JUMP_IF_TRUE");
+    op_pop_jump[2] = opcode_of("POP_JUMP_IF_NONE");
+    op_pop_jump[3] = opcode_of("POP_JUMP_IF_NOT_NONE");
+    op_return_value = opcode_of("RETURN_VALUE");
+    op_return_const = opcode_of("RETURN_CONST");
+    op_yield_value = opcode_of("YIELD_VALUE");
+    {
+        PyObject *mon = PyImport_ImportModule("sys");
+        PyObject *m2 = mon ? PyObject_GetAttrString(mon, "monitoring") : NULL;
+        Py_XDECREF(mon);
+        monitoring_disable = m2 ? PyObject_GetAttrString(m2, "DISABLE")
+                                : NULL;
+        Py_XDECREF(m2);
+        if (monitoring_disable == NULL)
+            return -1;
+    }
     {
         static const char *const not_eager[] = {
             "SEND", "JUMP_BACKWARD_NO_INTERRUPT", "FOR_ITER", "JUMP_BACKWARD",
@@ -1370,6 +1678,7 @@ seed(seg_thread *t, PyThreadState *ts)
             free(frames);
             return -1;
         }
+        f->iframe = p;
         c = iframe_instruction(p, f);
         if (c < f->sc->first_resume) {
             /* Not started yet (before RESUME): PY_START will come. */
@@ -1431,13 +1740,20 @@ static void
 cut_thread(seg_thread *t, PyThreadState *ts)
 {
     seg_frame *f;
+    pc_iframe *p;
     int32_t c;
     if (t->gen != seg_gen || t->depth == 0 || !(pc_g.on || t->measuring))
         return;
     f = &t->stack[t->depth - 1];
     if (f->start < 0 && f->at < 0)
         return;
-    c = iframe_instruction(python_frame(pc_tstate_iframe(ts)), f);
+    /* By identity, not by code: the thread may be waiting at the eval
+     * breaker of a new frame's RESUME, whose PY_START has not fired yet
+     * (it is not on the stack), or of a recursive call's. */
+    for (p = pc_tstate_iframe(ts); p != NULL && p != f->iframe;
+         p = p->previous)
+        ;
+    c = iframe_instruction(p, f);
     if (c < 0) {
         desync++;
         return;
