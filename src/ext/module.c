@@ -574,7 +574,7 @@ module_exec(PyObject *module)
         goto done;
     opnames = PyObject_GetAttrString(opcode, "opname");
     if (opnames == NULL || pc_collector_init(opnames) < 0 ||
-        pc_seg_init() < 0)
+        pc_seg_init() < 0 || pc_stats_init() < 0)
         goto done;
     os = PyImport_ImportModule("os");
     if (os == NULL || pc_dump_install_hooks(os) < 0)

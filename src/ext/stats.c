@@ -76,16 +76,25 @@ gc_cb(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static PyMethodDef gc_cb_def = {
     "_pystats_gc", (PyCFunction)(void (*)(void))gc_cb, METH_FASTCALL, NULL};
 
+/* Imported when the module is, not when a window opens: a first import
+ * of gc inside a window would run importlib's Python code there and be
+ * counted as the program's. */
+static PyObject *gc_module;
+
+int
+pc_stats_init(void)
+{
+    if (gc_module == NULL)
+        gc_module = PyImport_ImportModule("gc");
+    return gc_module == NULL ? -1 : 0;
+}
+
 static PyObject *
 gc_callbacks(void)
 {
-    PyObject *gc = PyImport_ImportModule("gc");  /* owned */
-    PyObject *cbs;
-    if (gc == NULL)
+    if (gc_module == NULL && pc_stats_init() < 0)
         return NULL;
-    cbs = PyObject_GetAttrString(gc, "callbacks");
-    Py_DECREF(gc);
-    return cbs;
+    return PyObject_GetAttrString(gc_module, "callbacks");
 }
 
 static int

@@ -23,6 +23,7 @@ typedef struct pc_stats {
 
 extern pc_stats pc_st;
 
+int pc_stats_init(void);        /* module init; -1 with exception */
 int pc_stats_install(void);     /* -1 with exception */
 int pc_stats_remove(void);      /* -1 with exception */
 void pc_stats_clear(void);

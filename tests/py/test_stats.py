@@ -123,3 +123,30 @@ def test_no_rare_events_on_311(pystats):
     pystats.on(mode="census")
     pystats.off()
     assert pystats.snapshot()["rare"]["watched_dicts"] == 0
+
+
+WINDOW_IN_A_FRESH_PROCESS = """
+import sys
+%s
+import pystats
+
+def f():
+    return sum(range(3))
+
+pystats.on()
+f()
+pystats.off()
+print(sorted(pystats.snapshot()["execution_count"].items()))
+"""
+
+
+def test_a_first_window_counts_no_import_of_the_collector():
+    """What the collector's window needs (gc, for its callback) is imported
+    with the collector: a window opened in a process that never imported
+    gc counts exactly what one opened after `import gc` does."""
+    from conftest import run_python
+    fresh = run_python(WINDOW_IN_A_FRESH_PROCESS % "").stdout
+    warm = run_python(WINDOW_IN_A_FRESH_PROCESS % "import gc").stdout
+    counts = dict(eval(fresh))
+    assert counts.get("RESUME") == 1        # f's, nothing imported
+    assert fresh == warm
