@@ -866,6 +866,25 @@ python_frame(pc_iframe *p)
 }
 
 #ifdef PC_FRAME_READ_PUBLIC
+/* Frames the caller search passes over (as caller_instruction() does
+ * with internal frames): a generator's not entered by throw(), and one
+ * waiting at the eval breaker of a RESUME it has not reported. */
+static int
+public_skipped(PyFrameObject *fr, PyCodeObject *code)
+{
+    PyObject *gen = PyFrame_GetGenerator(fr);       /* new reference */
+    pc_codeinfo *ci;
+    int lasti;
+    if (gen != NULL) {
+        Py_DECREF(gen);
+        return 1;
+    }
+    ci = pc_codeinfo_get((PyObject *)code);
+    lasti = PyFrame_GetLasti(fr);
+    return ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
+           ci->op[lasti / 2] == op_resume;
+}
+
 /* The public API's way, for comparison (see docs/FORMAT.md 1.9): it
  * materializes frame objects, so it may allocate. */
 static int32_t
@@ -886,7 +905,7 @@ frame_unit_public(const seg_frame *f, int caller)
         goto done;
     code = PyFrame_GetCode(fr);
     while (caller && (PyObject *)code != f->sc->code &&
-           PyFrame_GetGenerator(fr) != NULL) {
+           public_skipped(fr, code)) {
         PyFrameObject *back = PyFrame_GetBack(fr);
         Py_DECREF(code);
         Py_DECREF(fr);
