@@ -1,8 +1,8 @@
 """One benchmark run: `python overhead_workload.py MODE KIND N`.
 
 MODE: plain (nothing on); count (the collector's default: segment events
-on 3.12+, the trace function on 3.11); noop-segments (count's events
-with callbacks that do nothing: its floor, 3.12+); instructions (one
+on 3.12+, the trace function on 3.11); noop-segments (the events count
+receives, with callbacks that do nothing: its floor, 3.12+); instructions (one
 event per instruction); noop (the events of instructions, callbacks that
 do nothing: its floor); reference (the pure-Python settrace collector of
 tests/py/reference.py).

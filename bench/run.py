@@ -8,7 +8,9 @@ of the loops themselves.  Reported per workload, for each exact mode
 against a plain run and against its own do-nothing floor (the same
 events, callbacks that return at once):
   count/plain     the default mode: segment events on 3.12+ (trace on 3.11)
-  nseg/plain      its floor: the segment events, callbacks doing nothing
+  nseg/plain      its floor: exactly the events count receives (the same
+                  unconditional jumps turned off after their first
+                  event), callbacks doing nothing
   count/nseg      what segment counting adds over its floor (target <= 1.15)
   instr/plain     mode "instructions": one event per instruction
   noop/plain      its floor: the same events, callbacks doing nothing

@@ -341,6 +341,79 @@ def test_noop_segments_counts_nothing(stats):
     assert stats.snapshot()["execution_count"] == {}
 
 
+# ---- quiet jumps: unconditional jumps report once ----
+
+def two_loops(n):
+    t = 0
+    for i in range(n):          # back edge to its FOR_ITER: turned off
+        if i % 3:
+            t += i              # JUMP_FORWARD over the else: turned off
+        else:
+            t -= 1
+    j = 0
+    try:
+        while True:             # its back edge is its only event: stays
+            j += 1
+            1 // (n - j)
+    except ZeroDivisionError:
+        pass
+    return t, j
+
+
+def instrumented_jumps(fn):
+    ops = [i.opname for i in dis.get_instructions(fn, adaptive=True)]
+    return ({o for o in ops if o.startswith("INSTRUMENTED_JUMP")},
+            sum(1 for o in ops if o in ("JUMP_BACKWARD", "JUMP_FORWARD")))
+
+
+def window_with_jumps(stats, mode):
+    stats.clear()
+    stats.on(mode=mode)
+    try:
+        two_loops(40)
+        snap = stats.snapshot()
+        jumps = instrumented_jumps(two_loops)
+    finally:
+        stats.off()
+        stats.clear()
+    return (snap["execution_count"], snap["pair_count"]), jumps
+
+
+@pytest.mark.skipif(not SEGMENTS, reason="segment counting is 3.12+")
+def test_unconditional_jumps_turned_off_where_loops_keep_an_event(stats):
+    seg, (live, plain) = window_with_jumps(stats, "count")
+    ins, _ = window_with_jumps(stats, "instructions")
+    # The while loop's back edge still fires; the for loop's back edges
+    # were turned off after their first event.
+    assert live == {"INSTRUMENTED_JUMP_BACKWARD"}
+    assert plain >= 2
+    # for: i % 3 and one of t += i, t -= 1; while: j += 1, n - j and
+    # 1 // (n - j), the last one raising.
+    assert seg[0]["BINARY_OP"] == ins[0]["BINARY_OP"] == 2 * 40 + 3 * 40
+    assert_same(seg, ins)
+
+
+@pytest.mark.skipif(not SEGMENTS, reason="segment counting is 3.12+")
+def test_quiet_jumps_counted_when_another_tool_restarts_events(stats):
+    """sys.monitoring.restart_events() brings turned-off events back: they
+    are counted, then turned off again."""
+    import sys as _sys
+
+    def run():
+        two_loops(30)
+        _sys.monitoring.restart_events()
+        two_loops(30)
+        _sys.monitoring.restart_events()
+        return two_loops(30)
+
+    run()
+    before = desync(stats)
+    seg = measured(stats, "count", run)
+    ins = measured(stats, "instructions", run)
+    assert_same(seg, ins)
+    assert desync(stats) == before
+
+
 # ---- whole programs: startup, exit, dumps ----
 
 PROGRAM = """
