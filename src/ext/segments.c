@@ -26,7 +26,15 @@
  * the way always jumps; a SEND on the way fell through only if the
  * closing event is PY_YIELD at the YIELD_VALUE right after it (its
  * fall-through path always reaches that YIELD_VALUE, which always fires
- * PY_YIELD).
+ * PY_YIELD).  Unconditional jumps whose events are turned off after
+ * their first one ("quiet jumps", see quiet_site()) are resolved the
+ * same way.
+ *
+ * A frame whose Python callee returned goes on at the next instruction:
+ * its segment is reopened there at once (eager_restart()), and taken
+ * back if its next event is where it stopped (eager_settle()).  Each
+ * callback first tries the common case inline (start(), leave(),
+ * cb_jump()) and hands everything else to a *_other function.
  *
  * Each thread keeps a shadow stack of its frames: code, open segment
  * start, and, while the frame waits for a callee (or was running when
