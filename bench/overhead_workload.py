@@ -1,8 +1,10 @@
 """One benchmark run: `python overhead_workload.py MODE KIND N`.
 
 MODE: plain (nothing on); count (the collector's default: segment events
-on 3.12+, the trace function on 3.11); noop-segments (the events count
-receives, with callbacks that do nothing: its floor, 3.12+); instructions (one
+on 3.12+, the trace function on 3.11); noop-segments (count's events,
+callbacks that do nothing: its floor, 3.12+); noop-quiet (exactly the
+events count receives -- the jumps it turns off turned off too --,
+callbacks that do nothing, 3.12+); instructions (one
 event per instruction); noop (the events of instructions, callbacks that
 do nothing: its floor); reference (the pure-Python settrace collector of
 tests/py/reference.py).
@@ -58,7 +60,8 @@ def main():
     fn = {"tight": tight, "attrs": attrs, "gen": gen}[kind]
     if mode == "plain":
         fn(n)
-    elif mode in ("noop", "count", "instructions", "noop-segments"):
+    elif mode in ("noop", "count", "instructions", "noop-segments",
+                  "noop-quiet"):
         pystats.on(mode=mode)
         fn(n)
         pystats.off()

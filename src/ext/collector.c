@@ -174,6 +174,8 @@ pc_mode_name(pc_mode mode)
         return "instructions";
     case PC_MODE_NOOP_SEGMENTS:
         return "noop-segments";
+    case PC_MODE_NOOP_QUIET:
+        return "noop-quiet";
     default:
         return "count";
     }

@@ -34,6 +34,9 @@ typedef enum pc_mode {
     PC_MODE_CENSUS = 2, /* no per-instruction events: specialization census */
     PC_MODE_INSTRUCTIONS = 3,   /* exact, from one event per instruction
                                    (3.12+; on 3.11 COUNT is this) */
+    PC_MODE_NOOP_QUIET = 5,     /* exactly the events COUNT receives (its
+                                   quiet jumps turned off too), callbacks
+                                   do nothing (3.12+) */
     PC_MODE_NOOP_SEGMENTS = 4,  /* the segment events of COUNT (3.12+),
                                    callbacks do nothing: its cost floor */
 } pc_mode;

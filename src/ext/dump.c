@@ -90,7 +90,8 @@ write_dump(psf_out *o, pc_reason reason)
     psf_put_header(o, "meta.collection.mode", pc_mode_name(pc_g.mode));
     psf_put_header(o, "meta.collection.mechanism", pc_backend_name());
     psf_put_header(o, "meta.collection.method",
-                   pc_seg_mode() || pc_g.mode == PC_MODE_NOOP_SEGMENTS
+                   pc_seg_mode() || pc_g.mode == PC_MODE_NOOP_SEGMENTS ||
+                   pc_g.mode == PC_MODE_NOOP_QUIET
                        ? "segments" : "instructions");
     put_int_header(o, "meta.collection.windows", (long)pc_g.windows);
     put_int_header(o, "meta.collection.on_at_dump", pc_g.on);

@@ -58,10 +58,14 @@ parse_mode(PyObject *mode, pc_mode *out)
         *out = PC_MODE_NOOP_SEGMENTS;
         return 0;
     }
+    if (!strcmp(s, "noop-quiet") && PC_HAVE_MONITORING) {
+        *out = PC_MODE_NOOP_QUIET;
+        return 0;
+    }
     PyErr_Format(PyExc_ValueError,
                  "pystats: unknown collection mode %R (known: 'count', "
                  "'instructions', 'census', 'noop'%s)", mode,
-                 PC_HAVE_MONITORING ? ", 'noop-segments'" : "");
+                 PC_HAVE_MONITORING ? ", 'noop-segments', 'noop-quiet'" : "");
     return -1;
 }
 

@@ -162,8 +162,10 @@ claim(PyObject *mon)
     int ret = -1, bits = 0;
     const pc_seg_callback *callbacks = instruction_callbacks;
 
-    if (pc_g.mode == PC_MODE_COUNT || pc_g.mode == PC_MODE_NOOP_SEGMENTS)
-        callbacks = pc_seg_callbacks(pc_g.mode == PC_MODE_NOOP_SEGMENTS,
+    if (pc_g.mode == PC_MODE_COUNT || pc_g.mode == PC_MODE_NOOP_SEGMENTS ||
+        pc_g.mode == PC_MODE_NOOP_QUIET)
+        callbacks = pc_seg_callbacks(pc_g.mode == PC_MODE_NOOP_SEGMENTS ? 1 :
+                                     pc_g.mode == PC_MODE_NOOP_QUIET ? 2 : 0,
                                      &ncallbacks);
     for (k = 0; k < sizeof candidate_ids / sizeof candidate_ids[0]; k++) {
         PyObject *r = PyObject_CallMethod(mon, "use_tool_id", "is",

@@ -1585,7 +1585,7 @@ static const pc_seg_callback seg_callbacks[] = {
 };
 #define NSEG (sizeof seg_callbacks / sizeof seg_callbacks[0])
 
-static pc_seg_callback noop_callbacks[NSEG];
+static pc_seg_callback noop_callbacks[2][NSEG];
 
 const pc_seg_callback *
 pc_seg_callbacks(int noop, size_t *n)
@@ -1595,11 +1595,12 @@ pc_seg_callbacks(int noop, size_t *n)
     if (!noop)
         return seg_callbacks;
     for (i = 0; i < NSEG; i++) {
-        noop_callbacks[i].event = seg_callbacks[i].event;
-        noop_callbacks[i].def = strcmp(seg_callbacks[i].event, "JUMP") == 0
-                                    ? &cb_noop_jump_def : &cb_noop_def;
+        pc_seg_callback *cb = &noop_callbacks[noop == 2][i];
+        cb->event = seg_callbacks[i].event;
+        cb->def = noop == 2 && strcmp(cb->event, "JUMP") == 0
+                      ? &cb_noop_jump_def : &cb_noop_def;
     }
-    return noop_callbacks;
+    return noop_callbacks[noop == 2];
 }
 
 /* ---- starting, cutting, forking ---- */

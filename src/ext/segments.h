@@ -15,8 +15,10 @@ typedef struct pc_seg_callback {
     PyMethodDef *def;
 } pc_seg_callback;
 
-/* The events and callbacks of segment counting (noop: the same events
- * with callbacks that do nothing, the cost floor). */
+/* The events and callbacks of segment counting.  noop 1: the same
+ * events with callbacks that do nothing (the floor of the events); noop
+ * 2: ... that also turn off the jumps counting turns off, so that they
+ * receive exactly the events counting does. */
 const pc_seg_callback *pc_seg_callbacks(int noop, size_t *n);
 
 /* Is segment counting the mechanism of the current mode? */

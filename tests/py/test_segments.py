@@ -330,12 +330,13 @@ def test_window_sees_threads_already_running(stats, mode):
     assert desync(stats) == before
 
 
-def test_noop_segments_counts_nothing(stats):
+@pytest.mark.parametrize("mode", ["noop-segments", "noop-quiet"])
+def test_noop_segments_counts_nothing(stats, mode):
     if not SEGMENTS:
         with pytest.raises(ValueError):
-            stats.on(mode="noop-segments")
+            stats.on(mode=mode)
         return
-    stats.on(mode="noop-segments")
+    stats.on(mode=mode)
     f_simple()
     stats.off()
     assert stats.snapshot()["execution_count"] == {}
