@@ -59,6 +59,17 @@ pc_offset_unit(PyObject *o)
         return (int32_t)(v->long_value.ob_digit[0] >> 1);
     return tag == 1 ? 0 : -1;
 }
+
+/* The same for the fast paths, in one compare: an offset of 0 (or any
+ * odd int) gives -1, which sends the event to the general path. */
+static inline int32_t
+pc_offset_unit_nonzero(PyObject *o)
+{
+    const PyLongObject *v = (const PyLongObject *)o;
+    if (v->long_value.lv_tag == ((uintptr_t)1 << _PyLong_NON_SIZE_BITS))
+        return (int32_t)(v->long_value.ob_digit[0] >> 1);
+    return -1;
+}
 #endif
 
 /* The trace function (3.11) of a thread: c_tracefunc is a public field

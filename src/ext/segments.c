@@ -1290,7 +1290,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     if (seg_cache[k].code != code)
         goto other;
     nsc = seg_cache[k].sc;
-    off = unit_arg(args[1]);
+    off = unit_arg(args[1]);        /* RESUME is often at offset 0 */
     if ((uint32_t)off >= (uint32_t)nsc->n)
         goto other;
     /* The caller: the new frame's previous one, past the entry frame of
@@ -1346,7 +1346,7 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
         goto other;
     f = &t->stack[t->depth - 1];
     sc = f->sc;
-    off = unit_arg(args[1]);
+    off = pc_offset_unit_nonzero(args[1]);
     if (sc->code != args[0] || (uint32_t)off >= (uint32_t)sc->n ||
         f->start < 0 || f->at == off)
         goto other;
@@ -1364,22 +1364,22 @@ other:
     return leave_other(args, nargs, yielding);
 }
 
-/* JUMP, BRANCH: (code, source offset, destination offset) */
-static PyObject *
-cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+/* JUMP, BRANCH: (code, source offset, destination offset).  Only JUMP
+ * events come from jumps that may be turned off (quiet). */
+HOT PyObject *
+jump(PyObject *const *args, Py_ssize_t nargs, int may_quiet)
 {
     seg_thread *t = counting_thread();
     seg_frame *f;
     seg_code *sc;
     int32_t src, dst;
-    (void)self;
 
     if (t == NULL || nargs < 3)
         goto other;
     f = &t->stack[t->depth - 1];
     sc = f->sc;
-    src = unit_arg(args[1]);
-    dst = unit_arg(args[2]);
+    src = pc_offset_unit_nonzero(args[1]);
+    dst = pc_offset_unit_nonzero(args[2]);
     if (sc->code != args[0] || (uint32_t)src >= (uint32_t)sc->n ||
         (uint32_t)dst >= (uint32_t)sc->n)
         goto other;
@@ -1401,11 +1401,25 @@ cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     f->at = f->raised = -1;
     f->start = dst;
     f->jumped = src;
-    if (sc->quiet_ok[src])
+    if (may_quiet && sc->quiet_ok[src])
         return quiet_site(sc, src);
     Py_RETURN_NONE;
 other:
     return jump_other(args, nargs);
+}
+
+static PyObject *
+cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return jump(args, nargs, 1);
+}
+
+static PyObject *
+cb_branch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return jump(args, nargs, 0);
 }
 
 static inline void
@@ -1563,6 +1577,7 @@ DEF("_pystats_seg_throw", cb_throw);
 DEF("_pystats_seg_return", cb_return);
 DEF("_pystats_seg_yield", cb_yield);
 DEF("_pystats_seg_jump", cb_jump);
+DEF("_pystats_seg_branch", cb_branch);
 DEF("_pystats_seg_raise", cb_raise);
 DEF("_pystats_seg_reraise", cb_reraise);
 DEF("_pystats_seg_handled", cb_handled);
@@ -1578,7 +1593,7 @@ static const pc_seg_callback seg_callbacks[] = {
     {"PY_YIELD", &cb_yield_def},
     {"PY_UNWIND", &cb_unwind_def},
     {"JUMP", &cb_jump_def},
-    {"BRANCH", &cb_jump_def},
+    {"BRANCH", &cb_branch_def},
     {"RAISE", &cb_raise_def},
     {"RERAISE", &cb_reraise_def},
     {"EXCEPTION_HANDLED", &cb_handled_def},
