@@ -172,6 +172,13 @@ const ck_info check_info[CK_COUNT] = {
         "A summary written by --json holds sums, not the files they came "
         "from: the checks of each file cannot be made again here. Check "
         "the dumps themselves." },
+    [CK_HIDDEN_TMP] = { "cut-short-temporaries", "hidden temporaries of dumps never finished",
+        "The collector writes each dump to a hidden temporary (.NAME.tmp) "
+        "and renames it when it is whole, so a writer killed mid-dump (a "
+        "SIGKILL, a crash, a full disk) leaves only that hidden file: "
+        "readers skip it and never count half a dump, but what it was "
+        "writing is in no dump, so the set misses that process's last "
+        "counts." },
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -619,6 +626,13 @@ on_problem(void *ctx, int kind, const char *file, unsigned long line,
     add_issue(c, CK_UNREADABLE + kind, CHECK_ERROR, file, "%s%s", where, msg);
 }
 
+static void
+on_hidden(void *ctx, const char *path)
+{
+    add_issue(ctx, CK_HIDDEN_TMP, CHECK_WARNING, path,
+              "a dump's temporary file: its writer did not finish");
+}
+
 /* ---- the set ---------------------------------------------------------- */
 
 check_set *
@@ -631,6 +645,7 @@ check_new(void)
     c->obs.file = on_file;
     c->obs.free_state = tls_free;
     c->obs.problem = on_problem;
+    c->obs.hidden = on_hidden;
     return c;
 }
 

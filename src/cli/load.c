@@ -487,9 +487,10 @@ str_cmp(const void *a, const void *b)
 }
 
 /* Every non-hidden entry of dir that is not a directory, sorted by name
- * (hidden names are the writers' temporary files). */
+ * (hidden names are the writers' temporary files: told to the observer,
+ * never read). */
 static int
-list_dir(file_list *l, const char *dir, agg *a)
+list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
@@ -502,9 +503,19 @@ list_dir(file_list *l, const char *dir, agg *a)
     }
     while ((e = readdir(d)) != NULL) {
         char *path;
-        if (e->d_name[0] == '.')
+        size_t nlen = strlen(e->d_name);
+        if (e->d_name[0] == '.') {
+            if (obs && obs->hidden && nlen > 5 &&
+                strcmp(e->d_name + nlen - 4, ".tmp") == 0) {
+                size_t size = dlen + nlen + 2;
+                path = cli_xmalloc(size);
+                snprintf(path, size, "%s%s%s", dir, (dlen && dir[dlen - 1] == '/') ? "" : "/", e->d_name);
+                obs->hidden(obs->ctx, path);
+                free(path);
+            }
             continue;
-        size_t size = dlen + strlen(e->d_name) + 2;
+        }
+        size_t size = dlen + nlen + 2;
         path = cli_xmalloc(size);
         snprintf(path, size, "%s%s%s", dir, (dlen && dir[dlen - 1] == '/') ? "" : "/", e->d_name);
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -610,7 +621,7 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt,
             agg_problem(out, AGG_P_UNREADABLE, inputs[i], 0, "cannot open: %s", strerror(errno));
             ret = -1;
         } else if (S_ISDIR(st.st_mode)) {
-            if (list_dir(&files, inputs[i], out) != 0)
+            if (list_dir(&files, inputs[i], out, obs) != 0)
                 ret = -1;
         } else {
             list_add(&files, cli_xstrdup(inputs[i]));

@@ -61,6 +61,9 @@ typedef struct load_observer {
     void (*free_state)(void *ctx, void *state);
     void (*problem)(void *ctx, int kind, const char *file,
                     unsigned long line, const char *msg);
+    /* A hidden temporary (".NAME.tmp") in a listed directory: a dump a
+     * writer did not finish.  Never read. */
+    void (*hidden)(void *ctx, const char *path);
 } load_observer;
 
 typedef struct load_worker {

@@ -119,6 +119,16 @@ cp "$OWN/dump-1.txt" "$T/ck-dupproc/a.txt"
 sed 's/^opcode\[CALL\].execution_count : 75/opcode[CALL].execution_count : 76/' "$OWN/dump-1.txt" > "$T/ck-dupproc/b.txt"
 check_case dup-process duplicate-process error 6 "$T/ck-dupproc"
 
+# ---- a writer killed mid-dump ------------------------------------------------------
+mkdir "$T/ck-hidden"
+cp "$OWN/dump-1.txt" "$T/ck-hidden/a.txt"
+head -n 20 "$OWN/dump-2.txt" > "$T/ck-hidden/.pystats-4242-0123456789abcdef.tmp"
+printf 'x\n' > "$T/ck-hidden/.notes"
+check_case hidden cut-short-temporaries warning 0 "$T/ck-hidden"
+check "check hidden: the temporary named, other hidden files not" \
+    ".pystats-4242-0123456789abcdef.tmp" "$(finding_files "$T/hidden.json" cut-short-temporaries)"
+check "check hidden: the temporary is not read" 1 "$(jget "$T/hidden.json" 'd["files"]')"
+
 # ---- counts that cannot happen -------------------------------------------------
 mkdir "$T/ck-exceed"
 own_dump "$T/ck-exceed/x.txt" '/^opcode\[LOAD_FAST\].pair_count\[LOAD_ATTR\]/ { print "opcode[LOAD_FAST].pair_count[LOAD_ATTR] : 1300"; next } { print }'
