@@ -773,8 +773,9 @@ eager_restart(seg_thread *t, seg_frame *g, int last)
 {
     seg_code *sc = g->sc;
     int32_t u;
-    if (g->start >= 0 || g->at < 0 || g->resume >= 0 || g->seeded ||
-        g->raised >= 0 || !eager_op[sc->op[g->at]])
+    /* stopped (start < 0, at >= 0), resume < 0, raised < 0: one test */
+    if ((g->start & g->resume & g->raised & ~g->at) >= 0 || g->seeded ||
+        !eager_op[sc->op[g->at]])
         return 0;
     u = next_unit(sc, g->at);
     if (u >= sc->n)
