@@ -1,12 +1,12 @@
 """Segment counting against the per-instruction mechanism on generated
 programs: nested for/while loops with break, continue and else, if/elif
-chains, try/except/finally with raises, with-blocks, calls, generators
-and comprehensions, in random combinations (fixed seeds, so a failure
-names its program).  Every program must give identical execution counts
+chains, try/except/finally with raises, with-blocks, calls, generators,
+comprehensions, coroutines driven by send(), and yield-from delegation
+with send(), throw() and close(), in random combinations (fixed seeds,
+so a failure names its program).  Every program must give identical execution counts
 and pairs in modes "count" and "instructions"; on 3.11 the two modes are
 one mechanism and the test holds trivially."""
 import random
-import sys
 
 import pytest
 
@@ -38,7 +38,23 @@ class Gen:
         ]
         if depth >= 3:
             return r.choice(simple)
-        kind = r.randrange(11)
+        kind = r.randrange(15)
+        if kind == 11:
+            return [pad + "x = (x + drive(co(x %% %d))) %% 1009" % r.randint(2, 5)]
+        if kind == 12:
+            return [pad + "x = (x + sum(outer(x %% %d))) %% 1009" % r.randint(2, 5)]
+        if kind == 13:
+            return [pad + "g = outer(%d)" % r.randint(2, 5),
+                    pad + "next(g)",
+                    pad + "try:",
+                    pad + "    g.throw(KeyError(1))",
+                    pad + "except (KeyError, StopIteration):",
+                    pad + "    x += 1",
+                    pad + "g.close()"]
+        if kind == 14:
+            return [pad + "g = outer(%d)" % r.randint(2, 5),
+                    pad + "x += next(g) + g.send(3)" if r.random() < 0.5 else pad + "x += next(g)",
+                    pad + "g.close()"]
         if kind < 3:
             return r.choice(simple)
         if kind == 3:
@@ -120,6 +136,41 @@ class Gen:
             "def numbers(n):",
             "    for i in range(n):",
             "        yield i",
+            "class Aw:",
+            "    def __init__(self, v):",
+            "        self.v = v",
+            "    def __await__(self):",
+            "        if self.v % 2:",
+            "            yield self.v",
+            "        return self.v",
+            "async def co(n):",
+            "    t = 0",
+            "    for i in range(n):",
+            "        try:",
+            "            t += await Aw(i)",
+            "            if i == 3:",
+            "                raise ValueError",
+            "        except ValueError:",
+            "            t -= 1",
+            "    return t",
+            "def drive(c):",
+            "    try:",
+            "        while True:",
+            "            c.send(None)",
+            "    except StopIteration as e:",
+            "        return e.value",
+            "def inner(n):",
+            "    for i in range(n):",
+            "        try:",
+            "            got = yield i",
+            "        except KeyError:",
+            "            yield -1",
+            "            return",
+            "        if got:",
+            "            yield got",
+            "def outer(n):",
+            "    yield from inner(n)",
+            "    yield from [n, n + 1]",
             "def run(x):",
             "    try:",
         ] + body + [
