@@ -205,86 +205,66 @@ hot_total(const pc_hot *h)
     return t;
 }
 
+/* Heapsort: qsort() may allocate, and the dump may be written from a
+ * signal handler.  before(x, y): x sorts before y. */
 static void
-sift_keys(pc_hot **a, size_t root, size_t n)
+swap_bytes(unsigned char *x, unsigned char *y, size_t size)
+{
+    while (size--) {
+        unsigned char t = *x;
+        *x++ = *y;
+        *y++ = t;
+    }
+}
+
+static void
+sift(unsigned char *a, size_t root, size_t n, size_t size,
+     int (*before)(const void *, const void *))
 {
     for (;;) {
         size_t c = 2 * root + 1;
-        pc_hot *t;
         if (c >= n)
             return;
-        if (c + 1 < n && strcmp(a[c]->key, a[c + 1]->key) < 0)
+        if (c + 1 < n && before(a + c * size, a + (c + 1) * size))
             c++;
-        if (strcmp(a[root]->key, a[c]->key) >= 0)
+        if (!before(a + root * size, a + c * size))
             return;
-        t = a[root];
-        a[root] = a[c];
-        a[c] = t;
+        swap_bytes(a + root * size, a + c * size, size);
         root = c;
     }
 }
 
 static void
-sort_keys(pc_hot **a, size_t n)
+heap_sort(void *base, size_t n, size_t size,
+          int (*before)(const void *, const void *))
 {
+    unsigned char *a = base;
     size_t i;
-    pc_hot *t;
     if (n < 2)
         return;
     for (i = n / 2; i-- > 0;)
-        sift_keys(a, i, n);
+        sift(a, i, n, size, before);
     for (i = n - 1; i > 0; i--) {
-        t = a[0];
-        a[0] = a[i];
-        a[i] = t;
-        sift_keys(a, 0, i);
+        swap_bytes(a, a + i * size, size);
+        sift(a, 0, i, size, before);
     }
+}
+
+/* Key order (elements are pc_hot pointers). */
+static int
+key_before(const void *x, const void *y)
+{
+    return strcmp((*(pc_hot *const *)x)->key, (*(pc_hot *const *)y)->key) < 0;
 }
 
 /* Group order: more instructions first, then by key. */
 static int
-group_before(const hot_group *x, const hot_group *y)
+group_before(const void *px, const void *py)
 {
+    const hot_group *x = px, *y = py;
     if (x->total != y->total)
         return x->total > y->total;
     return strcmp(tab[x->start]->key, tab[y->start]->key) < 0;
-}
-
-/* Heap with the group that comes last at the root. */
-static void
-sift_groups(hot_group *a, size_t root, size_t n)
-{
-    for (;;) {
-        size_t c = 2 * root + 1;
-        hot_group t;
-        if (c >= n)
-            return;
-        if (c + 1 < n && group_before(&a[c], &a[c + 1]))
-            c++;
-        if (!group_before(&a[root], &a[c]))
-            return;
-        t = a[root];
-        a[root] = a[c];
-        a[c] = t;
-        root = c;
-    }
-}
-
-static void
-sort_groups(hot_group *a, size_t n)
-{
-    size_t i;
-    hot_group t;
-    if (n < 2)
-        return;
-    for (i = n / 2; i-- > 0;)
-        sift_groups(a, i, n);
-    for (i = n - 1; i > 0; i--) {
-        t = a[0];
-        a[0] = a[i];
-        a[i] = t;
-        sift_groups(a, 0, i);
-    }
 }
 
 /* Sorts the table by key and fills groups[]; returns how many groups
@@ -295,7 +275,7 @@ make_groups(void)
     size_t i, ng = 0;
     for (i = 0; i < tab_n; i++)
         tab[i]->total = hot_total(tab[i]);
-    sort_keys(tab, tab_n);
+    heap_sort(tab, tab_n, sizeof *tab, key_before);
     for (i = 0; i < tab_n; i++)
         tab[i]->idx = i;
     for (i = 0; i < tab_n;) {
@@ -364,7 +344,7 @@ pc_hot_write(psf_out *o)
     if (groups == NULL)
         return;
     ng = make_groups();
-    sort_groups(groups, ng);
+    heap_sort(groups, ng, sizeof *groups, group_before);
     for (k = 0; k < ng && k < PC_HOT_CAP; k++) {
         const hot_group *g = &groups[k];
         const char *key = tab[g->start]->key;
