@@ -123,3 +123,23 @@ def pystats():
     if mod.is_on():
         mod.off()
     mod.clear()
+
+
+@pytest.fixture
+def stats(pystats):
+    """pystats, its measure() mode set back to count afterwards."""
+    yield pystats
+    pystats._collector._set_measure_mode("count")
+
+
+def measured_snapshot(stats, mode, fn, *args):
+    """snapshot() of measure(fn, *args) in mode, from a clear state."""
+    stats.clear()
+    stats._collector._set_measure_mode(mode)
+    try:
+        stats.measure(fn, *args)
+    finally:
+        stats._collector._set_measure_mode("count")
+    snap = stats.snapshot()
+    stats.clear()
+    return snap

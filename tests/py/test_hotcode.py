@@ -9,30 +9,12 @@ import sys
 import pytest
 
 import workloads
-from conftest import clean_env, dumps_in, run_python
+from conftest import clean_env, dumps_in, measured_snapshot as measured, run_python
 from reference import Reference, code_key
 
 MODES = ("count", "instructions")
 V312 = sys.version_info >= (3, 12)
 WORKLOADS_DIR = os.path.dirname(os.path.abspath(workloads.__file__))
-
-
-@pytest.fixture
-def stats(pystats):
-    yield pystats
-    pystats._collector._set_measure_mode("count")
-
-
-def measured(stats, mode, fn, *args):
-    stats.clear()
-    stats._collector._set_measure_mode(mode)
-    try:
-        stats.measure(fn, *args)
-    finally:
-        stats._collector._set_measure_mode("count")
-    snap = stats.snapshot()
-    stats.clear()
-    return snap
 
 
 def per_code(snap):

@@ -16,16 +16,10 @@ import threading
 import pytest
 
 import workloads
-from conftest import clean_env, dumps_in, run_python
+from conftest import clean_env, dumps_in, measured_snapshot, run_python
 
 MODES = ("count", "instructions")
 SEGMENTS = sys.version_info >= (3, 12)
-
-
-@pytest.fixture
-def stats(pystats):
-    yield pystats
-    pystats._collector._set_measure_mode("count")
 
 
 def desync(stats):
@@ -33,14 +27,7 @@ def desync(stats):
 
 
 def measured(stats, mode, fn, *args):
-    stats.clear()
-    stats._collector._set_measure_mode(mode)
-    try:
-        stats.measure(fn, *args)
-    finally:
-        stats._collector._set_measure_mode("count")
-    snap = stats.snapshot()
-    stats.clear()
+    snap = measured_snapshot(stats, mode, fn, *args)
     return snap["execution_count"], snap["pair_count"]
 
 
