@@ -5,6 +5,7 @@
  */
 #include "hotcode.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -316,14 +317,24 @@ put_key(psf_out *o, const char *key, const char *what)
     psf_put(o, what);
 }
 
-static void
-put_calls(psf_out *o, const char *name, uint64_t v)
+/* The calls.* keys (docs/FORMAT.md 1.15), for the dump and snapshot(). */
+static const struct {
+    const char *name;
+    size_t offset;      /* of its counter in pc_calls */
+} call_keys[] = {
+#define CALL_KEY(f) {#f, offsetof(pc_calls, f)}
+    CALL_KEY(python_starts), CALL_KEY(resumptions), CALL_KEY(throws),
+    CALL_KEY(returns), CALL_KEY(yields), CALL_KEY(unwinds),
+    CALL_KEY(raises), CALL_KEY(handled),
+#undef CALL_KEY
+};
+#define NCALL_KEYS (sizeof call_keys / sizeof call_keys[0])
+
+static uint64_t
+call_count(size_t k)
 {
-    if (!v)
-        return;
-    psf_put(o, "calls.");
-    psf_put(o, name);
-    psf_put_value(o, v);
+    return *(const uint64_t *)((const char *)&pc_calls_g +
+                               call_keys[k].offset);
 }
 
 void
@@ -331,16 +342,14 @@ pc_hot_write(psf_out *o)
 {
     size_t ng, k;
     uint64_t acc[PC_NOPS];
-    const pc_calls *c = &pc_calls_g;
 
-    put_calls(o, "python_starts", c->python_starts);
-    put_calls(o, "resumptions", c->resumptions);
-    put_calls(o, "throws", c->throws);
-    put_calls(o, "returns", c->returns);
-    put_calls(o, "yields", c->yields);
-    put_calls(o, "unwinds", c->unwinds);
-    put_calls(o, "raises", c->raises);
-    put_calls(o, "handled", c->handled);
+    for (k = 0; k < NCALL_KEYS; k++) {
+        if (!call_count(k))
+            continue;
+        psf_put(o, "calls.");
+        psf_put(o, call_keys[k].name);
+        psf_put_value(o, call_count(k));
+    }
     if (groups == NULL)
         return;
     ng = make_groups();
@@ -395,21 +404,14 @@ pc_hot_snapshot(PyObject *dict)
     uint64_t acc[PC_NOPS];
     size_t ng = 0, k;
     int i, ret = -1;
-    const pc_calls *c = &pc_calls_g;
 
     code = PyDict_New();
     calls = PyDict_New();
     if (code == NULL || calls == NULL)
         goto done;
-    if (set_u64(calls, "python_starts", c->python_starts) < 0 ||
-        set_u64(calls, "resumptions", c->resumptions) < 0 ||
-        set_u64(calls, "throws", c->throws) < 0 ||
-        set_u64(calls, "returns", c->returns) < 0 ||
-        set_u64(calls, "yields", c->yields) < 0 ||
-        set_u64(calls, "unwinds", c->unwinds) < 0 ||
-        set_u64(calls, "raises", c->raises) < 0 ||
-        set_u64(calls, "handled", c->handled) < 0)
-        goto done;
+    for (k = 0; k < NCALL_KEYS; k++)
+        if (set_u64(calls, call_keys[k].name, call_count(k)) < 0)
+            goto done;
     if (groups != NULL)
         ng = make_groups();
     for (k = 0; k < ng; k++) {
