@@ -689,10 +689,8 @@ straight(const seg_code *sc, int32_t s, int32_t e)
 static inline __attribute__((always_inline)) void
 close_to(seg_frame *f, int32_t e, int yielding)
 {
-    seg_code *sc = f->sc;
-    int32_t s = f->start;
-    if (s <= e && sc->silent[s] >= e)
-        close_run(sc, s, e);
+    if (straight(f->sc, f->start, e))
+        close_run(f->sc, f->start, e);
     else
         walk_silent(f, e, yielding);
     f->start = -1;
@@ -716,17 +714,6 @@ close_round(seg_frame *f, int32_t e)
         return;
     }
     close_to(f, e, 0);
-}
-
-static inline void
-walk_close(seg_frame *f, int32_t e, int yielding)
-{
-    if (!straight(f->sc, f->start, e)) {
-        walk_silent(f, e, yielding);
-        return;
-    }
-    close_run(f->sc, f->start, e);
-    f->start = -1;
 }
 
 /* Where a frame stopped at f->at goes on, given that its next event is
@@ -840,7 +827,7 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
             return t->last;
         restart(t, f, e, yielding);
     }
-    walk_close(f, e, yielding);
+    close_to(f, e, yielding);
     return f->sc->op[e];
 }
 
@@ -1042,6 +1029,39 @@ caller_stop_slow(seg_thread *t)
         f->raised = -1;     /* restart() resets it; eager_restart() reads it */
 }
 
+/* A frame running straight-line code: an open segment, not stopped, no
+ * exception in flight (start >= 0, at < 0, raised < 0, in one test). */
+static inline int
+running(const seg_frame *f)
+{
+    return (f->start | ~f->at | ~f->raised) >= 0;
+}
+
+/* The common case of caller_instruction(), read in a few loads: the new
+ * frame (*cur) has the caller as its previous one, or past the entry
+ * frame of a call from C.  -1 in any other case, and at a
+ * JUMP_BACKWARD (whose 3.12 eval-breaker case stop_at() handles): the
+ * general path decides. */
+static inline int32_t
+caller_unit_fast(seg_thread *t, const seg_frame *f, pc_iframe **cur)
+{
+    pc_iframe *p;
+    int32_t c;
+    *cur = pc_tstate_iframe(t->ts);
+    if (PC_PUBLIC_FRAMES)
+        return -1;      /* measure the public API's way: no internal reads */
+    if (*cur == NULL || (p = (*cur)->previous) == NULL)
+        return -1;
+    if (p->owner == PC_FRAME_OWNED_BY_CSTACK && (p = p->previous) == NULL)
+        return -1;
+    if (p->code != f->sc->code)
+        return -1;
+    c = owner_unit(f->sc, pc_iframe_unit(p));
+    if (c < 0 || f->sc->op[c] == op_jump_backward)
+        return -1;
+    return c;
+}
+
 /* A new frame is entered: stop the caller where it is.  Returns the
  * thread's last executed instruction, the new frame's predecessor. */
 static inline int
@@ -1049,23 +1069,12 @@ caller_stop(seg_thread *t)
 {
     if (t->depth > 0) {
         seg_frame *f = &t->stack[t->depth - 1];
-        seg_code *sc = f->sc;
-        if (f->start >= 0 && f->at < 0 && f->raised < 0 &&
-            !PC_PUBLIC_FRAMES) {
-            /* The common case: a call from straight-line code, the
-             * caller the new frame's previous one. */
-            pc_iframe *cur = pc_tstate_iframe(t->ts), *p;
-            p = cur != NULL ? cur->previous : NULL;
-            if (p != NULL && p->owner == PC_FRAME_OWNED_BY_CSTACK)
-                p = p->previous;        /* called from C: its entry frame */
-            if (p != NULL && p->code == f->sc->code) {
-                int32_t c = owner_unit(sc, pc_iframe_unit(p));
-                if (c >= 0 && sc->op[c] != op_jump_backward) {
-                    close_round(f, c);
-                    f->at = c;
-                    return sc->op[c];
-                }
-            }
+        pc_iframe *cur;
+        int32_t c;
+        if (running(f) && (c = caller_unit_fast(t, f, &cur)) >= 0) {
+            close_round(f, c);
+            f->at = c;
+            return f->sc->op[c];
         }
         caller_stop_slow(t);
     }
@@ -1294,7 +1303,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     seg_thread *t = counting_thread();
     seg_frame *f, *g;
     seg_code *sc, *nsc;
-    pc_iframe *cur, *p;
+    pc_iframe *cur;
     PyObject *code;
     int32_t off, c;
     unsigned k;
@@ -1303,8 +1312,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
         goto other;
     f = &t->stack[t->depth - 1];
     sc = f->sc;
-    /* running: start >= 0, at < 0 and raised < 0, in one test */
-    if ((f->start | ~f->at | ~f->raised) < 0)
+    if (!running(f))
         goto other;
     code = args[0];
     k = cache_slot(code);
@@ -1314,23 +1322,9 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     off = unit_arg(args[1]);        /* RESUME is often at offset 0 */
     if ((uint32_t)off >= (uint32_t)nsc->n)
         goto other;
-    /* The caller: the new frame's previous one, past the entry frame of
-     * a call from C. */
-#ifdef PC_FRAME_READ_PUBLIC
-    goto other;     /* measure the public API's way: no internal reads */
-#endif
-    cur = pc_tstate_iframe(t->ts);
-    if (cur == NULL || (p = cur->previous) == NULL)
-        goto other;
-    if (p->owner == PC_FRAME_OWNED_BY_CSTACK && (p = p->previous) == NULL)
-        goto other;
-    if (p->code != sc->code)
-        goto other;
-    c = owner_unit(sc, pc_iframe_unit(p));
-    if (c < 0 || sc->op[c] == op_jump_backward)
+    if ((c = caller_unit_fast(t, f, &cur)) < 0)
         goto other;
     close_round(f, c);
-    f->start = -1;
     f->at = c;
     pc_g.pair[sc->op[c]][nsc->op[off]]++;
     g = f + 1;
@@ -1512,7 +1506,7 @@ close_raised(seg_thread *t, seg_frame *f)
             f->start = -1;
             return SEG_NONE;
         }
-        walk_close(f, f->raised, 0);
+        close_to(f, f->raised, 0);
         return f->sc->op[f->raised];
     }
     return t->last;
