@@ -183,6 +183,9 @@ int pc_backend_sync(void);
 /* May the backend be switched on here?  -1 with exception if not. */
 int pc_backend_check(void);
 const char *pc_backend_name(void);
+#if PC_HAVE_MONITORING
+PyObject *pc_monitoring_module(void);   /* sys.monitoring, a new reference */
+#endif
 
 /* native.c: a CPython built with --enable-pystats (3.12+). */
 int pc_native_available(void);

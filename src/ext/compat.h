@@ -47,21 +47,11 @@ pc_small_int(PyObject *o)
     return -1;
 }
 
-/* An event's bytecode offset as a code unit, or -1: read from the int's
- * tag word (longintrepr.h: digit count << 3 | sign, sign 1 for zero) in
- * two compares.  Offsets are non-negative and below 2**30, so one digit. */
-static inline int32_t
-pc_offset_unit(PyObject *o)
-{
-    const PyLongObject *v = (const PyLongObject *)o;
-    uintptr_t tag = v->long_value.lv_tag;
-    if (tag == ((uintptr_t)1 << _PyLong_NON_SIZE_BITS))
-        return (int32_t)(v->long_value.ob_digit[0] >> 1);
-    return tag == 1 ? 0 : -1;
-}
-
-/* The same for the fast paths, in one compare: an offset of 0 (or any
- * odd int) gives -1, which sends the event to the general path. */
+/* An event's bytecode offset as a code unit, read from the int's tag
+ * word (longintrepr.h: digit count << 3 | sign, sign 1 for zero).
+ * Offsets are non-negative and below 2**30, so one digit.  The fast
+ * paths take one compare: 0 (and anything else) gives -1 there, which
+ * sends the event to the general path. */
 static inline int32_t
 pc_offset_unit_nonzero(PyObject *o)
 {
@@ -69,6 +59,16 @@ pc_offset_unit_nonzero(PyObject *o)
     if (v->long_value.lv_tag == ((uintptr_t)1 << _PyLong_NON_SIZE_BITS))
         return (int32_t)(v->long_value.ob_digit[0] >> 1);
     return -1;
+}
+
+/* The same, 0 included; -1 if not such an int. */
+static inline int32_t
+pc_offset_unit(PyObject *o)
+{
+    int32_t u = pc_offset_unit_nonzero(o);
+    if (u >= 0)
+        return u;
+    return ((const PyLongObject *)o)->long_value.lv_tag == 1 ? 0 : -1;
 }
 #endif
 

@@ -124,8 +124,8 @@ static const pc_seg_callback instruction_callbacks[] = {
 #define NCALLBACKS \
     (sizeof instruction_callbacks / sizeof instruction_callbacks[0])
 
-static PyObject *
-monitoring_module(void)
+PyObject *
+pc_monitoring_module(void)
 {
     PyObject *sys = PyImport_ImportModule("sys");  /* owned */
     PyObject *mon;
@@ -241,7 +241,7 @@ pc_backend_sync(void)
 
     if (want == pc_g.installed)
         return 0;
-    mon = monitoring_module();
+    mon = pc_monitoring_module();
     if (mon == NULL)
         goto done;
     if (want) {

@@ -1668,12 +1668,10 @@ pc_seg_init(void)
     op_return_const = opcode_of("RETURN_CONST");
     op_yield_value = opcode_of("YIELD_VALUE");
     {
-        PyObject *mon = PyImport_ImportModule("sys");
-        PyObject *m2 = mon ? PyObject_GetAttrString(mon, "monitoring") : NULL;
+        PyObject *mon = pc_monitoring_module();
+        monitoring_disable = mon ? PyObject_GetAttrString(mon, "DISABLE")
+                                 : NULL;
         Py_XDECREF(mon);
-        monitoring_disable = m2 ? PyObject_GetAttrString(m2, "DISABLE")
-                                : NULL;
-        Py_XDECREF(m2);
         if (monitoring_disable == NULL)
             return -1;
     }
