@@ -502,22 +502,19 @@ list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
         return -1;
     }
     while ((e = readdir(d)) != NULL) {
+        size_t nlen = strlen(e->d_name), size = dlen + nlen + 2;
+        int hidden = e->d_name[0] == '.';
         char *path;
-        size_t nlen = strlen(e->d_name);
-        if (e->d_name[0] == '.') {
-            if (obs && obs->hidden && nlen > 5 &&
-                strcmp(e->d_name + nlen - 4, ".tmp") == 0) {
-                size_t size = dlen + nlen + 2;
-                path = cli_xmalloc(size);
-                snprintf(path, size, "%s%s%s", dir, (dlen && dir[dlen - 1] == '/') ? "" : "/", e->d_name);
-                obs->hidden(obs->ctx, path);
-                free(path);
-            }
+        if (hidden && !(obs && obs->hidden && nlen > 5 &&
+                        strcmp(e->d_name + nlen - 4, ".tmp") == 0))
             continue;
-        }
-        size_t size = dlen + nlen + 2;
         path = cli_xmalloc(size);
         snprintf(path, size, "%s%s%s", dir, (dlen && dir[dlen - 1] == '/') ? "" : "/", e->d_name);
+        if (hidden) {
+            obs->hidden(obs->ctx, path);     /* a writer's temporary */
+            free(path);
+            continue;
+        }
         if (stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
             free(path);
             continue;
