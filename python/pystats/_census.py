@@ -193,21 +193,19 @@ def _source_line(filename, line, files):
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
-def site_lines(found):
-    """found: [(code, offset, family, attempts, counter value)]: dump
-    lines for the sites that failed to specialize, most attempts first."""
+def site_rows(found):
+    """found: [(code, offset, family, attempts, counter value)]: the rows
+    of the sites that failed to specialize, most attempts first, as the
+    collector writes them (census.site[I], in its text encoding)."""
     found.sort(key=lambda s: (-s[3], s[0].co_filename, s[1]))
-    lines = []
+    rows = []
     files = {}
-    for i, (co, offset, fam, attempts, value) in enumerate(found[:MAX_SITES]):
+    for co, offset, fam, attempts, value in found[:MAX_SITES]:
         line = _line_of(co, offset)
         src = _source_line(co.co_filename, line, files) if line else ""
-        fields = [fam, str(attempts), str(value), co.co_filename,
-                  str(line or 0), co.co_qualname, src]
-        text = " | ".join(f.replace("\n", " ").replace("\r", " ")
-                          for f in fields)
-        lines.append("census.site[%d] : %s\n" % (i, text))
-    return "".join(lines)
+        rows.append((fam, attempts, value, co.co_filename, line or 0,
+                     co.co_qualname, src))
+    return rows
 
 
 def take():
@@ -234,7 +232,7 @@ def take():
             _collector._census_code(co, sites)
             if sites:
                 found.extend((co,) + s for s in sites)
-        _collector._census_sites(site_lines(found))
+        _collector._census_sites(site_rows(found))
     finally:
         if gc_was_on:
             gc.enable()

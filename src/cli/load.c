@@ -2,6 +2,8 @@
 #include "load.h"
 
 #include "cli.h"
+#include "text.h"
+#include "../format/psf_keys.h"
 #include "../format/psf_detect.h"
 #include "../format/psf_key.h"
 #include "../format/psf_line.h"
@@ -255,11 +257,14 @@ load_observe(load_worker *w, const char *path, int format, uint64_t nfiles,
     w->obs->file(w->obs->ctx, &w->obs_state, &f);
 }
 
-/* ---- census sites -------------------------------------------------------- */
+/* ---- census sites and hot-code keys ------------------------------------- */
 
 /* Split "census.site[I]"'s value F | ATTEMPTS | COUNTER | FILE | LINE |
- * QUALNAME | SOURCE (SOURCE may hold " | ") into f[0..6].  Returns 0, or
- * -1 if a field is missing or ATTEMPTS / LINE are not numbers. */
+ * QUALNAME | SOURCE into f[0..6].  In format 2 every field is encoded, so
+ * " | " only ever separates; in format 1 SOURCE, last, may hold " | ".
+ * A line's trailing blanks are gone, so an empty SOURCE leaves the value
+ * ending in " |".  Returns 0, or -1 if a field is missing or ATTEMPTS /
+ * LINE are not numbers. */
 static int
 site_fields(const char *val, size_t vlen, const char **f, size_t *fl)
 {
@@ -268,16 +273,25 @@ site_fields(const char *val, size_t vlen, const char **f, size_t *fl)
     int i;
 
     for (i = 0; i < 6; i++) {
-        for (sep = p; sep + 3 <= e && memcmp(sep, " | ", 3) != 0; sep++)
+        for (sep = p; sep + 3 <= e && memcmp(sep, PSF_SEP_FIELD, 3) != 0; sep++)
             ;
-        if (sep + 3 > e)
+        if (sep + 3 > e) {
+            if (i == 5 && e - p >= 2 && memcmp(e - 2, " |", 2) == 0) {
+                f[5] = p;
+                fl[5] = (size_t)(e - 2 - p);
+                f[6] = e;
+                fl[6] = 0;
+                goto numbers;
+            }
             return -1;
+        }
         f[i] = p;
         fl[i] = (size_t)(sep - p);
         p = sep + 3;
     }
     f[6] = p;
     fl[6] = (size_t)(e - p);
+numbers:
     if (psf_parse_u64(f[1], fl[1], &n) != PSF_NUM_OK || psf_parse_u64(f[4], fl[4], &n) != PSF_NUM_OK
         || fl[0] == 0)
         return -1;
@@ -285,33 +299,83 @@ site_fields(const char *val, size_t vlen, const char **f, size_t *fl)
 }
 
 /* A census site becomes two counters of its row (family, file, line,
- * function, source): census.sites[ROW].count, 1, summed, and
- * census.sites[ROW].attempts, kept at the maximum. */
+ * function, source, each in the canonical text form of text.h):
+ * census.sites[ROW].count, 1, summed, and census.sites[ROW].attempts,
+ * kept at the maximum. */
 int
 load_census_site(load_worker *w, const char *val, size_t vlen)
 {
+    static const int keep[] = {0, 3, 5, 6};   /* family, file, function, source */
     const char *f[7];
-    size_t fl[7], n;
-    char key[1024];
+    size_t fl[7], n, len, i;
+    char *t[4] = {NULL}, *key;
     uint64_t attempts, line;
-    int src;
+    int ret = -1;
 
     if (site_fields(val, vlen, f, fl) != 0)
         return -1;
     psf_parse_u64(f[1], fl[1], &attempts);
     psf_parse_u64(f[4], fl[4], &line);
-    /* Keys stay under 1 KiB: a long source line is cut. */
-    src = (int)(fl[6] > 300 ? 300 : fl[6]);
-    n = (size_t)snprintf(key, sizeof key, "census.sites[%.*s | %.*s | %llu | %.*s | %.*s].count",
-                         (int)(fl[0] > 100 ? 100 : fl[0]), f[0],
-                         (int)(fl[3] > 400 ? 400 : fl[3]), f[3], (unsigned long long)line,
-                         (int)(fl[5] > 150 ? 150 : fl[5]), f[5], src, f[6]);
-    if (n + 4 > sizeof key)   /* room for ".attempts" below */
-        return -1;
+    for (i = 0; i < 4; i++)
+        if ((t[i] = text_from_dump(w->version, f[keep[i]], fl[keep[i]], &len)) == NULL)
+            goto done;
+    n = strlen(t[0]) + strlen(t[1]) + strlen(t[2]) + strlen(t[3]) + 96;
+    key = cli_xmalloc(n);
+    n = (size_t)snprintf(key, n, PSF_KEY_CENSUS_ROWS "%s | %s | %llu | %s | %s].count", t[0], t[1],
+                         (unsigned long long)line, t[2], t[3]);
     load_counter(w, key, n, 1);
     memcpy(key + n - 6, ".attempts", 10);
     load_counter(w, key, n + 3, attempts);
-    return 0;
+    free(key);
+    ret = 0;
+done:
+    for (i = 0; i < 4; i++)
+        free(t[i]);
+    return ret;
+}
+
+/* A hot-code key code[FILE:LINE:QUALNAME]<rest> with FILE and QUALNAME in
+ * the canonical text form, as a new string (*len its length); NULL if
+ * the key is not one or does not decode.  Format 1 wrote FILE raw (it
+ * may hold ':'): the key splits at its last two ':' before "]." there. */
+static char *
+code_key(int version, const char *k, size_t n, size_t *len)
+{
+    const char *b = k + 5, *e = NULL, *c1 = NULL, *c2 = NULL, *p;
+    char *file = NULL, *qual = NULL, *out = NULL;
+    size_t fl, ql, cap;
+
+    for (p = k + n; p > b; p--)
+        if (p[-1] == ']' && p < k + n && p[0] == '.') {
+            e = p - 1;
+            break;
+        }
+    if (e == NULL)
+        return NULL;
+    if (version >= 2) {
+        c1 = memchr(b, ':', (size_t)(e - b));
+        c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+    } else {
+        for (p = e; p > b && c2 == NULL; p--)
+            if (p[-1] == ':')
+                c2 = p - 1;
+        for (p = c2; c2 && p > b && c1 == NULL; p--)
+            if (p[-1] == ':')
+                c1 = p - 1;
+    }
+    if (c1 == NULL || c2 == NULL)
+        return NULL;
+    file = text_from_dump(version, b, (size_t)(c1 - b), &fl);
+    qual = text_from_dump(version, c2 + 1, (size_t)(e - c2 - 1), &ql);
+    if (file && qual) {
+        cap = fl + ql + (size_t)(c2 - c1) + (size_t)(k + n - e) + 8;
+        out = cli_xmalloc(cap);
+        *len = (size_t)snprintf(out, cap, PSF_KEY_CODE "%s%.*s%s%.*s", file, (int)(c2 - c1 + 1), c1,
+                                qual, (int)(k + n - e), e);
+    }
+    free(file);
+    free(qual);
+    return out;
 }
 
 /* ---- text dumps -------------------------------------------------------- */
@@ -340,6 +404,54 @@ line_of(const char *buf, const char *p)
         }                                                                \
     } while (0)
 
+/* A hot-code counter, its key in canonical form. */
+static void
+own_code_counter(load_worker *w, const char *path, unsigned long lineno, const psf_line *ln,
+                 uint64_t v, unsigned long *shown, unsigned long *hidden)
+{
+    size_t cl;
+    char *ck = code_key(w->version, ln->key, ln->key_len, &cl);
+
+    if (ck != NULL) {
+        load_counter(w, ck, cl, v);
+        free(ck);
+    } else if ((*shown)++ < LINE_WARN_MAX) {
+        agg_problem(&w->a, AGG_P_UNPARSABLE, path, lineno,
+                    "hot-code key is not \"code[FILE:LINE:QUALNAME]...\" in the dump's "
+                    "text encoding, line not counted");
+    } else {
+        w->a.problems[AGG_P_UNPARSABLE]++;
+        (*hidden)++;
+    }
+}
+
+/* Whether the line p..nl is a census site, and then its key and value in
+ * *ln: split after "census.site[I]", not at the last ':' (format 1 wrote
+ * source lines raw, colons and all). */
+static int
+site_line(const char *p, const char *nl, psf_line *ln)
+{
+    const char *b = p, *e = nl, *k;
+    size_t pre = sizeof PSF_KEY_CENSUS_SITE - 1;
+
+    while (b < e && (*b == ' ' || *b == '\t'))
+        b++;
+    while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+    if ((size_t)(e - b) <= pre || memcmp(b, PSF_KEY_CENSUS_SITE, pre) != 0)
+        return 0;
+    k = memchr(b, ']', (size_t)(e - b));
+    if (k == NULL || k + 1 >= e || (k[1] != ':' && (k + 2 >= e || memcmp(k + 1, " :", 2) != 0)))
+        return 0;
+    ln->key = b;
+    ln->key_len = (size_t)(k + 1 - b);
+    ln->val = k + (k[1] == ':' ? 2 : 3);
+    while (ln->val < e && *ln->val == ' ')
+        ln->val++;
+    ln->val_len = (size_t)(e - ln->val);
+    return 1;
+}
+
 static void
 parse_text(load_worker *w, const char *path, char *buf, size_t n)
 {
@@ -366,16 +478,19 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
         return;
     }
     p = buf;
-    own = n >= 14 && memcmp(buf, "pystats.format", 14) == 0;
+    own = n >= 14 && memcmp(buf, PSF_H_FORMAT, 14) == 0;
+    w->version = 1;
     if (own) {
         nl = memchr(buf, '\n', n);
         if (psf_line_split(buf, (size_t)((nl ? nl : end) - buf), &ln) != PSF_LINE_OK
-            || ln.val_len != 1 || ln.val[0] != '1') {
+            || ln.val_len != 1 || ln.val[0] < '1' || ln.val[0] > '0' + PSF_FORMAT_VERSION) {
             agg_problem(&w->a, AGG_P_UNSUPPORTED, path, 1,
                         "unsupported dump format version, file not counted");
             return;
         }
     }
+    if (own)
+        w->version = ln.val[0] - '0';
     load_file_begin(w);
     while (p < end) {
         lineno++;
@@ -388,14 +503,25 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
         st = psf_line_split(p, (size_t)(nl - p), &ln);
         if (st == PSF_LINE_OK) {
             if (ln.header) {
-                load_header(w, ln.key, ln.key_len, ln.val, ln.val_len);
-            } else if (ln.key_len > 12 && memcmp(ln.key, "census.site[", 12) == 0) {
+                size_t tl;
+                char *t = NULL;
+                if (text_header_is_free(ln.key, ln.key_len)
+                    && (t = text_from_dump(w->version, ln.val, ln.val_len, &tl)) == NULL)
+                    LINE_PROBLEM(AGG_P_UNPARSABLE, "%% not followed by two hexadecimal digits "
+                                 "in free text, line not counted%s", "");
+                else
+                    load_header(w, ln.key, ln.key_len, t ? t : ln.val, t ? tl : ln.val_len);
+                free(t);
+            } else if (site_line(p, nl, &ln)) {
                 if (load_census_site(w, ln.val, ln.val_len) != 0)
                     LINE_PROBLEM(AGG_P_UNPARSABLE, "census site is not \"FAMILY | ATTEMPTS | "
                                  "COUNTER | FILE | LINE | FUNCTION | SOURCE\", line not counted%s", "");
             } else {
                 st = psf_parse_u64(ln.val, ln.val_len, &v);
-                if (st == PSF_NUM_OK)
+                if (st == PSF_NUM_OK && own && ln.key_len > 5
+                    && memcmp(ln.key, PSF_KEY_CODE, 5) == 0)
+                    own_code_counter(w, path, lineno, &ln, v, &shown, &hidden);
+                else if (st == PSF_NUM_OK)
                     load_counter(w, ln.key, ln.key_len, v);
                 else if (st == PSF_NUM_OVERFLOW)
                     LINE_PROBLEM(AGG_P_OVERFLOW, "value of %.*s exceeds 2**64-1, line not counted",

@@ -83,6 +83,7 @@ typedef struct load_worker {
     load_hdr *hdr;          /* owned */
     size_t nhdr, hdr_cap;
     unsigned marks;
+    int version;            /* its dump format version (1 for native) */
     uint32_t prev;          /* raw id of the previous counter line */
     uint32_t first;         /* raw id of the first counter line last time */
     char *buf;              /* owned read buffer */

@@ -3,6 +3,8 @@
 #include "load.h"
 
 #include "cli.h"
+#include "text.h"
+#include "../format/psf_keys.h"
 #include "../format/psf_detect.h"
 
 #include <jansson.h>
@@ -170,26 +172,69 @@ put_census(jctx *c, json_t *cen)
         }
     }
     json_array_foreach(json_object_get(cen, "sites"), i, site) {
-        const char *fam = json_string_value(json_object_get(site, "family"));
-        const char *file = json_string_value(json_object_get(site, "file"));
+        static const char *const field[] = {"family", "file", "function", "source"};
         const char *line = json_string_value(json_object_get(site, "line"));
-        const char *fn = json_string_value(json_object_get(site, "function"));
-        const char *src = json_string_value(json_object_get(site, "source"));
-        int n;
-        if (!fam || !file || !line || !fn || !src) {
+        char *t[4], *row;
+        size_t j, n;
+        int ok = line != NULL;
+        for (j = 0; j < 4; j++)
+            ok &= (t[j] = text_from_json(json_object_get(site, field[j]))) != NULL;
+        if (ok) {
+            n = strlen(t[0]) + strlen(t[1]) + strlen(line) + strlen(t[2]) + strlen(t[3]) + 64;
+            row = cli_xmalloc(n);
+            n = (size_t)snprintf(row, n, PSF_KEY_CENSUS_ROWS "%s | %s | %s | %s | %s].count", t[0],
+                                 t[1], line, t[2], t[3]);
+            put(c, row, json_object_get(site, "sites"), AGG_ADD_SUM);
+            memcpy(row + n - 6, ".attempts", 10);
+            put(c, row, json_object_get(site, "attempts"), AGG_ADD_MAX);
+            free(row);
+        } else {
             c->bad++;
-            continue;
         }
-        n = snprintf(key, sizeof key, "census.sites[%s | %s | %s | %s | %s].count",
-                     fam, file, line, fn, src);
-        if (n < 0 || (size_t)n + 4 > sizeof key) {
-            c->bad++;
-            continue;
-        }
-        put(c, key, json_object_get(site, "sites"), AGG_ADD_SUM);
-        memcpy(key + n - 6, ".attempts", 10);
-        put(c, key, json_object_get(site, "attempts"), AGG_ADD_MAX);
+        for (j = 0; j < 4; j++)
+            free(t[j]);
     }
+}
+
+/* The canonical FILE:LINE:QUALNAME of a "code" member: from its "file",
+ * "line" and "function" (exact), else from its name split at the last
+ * two ':' (summaries written before those members).  A new string, or
+ * NULL. */
+static char *
+code_name(const char *name, size_t nlen, json_t *v)
+{
+    const char *line = json_string_value(json_object_get(v, "line"));
+    char *file = NULL, *fn = NULL, *out = NULL;
+    const char *c1 = NULL, *c2 = NULL, *p;
+    size_t n;
+
+    if (line != NULL) {
+        file = text_from_json(json_object_get(v, "file"));
+        fn = text_from_json(json_object_get(v, "function"));
+    } else {
+        for (p = name + nlen; p > name && c1 == NULL; p--)
+            if (p[-1] == ':') {
+                if (c2 == NULL)
+                    c2 = p - 1;
+                else
+                    c1 = p - 1;
+            }
+        if (c1 != NULL) {
+            file = text_from_json_key(name, (size_t)(c1 - name));
+            fn = text_from_json_key(c2 + 1, (size_t)(name + nlen - c2 - 1));
+        }
+    }
+    if (file && fn) {
+        n = strlen(file) + strlen(fn) + (line ? strlen(line) : (size_t)(c2 - c1)) + 4;
+        out = cli_xmalloc(n);
+        if (line)
+            snprintf(out, n, "%s:%s:%s", file, line, fn);
+        else
+            snprintf(out, n, "%s:%.*s:%s", file, (int)(c2 - c1 - 1), c1 + 1, fn);
+    }
+    free(file);
+    free(fn);
+    return out;
 }
 
 static void
@@ -197,15 +242,24 @@ put_code(jctx *c, json_t *code)
 {
     const char *name;
     json_t *v;
-    char key[1200];
+    char *key, *cn;
+    size_t n;
 
     json_object_foreach(code, name, v) {
-        snprintf(key, sizeof key, "code[%s].instructions", name);
+        if ((cn = code_name(name, json_object_iter_key_len(json_object_key_to_iter(name)), v)) == NULL) {
+            c->bad++;
+            continue;
+        }
+        n = strlen(cn) + 32;
+        key = cli_xmalloc(n);
+        snprintf(key, n, PSF_KEY_CODE "%s" PSF_KEY_CODE_INSTRUCTIONS, cn);
         put(c, key, json_object_get(v, "instructions"), AGG_ADD_SUM);
-        snprintf(key, sizeof key, "code[%s].calls", name);
+        snprintf(key, n, PSF_KEY_CODE "%s" PSF_KEY_CODE_CALLS, cn);
         put(c, key, json_object_get(v, "calls"), AGG_ADD_SUM);
-        snprintf(key, sizeof key, "code[%s].opcode[", name);
+        snprintf(key, n, PSF_KEY_CODE "%s" PSF_KEY_CODE_OPCODE, cn);
         put_all(c, json_object_get(v, "opcodes"), key, "]");
+        free(key);
+        free(cn);
     }
 }
 
@@ -213,7 +267,8 @@ static void
 load_group(jctx *c, json_t *grp)
 {
     json_t *meta = json_object_get(grp, "meta"), *sec, *v, *o;
-    const char *name, *src, *ver, *counts, *label;
+    const char *name, *src, *ver, *counts;
+    char *label;
     int source, minor = 0;
     uint64_t files = 0, n;
     size_t i;
@@ -227,12 +282,13 @@ load_group(jctx *c, json_t *grp)
         minor = psf_parse_version(ver, strlen(ver));
     label = NULL;
     if (c->w->opt->by_label
-        && (label = json_string_value(json_object_get(meta, "label"))) == NULL)
-        label = "";
+        && (label = text_from_json(json_object_get(meta, "label"))) == NULL)
+        label = cli_xstrdup("");
     c->g = agg_group_get_label(&c->w->a, source, minor,
                                counts ? counts : (source == AGG_OWN ? "base-instructions"
                                                                     : "specialized-forms"),
                                label);
+    free(label);
     json_object_foreach(json_object_get(grp, "opcodes"), name, v)
         put_op(c, "opcode", name, v);
     put_all(c, json_object_get(grp, "calls"), "", "");
@@ -336,7 +392,7 @@ void
 load_json(load_worker *w, const char *path, const char *buf, size_t n)
 {
     json_error_t err;
-    json_t *root = json_loadb(buf, n, 0, &err);
+    json_t *root = text_json_loadb(buf, n, 0, &err);
     jctx c = { w, path, NULL, 0 };
     json_t *schema;
 

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "model.h"
+#include "text.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -69,14 +70,19 @@ op_obj(const m_op *op, int uop)
     return o;
 }
 
+/* Texts and their counts; encoded: the texts are free text in the
+ * dump's encoding (text.h), else raw (not UTF-8: escaped, never lost). */
 static json_t *
-strs_obj(const agg_strs *s)
+strs_obj(const agg_strs *s, int encoded)
 {
     json_t *o = json_object();
-    size_t i;
+    size_t i, len;
 
-    for (i = 0; i < s->n; i++)
-        set(o, s->v[i].text, count(s->v[i].n));
+    for (i = 0; i < s->n; i++) {
+        char *enc = encoded ? NULL : text_from_dump(1, s->v[i].text, strlen(s->v[i].text), &len);
+        text_json_set(o, enc ? enc : s->v[i].text, count(s->v[i].n));
+        free(enc);
+    }
     return o;
 }
 
@@ -97,7 +103,7 @@ group_meta(const agg_group *g)
     }
     set(m, "counts", json_string(g->counts));
     if (g->label)
-        set(m, "label", json_string(g->label));
+        set(m, "label", text_json(g->label));
     if (g->weight_total) {
         json_t *w = json_object();
         set(w, "labels", count(g->weight_labels));
@@ -108,10 +114,11 @@ group_meta(const agg_group *g)
         if (g->fmt[i])
             set(f, agg_format_name[i], count(g->fmt[i]));
     set(m, "formats", f);
-    set(m, "version_detection", strs_obj(&g->how));
-    set(m, "collectors", strs_obj(&g->collectors));
+    set(m, "version_detection", strs_obj(&g->how, 0));
+    set(m, "collectors", strs_obj(&g->collectors, 0));
     for (i = 0; i < g->nhdr; i++)
-        set(h, g->hdr[i].key, strs_obj(&g->hdr[i].vals));
+        set(h, g->hdr[i].key, strs_obj(&g->hdr[i].vals,
+                                       text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key))));
     set(m, "headers", h);
     if (g->time_start)
         set(m, "time_start", json_string(g->time_start));
@@ -173,11 +180,11 @@ census_obj(const m_group *g)
     for (i = 0; i < g->nsites; i++) {
         const m_csite *st = &g->sites[i];
         json_t *so = json_object();
-        set(so, "family", json_string(st->family));
-        set(so, "file", json_string(st->file));
+        set(so, "family", text_json(st->family));
+        set(so, "file", text_json(st->file));
         set(so, "line", json_string(st->line));
-        set(so, "function", json_string(st->func));
-        set(so, "source", json_string(st->source));
+        set(so, "function", text_json(st->func));
+        set(so, "source", text_json(st->source));
         set(so, "attempts", count(st->attempts));
         set(so, "sites", count(st->count));
         json_array_append_new(sites, so);
@@ -194,10 +201,18 @@ code_obj(const m_group *g)
 
     for (i = 0; i < g->ncode; i++) {
         json_t *c = json_object();
+        const char *name = g->code[i].name, *c1 = strchr(name, ':');
+        const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
         set(c, "instructions", count(g->code[i].instructions));
         set(c, "calls", count(g->code[i].calls));
         set(c, "opcodes", list_obj(&g->code[i].ops, 0));
-        set(o, g->code[i].name, c);
+        /* The key's parts, decoded: FILE and QUALNAME may hold ':'. */
+        if (c2) {
+            set(c, "file", text_json_n(name, (size_t)(c1 - name)));
+            set(c, "line", json_stringn(c1 + 1, (size_t)(c2 - c1 - 1)));
+            set(c, "function", text_json(c2 + 1));
+        }
+        text_json_set(o, name, c);
     }
     return o;
 }
@@ -290,7 +305,7 @@ report_json(FILE *out, const agg *a, const report_opts *opt)
         json_array_append_new(notes, n);
     }
     set(meta, "problem_notes", notes);
-    if (json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0
+    if (text_json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0
         && fputc('\n', out) != EOF && !ferror(out))
         ret = 0;
     json_decref(root);

@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "model.h"
+#include "text.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -35,6 +36,22 @@ cell(FILE *out, const char *s)
             fputc('\\', out);
         fputc(*s, out);
     }
+}
+
+/* A table cell of free text held in the dump's encoding (text.h). */
+static void
+cell_text_n(FILE *out, const char *enc, size_t n)
+{
+    char *d = text_display_n(enc, n);
+
+    cell(out, d);
+    free(d);
+}
+
+static void
+cell_text(FILE *out, const char *enc)
+{
+    cell_text_n(out, enc, strlen(enc));
 }
 
 static void
@@ -557,8 +574,9 @@ sec_simple(md *m, const char *title, const char *col, const m_list *l)
     }
 }
 
+/* encoded: the texts are free text in the dump's encoding (text.h). */
 static void
-strs_line(md *m, const char *label, const agg_strs *s)
+strs_line(md *m, const char *label, const agg_strs *s, int encoded)
 {
     size_t i;
 
@@ -569,7 +587,10 @@ strs_line(md *m, const char *label, const agg_strs *s)
     fputs(" | ", m->out);
     for (i = 0; i < s->n; i++) {
         fputs(i ? "; " : "", m->out);
-        cell(m->out, s->v[i].text);
+        if (encoded)
+            cell_text(m->out, s->v[i].text);
+        else
+            cell(m->out, s->v[i].text);
         fprintf(m->out, " (%llu)", (unsigned long long)s->v[i].n);
     }
     fputs(" |\n", m->out);
@@ -590,10 +611,11 @@ sec_group_meta(md *m, const agg_group *g)
         if (g->fmt[i])
             fprintf(m->out, "%s (%llu) ", agg_format_name[i], (unsigned long long)g->fmt[i]);
     fputs("|\n", m->out);
-    strs_line(m, "Python version detected from", &g->how);
-    strs_line(m, "Collectors", &g->collectors);
+    strs_line(m, "Python version detected from", &g->how, 0);
+    strs_line(m, "Collectors", &g->collectors, 0);
     for (i = 0; i < g->nhdr; i++)
-        strs_line(m, g->hdr[i].key, &g->hdr[i].vals);
+        strs_line(m, g->hdr[i].key, &g->hdr[i].vals,
+                  text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key)));
     if (g->time_start)
         fprintf(m->out, "| Earliest start | %s |\n", g->time_start);
     if (g->time_end)
@@ -729,18 +751,18 @@ sec_census_sites(md *m, const m_group *g)
     for (i = 0; i < g->nsites && i < max; i++) {
         const m_csite *st = &g->sites[i];
         fputs("| ", m->out);
-        cell(m->out, st->family);
+        cell_text(m->out, st->family);
         cli_count_str(c, sizeof c, st->attempts);
         fprintf(m->out, " | %s |", c);
         cli_count_str(c, sizeof c, st->count);
         fprintf(m->out, " %s | ", c);
-        cell(m->out, st->file);
+        cell_text(m->out, st->file);
         fputc(':', m->out);
         cell(m->out, st->line);
         fputs(" | ", m->out);
-        cell(m->out, st->func);
+        cell_text(m->out, st->func);
         fputs(" | ", m->out);
-        cell(m->out, st->source);
+        cell_text(m->out, st->source);
         fputs(" |\n", m->out);
     }
 }
@@ -766,13 +788,15 @@ sec_hot_code(md *m, const m_group *g)
           "| :--- | :--- | ---: | ---: | ---: | ---: | :--- |\n", m->out);
     for (i = 0; i < g->ncode && i < HOT_CODE_MAX; i++) {
         const m_code *k = &g->code[i];
-        const char *qual = strrchr(k->name, ':');
-        char where[1024];
-        snprintf(where, sizeof where, "%.*s", qual ? (int)(qual - k->name) : 0, k->name);
+        /* FILE:LINE:QUALNAME, FILE and QUALNAME encoded (no raw ':'). */
+        const char *c1 = strchr(k->name, ':'), *qual = c1 ? strchr(c1 + 1, ':') : NULL;
         fputs("| ", m->out);
-        cell(m->out, qual ? qual + 1 : k->name);
+        cell_text(m->out, qual ? qual + 1 : k->name);
         fputs(" | ", m->out);
-        cell(m->out, where);
+        if (qual) {
+            cell_text_n(m->out, k->name, (size_t)(c1 - k->name));
+            fprintf(m->out, ":%.*s", (int)(qual - c1 - 1), c1 + 1);
+        }
         cli_count_str(c, sizeof c, k->instructions);
         fprintf(m->out, " | %s |", c);
         pct_cell(m, k->instructions, den);
@@ -867,7 +891,9 @@ report_group_title(const agg_group *g, char *buf, size_t size)
         snprintf(buf, size, "CPython %s native dumps", ver);
     if (g->label) {
         size_t n = strlen(buf);
-        snprintf(buf + n, size - n, ", label %s", *g->label ? g->label : "(none)");
+        char *l = text_display(g->label);
+        snprintf(buf + n, size - n, ", label %s", *l ? l : "(none)");
+        free(l);
     }
 }
 

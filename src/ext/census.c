@@ -26,6 +26,7 @@
  */
 #include "census.h"
 #include "segments.h"
+#include "text.h"
 
 #include <string.h>
 
@@ -509,21 +510,76 @@ census_code_fn(PyObject *self, PyObject *args)
     Py_RETURN_NONE;
 }
 
+/* census.site[I] : F | ATTEMPTS | COUNTER | FILE | LINE | QUALNAME | SOURCE
+ * (docs/FORMAT.md 1.10), the free text in the dump's encoding (text.h).
+ * rows: a list of (family, attempts, counter, file, line, qualname,
+ * source), already ordered; returns the lines as one str. */
+static PyObject *
+site_text(PyObject *rows)
+{
+    PyObject *parts = NULL, *sep = NULL, *result = NULL;   /* owned */
+    Py_ssize_t i, j;
+
+    parts = PyList_New(0);
+    if (parts == NULL)
+        goto done;
+    for (i = 0; i < PyList_GET_SIZE(rows); i++) {
+        PyObject *row = PyList_GET_ITEM(rows, i);   /* borrowed */
+        PyObject *f[7] = {NULL}, *line = NULL;      /* owned */
+        int err = -1;
+        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 7) {
+            PyErr_SetString(PyExc_TypeError, "census site rows are 7-tuples");
+            goto done;
+        }
+        for (j = 0; j < 7; j++) {
+            PyObject *v = PyTuple_GET_ITEM(row, j);   /* borrowed */
+            f[j] = PyLong_Check(v) ? PyObject_Str(v) : pc_text_encode_str(v);
+            if (f[j] == NULL)
+                goto row_done;
+        }
+        line = PyUnicode_FromFormat(PSF_KEY_CENSUS_SITE "%zd] : %U | %U | %U | %U | %U | %U | %U\n",
+                                    i, f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
+        if (line != NULL)
+            err = PyList_Append(parts, line);
+    row_done:
+        for (j = 0; j < 7; j++)
+            Py_XDECREF(f[j]);
+        Py_XDECREF(line);
+        if (err < 0)
+            goto done;
+    }
+    sep = PyUnicode_FromString("");
+    if (sep != NULL)
+        result = PyUnicode_Join(sep, parts);
+done:
+    Py_XDECREF(parts);
+    Py_XDECREF(sep);
+    return result;
+}
+
 static PyObject *
 census_sites_fn(PyObject *self, PyObject *arg)
 {
+    PyObject *text;   /* owned */
     const char *s;
-    size_t n;
+    Py_ssize_t n;
     char *copy;
     (void)self;
-    s = PyUnicode_AsUTF8(arg);
-    if (s == NULL)
+    if (!PyList_Check(arg)) {
+        PyErr_SetString(PyExc_TypeError, "_census_sites takes a list of rows");
         return NULL;
-    n = strlen(s);
-    copy = PyMem_RawMalloc(n + 1);
-    if (copy == NULL)
-        return PyErr_NoMemory();
-    memcpy(copy, s, n + 1);
+    }
+    text = site_text(arg);
+    if (text == NULL)
+        return NULL;
+    s = PyUnicode_AsUTF8AndSize(text, &n);
+    copy = s ? PyMem_RawMalloc((size_t)n + 1) : NULL;
+    if (copy == NULL) {
+        Py_DECREF(text);
+        return s ? PyErr_NoMemory() : NULL;
+    }
+    memcpy(copy, s, (size_t)n + 1);
+    Py_DECREF(text);
     PyMem_RawFree(site_lines);
     site_lines = copy;
     taken = 1;      /* the walk's last step: the census is whole */

@@ -52,10 +52,11 @@ typedef enum pc_reason {
 typedef struct pc_meta {
     char python_version[64];
     char implementation[64];
+    /* Free text, in the dump's text encoding (src/format/psf_text.h). */
     char sys_version[PC_META_MAX];
-    char git[256];
-    char config_args[PC_META_MAX * 2];
-    char label[PC_META_MAX];
+    char git[PC_META_MAX];
+    char config_args[PC_META_MAX * 4];
+    char label[PC_META_MAX * 4];
     int pystats_build;
     int free_threading;
     int jit;

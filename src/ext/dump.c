@@ -76,43 +76,43 @@ write_dump(psf_out *o, pc_reason reason)
     struct timespec now;
     int i, j;
 
-    psf_put_header(o, "pystats.format", "1");
-    psf_put_header(o, "pystats.collector", "pystats " PC_VERSION);
-    psf_put_header(o, "pystats.counts", "base-instructions");
-    psf_put_header(o, "meta.python.version", m->python_version);
-    psf_put_header(o, "meta.python.implementation", m->implementation);
-    psf_put_header(o, "meta.python.sys_version", m->sys_version);
-    psf_put_header(o, "meta.python.git", m->git);
-    psf_put_header(o, "meta.python.config_args", m->config_args);
-    put_int_header(o, "meta.python.pystats_build", m->pystats_build);
-    put_int_header(o, "meta.python.free_threading", m->free_threading);
-    put_int_header(o, "meta.python.jit", m->jit);
-    psf_put_header(o, "meta.collection.mode", pc_mode_name(pc_g.mode));
-    psf_put_header(o, "meta.collection.mechanism", pc_backend_name());
-    psf_put_header(o, "meta.collection.method",
+    psf_put_header(o, PSF_H_FORMAT, PSF_FORMAT_VERSION_TEXT);
+    psf_put_header(o, PSF_H_COLLECTOR, "pystats " PC_VERSION);
+    psf_put_header(o, PSF_H_COUNTS, PSF_COUNTS_BASE);
+    psf_put_header(o, PSF_H_PY_VERSION, m->python_version);
+    psf_put_header(o, PSF_H_PY_IMPL, m->implementation);
+    psf_put_header(o, PSF_H_PY_SYS_VERSION, m->sys_version);
+    psf_put_header(o, PSF_H_PY_GIT, m->git);
+    psf_put_header(o, PSF_H_PY_CONFIG_ARGS, m->config_args);
+    put_int_header(o, PSF_H_PY_PYSTATS_BUILD, m->pystats_build);
+    put_int_header(o, PSF_H_PY_FREE_THREADING, m->free_threading);
+    put_int_header(o, PSF_H_PY_JIT, m->jit);
+    psf_put_header(o, PSF_H_MODE, pc_mode_name(pc_g.mode));
+    psf_put_header(o, PSF_H_MECHANISM, pc_backend_name());
+    psf_put_header(o, PSF_H_METHOD,
                    pc_seg_mode() || pc_g.mode == PC_MODE_NOOP_SEGMENTS ||
                    pc_g.mode == PC_MODE_NOOP_QUIET
                        ? "segments" : "instructions");
-    put_int_header(o, "meta.collection.windows", (long)pc_g.windows);
-    put_int_header(o, "meta.collection.on_at_dump", pc_g.on);
-    put_int_header(o, "meta.process.pid", (long)getpid());
-    put_int_header(o, "meta.process.ppid",
+    put_int_header(o, PSF_H_WINDOWS, (long)pc_g.windows);
+    put_int_header(o, PSF_H_ON_AT_DUMP, pc_g.on);
+    put_int_header(o, PSF_H_PID, (long)getpid());
+    put_int_header(o, PSF_H_PPID,
                    pc_g.forked ? pc_g.ppid : (long)getppid());
-    put_int_header(o, "meta.process.forked", pc_g.forked);
+    put_int_header(o, PSF_H_FORKED, pc_g.forked);
     if (pc_g.started) {
         psf_format_time(when, pc_g.start.tv_sec, pc_g.start.tv_nsec);
-        psf_put_header(o, "meta.time.start", when);
+        psf_put_header(o, PSF_H_TIME_START, when);
     }
     clock_gettime(CLOCK_REALTIME, &now);
     psf_format_time(when, now.tv_sec, now.tv_nsec);
-    psf_put_header(o, "meta.time.end", when);
-    psf_put_header(o, "meta.dump.reason", reason_names[reason]);
-    psf_put_header(o, "meta.label", m->label);
+    psf_put_header(o, PSF_H_TIME_END, when);
+    psf_put_header(o, PSF_H_REASON, reason_names[reason]);
+    psf_put_header(o, PSF_H_LABEL, m->label);
     /* With a census: "census" (every family read) or "count" (taken
      * alongside segment counting: census.excluded_family says which
      * families were left out). */
     if (pc_census_scope_name() != NULL)
-        psf_put_header(o, "meta.census.scope", pc_census_scope_name());
+        psf_put_header(o, PSF_H_CENSUS_SCOPE, pc_census_scope_name());
 
     if (pc_stats_has_data())
         pc_stats_write(o);

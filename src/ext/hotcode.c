@@ -5,6 +5,8 @@
  */
 #include "hotcode.h"
 
+#include "../format/psf_text.h"
+
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,32 +50,17 @@ tab_grow(void)
     return 0;
 }
 
-/* A copy of s (UTF-8) into dst, with the characters of bad replaced by
- * '_'.  Returns the length written. */
-static size_t
-put_clean(char *dst, const char *s, Py_ssize_t n, const char *bad)
+/* The UTF-8 bytes of a str, surrogates included, as a new reference;
+ * NULL (no exception: this runs inside event callbacks) on failure. */
+static PyObject *
+utf8_bytes(PyObject *s)
 {
-    Py_ssize_t i;
-    for (i = 0; i < n; i++) {
-        char c = s[i];
-        dst[i] = (c == '\n' || c == '\r' || c == '\0' || strchr(bad, c))
-                     ? '_' : c;
-    }
-    return (size_t)n;
-}
-
-static const char *
-utf8(PyObject *s, Py_ssize_t *n)
-{
-    const char *r = NULL;
+    PyObject *b = NULL;
     if (s != NULL && PyUnicode_Check(s))
-        r = PyUnicode_AsUTF8AndSize(s, n);
-    if (r == NULL) {
+        b = PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
+    if (b == NULL)
         PyErr_Clear();
-        *n = 1;
-        r = "?";
-    }
-    return r;
+    return b;
 }
 
 pc_hot *
@@ -83,12 +70,12 @@ pc_hot_new(PyObject *code, pc_codeinfo *ci)
     int16_t map[PC_NOPS];
     uint8_t ops[PC_NOPS];
     int nops = 0;
-    Py_ssize_t i, flen, qlen;
-    const char *file, *qual;
+    PyObject *file = NULL, *qual = NULL;   /* owned: UTF-8 bytes */
+    Py_ssize_t i;
     char line[24];
-    size_t llen, size;
+    size_t flen, qlen, llen, size;
     char *p;
-    pc_hot *h;
+    pc_hot *h = NULL;
 
     if (tab_n == tab_cap && tab_grow() < 0)
         return NULL;
@@ -102,15 +89,21 @@ pc_hot_new(PyObject *code, pc_codeinfo *ci)
         }
         ci->slot[i] = (uint8_t)map[op];
     }
-    file = utf8(co->co_filename, &flen);
-    qual = utf8(co->co_qualname, &qlen);
+    file = utf8_bytes(co->co_filename);
+    qual = utf8_bytes(co->co_qualname);
+    if (file == NULL || qual == NULL)
+        goto done;
+    /* The key's free text in the dump's encoding (psf_text.h), room for
+     * the longest. */
+    flen = PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(file));
+    qlen = PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(qual));
     llen = psf_u64_to_str((uint64_t)(co->co_firstlineno < 0
                                          ? 0 : co->co_firstlineno), line);
     size = sizeof *h + (size_t)nops * sizeof(uint64_t) + (size_t)nops +
-           (size_t)flen + llen + (size_t)qlen + 3;
+           flen + llen + qlen + 3;
     p = calloc(1, size);
     if (p == NULL)
-        return NULL;
+        goto done;
     h = (pc_hot *)p;
     p += sizeof *h;
     h->counts = (uint64_t *)p;
@@ -119,18 +112,20 @@ pc_hot_new(PyObject *code, pc_codeinfo *ci)
     h->ops = (const uint8_t *)p;
     p += nops;
     h->key = p;
-    p += put_clean(p, file, flen, "");
+    p += psf_text_encode(PyBytes_AS_STRING(file), (size_t)PyBytes_GET_SIZE(file), p, flen + 1);
     *p++ = ':';
     memcpy(p, line, llen);
     p += llen;
     *p++ = ':';
-    p += put_clean(p, qual, qlen, "]:");
-    *p = '\0';
+    psf_text_encode(PyBytes_AS_STRING(qual), (size_t)PyBytes_GET_SIZE(qual), p, qlen + 1);
     h->nops = nops;
     h->live = 1;
     h->idx = tab_n;
     tab[tab_n] = h;
     tab_n++;
+done:
+    Py_XDECREF(file);
+    Py_XDECREF(qual);
     return h;
 }
 

@@ -29,7 +29,8 @@ typedef struct pc_hot {
     uint64_t total;         /* scratch: instructions, computed at dump time */
     uint64_t *counts;       /* per slot */
     const uint8_t *ops;     /* slot -> base opcode */
-    char *key;              /* FILE:LINE:QUALNAME, sanitized */
+    char *key;              /* FILE:LINE:QUALNAME, FILE and QUALNAME in the
+                             * dump's text encoding (psf_text.h) */
     size_t idx;             /* its place in the table */
     int nops;
     int live;               /* its code object is alive */

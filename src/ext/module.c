@@ -7,6 +7,7 @@
 #include "stats.h"
 #include "segments.h"
 #include "version.h"
+#include "text.h"
 
 #include <string.h>
 
@@ -408,20 +409,29 @@ PyDoc_STRVAR(configure_doc,
 "Set the output directory, the label and the header facts of later\n"
 "dumps (called by the pystats package).");
 
+/* A free-text header value, in the dump's text encoding (text.h). */
+static int
+copy_text(PyObject *v, char *dst, size_t size, const char *what)
+{
+    int cut;
+    if (pc_text_encode(v, dst, size, &cut) < 0)
+        return -1;
+    if (cut)
+        PySys_FormatStderr("pystats: %s is longer than %zu bytes encoded; "
+                           "dumps carry its first %zu\n", what, size - 1,
+                           strlen(dst));
+    return 0;
+}
+
 static int
 copy_str(PyObject *d, const char *key, char *dst, size_t size)
 {
     PyObject *v = PyDict_GetItemString(d, key);  /* borrowed */
-    const char *s;
     if (v == NULL) {
         dst[0] = '\0';
         return 0;
     }
-    s = PyUnicode_AsUTF8(v);
-    if (s == NULL)
-        return -1;
-    psf_strlcpy(dst, s, size);
-    return 0;
+    return copy_text(v, dst, size, key);
 }
 
 static int
@@ -444,11 +454,11 @@ static PyObject *
 pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"meta", "directory", "label", NULL};
-    PyObject *meta;
-    const char *dir, *label;
+    PyObject *meta, *label;
+    const char *dir;
     pc_meta *m = &pc_g.meta;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ss:_configure", kwlist,
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!sU:_configure", kwlist,
                                      &PyDict_Type, &meta, &dir, &label))
         return NULL;
     if (strlen(dir) >= sizeof pc_g.dir) {
@@ -469,7 +479,8 @@ pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
         copy_int(meta, "jit", &m->jit) < 0)
         return NULL;
     psf_strlcpy(pc_g.dir, dir, sizeof pc_g.dir);
-    psf_strlcpy(m->label, label, sizeof m->label);
+    if (copy_text(label, m->label, sizeof m->label, "PYSTATS_LABEL") < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 

@@ -12,7 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define PSF_FORMAT_VERSION 1
+#include "psf_keys.h"
+
 #define PSF_PATH_MAX 4096
 
 /* A buffered writer over a file descriptor.  The first error sticks:

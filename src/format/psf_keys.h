@@ -1,0 +1,78 @@
+/* psf_keys.h: the vocabulary of the dump format, defined once.
+ *
+ * Every header name and every key (or key prefix) of the collector's own
+ * dumps, as docs/FORMAT.md section 1 lists them.  The collector writes
+ * them and the command reads them from these definitions only; a key
+ * spelled as a string literal in src/ext/ or src/cli/ is a bug.  Keys of
+ * CPython's native dumps are parsed by psf_key.c, which takes its
+ * prefixes from here too where the two formats share a spelling.
+ */
+#ifndef PSF_KEYS_H
+#define PSF_KEYS_H
+
+/* The format line: PSF_H_FORMAT " : " PSF_FORMAT_VERSION_TEXT. */
+#define PSF_FORMAT_VERSION 2
+#define PSF_FORMAT_VERSION_TEXT "2"
+
+/* ---- header (docs/FORMAT.md 1.1) ---- */
+#define PSF_H_PREFIX_OWN    "pystats."
+#define PSF_H_PREFIX_META   "meta."
+#define PSF_H_FORMAT        "pystats.format"
+#define PSF_H_COLLECTOR     "pystats.collector"
+#define PSF_H_COUNTS        "pystats.counts"
+#define PSF_H_PY_VERSION    "meta.python.version"
+#define PSF_H_PY_IMPL       "meta.python.implementation"
+#define PSF_H_PY_SYS_VERSION "meta.python.sys_version"
+#define PSF_H_PY_GIT        "meta.python.git"
+#define PSF_H_PY_CONFIG_ARGS "meta.python.config_args"
+#define PSF_H_PY_PYSTATS_BUILD "meta.python.pystats_build"
+#define PSF_H_PY_FREE_THREADING "meta.python.free_threading"
+#define PSF_H_PY_JIT        "meta.python.jit"
+#define PSF_H_MODE          "meta.collection.mode"
+#define PSF_H_MECHANISM     "meta.collection.mechanism"
+#define PSF_H_METHOD        "meta.collection.method"
+#define PSF_H_WINDOWS       "meta.collection.windows"
+#define PSF_H_ON_AT_DUMP    "meta.collection.on_at_dump"
+#define PSF_H_PID           "meta.process.pid"
+#define PSF_H_PPID          "meta.process.ppid"
+#define PSF_H_FORKED        "meta.process.forked"
+#define PSF_H_TIME_START    "meta.time.start"
+#define PSF_H_TIME_END      "meta.time.end"
+#define PSF_H_REASON        "meta.dump.reason"
+#define PSF_H_LABEL         "meta.label"
+#define PSF_H_CENSUS_SCOPE  "meta.census.scope"
+
+/* The value of PSF_H_COUNTS in the collector's dumps. */
+#define PSF_COUNTS_BASE     "base-instructions"
+
+/* ---- counters (1.2) ---- */
+#define PSF_KEY_OPCODE      "opcode["           /* opcode[NAME]... */
+#define PSF_KEY_EXEC        "].execution_count"
+#define PSF_KEY_PAIR        "].pair_count["     /* opcode[A].pair_count[B] */
+
+/* ---- census (1.10) ---- */
+#define PSF_KEY_CENSUS      "census."
+#define PSF_KEY_CENSUS_CODE "census.code_objects"
+#define PSF_KEY_CENSUS_DEAD "census.dead_code_objects"
+#define PSF_KEY_CENSUS_INSTRUMENTED "census.instrumented_code_objects"
+#define PSF_KEY_CENSUS_FAMILY "census.family["  /* census.family[F].field */
+#define PSF_KEY_CENSUS_EXCLUDED "census.excluded_family["
+#define PSF_KEY_CENSUS_SITE "census.site["      /* census.site[I] : a row */
+/* The command's own rows of merged sites (never in a dump). */
+#define PSF_KEY_CENSUS_ROWS "census.sites["
+
+/* ---- GC, objects, rare events, calls, hot code (1.11, 1.12, 1.14, 1.15) ---- */
+#define PSF_KEY_GC          "gc["               /* gc[G].field */
+#define PSF_KEY_OBJECTS     "objects."
+#define PSF_KEY_RARE        "rare."
+#define PSF_KEY_CALLS       "calls."
+#define PSF_KEY_CODE        "code["             /* code[FILE:LINE:QUALNAME]... */
+#define PSF_KEY_CODE_INSTRUCTIONS "].instructions"
+#define PSF_KEY_CODE_CALLS  "].calls"
+#define PSF_KEY_CODE_OPCODE "].opcode["
+
+/* Separators: between key and value, between census site fields. */
+#define PSF_SEP_VALUE       " : "
+#define PSF_SEP_FIELD       " | "
+
+#endif
