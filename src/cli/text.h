@@ -15,7 +15,9 @@
  * that is not UTF-8 at all, read from a version 1 or native dump, is
  * taken as the surrogate U+DC80-U+DCFF that Python's surrogateescape
  * gives it.  JSON carries a surrogate as the escape \uDCxx (valid JSON
- * syntax; Python's json module reads it back as the same str); Markdown
+ * syntax; Python's json module reads it back as the same str), with one
+ * limit of JSON itself: a high surrogate right before a low one reads
+ * back as the one character the pair stands for.  Markdown
  * and HTML reports show it as the text \udcxx and control characters as
  * \xNN (docs/CLI.md, "Text in reports").
  */
