@@ -179,14 +179,21 @@ def _source_line(filename, line, files):
     <string>s some tools register), else the file itself, read once."""
     lc = sys.modules.get("linecache")
     if lc is not None:
-        return lc.getline(filename, line).strip()
+        try:
+            return lc.getline(filename, line).strip()
+        except Exception:   # a name os.stat refuses (NUL), a loader's error
+            return ""
     lines = files.get(filename)
     if lines is None:
         lines = []
-        if not filename.startswith("<"):
+        if not filename.startswith("<") and "\0" not in filename:
             try:
                 with open(filename, "rb") as f:
-                    lines = f.read().decode("utf-8", "replace").splitlines()
+                    text = f.read().decode("utf-8", "replace")
+                # Lines as Python numbers them (universal newlines, as
+                # linecache reads them), not str.splitlines, which also
+                # breaks at form feeds, U+2028 and others.
+                lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
             except (OSError, ValueError):
                 pass
         files[filename] = lines

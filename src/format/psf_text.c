@@ -74,6 +74,15 @@ reserved(unsigned char c)
     return c < 0x20 || c == 0x7F || c == '%' || c == '|' || c == ':' || c == '[' || c == ']';
 }
 
+/* U+0085, U+2028 and U+2029, which some readers (Python's
+ * str.splitlines, editors) take for line breaks. */
+static int
+line_break(const unsigned char *u, size_t len)
+{
+    return (len == 2 && u[0] == 0xC2 && u[1] == 0x85)
+        || (len == 3 && u[0] == 0xE2 && u[1] == 0x80 && (u[2] == 0xA8 || u[2] == 0xA9));
+}
+
 /* The output: whole units (an escape, a UTF-8 sequence) or nothing, so
  * that a cut encoding still decodes. */
 typedef struct dst {
@@ -116,6 +125,19 @@ encode(src *r, char *out, size_t cap)
         len = psf_utf8_seq(seq, have, 0);
         if (len == 1 && (reserved(seq[0]) || (seq[0] == ' ' && (pos == 0 || pos == total - 1))))
             len = 0;
+        if (line_break(seq, len)) {
+            size_t k2;
+            for (k2 = 0; k2 < len; k2++) {
+                unsigned char esc[3] = {'%', (unsigned char)hex[seq[k2] >> 4],
+                                        (unsigned char)hex[seq[k2] & 15]};
+                emit(&d, esc, 3);
+                if (!d.full)
+                    written = d.len;
+                at += steps[k2];
+            }
+            pos += len;
+            continue;
+        }
         if (len == 0) {
             unsigned char esc[3] = {'%', (unsigned char)hex[seq[0] >> 4],
                                     (unsigned char)hex[seq[0] & 15]};

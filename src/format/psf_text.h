@@ -9,7 +9,8 @@
  * Python's "surrogatepass"), and then each of these bytes written as
  * `%XX` (two uppercase hexadecimal digits):
  *
- *   - `%` itself, the C0 controls 0x00-0x1F and DEL 0x7F;
+ *   - `%` itself, the C0 controls 0x00-0x1F and DEL 0x7F, and the bytes
+ *     of U+0085, U+2028 and U+2029 (line breaks to some readers);
  *   - `|`, `:`, `[` and `]`, the separators of keys and site fields;
  *   - every byte that is not part of a well-formed UTF-8 sequence of a
  *     Unicode scalar value (so every byte of a surrogate's encoding);

@@ -40,6 +40,7 @@ test_fixed(void **state)
     encodes("t\tn\nr\rz", 7, "t%09n%0Ar%0Dz");
     encodes("a\0b", 3, "a%00b");
     encodes("code[x]", 7, "code%5Bx%5D");
+    encodes("a\xc2\x85" "b\xe2\x80\xa8" "c\xe2\x80\xa9", 11, "a%C2%85b%E2%80%A8c%E2%80%A9");
     encodes("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", 14, "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80");
     /* A lone surrogate (U+DCFF, surrogatepass) and a byte that is no UTF-8. */
     encodes("\xed\xb3\xbf", 3, "%ED%B3%BF");
@@ -99,6 +100,7 @@ gen(char *s, size_t cap)
         "|", " | ", ":", " : ", "[", "]", "%", "%41", " ", "\t", "\n", "\r", "\x01", "\x7f",
         "a", "Z", "0", "_", "\xc3\xa9", "\xe2\x82\xac", "\xf0\x9f\x98\x80", "\xed\xa0\x80",
         "\xed\xb3\xbf", "\xff", "\x80", "\xc3", "\xef\xbf\xbf", "\\u0000", "\\udcff", "\\",
+        "\xc2\x85", "\xe2\x80\xa8",
     };
     size_t n = 0, k = next() % 12, i;
 

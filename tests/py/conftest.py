@@ -65,7 +65,7 @@ class Dump:
             text = f.read()
         assert text.endswith("\n"), "%s: no final newline" % path
         lines = text.splitlines()
-        assert lines[0] == "pystats.format : 1", path
+        assert lines[0] == "pystats.format : 2", path
         for line in lines:
             key, sep, value = line.rpartition(" : ")
             assert sep, "%s: bad line %r" % (path, line)

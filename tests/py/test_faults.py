@@ -97,7 +97,7 @@ def stderr_dumps(stderr):
     lines = stderr.splitlines()
     i = 0
     while i < len(lines):
-        if lines[i] == "pystats.format : 1":
+        if lines[i] == "pystats.format : 2":
             j = i
             while j < len(lines) and not lines[j].startswith("pystats: ") \
                     and " : " in lines[j]:

@@ -104,7 +104,7 @@ def whole(path):
     """The reader's contract: first line, final newline, key : value."""
     with open(path, "rb") as f:
         data = f.read()
-    assert data.startswith(b"pystats.format : 1\n"), path
+    assert data.startswith(b"pystats.format : 2\n"), path
     assert data.endswith(b"\n"), "%s: cut short" % path
     for line in data.decode("utf-8").splitlines():
         key, sep, value = line.rpartition(" : ")

@@ -138,7 +138,7 @@ def check_installed(venv, tmp_path):
     dumps = [n for n in os.listdir(stats) if not n.startswith(".")]
     assert len(dumps) == 1, dumps
     text = open(os.path.join(stats, dumps[0])).read()
-    assert text.startswith("pystats.format : 1\n")
+    assert text.startswith("pystats.format : 2\n")
     assert "pystats.collector : pystats %s\n" % VERSION in text
     assert "opcode[MATCH_CLASS].execution_count : 11\n" in text
     # PYTHONSTATS reaches a subprocess through the environment.
