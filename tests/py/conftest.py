@@ -5,6 +5,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import urllib.parse
 
 import pytest
 
@@ -52,8 +53,21 @@ def run_python(code, *, args=(), xopts=(), flags=(), env=None, check=True,
     return proc
 
 
+# Header values that are free text, encoded (docs/FORMAT.md 1.1, 1.16).
+FREE_TEXT_HEADERS = ("meta.label", "meta.python.sys_version",
+                     "meta.python.git", "meta.python.config_args",
+                     "meta.python.implementation")
+
+
+def decode_text(field):
+    """A free-text field of a dump, decoded as docs/FORMAT.md 1.16 says."""
+    return urllib.parse.unquote_to_bytes(field).decode("utf-8",
+                                                       "surrogatepass")
+
+
 class Dump:
-    """One dump file of this project's format, parsed."""
+    """One dump file of this project's format, parsed; free-text header
+    values decoded."""
 
     def __init__(self, path):
         self.path = path
@@ -69,7 +83,9 @@ class Dump:
         for line in lines:
             key, sep, value = line.rpartition(" : ")
             assert sep, "%s: bad line %r" % (path, line)
-            if key.startswith(("pystats.", "meta.")):
+            if key in FREE_TEXT_HEADERS:
+                self.header[key] = decode_text(value)
+            elif key.startswith(("pystats.", "meta.")):
                 self.header[key] = value
             elif key.endswith(".execution_count"):
                 self.counts[key[len("opcode["):-len("].execution_count")]] = \

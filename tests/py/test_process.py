@@ -289,7 +289,7 @@ def test_label_and_header_provenance(stats_dir):
     assert h["pystats.collector"].startswith("pystats ")
     assert h["meta.collection.mechanism"] == (
         "monitoring" if sys.version_info >= (3, 12) else "trace")
-    assert h["meta.python.sys_version"] == sys.version.replace("\n", " ")
+    assert h["meta.python.sys_version"] == sys.version   # exact (FORMAT.md 1.16)
     assert int(h["meta.process.pid"]) > 0
     assert h["meta.time.start"] <= h["meta.time.end"]
     assert h["meta.time.end"].endswith("Z")
