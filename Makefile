@@ -4,6 +4,7 @@
 #   make install PYTHON=...   install the module and startup hook into that
 #                             interpreter's site-packages, and the command
 #   make test                 every test, against every CPython 3.11-3.13 found
+#   make test-full            the same with the whole real-world corpus
 #   make bench                overhead and throughput benchmarks (ratios)
 #   make SANITIZER=address    build with ASan (also: undefined)
 #   make WERROR=1             treat warnings as errors
@@ -25,7 +26,7 @@ endif
 CFLAGS_ALL = $(OPT) $(WARN) $(SANFLAGS) -std=c11 -D_GNU_SOURCE $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
-.PHONY: all ext cli install install-ext install-cli test test-c test-golden bench example clean faults test-asan
+.PHONY: all ext cli install install-ext install-cli test test-full test-c test-golden bench example clean faults test-asan
 all: ext cli
 
 # The shared core: no Python.h, used by both programs.
@@ -39,6 +40,12 @@ install: install-ext install-cli
 
 test:
 	$(PYTHON) tests/run.py
+
+# The same, with the whole real-world corpus (tests/py/test_realworld.py)
+# and a long run of the round-trip property test.
+test-full:
+	PYSTATS_FULL_TESTS=1 PYSTATS_ROUNDTRIP_EXAMPLES=$${PYSTATS_ROUNDTRIP_EXAMPLES:-300} \
+	    $(PYTHON) tests/run.py
 
 bench:
 	$(PYTHON) bench/run.py --reference

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Run every test suite, against every CPython 3.11-3.13 found, and end
-with one line for the whole run: "N passed, N failed".
+with one line for the whole run: "N passed, N failed, N skipped".
 
 Interpreters: $PYTHONS (space-separated paths) if set; otherwise each of
 3.11, 3.12, 3.13 found under `pyenv root` or on PATH as pythonX.Y.
@@ -35,10 +35,11 @@ def venv_for(python):
     vpy = os.path.join(venv, "bin", "python")
     if not os.path.exists(vpy):
         run([python, "-m", "venv", venv], check=True)
-    probe = subprocess.run([vpy, "-c", "import pytest"], capture_output=True)
+    probe = subprocess.run([vpy, "-c", "import pytest, hypothesis"],
+                           capture_output=True)
     if probe.returncode != 0:
         run([vpy, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-             "pytest"], check=True)
+             "pytest", "hypothesis"], check=True)
     return ver, vpy
 
 
@@ -46,7 +47,7 @@ def pytest_suite(python):
     ver, vpy = venv_for(python)
     r = run(["make", "-s", "install-ext", "WERROR=1", "PYTHON=" + vpy])
     if r.returncode != 0:
-        return "py%s-build" % ver, 0, 1
+        return "py%s-build" % ver, 0, 1, 0
     xml = os.path.join(BUILD, "junit-%s.xml" % ver)
     if os.path.exists(xml):
         os.unlink(xml)
@@ -54,14 +55,14 @@ def pytest_suite(python):
     run([vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/py",
          "--junitxml", xml] + sys.argv[1:], env=env)
     if not os.path.exists(xml):
-        return "py" + ver, 0, 1
+        return "py" + ver, 0, 1, 0
     root = ET.parse(xml).getroot()
     suites = [root] if root.tag == "testsuite" else list(root)
     tests = sum(int(s.get("tests", 0)) for s in suites)
     bad = sum(int(s.get("failures", 0)) + int(s.get("errors", 0))
               for s in suites)
     skipped = sum(int(s.get("skipped", 0)) for s in suites)
-    return "py" + ver, tests - bad - skipped, bad
+    return "py" + ver, tests - bad - skipped, bad, skipped
 
 
 LINE = re.compile(r"^(\S+): (\d+) passed, (\d+) failed\s*$")
@@ -78,8 +79,8 @@ def make_suite(target):
         if m:
             failed = int(m.group(3)) + (1 if r.returncode and
                                         not int(m.group(3)) else 0)
-            return m.group(1), int(m.group(2)), failed
-    return target, 0, 1
+            return m.group(1), int(m.group(2)), failed, 0
+    return target, 0, 1, 0
 
 
 def main():
@@ -87,10 +88,10 @@ def main():
     pythons = find_pythons()
     if not pythons:
         print("tests/run.py: no CPython 3.11-3.13 found", file=sys.stderr)
-        results.append(("find-python", 0, 1))
+        results.append(("find-python", 0, 1, 0))
     r = run(["make", "-s", "all", "WERROR=1"])
     if r.returncode != 0:
-        results.append(("build", 0, 1))
+        results.append(("build", 0, 1, 0))
     for target in ("test-c", "test-golden", "test-html", "test-fuzz"):
         results.append(make_suite(target))
     native = os.environ.get("NATIVE_PYTHON")
@@ -99,7 +100,7 @@ def main():
         # compares the collector with its own counters.
         r = run(["make", "-s", "ext", "WERROR=1", "PYTHON=" + native])
         if r.returncode != 0:
-            results.append(("native-build", 0, 1))
+            results.append(("native-build", 0, 1, 0))
         else:
             out = subprocess.run(["make", "-s", "print-ext-dir",
                                   "PYTHON=" + native], cwd=ROOT,
@@ -111,11 +112,12 @@ def main():
     if pythons:
         results.append(make_suite("test-asan"))
     print()
-    for name, p, f in results:
-        print("  %-14s %d passed, %d failed" % (name, p, f))
+    for name, p, f, sk in results:
+        print("  %-14s %d passed, %d failed, %d skipped" % (name, p, f, sk))
     passed = sum(r[1] for r in results)
     failed = sum(r[2] for r in results)
-    print("%d passed, %d failed" % (passed, failed))
+    skipped = sum(r[3] for r in results)
+    print("%d passed, %d failed, %d skipped" % (passed, failed, skipped))
     return 1 if failed else 0
 
 

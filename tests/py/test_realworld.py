@@ -1,0 +1,148 @@
+"""Code nobody here wrote, under collection in every mode: CPython's own
+test suite modules and a third-party library's tests (more-itertools,
+from its sdist on PyPI, cached under build/cache).  `pystats run` must
+end trusted (check: no error, no warning), the wrapped suite must pass,
+and what the summary says must agree with the sources themselves:
+every census site's source line is the line of its file, as linecache
+reads it.
+
+Two tiers: the quick one runs in `make test`; PYSTATS_FULL_TESTS=1
+(`make test-full`) adds more modules and the library's whole suite.
+Slow: PYSTATS_QUICK_TESTS=1 skips it.
+"""
+import json
+import linecache
+import os
+import subprocess
+import sys
+import tarfile
+
+import pytest
+
+from conftest import clean_env
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+PYSTATS_CLI = os.path.join(ROOT, "build", "pystats")
+CACHE = os.path.join(ROOT, "build", "cache")
+FULL = os.environ.get("PYSTATS_FULL_TESTS") == "1"
+V = sys.version_info[:2]
+
+pytestmark = [
+    pytest.mark.skipif(not os.access(PYSTATS_CLI, os.X_OK),
+                       reason="build/pystats is not built"),
+    pytest.mark.skipif(os.environ.get("PYSTATS_QUICK_TESTS", "") not in ("", "0"),
+                       reason="PYSTATS_QUICK_TESTS: real-world suites skipped"),
+]
+
+MORE_ITERTOOLS = "more_itertools-11.2.1"
+
+# CPython test modules that run in seconds and do not drive
+# sys.monitoring or trace functions themselves.
+QUICK_MODULES = ["test_json", "test_dataclasses"]
+FULL_MODULES = QUICK_MODULES + ["test_re", "test_collections", "test_enum",
+                                "test_functools", "test_textwrap",
+                                "test_asyncio.test_tasks"]
+MODES = ["count", "census", "instructions"]
+
+
+def pystats_run(tmp_path, mode, cmd, cwd=None):
+    out = str(tmp_path / ("run-" + mode))
+    summary = str(tmp_path / ("summary-" + mode + ".json"))
+    p = subprocess.run([PYSTATS_CLI, "run", "-o", out, "--mode", mode, "--quiet",
+                        "--json", summary, "--"] + cmd,
+                       env=clean_env(), cwd=cwd, capture_output=True, text=True,
+                       timeout=1200)
+    assert p.returncode == 0, (p.returncode, p.stdout[-3000:], p.stderr[-3000:])
+    c = subprocess.run([PYSTATS_CLI, "check", out, "--json", "-"],
+                       capture_output=True, text=True)
+    report = json.loads(c.stdout)
+    bad = [(f.get("check"), f.get("severity"), f.get("title"))
+           for f in report["findings"] if f.get("severity") != "note"]
+    assert c.returncode == 0 and report["verdict"] == "ok" and not bad, bad
+    with open(summary, encoding="utf-8") as f:
+        return json.load(f)
+
+
+def groups(summary):
+    return summary.get("groups", [summary])
+
+
+def assert_sources_match(summary):
+    """Every census site's source is its file's line, stripped."""
+    n = 0
+    for g in groups(summary):
+        for s in g.get("census", {}).get("sites", []):
+            if not os.path.isfile(s["file"]):
+                continue
+            want = linecache.getline(s["file"], int(s["line"])).strip()
+            assert s["source"] == want, s
+            n += 1
+    return n
+
+
+def assert_counts_consistent(summary):
+    for g in groups(summary):
+        total = g["meta"]["total_execution_count"]
+        assert total > 0
+        ops = sum(int(o.get("execution_count", 0)) for o in g["opcodes"].values())
+        assert ops == total
+        code = sum(int(e["instructions"]) for e in g.get("code", {}).values())
+        assert code <= total
+
+
+def instructions_subset(mode, items):
+    # Mode instructions costs ~6x: a subset of the quick tier.
+    return items[:1] if mode == "instructions" and not FULL else items
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_cpython_test_modules(tmp_path, mode):
+    modules = instructions_subset(mode, FULL_MODULES if FULL else QUICK_MODULES)
+    summary = pystats_run(tmp_path, mode, [sys.executable, "-m", "test"] + modules)
+    if mode != "census":
+        assert_counts_consistent(summary)
+    else:
+        assert_sources_match(summary)
+
+
+def more_itertools_tree(tmp_path):
+    sdist = os.path.join(CACHE, MORE_ITERTOOLS + ".tar.gz")
+    if not os.path.exists(sdist):
+        os.makedirs(CACHE, exist_ok=True)
+        p = subprocess.run([sys.executable, "-m", "pip", "download", "-q",
+                            "--no-deps", "--no-binary", ":all:", "-d", CACHE,
+                            "more-itertools==11.2.1"],
+                           capture_output=True, text=True)
+        if p.returncode != 0 or not os.path.exists(sdist):
+            pytest.skip("more-itertools 11.2.1 sdist not cached and not "
+                        "downloadable: " + p.stderr[-300:])
+    with tarfile.open(sdist) as t:
+        if hasattr(tarfile, "data_filter"):
+            t.extractall(tmp_path, filter="data")
+        else:
+            t.extractall(tmp_path)
+    return str(tmp_path / MORE_ITERTOOLS)
+
+
+QUICK_SELECTION = ["tests/test_more.py", "-k",
+                   "Chunked or Windowed or Peekable or Bucket or Spy or "
+                   "Consecutive or Split"]
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_more_itertools_suite(tmp_path, mode):
+    pytest.importorskip("pytest")
+    tree = more_itertools_tree(tmp_path)
+    sel = ["tests"] if FULL else QUICK_SELECTION
+    if mode == "instructions" and not FULL:
+        sel = ["tests/test_more.py", "-k", "Chunked or Windowed"]
+    summary = pystats_run(tmp_path, mode, [sys.executable, "-m", "pytest", "-q",
+                                           "-p", "no:cacheprovider"] + sel, cwd=tree)
+    if mode == "census":
+        # The library's own failing sites are listed, their sources those
+        # of its files (colons, walrus, comparisons chains and all).
+        assert assert_sources_match(summary) > 0
+    else:
+        assert_counts_consistent(summary)
+        mine = [k for k in summary["code"] if os.path.join(tree, "more_itertools") in k]
+        assert mine, "no code of the library counted"
