@@ -404,9 +404,11 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
 }
 
 PyDoc_STRVAR(configure_doc,
-"_configure($module, /, meta, directory, label)\n--\n\n"
+"_configure($module, /, meta, directory, label, default=False)\n--\n\n"
 "Set the output directory, the label and the header facts of later\n"
-"dumps (called by the pystats package).");
+"dumps (called by the pystats package).  default: directory is the\n"
+"default one, which falls back to DIRECTORY-UID when it is not the\n"
+"user's.");
 
 static int
 copy_str(PyObject *d, const char *key, char *dst, size_t size)
@@ -443,18 +445,16 @@ copy_int(PyObject *d, const char *key, int *dst)
 static PyObject *
 pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"meta", "directory", "label", NULL};
+    static char *kwlist[] = {"meta", "directory", "label", "default", NULL};
     PyObject *meta;
     const char *dir, *label;
+    int is_default = 0;
     pc_meta *m = &pc_g.meta;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ss:_configure", kwlist,
-                                     &PyDict_Type, &meta, &dir, &label))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ss|p:_configure", kwlist,
+                                     &PyDict_Type, &meta, &dir, &label,
+                                     &is_default))
         return NULL;
-    if (strlen(dir) >= sizeof pc_g.dir) {
-        PyErr_SetString(PyExc_ValueError, "pystats: directory name too long");
-        return NULL;
-    }
     if (copy_str(meta, "python_version", m->python_version,
                  sizeof m->python_version) < 0 ||
         copy_str(meta, "implementation", m->implementation,
@@ -468,7 +468,9 @@ pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
         copy_int(meta, "free_threading", &m->free_threading) < 0 ||
         copy_int(meta, "jit", &m->jit) < 0)
         return NULL;
-    psf_strlcpy(pc_g.dir, dir, sizeof pc_g.dir);
+    /* A name too long for a path is not an error here: each dump says
+     * so and goes to stderr, as for any directory that cannot be used. */
+    pc_dump_set_dir(dir, is_default);
     psf_strlcpy(m->label, label, sizeof m->label);
     Py_RETURN_NONE;
 }
@@ -583,7 +585,7 @@ module_exec(PyObject *module)
     os = PyImport_ImportModule("os");
     if (os == NULL || pc_dump_install_hooks(os) < 0)
         goto done;
-    psf_strlcpy(pc_g.dir, "/tmp/py_stats", sizeof pc_g.dir);
+    pc_dump_set_dir("/tmp/py_stats", 1);
     initialized = 1;
     ret = 0;
 done:
