@@ -50,7 +50,7 @@ say(const char *a, const char *b, const char *c, const char *d)
 /* The output directory (pc_g.dir holds its name, or the start of a
  * name too long for a path). */
 static int dir_is_default;      /* may fall back to the private one */
-static char dir_private[PSF_PATH_MAX]; /* the default's fallback: DIR-UID */
+static char dir_private[PSF_PATH_MAX]; /* the default's fallback: DIR-EUID */
 static size_t dir_too_long;     /* the length of a name that did not fit */
 static int fallback_said;       /* the private one was announced */
 
@@ -60,7 +60,6 @@ pc_dump_set_dir(const char *dir, int is_default)
     size_t n = strlen(dir);
     dir_is_default = is_default;
     dir_too_long = 0;
-    dir_private[0] = '\0';
     if (n >= sizeof pc_g.dir) {
         /* Shown as its first bytes and its length: "/a/b... (6001 bytes)" */
         char num[24];
@@ -74,15 +73,6 @@ pc_dump_set_dir(const char *dir, int is_default)
         return;
     }
     psf_strlcpy(pc_g.dir, dir, sizeof pc_g.dir);
-    if (is_default) {
-        char num[24];
-        psf_u64_to_str((uint64_t)geteuid(), num);
-        psf_strlcpy(dir_private, dir, sizeof dir_private);
-        psf_strlcat(dir_private, "-", sizeof dir_private);
-        if (psf_strlcat(dir_private, num, sizeof dir_private) >=
-            sizeof dir_private)
-            dir_private[0] = '\0';
-    }
 }
 
 /* Open the directory a dump goes to, by the rules of psf_dir_open();
@@ -108,9 +98,17 @@ open_dir(int *fd, char *where, size_t size, long *owner)
     if (err == 0 || !dir_is_default)
         return err;
     /* The shared default is not this user's (another user made it, or
-     * it is open to all): a directory of their own next to it. */
-    if (dir_private[0] == '\0')
-        return err;
+     * it is open to all): a directory of their own next to it, named by
+     * the effective user of the moment (a program may have changed it). */
+    {
+        char num[24];
+        psf_u64_to_str((uint64_t)geteuid(), num);
+        psf_strlcpy(dir_private, pc_g.dir, sizeof dir_private);
+        psf_strlcat(dir_private, "-", sizeof dir_private);
+        if (psf_strlcat(dir_private, num, sizeof dir_private) >=
+            sizeof dir_private)
+            return err;
+    }
     if (!fallback_said) {
         char msg[PSF_PATH_MAX];
         fallback_said = 1;
