@@ -446,14 +446,16 @@ static PyObject *
 pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"meta", "directory", "label", "default", NULL};
-    PyObject *meta;
-    const char *dir, *label;
+    PyObject *meta, *dir = NULL;  /* dir: owned bytes */
+    const char *label;
     int is_default = 0;
     pc_meta *m = &pc_g.meta;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!ss|p:_configure", kwlist,
-                                     &PyDict_Type, &meta, &dir, &label,
-                                     &is_default))
+    /* The directory as the file system spells it: a name that is not
+     * UTF-8 (os.fsdecode's surrogates) is a name like any other. */
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O&s|p:_configure", kwlist,
+                                     &PyDict_Type, &meta, PyUnicode_FSConverter,
+                                     &dir, &label, &is_default))
         return NULL;
     if (copy_str(meta, "python_version", m->python_version,
                  sizeof m->python_version) < 0 ||
@@ -466,11 +468,14 @@ pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
                  sizeof m->config_args) < 0 ||
         copy_int(meta, "pystats_build", &m->pystats_build) < 0 ||
         copy_int(meta, "free_threading", &m->free_threading) < 0 ||
-        copy_int(meta, "jit", &m->jit) < 0)
+        copy_int(meta, "jit", &m->jit) < 0) {
+        Py_DECREF(dir);
         return NULL;
+    }
     /* A name too long for a path is not an error here: each dump says
      * so and goes to stderr, as for any directory that cannot be used. */
-    pc_dump_set_dir(dir, is_default);
+    pc_dump_set_dir(PyBytes_AS_STRING(dir), is_default);
+    Py_DECREF(dir);
     psf_strlcpy(m->label, label, sizeof m->label);
     Py_RETURN_NONE;
 }
@@ -506,8 +511,9 @@ pc_state_fn(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     return Py_BuildValue(
-        "{sisisssssisKsisisssisz}", "on", pc_g.on, "measuring", pc_g.measuring,
-        "mechanism", pc_backend_name(), "directory", pc_g.dir, "installed",
+        "{sisisssNsisKsisisssisz}", "on", pc_g.on, "measuring", pc_g.measuring,
+        "mechanism", pc_backend_name(), "directory",
+        PyUnicode_DecodeFSDefault(pc_g.dir), "installed",
         pc_g.installed, "windows", (unsigned long long)pc_g.windows, "forked",
         pc_g.forked, "native", pc_g.native, "mode",
         pc_mode_name(pc_g.mode), "census_wanted", pc_g.census_wanted,

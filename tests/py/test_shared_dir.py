@@ -102,6 +102,14 @@ def test_a_dir_name_too_long_for_a_path_sends_the_dump_to_stderr(tmp_path):
     assert stderr_counts(p.stderr) == [3, 4]
 
 
+def test_a_dir_name_that_is_not_utf8_is_a_name_like_any_other(tmp_path):
+    raw = os.fsencode(str(tmp_path)) + b"/d\xffd"
+    p = run_python(TWO_DUMPS, xopts=["pystats"],
+                   env=clean_env(PYSTATS_DIR=os.fsdecode(raw)))
+    assert p.stderr == ""
+    assert file_counts(os.fsdecode(raw)) == [3, 4]
+
+
 # ---- the directory itself ------------------------------------------------
 
 def test_a_symbolic_link_is_never_followed(tmp_path):
