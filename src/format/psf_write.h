@@ -1,7 +1,8 @@
 /* psf_write.h: writing one dump file, whole or not at all.
  *
- * Everything here is async-signal-safe (open, write, rename, close and
- * integer formatting by hand; no malloc, no stdio, no locale), because
+ * Everything here is async-signal-safe (open, openat, fstat, faccessat,
+ * write, renameat, unlinkat, close and integer formatting by hand; no
+ * malloc, no stdio, no locale, no getenv), because
  * the collector also dumps from a SIGTERM handler and from a forked
  * child that is about to _exit.  No Python.h: the command-line tool
  * shares this file.
