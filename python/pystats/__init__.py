@@ -95,7 +95,8 @@ _configured = None     # _directory() as it was at the import
 
 def output_directory():
     """-X pystats_dir=DIR, else PYSTATS_DIR, else /tmp/py_stats, made
-    absolute when pystats was imported."""
+    absolute when pystats was imported.  When the default is not the
+    user's (another user owns it), the dumps go to DEFAULT_DIR-UID."""
     return (_configured or _directory())[0]
 
 
