@@ -10,7 +10,8 @@
 
 `python -X pystats` or `PYTHONSTATS=1` collect for the whole program
 (PYTHONSTATS also in subprocesses); dumps go to `-X pystats_dir=DIR`,
-`PYSTATS_DIR` or /tmp/py_stats.  See README.md and docs/FORMAT.md.
+`PYSTATS_DIR` or /tmp/py_stats (/tmp/py_stats-UID when another user owns
+/tmp/py_stats).  See README.md and docs/FORMAT.md.
 """
 import os
 import sys
@@ -31,7 +32,6 @@ from . import _collector
 __all__ = ["on", "off", "clear", "dump", "is_on", "snapshot", "measure",
            "set_backend", "backend", "output_directory"]
 
-DEFAULT_DIR = "/tmp/py_stats"
 
 
 def _env(name):
@@ -39,6 +39,22 @@ def _env(name):
     if sys.flags.ignore_environment:
         return None
     return os.environ.get(name)
+
+
+def _absolute(d):
+    """d made absolute now, before the program can chdir(); as given if
+    the working directory is gone (the dump then says what failed)."""
+    try:
+        return os.path.abspath(d)
+    except OSError:
+        return d
+
+
+# The default directory: CPython's own /tmp/py_stats (PYSTATS_TMPDIR, for
+# the tests, moves its base).  When that is not the user's, the collector
+# writes to DEFAULT_DIR-UID instead, and says so.
+DEFAULT_DIR = os.path.join(_absolute(_env("PYSTATS_TMPDIR") or "/tmp"),
+                           "py_stats")
 
 
 def requested_mode():
@@ -62,12 +78,26 @@ def requested_census():
     return False if v == "0" else None
 
 
-def output_directory():
-    """-X pystats_dir=DIR, else PYSTATS_DIR, else /tmp/py_stats."""
+def _directory():
+    """(directory, whether it is the default): -X pystats_dir=DIR, else
+    PYSTATS_DIR, else DEFAULT_DIR; a relative name is made absolute at
+    the import of pystats (at startup for -X pystats and PYTHONSTATS)."""
     d = sys._xoptions.get("pystats_dir")
-    if isinstance(d, str) and d:
-        return d
-    return _env("PYSTATS_DIR") or DEFAULT_DIR
+    if not (isinstance(d, str) and d):
+        d = _env("PYSTATS_DIR")
+    if not d:
+        return DEFAULT_DIR, True
+    return _absolute(d), False
+
+
+_configured = None     # _directory() as it was at the import
+
+
+def output_directory():
+    """-X pystats_dir=DIR, else PYSTATS_DIR, else /tmp/py_stats, made
+    absolute when pystats was imported.  When the default is not the
+    user's (another user owns it), the dumps go to DEFAULT_DIR-UID."""
+    return (_configured or _directory())[0]
 
 
 def _meta():
@@ -106,8 +136,11 @@ def set_backend(name):
 
 
 def _configure():
-    _collector._configure(meta=_meta(), directory=output_directory(),
-                          label=_env("PYSTATS_LABEL") or "")
+    global _configured
+    _configured = directory, is_default = _directory()
+    _collector._configure(meta=_meta(), directory=directory,
+                          label=_env("PYSTATS_LABEL") or "",
+                          default=is_default)
     # On a --enable-pystats build, drive its counters unless told not to.
     wanted = sys._xoptions.get("pystats_backend") or _env("PYSTATS_BACKEND")
     if wanted:

@@ -173,7 +173,8 @@ class PystatsCollector:
         if task is not None:
             self.label = task.name
         _collector._configure(meta=pystats._meta(), directory=self.directory,
-                              label=self.label)
+                              label=self.label,
+                              default=self.directory_from == "default")
         self._configured = True
 
     def __enter__(self):

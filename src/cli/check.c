@@ -179,6 +179,12 @@ const ck_info check_info[CK_COUNT] = {
         "readers skip it and never count half a dump, but what it was "
         "writing is in no dump, so the set misses that process's last "
         "counts." },
+    [CK_FOREIGN] = { "foreign-files", "files of another user in a directory others can write",
+        "Anyone who can write the directory (a shared /tmp/py_stats) can "
+        "add, replace or forge dumps there: files owned by neither you nor "
+        "root may not be what a collector wrote. The collector itself "
+        "never writes into such a directory; use one of your own "
+        "(PYSTATS_DIR, or pystats run)." },
 };
 
 /* ---- small helpers ------------------------------------------------------ */
@@ -633,6 +639,13 @@ on_hidden(void *ctx, const char *path)
               "a dump's temporary file: its writer did not finish");
 }
 
+static void
+on_foreign(void *ctx, const char *path, unsigned long uid)
+{
+    add_issue(ctx, CK_FOREIGN, CHECK_WARNING, path,
+              "owned by uid %lu, in a directory others can write", uid);
+}
+
 /* ---- the set ---------------------------------------------------------- */
 
 check_set *
@@ -646,6 +659,7 @@ check_new(void)
     c->obs.free_state = tls_free;
     c->obs.problem = on_problem;
     c->obs.hidden = on_hidden;
+    c->obs.foreign = on_foreign;
     return c;
 }
 

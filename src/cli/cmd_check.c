@@ -4,6 +4,7 @@
 #include "load.h"
 #include "outfile.h"
 #include "../format/psf_detect.h"
+#include "../format/psf_write.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -11,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_INPUT "/tmp/py_stats"
+#define DEFAULT_INPUT "the collector's default directory:\n" \
+    "                      /tmp/py_stats, or /tmp/py_stats-UID when another\n" \
+    "                      user owns /tmp/py_stats"
 
 static const char usage[] =
     "usage: pystats check [INPUT ...] [--json FILE] [--strict] [--all-files]\n"
@@ -52,7 +55,7 @@ cmd_check(int argc, char **argv)
         { "help", no_argument, NULL, 'h' },
         { NULL, 0, NULL, 0 },
     };
-    static char *default_input[] = { DEFAULT_INPUT };
+    static char default_dir[PSF_PATH_MAX], *default_input[] = { default_dir };
     const char *json_path = NULL;
     char **inputs, verdict[1024];
     size_t ninputs;
@@ -87,6 +90,9 @@ cmd_check(int argc, char **argv)
     inputs = argv + optind;
     ninputs = (size_t)(argc - optind);
     if (ninputs == 0) {
+        /* The collector's default for this user (base/py_stats, or
+         * base/py_stats-UID when another user owns that). */
+        psf_default_dir(getenv("PYSTATS_TMPDIR"), default_dir, sizeof default_dir);
         inputs = default_input;
         ninputs = 1;
     }

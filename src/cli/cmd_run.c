@@ -4,9 +4,11 @@
  * why, never an empty success. */
 #include "check.h"
 #include "cli.h"
+#include "../format/psf_write.h"
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
@@ -17,8 +19,6 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
-
-#define DEFAULT_BASE "/tmp/py_stats"
 
 static const char usage[] =
     "usage: pystats run [-o DIR] [--mode MODE] [--label LABEL] [--json FILE]\n"
@@ -34,8 +34,10 @@ static const char usage[] =
     "likely reason (hook not installed in that interpreter, -E/-I/-S, a\n"
     "runner that does not pass the environment on).\n"
     "\n"
-    "  -o, --output DIR    the run's directory: created, must be new or empty\n"
-    "                      (default: a new directory under " DEFAULT_BASE ")\n"
+    "  -o, --output DIR    the run's directory: created (mode 0700), must be new\n"
+    "                      or empty, and the user's or root's, not open to others\n"
+    "                      (default: a new private directory under /tmp/py_stats,\n"
+    "                      or under /tmp/py_stats-UID when another user owns it)\n"
     "  --mode MODE         collection mode (default: count)\n"
     "  --label LABEL       meta.label of every dump (PYSTATS_LABEL)\n"
     "  --json FILE         write the JSON summary to FILE\n"
@@ -63,56 +65,78 @@ count_dumps(const char *dir)
     return n;
 }
 
-static int
-mkdir_p(const char *path)
-{
-    char *p = cli_xstrdup(path), *s;
-    int ret = 0;
+/* The directory a run made, as it was made: a directory of the same
+ * name later (someone renamed this one away and put theirs in its
+ * place) is not read. */
+typedef struct run_dir {
+    char *path;     /* owned */
+    dev_t dev;
+    ino_t ino;
+} run_dir;
 
-    for (s = p + 1; *s; s++)
-        if (*s == '/') {
-            *s = '\0';
-            if (mkdir(p, 0777) != 0 && errno != EEXIST)
-                ret = -1;
-            *s = '/';
-        }
-    if (ret == 0 && mkdir(p, 0777) != 0 && errno != EEXIST)
-        ret = -1;
-    free(p);
-    return ret;
+static int
+say_dir_error(const char *what, const char *dir, int err, long owner)
+{
+    char why[96];
+    fprintf(stderr, "pystats: error: %s%s: %s\n", what, dir,
+            psf_dir_strerror(err, owner, why, sizeof why));
+    return -1;
 }
 
-/* The run's directory: -o DIR (new or empty), else a new unique one. */
-static char *
-make_run_dir(const char *out)
+/* Open dir (creating it with mode) by the collector's rules and note
+ * what it is. */
+static int
+take_dir(run_dir *r, const char *dir, unsigned mode, const char *what)
 {
-    char *dir;
+    struct stat st;
+    long owner;
+    int fd, err = psf_dir_open(dir, mode, &fd, &owner);
 
+    if (err != 0)
+        return say_dir_error(what, dir, err, owner);
+    if (fstat(fd, &st) != 0) {
+        err = errno;
+        close(fd);
+        return say_dir_error(what, dir, err, -1);
+    }
+    close(fd);
+    r->dev = st.st_dev;
+    r->ino = st.st_ino;
+    return 0;
+}
+
+/* The run's directory: -o DIR (new or empty), else a new unique one
+ * under the user's default directory; private (0700) when made here. */
+static int
+make_run_dir(const char *out, run_dir *r)
+{
+    r->path = NULL;
     if (out) {
-        struct stat st;
-        if (mkdir_p(out) != 0 || stat(out, &st) != 0 || !S_ISDIR(st.st_mode)) {
-            fprintf(stderr, "pystats: error: %s: cannot create the directory: %s\n", out,
-                    strerror(errno));
-            return NULL;
-        }
+        if (take_dir(r, out, 0700, "cannot use the directory ") != 0)
+            return -1;
         if (count_dumps(out) != 0) {
             fprintf(stderr, "pystats: error: %s already holds files: a run needs a new or "
                     "empty directory, or its files would mix with others\n", out);
-            return NULL;
+            return -1;
         }
-        return cli_xstrdup(out);
+        r->path = cli_xstrdup(out);
+        return 0;
     } else {
-        char stamp[32];
+        char stamp[32], base[PSF_PATH_MAX], *dir;
         time_t now = time(NULL);
         struct tm tm;
-        const char *base = DEFAULT_BASE;
+        run_dir b;
         size_t n;
+        int priv = psf_default_dir(getenv("PYSTATS_TMPDIR"), base, sizeof base);
 
-        if (mkdir_p(base) != 0) {
-            fprintf(stderr, "pystats: error: %s: cannot create the directory: %s\n", base,
-                    strerror(errno));
-            return NULL;
+        if (priv < 0) {
+            fprintf(stderr, "pystats: error: PYSTATS_TMPDIR is too long\n");
+            return -1;
         }
+        /* As the collector does: the shared default when it is the
+         * user's, else their own beside it. */
+        if (take_dir(&b, base, priv ? 0700 : 0775, "cannot use the directory ") != 0)
+            return -1;
         gmtime_r(&now, &tm);
         strftime(stamp, sizeof stamp, "%Y%m%d-%H%M%S", &tm);
         n = strlen(base) + 64;
@@ -122,10 +146,30 @@ make_run_dir(const char *out)
             fprintf(stderr, "pystats: error: cannot create a run directory under %s: %s\n",
                     base, strerror(errno));
             free(dir);
-            return NULL;
+            return -1;
         }
-        return dir;
+        if (take_dir(r, dir, 0700, "cannot use the directory ") != 0) {
+            free(dir);
+            return -1;
+        }
+        r->path = dir;
+        return 0;
     }
+}
+
+/* Whether r->path is still the directory the run made. */
+static int
+same_dir(const run_dir *r)
+{
+    struct stat st;
+    int fd = open(r->path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC), ok;
+
+    if (fd < 0)
+        return 0;
+    ok = fstat(fd, &st) == 0 && st.st_dev == r->dev && st.st_ino == r->ino &&
+         psf_dir_check((unsigned long)st.st_mode, (unsigned long)st.st_uid) == 0;
+    close(fd);
+    return ok;
 }
 
 static const char *
@@ -360,6 +404,7 @@ cmd_run(int argc, char **argv)
     char *sargv[8], **cmd, **given, *dir, *extra = NULL, verdict[1024];
     int c, quiet = 0, st, ret, sret, sargc = 0, exit_code = 0, status_known = 0;
     struct sigaction ign, old_int, old_quit;
+    run_dir rd;
     size_t ndumps;
     pid_t pid;
 
@@ -391,8 +436,9 @@ cmd_run(int argc, char **argv)
                 *mode ? mode : "''");
         return CLI_EXIT_USAGE;
     }
-    if ((dir = make_run_dir(out)) == NULL)
+    if (make_run_dir(out, &rd) != 0)
         return CLI_EXIT_OUTPUT;
+    dir = rd.path;
     given = cmd;
     cmd = pyperf_environ(cmd, &extra);
     setenv("PYTHONSTATS", mode, 1);
@@ -434,6 +480,13 @@ cmd_run(int argc, char **argv)
         exit_code = 128 + WTERMSIG(st);
     }
 
+    if (!same_dir(&rd)) {
+        fprintf(stderr, "pystats: error: %s is no longer the directory this run created "
+                "(renamed, replaced or opened to others while the command ran): "
+                "nothing in it is read\n", dir);
+        ret = CLI_EXIT_UNTRUSTED;
+        goto done;
+    }
     ndumps = count_dumps(dir);
     if (ndumps == 0) {
         explain_no_dump(cmd, dir, status_known, exit_code);

@@ -7,6 +7,7 @@
 #include "report_html.h"
 #include "weight.h"
 #include "../format/psf_detect.h"
+#include "../format/psf_write.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -14,7 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_INPUT "/tmp/py_stats"
+#define DEFAULT_INPUT "the collector's default directory,\n" \
+    "                      /tmp/py_stats, or /tmp/py_stats-UID when another\n" \
+    "                      user owns /tmp/py_stats"
 
 static const char usage[] =
     "usage: pystats summarize [INPUT ...] [--json FILE] [--markdown FILE] [--html FILE]\n"
@@ -27,7 +30,8 @@ static const char usage[] =
     "--json-output, and JSON summaries written by --json.\n"
     "\n"
     "  INPUT               a directory of dumps, a dump file or a JSON file;\n"
-    "                      several are aggregated (default: " DEFAULT_INPUT ")\n"
+    "                      several are aggregated (default:\n"
+    "                      " DEFAULT_INPUT ")\n"
     "  --markdown FILE     write the Markdown report to FILE ('-': stdout)\n"
     "  --json FILE         write the JSON summary to FILE ('-': stdout)\n"
     "  --html FILE         write a self-contained HTML report with charts\n"
@@ -91,7 +95,7 @@ cmd_summarize(int argc, char **argv)
         { NULL, 0, NULL, 0 },
     };
     const char *json_path = NULL, *md_path = NULL, *html_path = NULL;
-    static char *default_input[] = { DEFAULT_INPUT };
+    static char default_dir[PSF_PATH_MAX], *default_input[] = { default_dir };
     char **inputs;
     size_t ninputs, i;
     int strict = 0, equal_weight = 0, c, ret = CLI_EXIT_OK, r;
@@ -139,6 +143,9 @@ cmd_summarize(int argc, char **argv)
     inputs = argv + optind;
     ninputs = (size_t)(argc - optind);
     if (ninputs == 0) {
+        /* The collector's default for this user (base/py_stats, or
+         * base/py_stats-UID when another user owns that). */
+        psf_default_dir(getenv("PYSTATS_TMPDIR"), default_dir, sizeof default_dir);
         inputs = default_input;
         ninputs = 1;
     }

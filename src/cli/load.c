@@ -612,6 +612,18 @@ str_cmp(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A file in a directory others can write, owned by neither the user nor
+ * root (a shared /tmp/py_stats): said, then read as any other. */
+static void
+foreign_file(const char *path, unsigned long uid, agg *a, const load_observer *obs)
+{
+    if (!a->quiet)
+        fprintf(stderr, "pystats: warning: %s: owned by uid %lu, not by you or root, in a "
+                "directory others can write: anyone could have written it\n", path, uid);
+    if (obs && obs->foreign)
+        obs->foreign(obs->ctx, path, uid);
+}
+
 /* Every non-hidden entry of dir that is not a directory, sorted by name
  * (hidden names are the writers' temporary files: told to the observer,
  * never read). */
@@ -622,11 +634,13 @@ list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
     struct dirent *e;
     size_t first = l->n, dlen = strlen(dir);
     struct stat st;
+    int shared;
 
     if (d == NULL) {
         agg_problem(a, AGG_P_UNREADABLE, dir, 0, "cannot list directory: %s", strerror(errno));
         return -1;
     }
+    shared = fstat(dirfd(d), &st) == 0 && (st.st_mode & S_IWOTH);
     while ((e = readdir(d)) != NULL) {
         size_t nlen = strlen(e->d_name), size = dlen + nlen + 2;
         int hidden = e->d_name[0] == '.';
@@ -645,6 +659,9 @@ list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
             free(path);
             continue;
         }
+        /* Who put the entry there (lstat: a link's own owner). */
+        if (shared && lstat(path, &st) == 0 && st.st_uid != geteuid() && st.st_uid != 0)
+            foreign_file(path, (unsigned long)st.st_uid, a, obs);
         list_add(l, path);
     }
     closedir(d);

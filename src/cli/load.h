@@ -64,6 +64,10 @@ typedef struct load_observer {
     /* A hidden temporary (".NAME.tmp") in a listed directory: a dump a
      * writer did not finish.  Never read. */
     void (*hidden)(void *ctx, const char *path);
+    /* A file in a listed directory others can write, owned by neither
+     * the user nor root: anyone could have put it there.  Read all the
+     * same (and warned of on stderr unless quiet). */
+    void (*foreign)(void *ctx, const char *path, unsigned long uid);
 } load_observer;
 
 typedef struct load_worker {

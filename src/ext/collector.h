@@ -171,6 +171,11 @@ void pc_forget_prev(void);
 enum { PC_DUMP_FAILED = -1, PC_DUMP_NOTHING = 0, PC_DUMP_FILE = 1,
        PC_DUMP_STDERR = 2 };
 int pc_dump(pc_reason reason);
+/* The output directory, absolute; is_default: the default directory
+ * (base/py_stats), which falls back to the user's private one when it
+ * is not theirs.  A name too long for a path is kept for the message:
+ * every dump then goes to stderr. */
+void pc_dump_set_dir(const char *dir, int is_default);
 int pc_dump_install_hooks(PyObject *os_module); /* -1 with exception */
 PyObject *pc_snapshot(void);
 

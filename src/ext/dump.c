@@ -47,11 +47,79 @@ say(const char *a, const char *b, const char *c, const char *d)
     }
 }
 
-static const char *
-errname(int err)
+/* The output directory (pc_g.dir holds its name, or the start of a
+ * name too long for a path). */
+static int dir_is_default;      /* may fall back to the private one */
+static char dir_private[PSF_PATH_MAX]; /* the default's fallback: DIR-EUID */
+static size_t dir_too_long;     /* the length of a name that did not fit */
+static int fallback_said;       /* the private one was announced */
+
+void
+pc_dump_set_dir(const char *dir, int is_default)
 {
-    const char *s = strerrorname_np(err);
-    return s ? s : "I/O error";
+    size_t n = strlen(dir);
+    dir_is_default = is_default;
+    dir_too_long = 0;
+    if (n >= sizeof pc_g.dir) {
+        /* Shown as its first bytes and its length: "/a/b... (6001 bytes)" */
+        char num[24];
+        dir_too_long = n;
+        memcpy(pc_g.dir, dir, 120);
+        pc_g.dir[120] = '\0';
+        psf_u64_to_str((uint64_t)n, num);
+        psf_strlcat(pc_g.dir, "... (", sizeof pc_g.dir);
+        psf_strlcat(pc_g.dir, num, sizeof pc_g.dir);
+        psf_strlcat(pc_g.dir, " bytes)", sizeof pc_g.dir);
+        return;
+    }
+    psf_strlcpy(pc_g.dir, dir, sizeof pc_g.dir);
+}
+
+/* Open the directory a dump goes to, by the rules of psf_dir_open();
+ * the default falls back to the user's private directory (said once).
+ * Returns 0 with *fd open, or an error for psf_dir_strerror(); where
+ * names the directory tried last. */
+static int
+open_dir(int *fd, char *where, size_t size, long *owner)
+{
+    char why[96];
+    int err;
+
+    *fd = -1;
+    *owner = -1;
+    psf_strlcpy(where, pc_g.dir, size);
+    if (dir_too_long)
+        return ENAMETOOLONG;
+    err = psf_dir_open(pc_g.dir, 0775, fd, owner);
+    if (err == 0 && dir_is_default && (err = psf_dir_writable(*fd)) != 0) {
+        close(*fd);
+        *fd = -1;
+    }
+    if (err == 0 || !dir_is_default)
+        return err;
+    /* The shared default is not this user's (another user made it, or
+     * it is open to all): a directory of their own next to it, named by
+     * the effective user of the moment (a program may have changed it). */
+    {
+        char num[24];
+        psf_u64_to_str((uint64_t)geteuid(), num);
+        psf_strlcpy(dir_private, pc_g.dir, sizeof dir_private);
+        psf_strlcat(dir_private, "-", sizeof dir_private);
+        if (psf_strlcat(dir_private, num, sizeof dir_private) >=
+            sizeof dir_private)
+            return err;
+    }
+    if (!fallback_said) {
+        char msg[PSF_PATH_MAX];
+        fallback_said = 1;
+        psf_strlcpy(msg, ": ", sizeof msg);
+        psf_strlcat(msg, psf_dir_strerror(err, *owner, why, sizeof why),
+                    sizeof msg);
+        psf_strlcat(msg, "; this user's dumps go to ", sizeof msg);
+        say(pc_g.dir, msg, dir_private, " instead");
+    }
+    psf_strlcpy(where, dir_private, size);
+    return psf_dir_open(dir_private, 0700, fd, owner);
 }
 
 static void
@@ -139,14 +207,18 @@ pc_dump(pc_reason reason)
 {
     psf_file f;
     psf_out o;
-    int err, ret = PC_DUMP_FAILED;
+    char where[PSF_PATH_MAX], why[96];
+    long owner;
+    int err, dirfd, ret = PC_DUMP_FAILED;
 
     if (!pc_g.dumping)
         pc_seg_fold();      /* segment counts into pc_g: plain C */
     if (pc_g.dumping || !pc_has_data())
         return PC_DUMP_NOTHING;
     pc_g.dumping = 1;
-    err = psf_file_open(&f, pc_g.dir, "pystats");
+    err = open_dir(&dirfd, where, sizeof where, &owner);
+    if (err == 0)
+        err = psf_file_open(&f, dirfd, "pystats");
     if (err == 0) {
         psf_out_init(&o, f.fd);
         write_dump(&o, reason);
@@ -158,10 +230,13 @@ pc_dump(pc_reason reason)
         if (err == 0)
             ret = PC_DUMP_FILE;
     }
+    if (dirfd >= 0)
+        close(dirfd);
     if (err != 0) {
         /* Never drop counts silently: say why, and put the dump itself
          * on stderr where the user can still recover it. */
-        say("cannot write a dump into ", pc_g.dir, ": ", errname(err));
+        say("cannot write a dump into ", where, ": ",
+            psf_dir_strerror(err, owner, why, sizeof why));
         say("writing the dump to stderr instead", NULL, NULL, NULL);
         psf_out_init(&o, 2);
         write_dump(&o, reason);

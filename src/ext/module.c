@@ -405,9 +405,11 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
 }
 
 PyDoc_STRVAR(configure_doc,
-"_configure($module, /, meta, directory, label)\n--\n\n"
+"_configure($module, /, meta, directory, label, default=False)\n--\n\n"
 "Set the output directory, the label and the header facts of later\n"
-"dumps (called by the pystats package).");
+"dumps (called by the pystats package).  default: directory is the\n"
+"default one, which falls back to DIRECTORY-UID when it is not the\n"
+"user's.");
 
 /* A free-text header value, in the dump's text encoding (text.h). */
 static int
@@ -453,18 +455,17 @@ copy_int(PyObject *d, const char *key, int *dst)
 static PyObject *
 pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
 {
-    static char *kwlist[] = {"meta", "directory", "label", NULL};
-    PyObject *meta, *label;
-    const char *dir;
+    static char *kwlist[] = {"meta", "directory", "label", "default", NULL};
+    PyObject *meta, *label, *dir = NULL;  /* dir: owned bytes */
+    int is_default = 0;
     pc_meta *m = &pc_g.meta;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!sU:_configure", kwlist,
-                                     &PyDict_Type, &meta, &dir, &label))
+    /* The directory as the file system spells it: a name that is not
+     * UTF-8 (os.fsdecode's surrogates) is a name like any other. */
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O&U|p:_configure", kwlist,
+                                     &PyDict_Type, &meta, PyUnicode_FSConverter,
+                                     &dir, &label, &is_default))
         return NULL;
-    if (strlen(dir) >= sizeof pc_g.dir) {
-        PyErr_SetString(PyExc_ValueError, "pystats: directory name too long");
-        return NULL;
-    }
     if (copy_str(meta, "python_version", m->python_version,
                  sizeof m->python_version) < 0 ||
         copy_str(meta, "implementation", m->implementation,
@@ -476,9 +477,14 @@ pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
                  sizeof m->config_args) < 0 ||
         copy_int(meta, "pystats_build", &m->pystats_build) < 0 ||
         copy_int(meta, "free_threading", &m->free_threading) < 0 ||
-        copy_int(meta, "jit", &m->jit) < 0)
+        copy_int(meta, "jit", &m->jit) < 0) {
+        Py_DECREF(dir);
         return NULL;
-    psf_strlcpy(pc_g.dir, dir, sizeof pc_g.dir);
+    }
+    /* A name too long for a path is not an error here: each dump says
+     * so and goes to stderr, as for any directory that cannot be used. */
+    pc_dump_set_dir(PyBytes_AS_STRING(dir), is_default);
+    Py_DECREF(dir);
     if (copy_text(label, m->label, sizeof m->label, "PYSTATS_LABEL") < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -515,8 +521,9 @@ pc_state_fn(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     return Py_BuildValue(
-        "{sisisssssisKsisisssisz}", "on", pc_g.on, "measuring", pc_g.measuring,
-        "mechanism", pc_backend_name(), "directory", pc_g.dir, "installed",
+        "{sisisssNsisKsisisssisz}", "on", pc_g.on, "measuring", pc_g.measuring,
+        "mechanism", pc_backend_name(), "directory",
+        PyUnicode_DecodeFSDefault(pc_g.dir), "installed",
         pc_g.installed, "windows", (unsigned long long)pc_g.windows, "forked",
         pc_g.forked, "native", pc_g.native, "mode",
         pc_mode_name(pc_g.mode), "census_wanted", pc_g.census_wanted,
@@ -594,7 +601,7 @@ module_exec(PyObject *module)
     os = PyImport_ImportModule("os");
     if (os == NULL || pc_dump_install_hooks(os) < 0)
         goto done;
-    psf_strlcpy(pc_g.dir, "/tmp/py_stats", sizeof pc_g.dir);
+    pc_dump_set_dir("/tmp/py_stats", 1);
     initialized = 1;
     ret = 0;
 done:

@@ -161,25 +161,164 @@ psf_strlcat(char *dst, const char *src, size_t size)
     return d + psf_strlcpy(dst + d, src, size - d);
 }
 
-/* mkdir -p, signal-safe: walks the path in a local copy. */
+/* The parents of dir, mkdir -p style, signal-safe: walks the path in a
+ * local copy.  dir itself is left to the caller. */
 static int
-make_dirs(const char *dir)
+make_parents(char *tmp)
 {
-    char tmp[PSF_PATH_MAX];
     char *p;
-    if (psf_strlcpy(tmp, dir, sizeof tmp) >= sizeof tmp)
-        return ENAMETOOLONG;
     for (p = tmp + 1; *p; p++) {
         if (*p != '/')
             continue;
         *p = '\0';
-        if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
-            return errno;
+        if (mkdir(tmp, 0777) != 0 && errno != EEXIST) {
+            int err = errno;
+            *p = '/';
+            return err;
+        }
         *p = '/';
     }
-    if (mkdir(tmp, 0777) != 0 && errno != EEXIST)
+    return 0;
+}
+
+int
+psf_dir_check(unsigned long mode, unsigned long owner)
+{
+    unsigned long uid = (unsigned long)geteuid();
+    if (!S_ISDIR((mode_t)mode))
+        return ENOTDIR;
+    if (owner != uid && owner != 0)
+        return PSF_EDIR_OWNER;
+    if ((mode & S_IWOTH) && !(mode & S_ISVTX))
+        return PSF_EDIR_OPEN;
+    return 0;
+}
+
+int
+psf_dir_open(const char *dir, unsigned mode, int *fd, long *owner)
+{
+    char tmp[PSF_PATH_MAX];
+    size_t n;
+    struct stat st;
+    int err;
+
+    *fd = -1;
+    if (owner)
+        *owner = -1;
+    n = psf_strlcpy(tmp, dir, sizeof tmp);
+    if (n >= sizeof tmp)
+        return ENAMETOOLONG;
+    if (n == 0)
+        return ENOENT;
+    /* "dir/" would follow a symbolic link named dir. */
+    while (n > 1 && tmp[n - 1] == '/')
+        tmp[--n] = '\0';
+    err = make_parents(tmp);
+    if (err)
+        return err;
+    if (mkdir(tmp, (mode_t)mode) != 0 && errno != EEXIST)
+        return errno;
+    *fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (*fd < 0) {
+        err = errno;
+        if (err == ELOOP || (err == ENOTDIR && lstat(tmp, &st) == 0 &&
+                             S_ISLNK(st.st_mode)))
+            return PSF_EDIR_SYMLINK;
+        return err;
+    }
+    /* The checks are on what was opened: a directory swapped in after
+     * the mkdir is judged as itself. */
+    if (fstat(*fd, &st) != 0)
+        err = errno;
+    else
+        err = psf_dir_check((unsigned long)st.st_mode,
+                            (unsigned long)st.st_uid);
+    if (owner && err == PSF_EDIR_OWNER)
+        *owner = (long)st.st_uid;
+    if (err) {
+        close(*fd);
+        *fd = -1;
+    }
+    return err;
+}
+
+int
+psf_dir_writable(int fd)
+{
+    if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
         return errno;
     return 0;
+}
+
+const char *
+psf_dir_strerror(int err, long owner, char *buf, size_t size)
+{
+    const char *s;
+    char num[24];
+    switch (err) {
+    case PSF_EDIR_SYMLINK:
+        return "a symbolic link (not followed)";
+    case PSF_EDIR_OPEN:
+        return "writable by others without the sticky bit";
+    case PSF_EDIR_OWNER:
+        psf_strlcpy(buf, "owned by another user", size);
+        if (owner >= 0) {
+            psf_u64_to_str((uint64_t)owner, num);
+            psf_strlcat(buf, " (uid ", size);
+            psf_strlcat(buf, num, size);
+            psf_strlcat(buf, ")", size);
+        }
+        return buf;
+    default:
+        s = strerrorname_np(err);
+        return s ? s : "I/O error";
+    }
+}
+
+int
+psf_default_dirs(const char *base, char *shared, char *private_, size_t size)
+{
+    char num[24];
+    size_t n;
+    if (base == NULL || *base == '\0')
+        base = "/tmp";
+    psf_strlcpy(shared, base, size);
+    n = strlen(shared);
+    while (n > 1 && shared[n - 1] == '/')
+        shared[--n] = '\0';
+    if (n > 1 || shared[0] != '/')
+        psf_strlcat(shared, "/", size);
+    n = psf_strlcat(shared, "py_stats", size);
+    psf_strlcpy(private_, shared, size);
+    psf_u64_to_str((uint64_t)geteuid(), num);
+    psf_strlcat(private_, "-", size);
+    if (psf_strlcat(private_, num, size) >= size || n >= size)
+        return -1;
+    return 0;
+}
+
+int
+psf_default_dir(const char *base, char *out, size_t size)
+{
+    char shared[PSF_PATH_MAX], private_[PSF_PATH_MAX];
+    struct stat st;
+    int fd, ok;
+
+    if (psf_default_dirs(base, shared, private_, sizeof shared) != 0)
+        return -1;
+    fd = open(shared, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd < 0)
+        ok = errno == ENOENT;   /* the collector would make it */
+    else {
+        ok = fstat(fd, &st) == 0 &&
+             psf_dir_check((unsigned long)st.st_mode,
+                           (unsigned long)st.st_uid) == 0 &&
+             psf_dir_writable(fd) == 0;
+        close(fd);
+    }
+    if (psf_strlcpy(out, ok ? shared : private_, size) >= size)
+        return -1;
+    return !ok;
 }
 
 /* 64 random bits: getrandom() where it works (it is signal-safe),
@@ -217,45 +356,48 @@ put_hex(char *dst, uint64_t v)
 }
 
 int
-psf_file_open(psf_file *f, const char *dir, const char *prefix)
+psf_file_open(psf_file *f, int dirfd, const char *prefix)
 {
-    char name[128], num[24], hex[17];
-    int err, tries;
+    char num[24], hex[17];
+    struct stat st;
+    int tries;
 
     f->fd = -1;
-    f->tmp[0] = f->path[0] = '\0';
-    err = make_dirs(dir);
-    if (err)
-        return err;
+    f->dirfd = dirfd;
+    f->tmp[0] = f->name[0] = '\0';
     for (tries = 0; tries < 16; tries++) {
         /* prefix-PID-RANDOM.txt: unique across processes and dumps. */
-        psf_strlcpy(name, prefix, sizeof name);
+        psf_strlcpy(f->name, prefix, sizeof f->name);
         psf_u64_to_str((uint64_t)getpid(), num);
-        psf_strlcat(name, "-", sizeof name);
-        psf_strlcat(name, num, sizeof name);
+        psf_strlcat(f->name, "-", sizeof f->name);
+        psf_strlcat(f->name, num, sizeof f->name);
         put_hex(hex, random_u64());
-        psf_strlcat(name, "-", sizeof name);
-        psf_strlcat(name, hex, sizeof name);
-
-        psf_strlcpy(f->path, dir, sizeof f->path);
-        psf_strlcat(f->path, "/", sizeof f->path);
-        psf_strlcat(f->path, name, sizeof f->path);
-        psf_strlcat(f->path, ".txt", sizeof f->path);
+        psf_strlcat(f->name, "-", sizeof f->name);
+        psf_strlcat(f->name, hex, sizeof f->name);
+        psf_strlcat(f->name, ".txt", sizeof f->name);
         /* Readers skip names starting with '.', so a dump cut short
          * (killed mid-write) is never mistaken for a whole one. */
-        psf_strlcpy(f->tmp, dir, sizeof f->tmp);
-        psf_strlcat(f->tmp, "/.", sizeof f->tmp);
-        psf_strlcat(f->tmp, name, sizeof f->tmp);
-        if (psf_strlcat(f->tmp, ".tmp", sizeof f->tmp) >= sizeof f->tmp)
+        psf_strlcpy(f->tmp, ".", sizeof f->tmp);
+        psf_strlcat(f->tmp, f->name, sizeof f->tmp);
+        f->tmp[strlen(f->tmp) - 4] = '\0';
+        if (psf_strlcat(f->tmp, ".tmp", sizeof f->tmp) >= sizeof f->tmp) {
+            f->tmp[0] = '\0';
             return ENAMETOOLONG;
-        if (access(f->path, F_OK) == 0)
+        }
+        if (fstatat(dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
             continue;
-        f->fd = open(f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+        /* O_EXCL: never through a symbolic link, never an old file. */
+        f->fd = openat(dirfd, f->tmp,
+                       O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC,
+                       0644);
         if (f->fd >= 0)
             return 0;
-        if (errno != EEXIST)
+        if (errno != EEXIST) {
+            f->tmp[0] = '\0';
             return errno;
+        }
     }
+    f->tmp[0] = '\0';
     return EEXIST;
 }
 
@@ -271,10 +413,10 @@ psf_file_commit(psf_file *f)
     /* link() instead of rename() would refuse to replace an existing
      * file; the random name makes a clash practically impossible, and
      * rename() also works where hard links do not. */
-    if (!err && rename(f->tmp, f->path) != 0)
+    if (!err && renameat(f->dirfd, f->tmp, f->dirfd, f->name) != 0)
         err = errno;
     if (err)
-        unlink(f->tmp);
+        unlinkat(f->dirfd, f->tmp, 0);
     return err;
 }
 
@@ -285,7 +427,7 @@ psf_file_abort(psf_file *f)
         close(f->fd);
     f->fd = -1;
     if (f->tmp[0])
-        unlink(f->tmp);
+        unlinkat(f->dirfd, f->tmp, 0);
 }
 
 /* Days since 1970-01-01 to a civil date (proleptic Gregorian), without

@@ -2,8 +2,9 @@
  * on demand, to test how a process writes its files with the disk full,
  * the directory unwritable or the device failing.
  *
- * Only calls on paths under PSF_FAULT_DIR, and on file descriptors
- * opened there, are candidates; they are numbered from 1 in the order
+ * Only calls on paths under PSF_FAULT_DIR, on file descriptors opened
+ * there, and on names relative to such a descriptor (openat, renameat,
+ * unlinkat, mkdirat with a directory opened there) are candidates; they are numbered from 1 in the order
  * they happen (all threads, one process: a forked child keeps counting
  * from its parent's number).
  *
@@ -51,6 +52,9 @@ static int (*real_close)(int);
 static int (*real_rename)(const char *, const char *);
 static int (*real_mkdir)(const char *, mode_t);
 static int (*real_unlink)(const char *);
+static int (*real_renameat)(int, const char *, int, const char *);
+static int (*real_unlinkat)(int, const char *, int);
+static int (*real_mkdirat)(int, const char *, mode_t);
 
 static char dir[4096];
 static size_t dir_len;
@@ -97,6 +101,10 @@ init(void)
     real_rename = (int (*)(const char *, const char *))dlsym(RTLD_NEXT, "rename");
     real_mkdir = (int (*)(const char *, mode_t))dlsym(RTLD_NEXT, "mkdir");
     real_unlink = (int (*)(const char *))dlsym(RTLD_NEXT, "unlink");
+    real_renameat = (int (*)(int, const char *, int, const char *))dlsym(
+        RTLD_NEXT, "renameat");
+    real_unlinkat = (int (*)(int, const char *, int))dlsym(RTLD_NEXT, "unlinkat");
+    real_mkdirat = (int (*)(int, const char *, mode_t))dlsym(RTLD_NEXT, "mkdirat");
 
     s = getenv("PSF_FAULT_DIR");
     if (s && *s && strlen(s) < sizeof dir) {
@@ -193,19 +201,30 @@ watched_fd(int fd)
     return fd >= 0 && fd < MAX_FDS && watched[fd];
 }
 
+/* A path under the directory: absolute under PSF_FAULT_DIR, or relative
+ * to a descriptor opened there. */
+static int
+under_at(int atfd, const char *path)
+{
+    if (path && path[0] != '/' && atfd != AT_FDCWD)
+        return watched_fd(atfd);
+    return under_dir(path);
+}
+
 static int
 do_open(int (*real)(const char *, int, ...), int atfd,
         int (*realat)(int, const char *, int, ...), const char *path,
         int flags, mode_t mode)
 {
     int fd;
-    if (under_dir(path) && must_fail(OP_OPEN)) {
+    int under = real ? under_dir(path) : under_at(atfd, path);
+    if (under && must_fail(OP_OPEN)) {
         errno = fail_errno;
         return -1;
     }
     fd = real ? real(path, flags, mode) : realat(atfd, path, flags, mode);
     if (fd >= 0 && fd < MAX_FDS) {
-        watched[fd] = (unsigned char)under_dir(path);
+        watched[fd] = (unsigned char)under;
         doomed[fd] = 0;
     }
     return fd;
@@ -243,8 +262,6 @@ openat(int atfd, const char *path, int flags, ...)
 {
     mode_t mode = 0;
     MODE_ARG(flags, mode);
-    /* Relative to a directory descriptor: only absolute paths are
-     * matched against PSF_FAULT_DIR. */
     return do_open(NULL, atfd, real_openat, path, flags, mode);
 }
 
@@ -347,4 +364,34 @@ unlink(const char *path)
         return -1;
     }
     return real_unlink(path);
+}
+
+int
+renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+    if ((under_at(fromfd, from) || under_at(tofd, to)) && must_fail(OP_RENAME)) {
+        errno = fail_errno;
+        return -1;
+    }
+    return real_renameat(fromfd, from, tofd, to);
+}
+
+int
+unlinkat(int atfd, const char *path, int flags)
+{
+    if (under_at(atfd, path) && must_fail(OP_UNLINK)) {
+        errno = fail_errno;
+        return -1;
+    }
+    return real_unlinkat(atfd, path, flags);
+}
+
+int
+mkdirat(int atfd, const char *path, mode_t mode)
+{
+    if (under_at(atfd, path) && must_fail(OP_MKDIR)) {
+        errno = fail_errno;
+        return -1;
+    }
+    return real_mkdirat(atfd, path, mode);
 }

@@ -20,9 +20,10 @@ pytestmark = pytest.mark.skipif(not os.access(PYSTATS_CLI, os.X_OK),
 SETS_SCRIPT = SETS + "sets(%d)\n"
 
 
-def run(*args):
-    return subprocess.run([PYSTATS_CLI, "run"] + list(args), env=clean_env(),
-                          capture_output=True, text=True, timeout=120)
+def run(*args, **env):
+    return subprocess.run([PYSTATS_CLI, "run"] + list(args),
+                          env=clean_env(**env), capture_output=True,
+                          text=True, timeout=120)
 
 
 def test_every_python_process_of_the_command_is_counted(tmp_path):
@@ -43,23 +44,20 @@ def test_every_python_process_of_the_command_is_counted(tmp_path):
     assert "pystats run: trust: " in p.stderr
 
 
-def test_default_directories_are_fresh_per_run():
-    p1 = run("--quiet", "--", sys.executable, "-c", SETS_SCRIPT % 2)
-    p2 = run("--quiet", "--", sys.executable, "-c", SETS_SCRIPT % 2)
+def test_default_directories_are_fresh_per_run(tmp_path):
+    # The default base (/tmp) moved under tmp_path: PYSTATS_TMPDIR.
+    p1 = run("--quiet", "--", sys.executable, "-c", SETS_SCRIPT % 2,
+             PYSTATS_TMPDIR=tmp_path)
+    p2 = run("--quiet", "--", sys.executable, "-c", SETS_SCRIPT % 2,
+             PYSTATS_TMPDIR=tmp_path)
     dirs = [next(line.split("dumps go to ", 1)[1] for line in
                  p.stderr.splitlines() if "dumps go to " in line)
             for p in (p1, p2)]
-    try:
-        assert p1.returncode == p2.returncode == 0, p1.stderr + p2.stderr
-        assert dirs[0] != dirs[1]
-        assert all(d.startswith("/tmp/py_stats/run-") for d in dirs)
-        assert [len(dumps_in(d)) for d in dirs] == [1, 1]
-        assert p1.stdout.startswith("verdict: ")
-    finally:
-        for d in dirs:
-            for n in os.listdir(d):
-                os.unlink(os.path.join(d, n))
-            os.rmdir(d)
+    assert p1.returncode == p2.returncode == 0, p1.stderr + p2.stderr
+    assert dirs[0] != dirs[1]
+    assert all(d.startswith("%s/py_stats/run-" % tmp_path) for d in dirs)
+    assert [len(dumps_in(d)) for d in dirs] == [1, 1]
+    assert p1.stdout.startswith("verdict: ")
 
 
 @pytest.mark.parametrize("flag, says", [
