@@ -171,6 +171,19 @@ decode(const char *enc, size_t n, buf *d)
 
 /* ---- JSON ---- */
 
+int
+text_is_utf8(const char *s)
+{
+    size_t n = strlen(s), i = 0, k;
+
+    while (i < n) {
+        if ((k = psf_utf8_seq((const unsigned char *)s + i, n - i, 0)) == 0)
+            return 0;
+        i += k;
+    }
+    return 1;
+}
+
 static void
 put_sentinel(buf *b, long cp)
 {

@@ -39,6 +39,9 @@ int text_header_is_free(const char *key, size_t klen);
 
 /* ---- JSON ---- */
 
+/* Whether s is valid UTF-8 (jansson takes it as it is). */
+int text_is_utf8(const char *s);
+
 /* A JSON string of the text enc (canonical form), or NULL if enc does
  * not decode. */
 json_t *text_json(const char *enc);
