@@ -31,6 +31,9 @@ ALL = [
     "gen_variants",
     "async_more",
     "finalizers",
+    "pp_generators",
+    "pp_coroutines",
+    "pp_classes",
 ]
 
 # Not in ALL: when the GC runs depends on how many objects everything in
