@@ -217,9 +217,9 @@ static void
 put_family(psf_out *o, const char *fam, const char *what, const char *form,
            uint64_t v)
 {
-    psf_put(o, "census.family[");
+    psf_put(o, PSF_KEY_CENSUS_FAMILY);
     psf_put(o, fam);
-    psf_put(o, "].");
+    psf_put(o, PSF_KEY_FIELD);
     psf_put(o, what);
     if (form) {
         psf_put(o, "[");
@@ -238,9 +238,9 @@ pc_census_write(psf_out *o)
     int count_scope = live_scope == PC_CENSUS_COUNT;
     int f, op;
 
-    psf_put_counter(o, "census.code_objects", a->code_objects);
-    psf_put_counter(o, "census.dead_code_objects", d->code_objects);
-    psf_put_counter(o, "census.instrumented_code_objects",
+    psf_put_counter(o, PSF_KEY_CENSUS_CODE, a->code_objects);
+    psf_put_counter(o, PSF_KEY_CENSUS_DEAD, d->code_objects);
+    psf_put_counter(o, PSF_KEY_CENSUS_INSTRUMENTED,
               a->instrumented_code_objects + d->instrumented_code_objects);
     /* Scope count: every family left out, with its sites, 0 included, so
      * that the dump says which were left out even where none was seen.
@@ -249,7 +249,7 @@ pc_census_write(psf_out *o)
     for (f = 0; count_scope && f < PC_NOPS; f++) {
         if (!pc_ct.excluded[f])
             continue;
-        psf_put(o, "census.excluded_family[");
+        psf_put(o, PSF_KEY_CENSUS_EXCLUDED);
         psf_put(o, pc_ct.name[f]);
         psf_put(o, "]");
         psf_put_value(o, a->excluded[f] + d->excluded[f] + a->sites[f] +

@@ -306,9 +306,9 @@ group_opcodes(const hot_group *g, uint64_t *acc)
 static void
 put_key(psf_out *o, const char *key, const char *what)
 {
-    psf_put(o, "code[");
+    psf_put(o, PSF_KEY_CODE);
     psf_put(o, key);
-    psf_put(o, "].");
+    psf_put(o, PSF_KEY_FIELD);
     psf_put(o, what);
 }
 
@@ -341,7 +341,7 @@ pc_hot_write(psf_out *o)
     for (k = 0; k < NCALL_KEYS; k++) {
         if (!call_count(k))
             continue;
-        psf_put(o, "calls.");
+        psf_put(o, PSF_KEY_CALLS);
         psf_put(o, call_keys[k].name);
         psf_put_value(o, call_count(k));
     }
@@ -368,7 +368,7 @@ pc_hot_write(psf_out *o)
                     best = i;
             if (best < 0)
                 break;
-            put_key(o, key, "opcode[");
+            put_key(o, key, PSF_KEY_OPCODE);
             psf_put(o, pc_g.opname[best]);
             psf_put(o, "] : ");
             psf_put_u64(o, acc[best]);

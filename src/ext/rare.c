@@ -224,10 +224,10 @@ pc_rare_write(psf_out *o)
 {
     if (!PC_HAVE_CODE_WATCHER)
         return;
-    psf_put_counter(o, "rare.func_modification", pc_rare_counts.func_modification);
-    psf_put_counter(o, "rare.builtins_modification", pc_rare_counts.builtins_modification);
-    psf_put_counter(o, "rare.globals_modification", pc_rare_counts.globals_modification);
-    psf_put_counter(o, "rare.type_modification", pc_rare_counts.type_modification);
-    psf_put_counter(o, "rare.watched_dicts", pc_rare_counts.watched_dicts);
-    psf_put_counter(o, "rare.watched_types", pc_rare_counts.watched_types);
+    psf_put_counter(o, PSF_RARE_FUNC, pc_rare_counts.func_modification);
+    psf_put_counter(o, PSF_RARE_BUILTINS, pc_rare_counts.builtins_modification);
+    psf_put_counter(o, PSF_RARE_GLOBALS, pc_rare_counts.globals_modification);
+    psf_put_counter(o, PSF_RARE_TYPE, pc_rare_counts.type_modification);
+    psf_put_counter(o, PSF_RARE_DICTS, pc_rare_counts.watched_dicts);
+    psf_put_counter(o, PSF_RARE_TYPES, pc_rare_counts.watched_types);
 }

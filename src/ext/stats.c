@@ -302,18 +302,18 @@ pc_stats_write(psf_out *o)
 {
     int g;
     for (g = 0; g < PC_GC_GENERATIONS; g++) {
-        put_line(o, "GC[", g, " collections", pc_st.gc_collections[g]);
-        put_line(o, "GC[", g, " objects collected", pc_st.gc_collected[g]);
-        put_line(o, "gc[", g, ".uncollectable", pc_st.gc_uncollectable[g]);
-        put_line(o, "gc[", g, ".time_ns", pc_st.gc_time_ns[g]);
+        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTIONS, pc_st.gc_collections[g]);
+        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTED, pc_st.gc_collected[g]);
+        put_line(o, PSF_KEY_GC, g, PSF_GC_UNCOLLECTABLE, pc_st.gc_uncollectable[g]);
+        put_line(o, PSF_KEY_GC, g, PSF_GC_TIME_NS, pc_st.gc_time_ns[g]);
     }
-    put_line(o, "Object allocations", -1, "", pc_st.allocations);
-    put_line(o, "Object allocations to 512 bytes", -1, "", pc_st.allocations512);
-    put_line(o, "Object allocations to 4 kbytes", -1, "", pc_st.allocations4k);
-    put_line(o, "Object allocations over 4 kbytes", -1, "",
+    put_line(o, PSF_OBJ_ALLOCATIONS, -1, "", pc_st.allocations);
+    put_line(o, PSF_OBJ_ALLOC_512, -1, "", pc_st.allocations512);
+    put_line(o, PSF_OBJ_ALLOC_4K, -1, "", pc_st.allocations4k);
+    put_line(o, PSF_OBJ_ALLOC_BIG, -1, "",
              pc_st.allocations_big);
-    put_line(o, "Object frees", -1, "", pc_st.frees);
-    put_line(o, "objects.reallocs", -1, "", pc_st.reallocs);
+    put_line(o, PSF_OBJ_FREES, -1, "", pc_st.frees);
+    put_line(o, PSF_OBJ_REALLOCS, -1, "", pc_st.reallocs);
     pc_rare_write(o);
 }
 

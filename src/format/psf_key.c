@@ -1,5 +1,6 @@
 /* psf_key.c: classifying counter keys and spelling them canonically. */
 #include "psf_key.h"
+#include "psf_keys.h"
 
 #include "psf_line.h"
 #include "psf_tables.h"
@@ -157,37 +158,41 @@ plain_field(const char *f, const char *e, psf_key *k)
 
 /* census.*, code[...].*: the collector's own structured keys.  Returns 1
  * if s was one of them (k set). */
+/* The length of a literal prefix. */
+#define LEN(lit) (sizeof lit - 1)
+
 static int
 parse_own(const char *s, size_t n, psf_key *k)
 {
     const char *e = s + n, *p;
 
-    if (starts(s, n, "census.sites[")) {
+    if (starts(s, n, PSF_KEY_CENSUS_ROWS)) {
         if (ends(s, n, "].count")) {
-            set_a(k, s + 13, e - 7);
+            set_a(k, s + LEN(PSF_KEY_CENSUS_ROWS), e - LEN("].count"));
             k->kind = PSF_K_SITE_SEEN;
             return 1;
         }
         if (ends(s, n, "].attempts")) {
-            set_a(k, s + 13, e - 10);
+            set_a(k, s + LEN(PSF_KEY_CENSUS_ROWS), e - LEN("].attempts"));
             k->kind = PSF_K_SITE_ATTEMPTS;
             return 1;
         }
         return 0;
     }
-    if (starts(s, n, "census.site[") && s[n - 1] == ']') {
-        set_a(k, s + 12, e - 1);
+    if (starts(s, n, PSF_KEY_CENSUS_SITE) && s[n - 1] == ']') {
+        set_a(k, s + LEN(PSF_KEY_CENSUS_SITE), e - 1);
         k->kind = PSF_K_CENSUS_SITE;
         return 1;
     }
-    if (starts(s, n, "census.family[")) {
-        p = memchr(s + 14, ']', n - 14);
+    if (starts(s, n, PSF_KEY_CENSUS_FAMILY)) {
+        const char *f = s + LEN(PSF_KEY_CENSUS_FAMILY);
+        p = memchr(f, ']', (size_t)(e - f));
         if (p == NULL || p + 1 >= e || p[1] != '.')
             return 0;
-        set_a(k, s + 14, p);
+        set_a(k, f, p);
         if (starts(p + 2, (size_t)(e - p - 2), "specialized[") && s[n - 1] == ']'
-            && e - 1 > p + 14) {
-            set_b(k, p + 14, e - 1);
+            && e - 1 > p + 2 + LEN("specialized[")) {
+            set_b(k, p + 2 + LEN("specialized["), e - 1);
             k->kind = PSF_K_CENSUS_FORM;
             return 1;
         }
@@ -197,22 +202,23 @@ parse_own(const char *s, size_t n, psf_key *k)
         }
         return 0;
     }
-    if (starts(s, n, "census.") && plain_field(s + 7, e, k)) {
+    if (starts(s, n, PSF_KEY_CENSUS) && plain_field(s + LEN(PSF_KEY_CENSUS), e, k)) {
         k->kind = PSF_K_CENSUS;
         return 1;
     }
-    if (starts(s, n, "code[") && n > 5) {
-        if (ends(s, n, "].instructions") || ends(s, n, "].calls")) {
-            p = find_last(s, n, "].");
-            set_a(k, s + 5, p);
-            set_b(k, p + 2, e);
+    if (starts(s, n, PSF_KEY_CODE) && n > LEN(PSF_KEY_CODE)) {
+        const char *a = s + LEN(PSF_KEY_CODE);
+        if (ends(s, n, PSF_KEY_CODE_INSTRUCTIONS) || ends(s, n, PSF_KEY_CODE_CALLS)) {
+            p = find_last(s, n, PSF_KEY_FIELD);
+            set_a(k, a, p);
+            set_b(k, p + LEN(PSF_KEY_FIELD), e);
             k->kind = PSF_K_CODE;
             return 1;
         }
-        p = find_last(s, n, "].opcode[");
-        if (p != NULL && p >= s + 5 && s[n - 1] == ']' && e - 1 > p + 9) {
-            set_a(k, s + 5, p);
-            set_b(k, p + 9, e - 1);
+        p = find_last(s, n, PSF_KEY_CODE_OPCODE);
+        if (p != NULL && p >= a && s[n - 1] == ']' && e - 1 > p + LEN(PSF_KEY_CODE_OPCODE)) {
+            set_a(k, a, p);
+            set_b(k, p + LEN(PSF_KEY_CODE_OPCODE), e - 1);
             k->kind = PSF_K_CODE_OP;
             return 1;
         }
@@ -238,11 +244,11 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
     } else if ((rest = prefixed(s, n, "gc", k)) != NULL) {
         if (k->a_num >= 0 && rest < e && *rest == '.' && plain_field(rest + 1, e, k))
             k->kind = PSF_K_OWN_GC;
-    } else if (starts(s, n, "objects.") && plain_field(s + 8, e, k)) {
+    } else if (starts(s, n, PSF_KEY_OBJECTS) && plain_field(s + LEN(PSF_KEY_OBJECTS), e, k)) {
         k->kind = PSF_K_OWN_OBJECT;
-    } else if (starts(s, n, "rare.") && plain_field(s + 5, e, k)) {
+    } else if (starts(s, n, PSF_KEY_RARE) && plain_field(s + LEN(PSF_KEY_RARE), e, k)) {
         k->kind = PSF_K_OWN_RARE;
-    } else if (starts(s, n, "calls.") && plain_field(s + 6, e, k)) {
+    } else if (starts(s, n, PSF_KEY_CALLS) && plain_field(s + LEN(PSF_KEY_CALLS), e, k)) {
         k->kind = PSF_K_OWN_CALL;
     } else if ((rest = prefixed(s, n, "opcode", k)) != NULL) {
         parse_opcode(rest, (size_t)(e - rest), k);

@@ -116,18 +116,18 @@ psf_put_counter(psf_out *o, const char *key, uint64_t v)
 void
 psf_put_exec(psf_out *o, const char *op, uint64_t v)
 {
-    psf_put_n(o, "opcode[", 7);
+    psf_put_n(o, PSF_KEY_OPCODE, sizeof PSF_KEY_OPCODE - 1);
     psf_put(o, op);
-    psf_put_n(o, "].execution_count", 17);
+    psf_put_n(o, PSF_KEY_EXEC, sizeof PSF_KEY_EXEC - 1);
     psf_put_value(o, v);
 }
 
 void
 psf_put_pair(psf_out *o, const char *a, const char *b, uint64_t v)
 {
-    psf_put_n(o, "opcode[", 7);
+    psf_put_n(o, PSF_KEY_OPCODE, sizeof PSF_KEY_OPCODE - 1);
     psf_put(o, a);
-    psf_put_n(o, "].pair_count[", 13);
+    psf_put_n(o, PSF_KEY_PAIR, sizeof PSF_KEY_PAIR - 1);
     psf_put(o, b);
     psf_put_n(o, "]", 1);
     psf_put_value(o, v);
