@@ -91,6 +91,7 @@ get_op(m_ops *ops, ktab *index, const char *name, size_t len)
         }
         memset(&ops->v[ops->n], 0, sizeof ops->v[ops->n]);
         ops->v[ops->n].name = cli_xstrndup(name, len);
+        ops->v[ops->n].spec_form = -1;
         ops->n++;
     }
     return &ops->v[id];
@@ -226,6 +227,59 @@ census_excluded(const char *s, size_t n, const char **fam, size_t *flen)
     return 1;
 }
 
+const char *
+model_hdr_top(const agg_group *g, const char *key)
+{
+    const agg_strs *v = NULL;
+    size_t i, best = 0;
+
+    for (i = 0; i < g->nhdr && v == NULL; i++)
+        if (strcmp(g->hdr[i].key, key) == 0)
+            v = &g->hdr[i].vals;
+    if (v == NULL || v->n == 0)
+        return NULL;
+    for (i = 1; i < v->n; i++)
+        if (v->v[i].n > v->v[best].n)
+            best = i;
+    return v->v[best].text;
+}
+
+/* Whether the space-separated list has word name. */
+static int
+in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    const char *p = list;
+
+    while ((p = strstr(p, name)) != NULL) {
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+/* CPython's label of failure kind `kind` of opname: with the names the
+ * input's own _defines give that number, else the version's table. */
+static void
+fail_label(const agg_group *g, const char *opname, int kind, char *buf, size_t size)
+{
+    const char *names[64], *def;
+    char key[64], words[2048], *w, *save = NULL;
+    size_t n = 0;
+
+    snprintf(key, sizeof key, "%s[%d]", AGG_HDR_CPY_DEFINES, kind);
+    def = model_hdr_top(g, key);
+    if (def != NULL) {
+        snprintf(words, sizeof words, "%s", def);
+        for (w = strtok_r(words, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save))
+            names[n++] = w;
+    } else {
+        n = psf_tab_fail_names(g->minor, kind, names, 64);
+    }
+    psf_tab_fail_label(g->minor, opname, kind, names, n, buf, size);
+}
+
 static void
 add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
 {
@@ -257,9 +311,7 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
         op->has_spec = 1;
         if (k.b_num >= 0) {
             char kname[128];
-            const char *fam = psf_tab_family(g->minor, op->name);
-            psf_tab_fail_kind(g->minor, fam ? fam : op->name, (int)k.b_num,
-                              kname, sizeof kname);
+            fail_label(g, op->name, (int)k.b_num, kname, sizeof kname);
             m_list_add(&op->fail, kname, strlen(kname), v);
         } else {
             m_list_add(&op->fail, k.b, k.b_len, v);
@@ -468,6 +520,7 @@ void
 model_build(m_group *m, const agg_group *g)
 {
     ktab idx[IDX_COUNT];
+    const char *spec_list;
     size_t i;
 
     memset(m, 0, sizeof *m);
@@ -482,11 +535,13 @@ model_build(m_group *m, const agg_group *g)
         qsort(m->ops.v, m->ops.n, sizeof *m->ops.v, op_cmp);
     if (m->uops.n > 1)
         qsort(m->uops.v, m->uops.n, sizeof *m->uops.v, op_cmp);
+    spec_list = model_hdr_top(g, AGG_HDR_CPY_SPECIALIZED);
     for (i = 0; i < m->ops.n; i++) {
         m_op *op = &m->ops.v[i];
         const char *fam = psf_tab_family(g->minor, op->name);
         /* A family is the base instruction; an unknown name is its own. */
         op->family = fam ? fam : op->name;
+        op->spec_form = spec_list ? in_list(spec_list, op->name) : -1;
         m->total_exec += op->exec;
         m_list_sort(&op->fail);
         m_list_sort(&op->succ);
@@ -594,6 +649,8 @@ model_is_specialized(const m_op *op)
 {
     size_t n = strlen(op->name);
 
+    if (op->spec_form >= 0)
+        return op->spec_form;
     if (strcmp(op->family, op->name) == 0)
         return 0;
     if (n > 9 && strcmp(op->name + n - 9, "_ADAPTIVE") == 0)

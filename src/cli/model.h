@@ -30,6 +30,8 @@ typedef struct m_op {
     int has_exec;
     uint64_t exec;
     int specializable;
+    int spec_form;        /* 1/0: in/not in the input's own list of
+                           * specialized instructions; -1: no list */
     int has_spec;
     uint64_t spec[PSF_SPEC_COUNT];
     m_list fail;          /* failure kinds by name */
@@ -110,6 +112,9 @@ typedef struct m_group {
 } m_group;
 
 void model_build(m_group *m, const agg_group *g);
+
+/* The value most files of g had for header key (NULL if none). */
+const char *model_hdr_top(const agg_group *g, const char *key);
 void model_free(m_group *m);
 
 /* How many files of the group had header key with value val. */
@@ -124,8 +129,10 @@ void m_list_add(m_list *l, const char *name, size_t len, uint64_t n);
 /* Sort by count descending, then name. */
 void m_list_sort(m_list *l);
 
-/* Whether name is a specialized form (not the base of its family, and not
- * a 3.11 *_ADAPTIVE placeholder). */
+/* Whether name is a specialized form: named in the input's own list of
+ * specialized instructions (a CPython summary's _specialized_instructions)
+ * where there is one; else not the base of its family, and not a 3.11
+ * *_ADAPTIVE placeholder. */
 int model_is_specialized(const m_op *op);
 
 #endif

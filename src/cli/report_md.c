@@ -348,11 +348,11 @@ sec_calls(md *m, const m_group *g)
         if (strstr(g->calls.v[i].name, "Calls to"))
             total += g->calls.v[i].n;
     heading(m, 0, "Call stats");
-    fputs("Ratios are of all calls to Python functions (\"Calls to\" rows).\n\n", m->out);
+    fputs("Ratios are of all calls to Python functions (\"Calls to\" rows), "
+          "as CPython's report has them, frames too.\n\n", m->out);
     fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
     for (i = 0; i < g->calls.n; i++)
-        row3(m, g->calls.v[i].name, g->calls.v[i].n,
-             strncmp(g->calls.v[i].name, "Frame", 5) == 0 ? 0 : total);
+        row3(m, g->calls.v[i].name, g->calls.v[i].n, total);
 }
 
 static void
@@ -364,10 +364,18 @@ sec_objects(md *m, const m_group *g)
 
     if (l->n == 0)
         return;
-    mat = m_list_get(l, "Object new values");
+    /* CPython's denominators; 3.14 splits refcounts into mortal and
+     * immortal and calls "new values" "inline values". */
+    mat = m_list_get(l, "Object new values") + m_list_get(l, "Object inline values");
     alloc = m_list_get(l, "Object allocations") + m_list_get(l, "Object allocations from freelist");
-    inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs");
-    dec = m_list_get(l, "Object interpreter decrefs") + m_list_get(l, "Object decrefs");
+    inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs")
+          + m_list_get(l, "Object interpreter mortal increfs") + m_list_get(l, "Object mortal increfs")
+          + m_list_get(l, "Object interpreter immortal increfs")
+          + m_list_get(l, "Object immortal increfs");
+    dec = m_list_get(l, "Object interpreter decrefs") + m_list_get(l, "Object decrefs")
+          + m_list_get(l, "Object interpreter mortal decrefs") + m_list_get(l, "Object mortal decrefs")
+          + m_list_get(l, "Object interpreter immortal decrefs")
+          + m_list_get(l, "Object immortal decrefs");
     heading(m, 0, "Object stats");
     fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
     for (i = 0; i < l->n; i++) {
@@ -593,7 +601,8 @@ sec_group_meta(md *m, const agg_group *g)
     strs_line(m, "Python version detected from", &g->how);
     strs_line(m, "Collectors", &g->collectors);
     for (i = 0; i < g->nhdr; i++)
-        strs_line(m, g->hdr[i].key, &g->hdr[i].vals);
+        if (!report_hdr_is_self_description(g->hdr[i].key))
+            strs_line(m, g->hdr[i].key, &g->hdr[i].vals);
     if (g->time_start)
         fprintf(m->out, "| Earliest start | %s |\n", g->time_start);
     if (g->time_end)
@@ -826,12 +835,47 @@ sec_own_rare(md *m, const m_group *g)
     }
 }
 
+int
+report_hdr_is_self_description(const char *key)
+{
+    return strcmp(key, AGG_HDR_CPY_SPECIALIZED) == 0
+           || strncmp(key, AGG_HDR_CPY_DEFINES "[", strlen(AGG_HDR_CPY_DEFINES) + 1) == 0
+           || strncmp(key, AGG_HDR_CPY_STATS_DEFINES "[", strlen(AGG_HDR_CPY_STATS_DEFINES) + 1) == 0;
+}
+
+/* The metadata of Faster CPython's published summaries (commit, fork,
+ * branch, date, actor), one line under the group's title. */
+static void
+cpython_metadata(md *m, const agg_group *g)
+{
+    size_t i, plen = strlen(AGG_HDR_CPY_METADATA), shown = 0;
+
+    for (i = 0; i < g->nhdr; i++) {
+        const agg_strs *v = &g->hdr[i].vals;
+        size_t j;
+        if (strncmp(g->hdr[i].key, AGG_HDR_CPY_METADATA, plen) != 0)
+            continue;
+        fputs(shown++ ? "; " : "\n**CPython run:** ", m->out);
+        cell(m->out, g->hdr[i].key + plen);
+        fputs(" ", m->out);
+        for (j = 0; j < v->n; j++) {
+            fputs(j ? ", " : "", m->out);
+            cell(m->out, v->v[j].text);
+            if (v->n > 1)
+                fprintf(m->out, " (%llu)", (unsigned long long)v->v[j].n);
+        }
+    }
+    if (shown)
+        fputs(".\n", m->out);
+}
+
 static void
 report_group(md *m, const agg_group *ag)
 {
     m_group g;
 
     model_build(&g, ag);
+    cpython_metadata(m, ag);
     sec_execution(m, &g);
     sec_pairs(m, &g);
     sec_pred_succ(m, &g);
