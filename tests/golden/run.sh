@@ -80,13 +80,18 @@ for set in cpython-3.11.2-whole cpython-3.13.5-whole cpython-3.13.5-windowed; do
     fi
 done
 
-# Failure kinds by name, per family: FOR_ITER kind 18 on 3.11 is FOR_ITER_RANGE.
+# Failure kinds by CPython's labels (summarize_stats.py: the SPEC_FAIL_ name
+# after the family's prefix, lowercased, "_" as spaces), per family and
+# version: FOR_ITER kind 18 on 3.11 is FOR_ITER_RANGE, "range".
 check "3.11: FOR_ITER failure kind named" \
     "$(awk_sum '^opcode\[93\]\.specialization\.failure_kinds\[18\]$' "$NAT"/cpython-3.11.2-whole/*)" \
-    "$(jget "$T/cpython-3.11.2-whole.json" "d['opcodes']['FOR_ITER']['specialization']['failure_kinds']['FOR_ITER_RANGE']")"
-check "3.13: LOAD_ATTR kind 23 named ATTR_CLASS_METHOD_OBJ" \
+    "$(jget "$T/cpython-3.11.2-whole.json" "d['opcodes']['FOR_ITER']['specialization']['failure_kinds']['range']")"
+check "3.13: LOAD_ATTR kind 23 (ATTR_CLASS_METHOD_OBJ) named class method obj" \
     "$(awk_sum '^opcode\[LOAD_ATTR\]\.specialization\.failure_kinds\[23\]$' "$NAT"/cpython-3.13.5-whole/*)" \
-    "$(jget "$T/cpython-3.13.5-whole.json" "d['opcodes']['LOAD_ATTR']['specialization']['failure_kinds']['ATTR_CLASS_METHOD_OBJ']")"
+    "$(jget "$T/cpython-3.13.5-whole.json" "d['opcodes']['LOAD_ATTR']['specialization']['failure_kinds']['class method obj']")"
+check "3.13: STORE_ATTR kind 2 keeps the shared name: overridden" \
+    "$(awk_sum '^opcode\[STORE_ATTR\]\.specialization\.failure_kinds\[2\]$' "$NAT"/cpython-3.13.5-whole/*)" \
+    "$(jget "$T/cpython-3.13.5-whole.json" "d['opcodes']['STORE_ATTR']['specialization']['failure_kinds']['overridden']")"
 check "3.13: eval-call kinds named" \
     "$(awk_sum '^Calls via PyEval_EvalFrame\[1\]$' "$NAT"/cpython-3.13.5-whole/*)" \
     "$(jget "$T/cpython-3.13.5-whole.json" "d['calls']['Calls via PyEval_EvalFrame[VECTOR]']")"
