@@ -390,7 +390,14 @@ sec_objects(md *m, const m_group *g)
             den = dec;
         else
             den = 0;
-        row3(m, strncmp(k, "Object ", 7) == 0 ? k + 7 : k, l->v[i].n, den);
+        {
+            char lab[256];
+            /* CPython's label: without "Object ", the first letter capitalized. */
+            snprintf(lab, sizeof lab, "%s", strncmp(k, "Object ", 7) == 0 ? k + 7 : k);
+            if (lab[0] >= 'a' && lab[0] <= 'z')
+                lab[0] = (char)(lab[0] - 'a' + 'A');
+            row3(m, lab, l->v[i].n, den);
+        }
     }
 }
 
