@@ -314,7 +314,24 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
             fail_label(g, op->name, (int)k.b_num, kname, sizeof kname);
             m_list_add(&op->fail, kname, strlen(kname), v);
         } else {
-            m_list_add(&op->fail, k.b, k.b_len, v);
+            /* A name: a label already, or a SPEC_FAIL_ name of an older
+             * summary ("ATTR_CLASS_METHOD_OBJ"), labelled alike. */
+            char kname[128], raw[128];
+            size_t j;
+            int upper = k.b_len < sizeof raw;
+            for (j = 0; upper && j < k.b_len; j++)
+                upper = (k.b[j] >= 'A' && k.b[j] <= 'Z') || k.b[j] == '_'
+                        || (k.b[j] >= '0' && k.b[j] <= '9');
+            if (upper) {
+                const char *one[1] = { raw };
+                memcpy(raw, k.b, k.b_len);
+                raw[k.b_len] = '\0';
+                if (!psf_tab_fail_label(g->minor, op->name, 9, one, 1, kname, sizeof kname))
+                    psf_tab_fail_label(g->minor, op->name, 0, one, 1, kname, sizeof kname);
+                m_list_add(&op->fail, kname, strlen(kname), v);
+            } else {
+                m_list_add(&op->fail, k.b, k.b_len, v);
+            }
         }
         break;
     case PSF_K_OP_PAIR:
