@@ -4,7 +4,8 @@
  * Native dumps of CPython 3.11 and 3.12 write opcodes as numbers and every
  * version writes failure kinds as numbers; these tables name them without
  * a CPython source tree.  The data (psf_tables_data.c) is generated from
- * the TSV files in data/tables/, taken from CPython 3.11.2, 3.12.1 and 3.13.5.
+ * the TSV files in data/tables/, taken from CPython 3.11.2, 3.12.1, 3.13.5
+ * and 3.14 (failure kinds).
  * Versions are given as the minor number of 3.x (11, 12, 13, 14).
  */
 #ifndef PSF_TABLES_H
