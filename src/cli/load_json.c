@@ -374,6 +374,32 @@ benchmark_of(const char *path, char *buf, size_t size)
     return 1;
 }
 
+/* "Calls via PyEval_EvalFrame[N]" named with the file's own
+ * _stats_defines (EVAL_CALL_*) into buf, before the built-in table; 0 if
+ * the key is not one or the file does not name N. */
+static int
+eval_call_key(json_t *root, const char *key, char *buf, size_t size)
+{
+    static const char pre[] = "Calls via PyEval_EvalFrame[";
+    const char *p = key + sizeof pre - 1, *name;
+    char num[16];
+    size_t len;
+
+    if (strncmp(key, pre, sizeof pre - 1) != 0)
+        return 0;
+    for (len = 0; p[len] >= '0' && p[len] <= '9'; len++)
+        ;
+    if (len == 0 || len >= sizeof num || strcmp(p + len, "]") != 0)
+        return 0;
+    memcpy(num, p, len);
+    num[len] = '\0';
+    name = json_string_value(json_array_get(json_object_get(json_object_get(root, "_stats_defines"),
+                                                            num), 0));
+    if (name == NULL || *name == '\0' || strpbrk(name, "[] ") != NULL)
+        return 0;
+    return snprintf(buf, size, "%s%s]", pre, name) < (int)size;
+}
+
 /* CPython's JSON is its raw counters summed over a directory, plus
  * "__nfiles__", what the interpreter says about itself ("_defines",
  * "_stats_defines", "_specialized_instructions": kept as header values
@@ -429,7 +455,10 @@ load_cpython(jctx *c, json_t *root)
             c->bad++;
             continue;
         }
-        load_counter(c->w, key, strlen(key), n);
+        if (eval_call_key(root, key, hkey, sizeof hkey))
+            load_counter(c->w, hkey, strlen(hkey), n);
+        else
+            load_counter(c->w, key, strlen(key), n);
     }
     if (benchmark_of(c->path, val, sizeof val))
         load_header(c->w, "meta.label", strlen("meta.label"), val, strlen(val));

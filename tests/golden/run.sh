@@ -156,6 +156,15 @@ check "published float: LOAD_CONST_IMMORTAL counted as specialized (the file's o
     "| Specialized hits | 647,996,460 | 42.5% |" "$(grep '^| Specialized hits |' "$T/pub-float.md")"
 check "published float: kind 26 named from the file's _defines" 8820 \
     "$(jget "$T/pub-float.json" "d['opcodes']['BINARY_OP']['specialization']['failure_kinds']['true divide float']")"
+# Eval-call kinds are named by the file's own _stats_defines first.
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["_stats_defines"]["1"], d["_stats_defines"]["2"] = d["_stats_defines"]["2"], d["_stats_defines"]["1"]
+json.dump(d, open(sys.argv[2], "w"))' "$(ls "$PUB"/*-pystats-coroutines.json)" "$T/swapped.json"
+run summarize "$T/swapped.json" --json "$T/swapped-out.json"
+check "published: eval-call kinds named by the file's _stats_defines" "480 60" \
+    "$(jget "$T/swapped-out.json" 'str(d["calls"]["Calls via PyEval_EvalFrame[VECTOR]"]) + " " + str(d["calls"]["Calls via PyEval_EvalFrame[GENERATOR]"])')"
 # The comparison fails when a figure differs.
 sed 's/^eff|Basic|815,995,680|53.5%$/eff|Basic|839,996,400|55.1%/' "$HERE/published/expected/float.expected" > "$T/wrong.expected"
 if python3 "$HERE/published_compare.py" "$T/wrong.expected" "$T/pub-float.md" > "$T/wrong.out" 2>&1; then
