@@ -68,6 +68,7 @@ void agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n);
 #define AGG_HDR_CPY_DEFINES     "cpython.defines"        /* "[N]" follows */
 #define AGG_HDR_CPY_STATS_DEFINES "cpython.stats_defines" /* "[N]" follows */
 #define AGG_HDR_CPY_METADATA    "cpython.metadata."      /* then the member */
+#define AGG_HDR_CPY_INPUT       "cpython.input"          /* the file's name */
 
 /* A header key of own dumps with the values seen. */
 typedef struct agg_hdr {

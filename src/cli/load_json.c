@@ -460,6 +460,7 @@ load_cpython(jctx *c, json_t *root)
         else
             load_counter(c->w, key, strlen(key), n);
     }
+    load_header(c->w, AGG_HDR_CPY_INPUT, strlen(AGG_HDR_CPY_INPUT), c->path, strlen(c->path));
     if (benchmark_of(c->path, val, sizeof val))
         load_header(c->w, "meta.label", strlen("meta.label"), val, strlen(val));
     load_file_end(c->w, c->path, AGG_FMT_CPYTHON_JSON, nfiles);

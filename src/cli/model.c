@@ -24,6 +24,7 @@ m_list_add(m_list *l, const char *name, size_t len, uint64_t n)
     }
     l->v[l->n].name = cli_xstrndup(name, len);
     l->v[l->n].n = n;
+    l->v[l->n].seq = l->n;
     l->n++;
 }
 
@@ -53,6 +54,25 @@ m_list_sort(m_list *l)
 {
     if (l->n > 1)
         qsort(l->v, l->n, sizeof *l->v, kv_cmp);
+}
+
+static int
+kv_seq_cmp(const void *pa, const void *pb)
+{
+    const m_kv *a = pa, *b = pb;
+
+    if (a->n != b->n)
+        return a->n > b->n ? -1 : 1;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+void
+m_list_sort_input(m_list *l, int by_input)
+{
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, by_input ? kv_seq_cmp : kv_cmp);
 }
 
 static int
@@ -92,6 +112,7 @@ get_op(m_ops *ops, ktab *index, const char *name, size_t len)
         memset(&ops->v[ops->n], 0, sizeof ops->v[ops->n]);
         ops->v[ops->n].name = cli_xstrndup(name, len);
         ops->v[ops->n].spec_form = -1;
+        ops->v[ops->n].order = SIZE_MAX;
         ops->n++;
     }
     return &ops->v[id];
@@ -227,6 +248,22 @@ census_excluded(const char *s, size_t n, const char **fam, size_t *flen)
     return 1;
 }
 
+/* Whether g was read from one CPython summary and nothing else: then its
+ * key order is that file's. */
+static int
+one_cpython_file(const agg_group *g)
+{
+    size_t i;
+
+    for (i = 0; i < AGG_FMT_COUNT; i++)
+        if (i != AGG_FMT_CPYTHON_JSON && g->fmt[i])
+            return 0;
+    for (i = 0; i < g->nhdr; i++)
+        if (strcmp(g->hdr[i].key, AGG_HDR_CPY_INPUT) == 0)
+            return g->hdr[i].vals.n == 1 && g->hdr[i].vals.v[0].n == 1;
+    return 0;
+}
+
 const char *
 model_hdr_top(const agg_group *g, const char *key)
 {
@@ -257,6 +294,18 @@ in_list(const char *list, const char *name)
         p += n;
     }
     return 0;
+}
+
+/* A failure kind; CPython lists equal counts by kind number. */
+static void
+fail_add(m_list *l, const char *name, uint64_t v, uint64_t kind)
+{
+    size_t i, n = l->n;
+
+    m_list_add(l, name, strlen(name), v);
+    for (i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].name, name) == 0 && (i == n || kind < l->v[i].seq))
+            l->v[i].seq = kind;
 }
 
 /* CPython's label of failure kind `kind` of opname: with the names the
@@ -292,6 +341,16 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
 
     psf_key_parse(s, n, &k);
     switch (k.kind) {
+    case PSF_K_OP_EXEC: case PSF_K_OP_SPECIALIZABLE: case PSF_K_OP_SPEC:
+    case PSF_K_OP_FAIL_KIND: case PSF_K_OP_PAIR:
+        op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
+        if (op->order == SIZE_MAX)
+            op->order = slot;
+        break;
+    default:
+        break;
+    }
+    switch (k.kind) {
     case PSF_K_OP_EXEC:
         op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->has_exec = 1;
@@ -312,7 +371,7 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
         if (k.b_num >= 0) {
             char kname[128];
             fail_label(g, op->name, (int)k.b_num, kname, sizeof kname);
-            m_list_add(&op->fail, kname, strlen(kname), v);
+            fail_add(&op->fail, kname, v, (uint64_t)k.b_num);
         } else {
             /* A name: a label already, or a SPEC_FAIL_ name of an older
              * summary ("ATTR_CLASS_METHOD_OBJ"), labelled alike. */
@@ -553,16 +612,26 @@ model_build(m_group *m, const agg_group *g)
     if (m->uops.n > 1)
         qsort(m->uops.v, m->uops.n, sizeof *m->uops.v, op_cmp);
     spec_list = model_hdr_top(g, AGG_HDR_CPY_SPECIALIZED);
+    m->input_order = one_cpython_file(g);
     for (i = 0; i < m->ops.n; i++) {
         m_op *op = &m->ops.v[i];
         const char *fam = psf_tab_family(g->minor, op->name);
+        size_t j;
         /* A family is the base instruction; an unknown name is its own. */
         op->family = fam ? fam : op->name;
         op->spec_form = spec_list ? in_list(spec_list, op->name) : -1;
         m->total_exec += op->exec;
-        m_list_sort(&op->fail);
-        m_list_sort(&op->succ);
-        m_list_sort(&op->pred);
+        /* CPython lists a predecessor's pairs in its instruction's order. */
+        for (j = 0; j < op->pred.n; j++) {
+            const m_op *a = model_op(m, op->pred.v[j].name);
+            op->pred.v[j].seq = a ? a->order : SIZE_MAX;
+        }
+    }
+    for (i = 0; i < m->ops.n; i++) {
+        m_op *op = &m->ops.v[i];
+        m_list_sort_input(&op->fail, m->input_order);
+        m_list_sort_input(&op->succ, m->input_order);
+        m_list_sort_input(&op->pred, m->input_order);
     }
     for (i = 0; i < m->nhist; i++)
         if (m->hist[i].buckets.n > 1)

@@ -76,6 +76,42 @@ table3(md *m, const char *col, const m_list *l, uint64_t den, size_t max)
         row3(m, l->v[i].name, l->v[i].n, den);
 }
 
+/* CPython's order of the execution table: count, then misses, largest
+ * first; equal ones in the input's order. */
+static const m_group *exec_sort_group;
+
+static uint64_t
+exec_miss(const m_group *g, const char *name)
+{
+    const m_op *op = model_op(g, name);
+    return op && !op->specializable ? op->spec[PSF_SPEC_MISS] : 0;
+}
+
+static int
+exec_cmp(const void *pa, const void *pb)
+{
+    const m_kv *a = pa, *b = pb;
+    uint64_t ma, mb;
+
+    if (a->n != b->n)
+        return a->n > b->n ? -1 : 1;
+    ma = exec_miss(exec_sort_group, a->name);
+    mb = exec_miss(exec_sort_group, b->name);
+    if (ma != mb)
+        return ma > mb ? -1 : 1;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static void
+exec_sort_input(const m_group *g, m_list *l)
+{
+    exec_sort_group = g;
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, exec_cmp);
+}
+
 static void
 sec_execution(md *m, const m_group *g)
 {
@@ -85,11 +121,16 @@ sec_execution(md *m, const m_group *g)
     char c[32], s[32], cu[32], mr[32];
 
     for (i = 0; i < g->ops.n; i++)
-        if (g->ops.v[i].has_exec)
+        if (g->ops.v[i].has_exec) {
             m_list_add(&l, g->ops.v[i].name, strlen(g->ops.v[i].name), g->ops.v[i].exec);
+            l.v[l.n - 1].seq = g->ops.v[i].order;
+        }
     if (l.n == 0 || g->total_exec == 0)
         goto done;
-    m_list_sort(&l);
+    if (g->input_order)
+        exec_sort_input(g, &l);
+    else
+        m_list_sort(&l);
     heading(m, 0, "Execution counts");
     if (g->src->source == AGG_OWN)
         fputs("Counts of base instructions: each includes every specialized form of "
@@ -135,8 +176,9 @@ sec_pairs(md *m, const m_group *g)
         for (j = 0; j < g->ops.v[i].succ.n; j++) {
             snprintf(name, sizeof name, "%s %s", g->ops.v[i].name, g->ops.v[i].succ.v[j].name);
             m_list_add(&l, name, strlen(name), g->ops.v[i].succ.v[j].n);
+            l.v[l.n - 1].seq = ((uint64_t)g->ops.v[i].order << 32) | g->ops.v[i].succ.v[j].seq;
         }
-    m_list_sort(&l);
+    m_list_sort_input(&l, g->input_order);
     heading(m, 0, "Pair counts");
     fprintf(m->out, "Top %d pairs; shares of all instructions executed.\n\n", m->opt->top_pairs);
     fputs("| Pair | Count | Self | Cumulative |\n| :--- | ---: | ---: | ---: |\n", m->out);
@@ -262,10 +304,14 @@ sec_effectiveness(md *m, const m_group *g)
                 basic += op->exec;
             m_list_add(&fam, op->family, strlen(op->family), op->exec);
         }
-        if (op->spec[PSF_SPEC_DEFERRED] && strcmp(op->name, "RESUME") != 0)
+        if (op->spec[PSF_SPEC_DEFERRED] && strcmp(op->name, "RESUME") != 0) {
             m_list_add(&deferred, op->name, strlen(op->name), op->spec[PSF_SPEC_DEFERRED]);
-        if (op->spec[PSF_SPEC_MISS] && !op->specializable)
+            deferred.v[deferred.n - 1].seq = op->order;
+        }
+        if (op->spec[PSF_SPEC_MISS] && !op->specializable) {
             m_list_add(&miss, op->name, strlen(op->name), op->spec[PSF_SPEC_MISS]);
+            miss.v[miss.n - 1].seq = op->order;
+        }
     }
     heading(m, 0, "Specialization effectiveness");
     fputs("| Instructions | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
@@ -316,12 +362,12 @@ sec_effectiveness(md *m, const m_group *g)
         fputs(" |\n", m->out);
     }
     if (deferred.n) {
-        m_list_sort(&deferred);
+        m_list_sort_input(&deferred, g->input_order);
         heading(m, 1, "Deferred by instruction");
         table3(m, "Name", &deferred, list_total(&deferred), 10);
     }
     if (miss.n) {
-        m_list_sort(&miss);
+        m_list_sort_input(&miss, g->input_order);
         heading(m, 1, "Misses by instruction");
         table3(m, "Name", &miss, list_total(&miss), 10);
     }
@@ -845,7 +891,7 @@ sec_own_rare(md *m, const m_group *g)
 int
 report_hdr_is_self_description(const char *key)
 {
-    return strcmp(key, AGG_HDR_CPY_SPECIALIZED) == 0
+    return strcmp(key, AGG_HDR_CPY_SPECIALIZED) == 0 || strcmp(key, AGG_HDR_CPY_INPUT) == 0
            || strncmp(key, AGG_HDR_CPY_DEFINES "[", strlen(AGG_HDR_CPY_DEFINES) + 1) == 0
            || strncmp(key, AGG_HDR_CPY_STATS_DEFINES "[", strlen(AGG_HDR_CPY_STATS_DEFINES) + 1) == 0;
 }

@@ -146,7 +146,7 @@ for b in float coroutines; do
         "$(grep -c '^\*\*CPython run:\*\* .*commit_fork python; commit_id 802556abf; .*github_actor iritkatriel\.$' "$T/pub-$b.md")"
     check "published $b: metadata in the JSON meta" "{'802556abf': 1}" \
         "$(jget "$T/pub-$b.json" 'd["meta"]["headers"]["cpython.metadata.commit_id"]')"
-    out=$(python3 "$HERE/published_compare.py" "$HERE/published/expected/$b.expected" "$T/pub-$b.md" 2>&1)
+    out=$(python3 "$HERE/published_compare.py" --exact "$HERE/published/expected/$b.expected" "$T/pub-$b.md" 2>&1)
     case $out in
     *" 0 differ;"*) ok "published $b: every figure of CPython's report: $(echo "$out" | tail -1)";;
     *) bad "published $b: figures differ from CPython's report: $(echo "$out" | tail -8)";;
@@ -179,12 +179,16 @@ check "published suite: exit status" 0 "$rc"
 check "published suite: a group per benchmark" "['coroutines', 'float']" \
     "$(jget "$T/pub-suite.json" 'sorted(g["meta"]["label"] for g in d["groups"])')"
 for b in float coroutines; do
-    out=$(python3 "$HERE/published_compare.py" "$HERE/published/expected/$b.expected" "$T/pub-suite.md" "$b" 2>&1)
+    out=$(python3 "$HERE/published_compare.py" --exact "$HERE/published/expected/$b.expected" "$T/pub-suite.md" "$b" 2>&1)
     case $out in
     *" 0 differ;"*) ok "published suite, label $b: every figure of CPython's report: $(echo "$out" | tail -1)";;
     *) bad "published suite, label $b: figures differ: $(echo "$out" | tail -8)";;
     esac
 done
+"$PYSTATS" summarize "$PUB" --by-label --jobs 1 --markdown "$T/pub-suite-1.md" 2>/dev/null
+"$PYSTATS" summarize "$PUB" --by-label --jobs 4 --markdown "$T/pub-suite-4.md" 2>/dev/null
+if cmp -s "$T/pub-suite-1.md" "$T/pub-suite-4.md"; then ok "published suite: the same report on 1 and 4 threads"
+else bad "published suite: the report depends on the threads"; fi
 run summarize "$PUB" --json "$T/pub-sum.json"
 check "published suite summed: 40 files" 40 "$(jget "$T/pub-sum.json" 'd["meta"]["files"]')"
 check "published suite summed: executions are the files' sum" \
