@@ -311,9 +311,10 @@ fail_add(m_list *l, const char *name, uint64_t v, uint64_t kind)
 /* CPython's label of failure kind `kind` of opname: with the names the
  * input's own _defines give that number, else the version's table. */
 static void
-fail_label(const agg_group *g, const char *opname, int kind, char *buf, size_t size)
+fail_label(const agg_group *g, const char *opname, int kind, char *buf, size_t size,
+           char *raw, size_t rsize)
 {
-    const char *names[64], *def;
+    const char *names[64], *def, *matched;
     char key[64], words[2048], *w, *save = NULL;
     size_t n = 0;
 
@@ -326,7 +327,10 @@ fail_label(const agg_group *g, const char *opname, int kind, char *buf, size_t s
     } else {
         n = psf_tab_fail_names(g->minor, kind, names, 64);
     }
-    psf_tab_fail_label(g->minor, opname, kind, names, n, buf, size);
+    if (psf_tab_fail_label(g->minor, opname, kind, names, n, buf, size, &matched))
+        snprintf(raw, rsize, "%s", matched);
+    else
+        snprintf(raw, rsize, "kind %d", kind);
 }
 
 static void
@@ -369,9 +373,10 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
         op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->has_spec = 1;
         if (k.b_num >= 0) {
-            char kname[128];
-            fail_label(g, op->name, (int)k.b_num, kname, sizeof kname);
+            char kname[128], raw[128];
+            fail_label(g, op->name, (int)k.b_num, kname, sizeof kname, raw, sizeof raw);
             fail_add(&op->fail, kname, v, (uint64_t)k.b_num);
+            fail_add(&op->fail_names, raw, v, (uint64_t)k.b_num);
         } else {
             /* A name: a label already, or a SPEC_FAIL_ name of an older
              * summary ("ATTR_CLASS_METHOD_OBJ"), labelled alike. */
@@ -385,12 +390,13 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
                 const char *one[1] = { raw };
                 memcpy(raw, k.b, k.b_len);
                 raw[k.b_len] = '\0';
-                if (!psf_tab_fail_label(g->minor, op->name, 9, one, 1, kname, sizeof kname))
-                    psf_tab_fail_label(g->minor, op->name, 0, one, 1, kname, sizeof kname);
+                if (!psf_tab_fail_label(g->minor, op->name, 9, one, 1, kname, sizeof kname, NULL))
+                    psf_tab_fail_label(g->minor, op->name, 0, one, 1, kname, sizeof kname, NULL);
                 m_list_add(&op->fail, kname, strlen(kname), v);
             } else {
                 m_list_add(&op->fail, k.b, k.b_len, v);
             }
+            m_list_add(&op->fail_names, k.b, k.b_len, v);
         }
         break;
     case PSF_K_OP_PAIR:
@@ -630,6 +636,7 @@ model_build(m_group *m, const agg_group *g)
     for (i = 0; i < m->ops.n; i++) {
         m_op *op = &m->ops.v[i];
         m_list_sort_input(&op->fail, m->input_order);
+        m_list_sort_input(&op->fail_names, m->input_order);
         m_list_sort_input(&op->succ, m->input_order);
         m_list_sort_input(&op->pred, m->input_order);
     }
@@ -649,6 +656,7 @@ ops_free(m_ops *ops)
     for (i = 0; i < ops->n; i++) {
         free(ops->v[i].name);
         list_free(&ops->v[i].fail);
+        list_free(&ops->v[i].fail_names);
         list_free(&ops->v[i].succ);
         list_free(&ops->v[i].pred);
     }

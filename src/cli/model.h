@@ -39,7 +39,10 @@ typedef struct m_op {
                            * specialized instructions; -1: no list */
     int has_spec;
     uint64_t spec[PSF_SPEC_COUNT];
-    m_list fail;          /* failure kinds by name */
+    m_list fail;          /* failure kinds by CPython's label ("mutable class") */
+    m_list fail_names;    /* the same by SPEC_FAIL_ name without the prefix
+                           * ("ATTR_MUTABLE_CLASS", or "kind N"): the JSON
+                           * summary's keys */
     m_list succ;          /* pair_count: successors */
     m_list pred;          /* predecessors (derived from pairs) */
 } m_op;

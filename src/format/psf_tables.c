@@ -214,15 +214,19 @@ pretty(char *buf, size_t size, const char *name)
 int
 psf_tab_fail_label(int minor, const char *opname, int kind,
                    const char *const *names, size_t nnames,
-                   char *buf, size_t size)
+                   char *buf, size_t size, const char **matched)
 {
     const char *prefix = opname;
     size_t i, plen;
 
+    if (matched)
+        *matched = NULL;
     if (kind >= 0 && kind <= (minor == 11 ? 6 : 8)) {
         if (nnames == 0)
             goto unknown;
         pretty(buf, size, names[0]);
+        if (matched)
+            *matched = names[0];
         return 1;
     }
     if (minor == 11) {
@@ -249,6 +253,8 @@ psf_tab_fail_label(int minor, const char *opname, int kind,
             /* The script drops the prefix and one more character. */
             const char *rest = names[i][plen] ? names[i] + plen + 1 : names[i] + plen;
             pretty(buf, size, rest);
+            if (matched)
+                *matched = names[i];
             return 1;
         }
 unknown:

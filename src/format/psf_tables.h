@@ -73,10 +73,11 @@ size_t psf_tab_fail_names(int minor, int kind, const char **names, size_t max);
  * GET_ITER) -> ITER, *SUBSCR -> SUBSCR; otherwise the name itself) and the
  * first name starting with it gives the label: the rest after the prefix
  * and "_", lowercased, "_" as spaces ("mutable class").  "kind N" when no
- * name fits.  Returns 1 if a name was found, 0 for "kind N". */
+ * name fits.  Returns 1 if a name was found (*matched, if not NULL, is
+ * then that name: "ATTR_MUTABLE_CLASS"), 0 for "kind N". */
 int psf_tab_fail_label(int minor, const char *opname, int kind,
                        const char *const *names, size_t nnames,
-                       char *buf, size_t size);
+                       char *buf, size_t size, const char **matched);
 
 /* EVAL_CALL_* name of index kind ("VECTOR"), or NULL. */
 const char *psf_tab_eval_call_kind(int kind);

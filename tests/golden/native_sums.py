@@ -28,10 +28,11 @@ def read_table(path):
 
 
 def label(minor, opname, kind, defines):
-    """summarize_stats.py's kind_to_text of 3.minor."""
+    """summarize_stats.py's kind_to_text of 3.minor, and the SPEC_FAIL_
+    name it picked (the JSON summary's key)."""
     names = defines.get(kind, [])
     if kind <= (6 if minor == 11 else 8):
-        return names[0].replace("_", " ").lower() if names else f"kind {kind}"
+        return (names[0].replace("_", " ").lower(), names[0]) if names else (f"kind {kind}",) * 2
     prefix = opname
     if minor == 11:
         if opname.endswith("ATTR"):
@@ -50,8 +51,8 @@ def label(minor, opname, kind, defines):
         prefix = "SUBSCR"
     for name in names:
         if name.startswith(prefix):
-            return name[len(prefix) + 1:].replace("_", " ").lower()
-    return f"kind {kind}"
+            return name[len(prefix) + 1:].replace("_", " ").lower(), name
+    return (f"kind {kind}",) * 2
 
 
 def main():
@@ -90,7 +91,7 @@ def main():
                 cmp(key, v, o.get("pair_count", {}).get(rest[11:-1]))
             elif rest.startswith("specialization.failure_kinds["):
                 kind = int(rest[len("specialization.failure_kinds["):-1])
-                name = label(minor, op, kind, defines)
+                name = label(minor, op, kind, defines)[1]
                 unnamed += name.startswith("kind ")
                 fails[op][name] += v
             elif rest.startswith("specialization."):
