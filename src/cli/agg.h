@@ -60,6 +60,16 @@ typedef struct agg_strs {
 
 void agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n);
 
+/* Header keys a CPython summary (summarize_stats.py --json-output) gives
+ * the group it is read into: what the file says about itself, used
+ * before any built-in table (load_json.c writes them, model.c reads
+ * them).  Values are names separated by single spaces. */
+#define AGG_HDR_CPY_SPECIALIZED "cpython.specialized_instructions"
+#define AGG_HDR_CPY_DEFINES     "cpython.defines"        /* "[N]" follows */
+#define AGG_HDR_CPY_STATS_DEFINES "cpython.stats_defines" /* "[N]" follows */
+#define AGG_HDR_CPY_METADATA    "cpython.metadata."      /* then the member */
+#define AGG_HDR_CPY_INPUT       "cpython.input"          /* the file's name */
+
 /* A header key of own dumps with the values seen. */
 typedef struct agg_hdr {
     char *key;        /* owned */

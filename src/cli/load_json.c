@@ -361,14 +361,114 @@ load_summary(jctx *c, json_t *root)
     }
 }
 
+/* A JSON array of strings (or a list of them) as one header value, the
+ * names separated by single spaces.  Returns -1 if v is not that. */
+static int
+names_value(json_t *v, char *buf, size_t size)
+{
+    size_t i, used = 0;
+    json_t *e;
+
+    if (!json_is_array(v))
+        return -1;
+    buf[0] = '\0';
+    json_array_foreach(v, i, e) {
+        const char *t = json_string_value(e);
+        int n;
+        if (t == NULL || *t == '\0' || strchr(t, ' '))
+            return -1;
+        n = snprintf(buf + used, size - used, "%s%s", used ? " " : "", t);
+        if (n < 0 || (size_t)n >= size - used)
+            return -1;
+        used += (size_t)n;
+    }
+    return 0;
+}
+
+/* "_defines" / "_stats_defines": {"N": ["NAME", ...]} as header lines
+ * PREFIX[N] : NAME NAME ... */
+static void
+defines_headers(jctx *c, json_t *obj, const char *prefix)
+{
+    const char *num, *p;
+    json_t *v;
+    char key[128], val[4096];
+
+    if (!json_is_object(obj)) {
+        c->bad++;
+        return;
+    }
+    json_object_foreach(obj, num, v) {
+        for (p = num; *p >= '0' && *p <= '9'; p++)
+            ;
+        if (*num == '\0' || *p != '\0' || p - num > 6 || names_value(v, val, sizeof val) != 0) {
+            c->bad++;
+            continue;
+        }
+        snprintf(key, sizeof key, "%s[%s]", prefix, num);
+        load_header(c->w, key, strlen(key), val, strlen(val));
+    }
+}
+
+/* The benchmark a published summary is of, from its file name
+ * ("...-pystats-NAME.json"), into buf; 0 if the name does not say. */
+static int
+benchmark_of(const char *path, char *buf, size_t size)
+{
+    const char *base = strrchr(path, '/'), *p, *dot;
+
+    base = base ? base + 1 : path;
+    p = strstr(base, "-pystats-");
+    if (p == NULL)
+        return 0;
+    p += strlen("-pystats-");
+    dot = strrchr(p, '.');
+    if (dot == NULL || strcmp(dot, ".json") != 0 || dot == p || (size_t)(dot - p) >= size)
+        return 0;
+    memcpy(buf, p, (size_t)(dot - p));
+    buf[dot - p] = '\0';
+    return 1;
+}
+
+/* "Calls via PyEval_EvalFrame[N]" named with the file's own
+ * _stats_defines (EVAL_CALL_*) into buf, before the built-in table; 0 if
+ * the key is not one or the file does not name N. */
+static int
+eval_call_key(json_t *root, const char *key, char *buf, size_t size)
+{
+    static const char pre[] = "Calls via PyEval_EvalFrame[";
+    const char *p = key + sizeof pre - 1, *name;
+    char num[16];
+    size_t len;
+
+    if (strncmp(key, pre, sizeof pre - 1) != 0)
+        return 0;
+    for (len = 0; p[len] >= '0' && p[len] <= '9'; len++)
+        ;
+    if (len == 0 || len >= sizeof num || strcmp(p + len, "]") != 0)
+        return 0;
+    memcpy(num, p, len);
+    num[len] = '\0';
+    name = json_string_value(json_array_get(json_object_get(json_object_get(root, "_stats_defines"),
+                                                            num), 0));
+    if (name == NULL || *name == '\0' || strpbrk(name, "[] ") != NULL)
+        return 0;
+    return snprintf(buf, size, "%s%s]", pre, name) < (int)size;
+}
+
 /* CPython's JSON is its raw counters summed over a directory, plus
- * "__nfiles__" and metadata members starting with "_". */
+ * "__nfiles__", what the interpreter says about itself ("_defines",
+ * "_stats_defines", "_specialized_instructions": kept as header values
+ * for the report to use before any built-in table) and, in the files
+ * Faster CPython publishes, a "metadata" object (commit, fork, branch,
+ * date, actor: header values shown in the report, not counts). */
 static void
 load_cpython(jctx *c, json_t *root)
 {
-    const char *key;
-    json_t *v;
+    const char *key, *name;
+    json_t *v, *m;
     uint64_t n, nfiles = 1;
+    char hkey[256], val[16384];
 
     load_file_begin(c->w);
     json_object_foreach(root, key, v) {
@@ -377,14 +477,48 @@ load_cpython(jctx *c, json_t *root)
                 c->bad++;
             continue;
         }
+        if (strcmp(key, "_specialized_instructions") == 0) {
+            if (names_value(v, val, sizeof val) == 0)
+                load_header(c->w, AGG_HDR_CPY_SPECIALIZED, strlen(AGG_HDR_CPY_SPECIALIZED),
+                            val, strlen(val));
+            else
+                c->bad++;
+            continue;
+        }
+        if (strcmp(key, "_defines") == 0) {
+            defines_headers(c, v, AGG_HDR_CPY_DEFINES);
+            continue;
+        }
+        if (strcmp(key, "_stats_defines") == 0) {
+            defines_headers(c, v, AGG_HDR_CPY_STATS_DEFINES);
+            continue;
+        }
+        if (strcmp(key, "metadata") == 0 && json_is_object(v)) {
+            json_object_foreach(v, name, m) {
+                const char *t = json_string_value(m);
+                if (t == NULL) {
+                    c->bad++;
+                    continue;
+                }
+                snprintf(hkey, sizeof hkey, "%s%s", AGG_HDR_CPY_METADATA, name);
+                load_header(c->w, hkey, strlen(hkey), t, strlen(t));
+            }
+            continue;
+        }
         if (key[0] == '_')
             continue;
         if (get_count(v, &n) != 0) {
             c->bad++;
             continue;
         }
-        load_counter(c->w, key, strlen(key), n);
+        if (eval_call_key(root, key, hkey, sizeof hkey))
+            load_counter(c->w, hkey, strlen(hkey), n);
+        else
+            load_counter(c->w, key, strlen(key), n);
     }
+    load_header(c->w, AGG_HDR_CPY_INPUT, strlen(AGG_HDR_CPY_INPUT), c->path, strlen(c->path));
+    if (benchmark_of(c->path, val, sizeof val))
+        load_header(c->w, "meta.label", strlen("meta.label"), val, strlen(val));
     load_file_end(c->w, c->path, AGG_FMT_CPYTHON_JSON, nfiles);
 }
 

@@ -24,6 +24,7 @@ m_list_add(m_list *l, const char *name, size_t len, uint64_t n)
     }
     l->v[l->n].name = cli_xstrndup(name, len);
     l->v[l->n].n = n;
+    l->v[l->n].seq = l->n;
     l->n++;
 }
 
@@ -53,6 +54,25 @@ m_list_sort(m_list *l)
 {
     if (l->n > 1)
         qsort(l->v, l->n, sizeof *l->v, kv_cmp);
+}
+
+static int
+kv_seq_cmp(const void *pa, const void *pb)
+{
+    const m_kv *a = pa, *b = pb;
+
+    if (a->n != b->n)
+        return a->n > b->n ? -1 : 1;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+void
+m_list_sort_input(m_list *l, int by_input)
+{
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, by_input ? kv_seq_cmp : kv_cmp);
 }
 
 static int
@@ -91,6 +111,8 @@ get_op(m_ops *ops, ktab *index, const char *name, size_t len)
         }
         memset(&ops->v[ops->n], 0, sizeof ops->v[ops->n]);
         ops->v[ops->n].name = cli_xstrndup(name, len);
+        ops->v[ops->n].spec_form = -1;
+        ops->v[ops->n].order = SIZE_MAX;
         ops->n++;
     }
     return &ops->v[id];
@@ -226,6 +248,91 @@ census_excluded(const char *s, size_t n, const char **fam, size_t *flen)
     return 1;
 }
 
+/* Whether g was read from one CPython summary and nothing else: then its
+ * key order is that file's. */
+static int
+one_cpython_file(const agg_group *g)
+{
+    size_t i;
+
+    for (i = 0; i < AGG_FMT_COUNT; i++)
+        if (i != AGG_FMT_CPYTHON_JSON && g->fmt[i])
+            return 0;
+    for (i = 0; i < g->nhdr; i++)
+        if (strcmp(g->hdr[i].key, AGG_HDR_CPY_INPUT) == 0)
+            return g->hdr[i].vals.n == 1 && g->hdr[i].vals.v[0].n == 1;
+    return 0;
+}
+
+const char *
+model_hdr_top(const agg_group *g, const char *key)
+{
+    const agg_strs *v = NULL;
+    size_t i, best = 0;
+
+    for (i = 0; i < g->nhdr && v == NULL; i++)
+        if (strcmp(g->hdr[i].key, key) == 0)
+            v = &g->hdr[i].vals;
+    if (v == NULL || v->n == 0)
+        return NULL;
+    for (i = 1; i < v->n; i++)
+        if (v->v[i].n > v->v[best].n)
+            best = i;
+    return v->v[best].text;
+}
+
+/* Whether the space-separated list has word name. */
+static int
+in_list(const char *list, const char *name)
+{
+    size_t n = strlen(name);
+    const char *p = list;
+
+    while ((p = strstr(p, name)) != NULL) {
+        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
+            return 1;
+        p += n;
+    }
+    return 0;
+}
+
+/* A failure kind; CPython lists equal counts by kind number. */
+static void
+fail_add(m_list *l, const char *name, uint64_t v, uint64_t kind)
+{
+    size_t i, n = l->n;
+
+    m_list_add(l, name, strlen(name), v);
+    for (i = 0; i < l->n; i++)
+        if (strcmp(l->v[i].name, name) == 0 && (i == n || kind < l->v[i].seq))
+            l->v[i].seq = kind;
+}
+
+/* CPython's label of failure kind `kind` of opname: with the names the
+ * input's own _defines give that number, else the version's table. */
+static void
+fail_label(const agg_group *g, const char *opname, int kind, char *buf, size_t size,
+           char *raw, size_t rsize)
+{
+    const char *names[64], *def, *matched;
+    char key[64], words[2048], *w, *save = NULL;
+    size_t n = 0;
+
+    snprintf(key, sizeof key, "%s[%d]", AGG_HDR_CPY_DEFINES, kind);
+    def = model_hdr_top(g, key);
+    if (def != NULL) {
+        snprintf(words, sizeof words, "%s", def);
+        for (w = strtok_r(words, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save))
+            names[n++] = w;
+    } else {
+        n = psf_tab_fail_names(g->minor, kind, names, 64);
+    }
+    if (psf_tab_fail_label(g->minor, opname, kind, names, n, buf, size, &matched))
+        snprintf(raw, rsize, "%s", matched);
+    else
+        snprintf(raw, rsize, "kind %d", kind);
+}
+
 static void
 add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
 {
@@ -237,6 +344,16 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
     char name[600];
 
     psf_key_parse(s, n, &k);
+    switch (k.kind) {
+    case PSF_K_OP_EXEC: case PSF_K_OP_SPECIALIZABLE: case PSF_K_OP_SPEC:
+    case PSF_K_OP_FAIL_KIND: case PSF_K_OP_PAIR:
+        op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
+        if (op->order == SIZE_MAX)
+            op->order = slot;
+        break;
+    default:
+        break;
+    }
     switch (k.kind) {
     case PSF_K_OP_EXEC:
         op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
@@ -256,13 +373,30 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
         op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->has_spec = 1;
         if (k.b_num >= 0) {
-            char kname[128];
-            const char *fam = psf_tab_family(g->minor, op->name);
-            psf_tab_fail_kind(g->minor, fam ? fam : op->name, (int)k.b_num,
-                              kname, sizeof kname);
-            m_list_add(&op->fail, kname, strlen(kname), v);
+            char kname[128], raw[128];
+            fail_label(g, op->name, (int)k.b_num, kname, sizeof kname, raw, sizeof raw);
+            fail_add(&op->fail, kname, v, (uint64_t)k.b_num);
+            fail_add(&op->fail_names, raw, v, (uint64_t)k.b_num);
         } else {
-            m_list_add(&op->fail, k.b, k.b_len, v);
+            /* A name: a label already, or a SPEC_FAIL_ name of an older
+             * summary ("ATTR_CLASS_METHOD_OBJ"), labelled alike. */
+            char kname[128], raw[128];
+            size_t j;
+            int upper = k.b_len < sizeof raw;
+            for (j = 0; upper && j < k.b_len; j++)
+                upper = (k.b[j] >= 'A' && k.b[j] <= 'Z') || k.b[j] == '_'
+                        || (k.b[j] >= '0' && k.b[j] <= '9');
+            if (upper) {
+                const char *one[1] = { raw };
+                memcpy(raw, k.b, k.b_len);
+                raw[k.b_len] = '\0';
+                if (!psf_tab_fail_label(g->minor, op->name, 9, one, 1, kname, sizeof kname, NULL))
+                    psf_tab_fail_label(g->minor, op->name, 0, one, 1, kname, sizeof kname, NULL);
+                m_list_add(&op->fail, kname, strlen(kname), v);
+            } else {
+                m_list_add(&op->fail, k.b, k.b_len, v);
+            }
+            m_list_add(&op->fail_names, k.b, k.b_len, v);
         }
         break;
     case PSF_K_OP_PAIR:
@@ -468,6 +602,7 @@ void
 model_build(m_group *m, const agg_group *g)
 {
     ktab idx[IDX_COUNT];
+    const char *spec_list;
     size_t i;
 
     memset(m, 0, sizeof *m);
@@ -482,15 +617,28 @@ model_build(m_group *m, const agg_group *g)
         qsort(m->ops.v, m->ops.n, sizeof *m->ops.v, op_cmp);
     if (m->uops.n > 1)
         qsort(m->uops.v, m->uops.n, sizeof *m->uops.v, op_cmp);
+    spec_list = model_hdr_top(g, AGG_HDR_CPY_SPECIALIZED);
+    m->input_order = one_cpython_file(g);
     for (i = 0; i < m->ops.n; i++) {
         m_op *op = &m->ops.v[i];
         const char *fam = psf_tab_family(g->minor, op->name);
+        size_t j;
         /* A family is the base instruction; an unknown name is its own. */
         op->family = fam ? fam : op->name;
+        op->spec_form = spec_list ? in_list(spec_list, op->name) : -1;
         m->total_exec += op->exec;
-        m_list_sort(&op->fail);
-        m_list_sort(&op->succ);
-        m_list_sort(&op->pred);
+        /* CPython lists a predecessor's pairs in its instruction's order. */
+        for (j = 0; j < op->pred.n; j++) {
+            const m_op *a = model_op(m, op->pred.v[j].name);
+            op->pred.v[j].seq = a ? a->order : SIZE_MAX;
+        }
+    }
+    for (i = 0; i < m->ops.n; i++) {
+        m_op *op = &m->ops.v[i];
+        m_list_sort_input(&op->fail, m->input_order);
+        m_list_sort_input(&op->fail_names, m->input_order);
+        m_list_sort_input(&op->succ, m->input_order);
+        m_list_sort_input(&op->pred, m->input_order);
     }
     for (i = 0; i < m->nhist; i++)
         if (m->hist[i].buckets.n > 1)
@@ -508,6 +656,7 @@ ops_free(m_ops *ops)
     for (i = 0; i < ops->n; i++) {
         free(ops->v[i].name);
         list_free(&ops->v[i].fail);
+        list_free(&ops->v[i].fail_names);
         list_free(&ops->v[i].succ);
         list_free(&ops->v[i].pred);
     }
@@ -594,6 +743,8 @@ model_is_specialized(const m_op *op)
 {
     size_t n = strlen(op->name);
 
+    if (op->spec_form >= 0)
+        return op->spec_form;
     if (strcmp(op->family, op->name) == 0)
         return 0;
     if (n > 9 && strcmp(op->name + n - 9, "_ADAPTIVE") == 0)

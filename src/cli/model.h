@@ -17,6 +17,8 @@
 typedef struct m_kv {
     char *name;           /* owned */
     uint64_t n;
+    uint64_t seq;         /* order in the input: creation order, or what
+                           * the list says (m_list_sort_input) */
 } m_kv;
 
 typedef struct m_list {
@@ -27,12 +29,20 @@ typedef struct m_list {
 typedef struct m_op {
     char *name;           /* owned */
     const char *family;   /* borrowed: a table string or name */
+    size_t order;         /* first seen as an instruction's own key in the
+                           * group's key order (SIZE_MAX: only as another's
+                           * predecessor or successor) */
     int has_exec;
     uint64_t exec;
     int specializable;
+    int spec_form;        /* 1/0: in/not in the input's own list of
+                           * specialized instructions; -1: no list */
     int has_spec;
     uint64_t spec[PSF_SPEC_COUNT];
-    m_list fail;          /* failure kinds by name */
+    m_list fail;          /* failure kinds by CPython's label ("mutable class") */
+    m_list fail_names;    /* the same by SPEC_FAIL_ name without the prefix
+                           * ("ATTR_MUTABLE_CLASS", or "kind N"): the JSON
+                           * summary's keys */
     m_list succ;          /* pair_count: successors */
     m_list pred;          /* predecessors (derived from pairs) */
 } m_op;
@@ -107,9 +117,17 @@ typedef struct m_group {
     uint64_t code_instructions;  /* sum over code */
     m_list own_calls;     /* calls.B, B as the name, in the format's order */
     m_list own_rare;      /* rare.B, B as the name */
+    /* Ties (equal counts) keep the input's order, as CPython's report
+     * does, where that order is the file's own: a group read from one
+     * CPython summary. Otherwise ties go by name (several files are read
+     * on several threads, in no fixed order). */
+    int input_order;
 } m_group;
 
 void model_build(m_group *m, const agg_group *g);
+
+/* The value most files of g had for header key (NULL if none). */
+const char *model_hdr_top(const agg_group *g, const char *key);
 void model_free(m_group *m);
 
 /* How many files of the group had header key with value val. */
@@ -123,9 +141,13 @@ uint64_t m_list_get(const m_list *l, const char *name);
 void m_list_add(m_list *l, const char *name, size_t len, uint64_t n);
 /* Sort by count descending, then name. */
 void m_list_sort(m_list *l);
+/* Sort by count descending, then seq if by_input (else name). */
+void m_list_sort_input(m_list *l, int by_input);
 
-/* Whether name is a specialized form (not the base of its family, and not
- * a 3.11 *_ADAPTIVE placeholder). */
+/* Whether name is a specialized form: named in the input's own list of
+ * specialized instructions (a CPython summary's _specialized_instructions)
+ * where there is one; else not the base of its family, and not a 3.11
+ * *_ADAPTIVE placeholder. */
 int model_is_specialized(const m_op *op);
 
 #endif

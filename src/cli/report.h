@@ -23,4 +23,8 @@ const char *report_mix_warning(const agg *a, char *buf, size_t size);
 /* "CPython 3.13 native dumps" / "pystats collector dumps (Python 3.12)". */
 void report_group_title(const agg_group *g, char *buf, size_t size);
 
+/* Whether a header key is what a CPython summary says about itself
+ * (its defines, its specialized instructions): used, not shown. */
+int report_hdr_is_self_description(const char *key);
+
 #endif

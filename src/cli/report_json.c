@@ -77,7 +77,7 @@ op_obj(const m_op *op, int uop)
         s = json_object();
         for (f = 0; f < PSF_SPEC_COUNT; f++)
             set(s, psf_spec_field_name[f], count(op->spec[f]));
-        set(s, "failure_kinds", list_obj(&op->fail, 0));
+        set(s, "failure_kinds", list_obj(&op->fail_names, 0));
         set(o, "specialization", s);
     }
     if (op->succ.n)

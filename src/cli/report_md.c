@@ -93,6 +93,42 @@ table3(md *m, const char *col, const m_list *l, uint64_t den, size_t max)
         row3(m, l->v[i].name, l->v[i].n, den);
 }
 
+/* CPython's order of the execution table: count, then misses, largest
+ * first; equal ones in the input's order. */
+static const m_group *exec_sort_group;
+
+static uint64_t
+exec_miss(const m_group *g, const char *name)
+{
+    const m_op *op = model_op(g, name);
+    return op && !op->specializable ? op->spec[PSF_SPEC_MISS] : 0;
+}
+
+static int
+exec_cmp(const void *pa, const void *pb)
+{
+    const m_kv *a = pa, *b = pb;
+    uint64_t ma, mb;
+
+    if (a->n != b->n)
+        return a->n > b->n ? -1 : 1;
+    ma = exec_miss(exec_sort_group, a->name);
+    mb = exec_miss(exec_sort_group, b->name);
+    if (ma != mb)
+        return ma > mb ? -1 : 1;
+    if (a->seq != b->seq)
+        return a->seq < b->seq ? -1 : 1;
+    return strcmp(a->name, b->name);
+}
+
+static void
+exec_sort_input(const m_group *g, m_list *l)
+{
+    exec_sort_group = g;
+    if (l->n > 1)
+        qsort(l->v, l->n, sizeof *l->v, exec_cmp);
+}
+
 static void
 sec_execution(md *m, const m_group *g)
 {
@@ -102,11 +138,16 @@ sec_execution(md *m, const m_group *g)
     char c[32], s[32], cu[32], mr[32];
 
     for (i = 0; i < g->ops.n; i++)
-        if (g->ops.v[i].has_exec)
+        if (g->ops.v[i].has_exec) {
             m_list_add(&l, g->ops.v[i].name, strlen(g->ops.v[i].name), g->ops.v[i].exec);
+            l.v[l.n - 1].seq = g->ops.v[i].order;
+        }
     if (l.n == 0 || g->total_exec == 0)
         goto done;
-    m_list_sort(&l);
+    if (g->input_order)
+        exec_sort_input(g, &l);
+    else
+        m_list_sort(&l);
     heading(m, 0, "Execution counts");
     if (g->src->source == AGG_OWN)
         fputs("Counts of base instructions: each includes every specialized form of "
@@ -152,8 +193,9 @@ sec_pairs(md *m, const m_group *g)
         for (j = 0; j < g->ops.v[i].succ.n; j++) {
             snprintf(name, sizeof name, "%s %s", g->ops.v[i].name, g->ops.v[i].succ.v[j].name);
             m_list_add(&l, name, strlen(name), g->ops.v[i].succ.v[j].n);
+            l.v[l.n - 1].seq = ((uint64_t)g->ops.v[i].order << 32) | g->ops.v[i].succ.v[j].seq;
         }
-    m_list_sort(&l);
+    m_list_sort_input(&l, g->input_order);
     heading(m, 0, "Pair counts");
     fprintf(m->out, "Top %d pairs; shares of all instructions executed.\n\n", m->opt->top_pairs);
     fputs("| Pair | Count | Self | Cumulative |\n| :--- | ---: | ---: | ---: |\n", m->out);
@@ -279,10 +321,14 @@ sec_effectiveness(md *m, const m_group *g)
                 basic += op->exec;
             m_list_add(&fam, op->family, strlen(op->family), op->exec);
         }
-        if (op->spec[PSF_SPEC_DEFERRED] && strcmp(op->name, "RESUME") != 0)
+        if (op->spec[PSF_SPEC_DEFERRED] && strcmp(op->name, "RESUME") != 0) {
             m_list_add(&deferred, op->name, strlen(op->name), op->spec[PSF_SPEC_DEFERRED]);
-        if (op->spec[PSF_SPEC_MISS] && !op->specializable)
+            deferred.v[deferred.n - 1].seq = op->order;
+        }
+        if (op->spec[PSF_SPEC_MISS] && !op->specializable) {
             m_list_add(&miss, op->name, strlen(op->name), op->spec[PSF_SPEC_MISS]);
+            miss.v[miss.n - 1].seq = op->order;
+        }
     }
     heading(m, 0, "Specialization effectiveness");
     fputs("| Instructions | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
@@ -333,12 +379,12 @@ sec_effectiveness(md *m, const m_group *g)
         fputs(" |\n", m->out);
     }
     if (deferred.n) {
-        m_list_sort(&deferred);
+        m_list_sort_input(&deferred, g->input_order);
         heading(m, 1, "Deferred by instruction");
         table3(m, "Name", &deferred, list_total(&deferred), 10);
     }
     if (miss.n) {
-        m_list_sort(&miss);
+        m_list_sort_input(&miss, g->input_order);
         heading(m, 1, "Misses by instruction");
         table3(m, "Name", &miss, list_total(&miss), 10);
     }
@@ -365,11 +411,11 @@ sec_calls(md *m, const m_group *g)
         if (strstr(g->calls.v[i].name, "Calls to"))
             total += g->calls.v[i].n;
     heading(m, 0, "Call stats");
-    fputs("Ratios are of all calls to Python functions (\"Calls to\" rows).\n\n", m->out);
+    fputs("Ratios are of all calls to Python functions (\"Calls to\" rows), "
+          "as CPython's report has them, frames too.\n\n", m->out);
     fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
     for (i = 0; i < g->calls.n; i++)
-        row3(m, g->calls.v[i].name, g->calls.v[i].n,
-             strncmp(g->calls.v[i].name, "Frame", 5) == 0 ? 0 : total);
+        row3(m, g->calls.v[i].name, g->calls.v[i].n, total);
 }
 
 static void
@@ -381,10 +427,18 @@ sec_objects(md *m, const m_group *g)
 
     if (l->n == 0)
         return;
-    mat = m_list_get(l, "Object new values");
+    /* CPython's denominators; 3.14 splits refcounts into mortal and
+     * immortal and calls "new values" "inline values". */
+    mat = m_list_get(l, "Object new values") + m_list_get(l, "Object inline values");
     alloc = m_list_get(l, "Object allocations") + m_list_get(l, "Object allocations from freelist");
-    inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs");
-    dec = m_list_get(l, "Object interpreter decrefs") + m_list_get(l, "Object decrefs");
+    inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs")
+          + m_list_get(l, "Object interpreter mortal increfs") + m_list_get(l, "Object mortal increfs")
+          + m_list_get(l, "Object interpreter immortal increfs")
+          + m_list_get(l, "Object immortal increfs");
+    dec = m_list_get(l, "Object interpreter decrefs") + m_list_get(l, "Object decrefs")
+          + m_list_get(l, "Object interpreter mortal decrefs") + m_list_get(l, "Object mortal decrefs")
+          + m_list_get(l, "Object interpreter immortal decrefs")
+          + m_list_get(l, "Object immortal decrefs");
     heading(m, 0, "Object stats");
     fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
     for (i = 0; i < l->n; i++) {
@@ -399,7 +453,14 @@ sec_objects(md *m, const m_group *g)
             den = dec;
         else
             den = 0;
-        row3(m, strncmp(k, "Object ", 7) == 0 ? k + 7 : k, l->v[i].n, den);
+        {
+            char lab[256];
+            /* CPython's label: without "Object ", the first letter capitalized. */
+            snprintf(lab, sizeof lab, "%s", strncmp(k, "Object ", 7) == 0 ? k + 7 : k);
+            if (lab[0] >= 'a' && lab[0] <= 'z')
+                lab[0] = (char)(lab[0] - 'a' + 'A');
+            row3(m, lab, l->v[i].n, den);
+        }
     }
 }
 
@@ -614,8 +675,9 @@ sec_group_meta(md *m, const agg_group *g)
     strs_line(m, "Python version detected from", &g->how, 0);
     strs_line(m, "Collectors", &g->collectors, 0);
     for (i = 0; i < g->nhdr; i++)
-        strs_line(m, g->hdr[i].key, &g->hdr[i].vals,
-                  text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key)));
+        if (!report_hdr_is_self_description(g->hdr[i].key))
+            strs_line(m, g->hdr[i].key, &g->hdr[i].vals,
+                      text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key)));
     if (g->time_start)
         fprintf(m->out, "| Earliest start | %s |\n", g->time_start);
     if (g->time_end)
@@ -850,12 +912,47 @@ sec_own_rare(md *m, const m_group *g)
     }
 }
 
+int
+report_hdr_is_self_description(const char *key)
+{
+    return strcmp(key, AGG_HDR_CPY_SPECIALIZED) == 0 || strcmp(key, AGG_HDR_CPY_INPUT) == 0
+           || strncmp(key, AGG_HDR_CPY_DEFINES "[", strlen(AGG_HDR_CPY_DEFINES) + 1) == 0
+           || strncmp(key, AGG_HDR_CPY_STATS_DEFINES "[", strlen(AGG_HDR_CPY_STATS_DEFINES) + 1) == 0;
+}
+
+/* The metadata of Faster CPython's published summaries (commit, fork,
+ * branch, date, actor), one line under the group's title. */
+static void
+cpython_metadata(md *m, const agg_group *g)
+{
+    size_t i, plen = strlen(AGG_HDR_CPY_METADATA), shown = 0;
+
+    for (i = 0; i < g->nhdr; i++) {
+        const agg_strs *v = &g->hdr[i].vals;
+        size_t j;
+        if (strncmp(g->hdr[i].key, AGG_HDR_CPY_METADATA, plen) != 0)
+            continue;
+        fputs(shown++ ? "; " : "\n**CPython run:** ", m->out);
+        cell(m->out, g->hdr[i].key + plen);
+        fputs(" ", m->out);
+        for (j = 0; j < v->n; j++) {
+            fputs(j ? ", " : "", m->out);
+            cell(m->out, v->v[j].text);
+            if (v->n > 1)
+                fprintf(m->out, " (%llu)", (unsigned long long)v->v[j].n);
+        }
+    }
+    if (shown)
+        fputs(".\n", m->out);
+}
+
 static void
 report_group(md *m, const agg_group *ag)
 {
     m_group g;
 
     model_build(&g, ag);
+    cpython_metadata(m, ag);
     sec_execution(m, &g);
     sec_pairs(m, &g);
     sec_pred_succ(m, &g);

@@ -144,7 +144,8 @@ fail_table(int minor)
     switch (minor) {
     case 11: return psf_tab_spec_fail_kinds_3_11;
     case 13: return psf_tab_spec_fail_kinds_3_13;
-    default: return NULL;  /* 3.12: no table; 3.14+: numbers moved */
+    case 14: return psf_tab_spec_fail_kinds_3_14;
+    default: return NULL;  /* 3.12: no table; 3.15+: numbers may move */
     }
 }
 
@@ -175,6 +176,88 @@ psf_tab_fail_kind(int minor, const char *family, int kind,
                 }
         }
     }
+    snprintf(buf, size, "kind %d", kind);
+    return 0;
+}
+
+size_t
+psf_tab_fail_names(int minor, int kind, const char **names, size_t max)
+{
+    const psf_tab_kind *t = fail_table(minor);
+    size_t n = 0;
+
+    for (; t != NULL && t->value >= 0; t++)
+        if (t->value == kind && n < max)
+            names[n++] = t->name;
+    return n;
+}
+
+static int
+starts_with(const char *s, const char *prefix)
+{
+    return strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* summarize_stats.py's pretty(): "_" as spaces, lowercased. */
+static void
+pretty(char *buf, size_t size, const char *name)
+{
+    size_t i;
+
+    for (i = 0; name[i] && i + 1 < size; i++)
+        buf[i] = name[i] == '_' ? ' ' : (char)(name[i] >= 'A' && name[i] <= 'Z'
+                                               ? name[i] - 'A' + 'a' : name[i]);
+    if (size)
+        buf[i] = '\0';
+}
+
+int
+psf_tab_fail_label(int minor, const char *opname, int kind,
+                   const char *const *names, size_t nnames,
+                   char *buf, size_t size, const char **matched)
+{
+    const char *prefix = opname;
+    size_t i, plen;
+
+    if (matched)
+        *matched = NULL;
+    if (kind >= 0 && kind <= (minor == 11 ? 6 : 8)) {
+        if (nnames == 0)
+            goto unknown;
+        pretty(buf, size, names[0]);
+        if (matched)
+            *matched = names[0];
+        return 1;
+    }
+    if (minor == 11) {
+        /* 3.11's script: the suffixes first, then PRECALL*. */
+        if (ends_with(opname, "ATTR"))
+            prefix = "ATTR";
+        if (ends_with(opname, "SUBSCR"))
+            prefix = "SUBSCR";
+        if (starts_with(opname, "PRECALL"))
+            prefix = "CALL";
+    } else if (strcmp(opname, "LOAD_SUPER_ATTR") == 0) {
+        prefix = "SUPER";
+    } else if (ends_with(opname, "ATTR")) {
+        prefix = "ATTR";
+    } else if (strcmp(opname, "FOR_ITER") == 0 || strcmp(opname, "SEND") == 0
+               || (minor >= 14 && strcmp(opname, "GET_ITER") == 0)) {
+        prefix = "ITER";
+    } else if (ends_with(opname, "SUBSCR")) {
+        prefix = "SUBSCR";
+    }
+    plen = strlen(prefix);
+    for (i = 0; i < nnames; i++)
+        if (strncmp(names[i], prefix, plen) == 0) {
+            /* The script drops the prefix and one more character. */
+            const char *rest = names[i][plen] ? names[i] + plen + 1 : names[i] + plen;
+            pretty(buf, size, rest);
+            if (matched)
+                *matched = names[i];
+            return 1;
+        }
+unknown:
     snprintf(buf, size, "kind %d", kind);
     return 0;
 }

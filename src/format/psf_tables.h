@@ -4,7 +4,8 @@
  * Native dumps of CPython 3.11 and 3.12 write opcodes as numbers and every
  * version writes failure kinds as numbers; these tables name them without
  * a CPython source tree.  The data (psf_tables_data.c) is generated from
- * the TSV files in data/tables/, taken from CPython 3.11.2, 3.12.1 and 3.13.5.
+ * the TSV files in data/tables/, taken from CPython 3.11.2, 3.12.1, 3.13.5
+ * and 3.14 (failure kinds).
  * Versions are given as the minor number of 3.x (11, 12, 13, 14).
  */
 #ifndef PSF_TABLES_H
@@ -26,6 +27,7 @@ extern const char *const psf_tab_opcodes_3_13_name[256];
 extern const char *const psf_tab_opcodes_3_13_family[256];
 extern const psf_tab_kind psf_tab_spec_fail_kinds_3_11[];
 extern const psf_tab_kind psf_tab_spec_fail_kinds_3_13[];
+extern const psf_tab_kind psf_tab_spec_fail_kinds_3_14[];
 extern const psf_tab_kind psf_tab_eval_call_kinds_3_13[];
 
 /* Whether built-in opcode numbers exist for 3.minor (11, 12, 13). */
@@ -55,6 +57,27 @@ int psf_tab_fail_kind(int minor, const char *family, int kind,
  * 3.12+, "SUPER" for LOAD_SUPER_ATTR, "SUBSCR" for *_SUBSCR, otherwise
  * the family name. */
 const char *psf_tab_fail_prefix(int minor, const char *family);
+
+/* The names (without SPEC_FAIL_) the built-in table of 3.minor gives
+ * failure kind number `kind`, in the order Python/specialize.c defines
+ * them, into names[0..max); returns how many (0: no table or no name). */
+size_t psf_tab_fail_names(int minor, int kind, const char **names, size_t max);
+
+/* CPython's own label of failure kind `kind` of instruction `opname`, as
+ * Tools/scripts/summarize_stats.py of 3.minor writes it, into buf:
+ * `names` are the SPEC_FAIL_ names of that number (a summary's own
+ * "_defines", or psf_tab_fail_names).  Kinds 0-8 (0-6 on 3.11) take the
+ * first name whole; above that the instruction picks a prefix (3.11:
+ * *ATTR -> ATTR, *SUBSCR -> SUBSCR, PRECALL* -> CALL; 3.12+:
+ * LOAD_SUPER_ATTR -> SUPER, *ATTR -> ATTR, FOR_ITER and SEND (3.14+: and
+ * GET_ITER) -> ITER, *SUBSCR -> SUBSCR; otherwise the name itself) and the
+ * first name starting with it gives the label: the rest after the prefix
+ * and "_", lowercased, "_" as spaces ("mutable class").  "kind N" when no
+ * name fits.  Returns 1 if a name was found (*matched, if not NULL, is
+ * then that name: "ATTR_MUTABLE_CLASS"), 0 for "kind N". */
+int psf_tab_fail_label(int minor, const char *opname, int kind,
+                       const char *const *names, size_t nnames,
+                       char *buf, size_t size, const char **matched);
 
 /* EVAL_CALL_* name of index kind ("VECTOR"), or NULL. */
 const char *psf_tab_eval_call_kind(int kind);

@@ -232,6 +232,51 @@ test_marks(void **state)
     }
 }
 
+/* summarize_stats.py's labels, per version (the names are as the
+ * versions' Python/specialize.c define them). */
+static void
+test_fail_labels(void **state)
+{
+    static const char *const k13[] = { "ATTR_MUTABLE_CLASS", "BINARY_OP_AND_OTHER",
+                                       "CALL_CFUNC_VARARGS", "ITER_LIST" };
+    static const char *const k10[] = { "SUPER_SHADOWED", "ATTR_NON_OVERRIDING_DESCRIPTOR" };
+    static const char *const other[] = { "OTHER" };
+    static const char *const k7[] = { "CALL_COMPLEX_PARAMETERS", "CODE_COMPLEX_PARAMETERS" };
+    const char *names[16];
+    char buf[64];
+
+    (void)state;
+    assert_int_equal(psf_tab_fail_label(13, "STORE_ATTR", 13, k13, 4, buf, sizeof buf, NULL), 1);
+    assert_string_equal(buf, "mutable class");
+    assert_int_equal(psf_tab_fail_label(13, "FOR_ITER", 13, k13, 4, buf, sizeof buf, NULL), 1);
+    assert_string_equal(buf, "list");
+    /* GET_ITER takes ITER_ names from 3.14 on only. */
+    assert_int_equal(psf_tab_fail_label(13, "GET_ITER", 13, k13, 4, buf, sizeof buf, NULL), 0);
+    assert_string_equal(buf, "kind 13");
+    assert_int_equal(psf_tab_fail_label(14, "GET_ITER", 13, k13, 4, buf, sizeof buf, NULL), 1);
+    assert_string_equal(buf, "list");
+    assert_int_equal(psf_tab_fail_label(13, "LOAD_SUPER_ATTR", 10, k10, 2, buf, sizeof buf, NULL), 1);
+    assert_string_equal(buf, "shadowed");
+    assert_int_equal(psf_tab_fail_label(13, "LOAD_ATTR", 0, other, 1, buf, sizeof buf, NULL), 1);
+    assert_string_equal(buf, "other");
+    /* 3.11 keeps kinds 0-6 generic: 7 is named by the family (PRECALL -> CALL). */
+    assert_int_equal(psf_tab_fail_label(11, "PRECALL", 7, k7, 2, buf, sizeof buf, NULL), 1);
+    assert_string_equal(buf, "complex parameters");
+    assert_int_equal(psf_tab_fail_label(12, "CALL", 7, k7, 2, buf, sizeof buf, NULL), 1);
+    assert_string_equal(buf, "call complex parameters");
+    /* The built-in 3.14 table: 60 kinds, BINARY_OP's subscript ones. */
+    assert_int_equal(psf_tab_fail_names(14, 48, names, 16), 1);
+    assert_string_equal(names[0], "BINARY_OP_SUBSCR_BYTES");
+    {
+        const char *matched;
+        assert_int_equal(psf_tab_fail_label(14, "BINARY_OP", 48, names, 1, buf, sizeof buf,
+                                            &matched), 1);
+        assert_string_equal(buf, "subscr bytes");
+        assert_string_equal(matched, "BINARY_OP_SUBSCR_BYTES");
+    }
+    assert_int_equal(psf_tab_fail_names(12, 13, names, 16), 0);
+}
+
 static void
 test_tables(void **state)
 {
@@ -295,6 +340,7 @@ main(void)
         cmocka_unit_test(test_detect),
         cmocka_unit_test(test_marks),
         cmocka_unit_test(test_tables),
+        cmocka_unit_test(test_fail_labels),
     };
     return cmocka_run_group_tests_name("format", tests, NULL, NULL);
 }

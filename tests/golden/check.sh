@@ -156,6 +156,13 @@ check_case time-order time-order error 6 "$T/ck-time"
 mkdir "$T/ck-hits"
 sed 's/^\( *opcode\[LOAD_ATTR\]\.specialization\.success\) : [0-9]*/\1 : 0/' "$good" > "$T/ck-hits/x.txt"
 check_case hits hits-without-successes warning 0 "$T/ck-hits"
+# The same in CPython's published aggregates (20 processes each, stats on
+# after warm-up): normal there, a note; the verdict stays ok.
+PUB=$HERE/published/bm-20250110-3.14.0a3+-802556a
+check_case published-hits hits-without-successes note 0 "$PUB"
+check "check published: no warning" 0 "$(jget "$T/published-hits.json" 'd["counts"]["warning"] + d["counts"]["error"]')"
+check "check published: STORE_ATTR among the families" yes \
+    "$(jget "$T/published-hits.json" "'yes' if any('STORE_ATTR (107999640 hits)' in x for f in d['findings'] if f['check'] == 'hits-without-successes' for x in f['details']) else 'no'")"
 
 # ---- this collector's own headers ----------------------------------------------
 check_case own os-exit note 0 "$OWN"

@@ -197,7 +197,19 @@ def check_spec(name, fams, summary):
                 bad.append("%s success" % f["family"])
             kinds = {k[len("failure: "):]: x["count"] for k, x in segs.items()
                      if k.startswith("failure: ")}
-            if kinds != s.get("failure_kinds", {}):
+            # The chart shows CPython's labels ("mutable class"), the JSON
+            # the SPEC_FAIL_ names they come from ("ATTR_MUTABLE_CLASS"):
+            # each label is the end of its name, with the same count.
+            left = dict(kinds)
+            for name, n in s.get("failure_kinds", {}).items():
+                pretty = name.replace("_", " ").lower()
+                match = [lab for lab, c in left.items()
+                         if c == n and (pretty == lab or pretty.endswith(" " + lab))]
+                if match:
+                    del left[max(match, key=len)]
+                else:
+                    left[name] = None
+            if left:
                 bad.append("%s failure kinds %s != %s" % (f["family"], kinds, s.get("failure_kinds")))
             for k, x in segs.items():
                 if k.startswith("failure: ") and k[len("failure: "):] not in x["title"]:

@@ -186,3 +186,38 @@ def test_round_trip(tmp_path_factory, cases, label):
     assert again["code"] == summary["code"]
     check_ok(count)
     assert len(dumps_in(count)) == 1
+
+
+def test_bytes_that_are_not_utf8_are_kept_in_every_output(tmp_path):
+    # A damaged native dump: an opcode name holding the byte 0xff.
+    p = tmp_path / "x.txt"
+    p.write_bytes(b"opcode[LOAD_\xff].execution_count : 5\n"
+                  b"opcode[LOAD_FAST].execution_count : 7\n")
+    out = tmp_path / "s.json"
+    md = subprocess.run([PYSTATS_CLI, "summarize", str(p), "--json", str(out),
+                         "--markdown", "-"], capture_output=True)
+    summary = json.loads(out.read_text(encoding="utf-8"))
+    assert summary["meta"]["total_execution_count"] == 12
+    # The byte as surrogateescape holds it: os.fsencode gives it back.
+    assert summary["opcodes"]["LOAD_\udcff"]["execution_count"] == 5
+    assert os.fsencode("LOAD_\udcff") == b"LOAD_\xff"
+    text = md.stdout.decode("utf-8")   # the report is UTF-8 too
+    assert "| Total | 12 |" in text or "12" in text.split("Total", 1)[1][:80]
+    assert "LOAD_\\udcff" in text
+
+
+def test_undecodable_file_names_stay_apart(tmp_path):
+    # Two code objects whose file names differ only in an undecodable
+    # byte: two hot-code keys, not one "?".
+    stats = str(tmp_path / "d")
+    code = ("import sys\n"
+            "for name in ('/x/\\udcfe.py', '/x/\\udcff.py'):\n"
+            "    c = compile('def f():\\n    return 1\\nf()\\n', name, 'exec')\n"
+            "    exec(c, {})\n")
+    p = subprocess.run([sys.executable, "-X", "pystats", "-c", code],
+                       env=clean_env(PYSTATS_DIR=stats), capture_output=True,
+                       text=True)
+    assert p.returncode == 0, p.stderr
+    summary = summarize(stats, str(tmp_path))
+    files = {e["file"] for e in summary["code"].values() if e["function"] == "f"}
+    assert files == {"/x/\udcfe.py", "/x/\udcff.py"}
