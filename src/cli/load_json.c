@@ -517,8 +517,13 @@ load_cpython(jctx *c, json_t *root)
             load_counter(c->w, key, strlen(key), n);
     }
     load_header(c->w, AGG_HDR_CPY_INPUT, strlen(AGG_HDR_CPY_INPUT), c->path, strlen(c->path));
-    if (benchmark_of(c->path, val, sizeof val))
-        load_header(c->w, "meta.label", strlen("meta.label"), val, strlen(val));
+    if (benchmark_of(c->path, val, sizeof val)) {
+        /* A label is free text, held in the dump's encoding (text.h). */
+        size_t ll;
+        char *l = text_from_dump(1, val, strlen(val), &ll);
+        load_header(c->w, PSF_H_LABEL, sizeof PSF_H_LABEL - 1, l, ll);
+        free(l);
+    }
     load_file_end(c->w, c->path, AGG_FMT_CPYTHON_JSON, nfiles);
 }
 
