@@ -8,6 +8,7 @@
 #include "segments.h"
 #include "version.h"
 #include "text.h"
+#include "guard.h"
 
 #include <string.h>
 
@@ -595,6 +596,7 @@ module_exec(PyObject *module)
     if (os == NULL || pc_dump_install_hooks(os) < 0)
         goto done;
     psf_strlcpy(pc_g.dir, "/tmp/py_stats", sizeof pc_g.dir);
+    pc_guard_init();
     initialized = 1;
     ret = 0;
 done:
