@@ -33,6 +33,10 @@ static struct lost_thread {
     PyThreadState *ts;
     unsigned long id;
 } lost[MAX_LOST];
+/* This thread was displaced in the open window (dies with the thread,
+ * unlike a thread state's address and id, which a new thread reuses). */
+static __thread uint64_t lost_in_window;
+static uint64_t window_gen = 1;     /* bumped when a window installs */
 
 /* Where the frame keeps f_trace_opcodes, read from the frame type's own
  * member table so that no private struct layout is assumed. */
@@ -184,16 +188,6 @@ remove_from(PyThreadState *ts)
     return set_trace(ts, NULL);
 }
 
-static int
-is_lost(PyThreadState *ts)
-{
-    int i;
-    for (i = 0; i < MAX_LOST; i++)
-        if (lost[i].ts == ts && lost[i].id == ts->thread_id)
-            return 1;
-    return 0;
-}
-
 static void
 note_lost(PyThreadState *ts)
 {
@@ -241,11 +235,12 @@ pc_trace_settrace_event(void)
     if (own_settrace || pc_g.mode != PC_MODE_COUNT || !pc_counting())
         return;
     ts = PyThreadState_Get();
-    if (is_lost(ts))
+    if (lost_in_window == window_gen)
         return;
     if (pc_tstate_tracefunc(ts) == trace_func) {
         /* Whatever comes in (another function, or none), ours goes. */
         note_lost(ts);
+        lost_in_window = window_gen;
         pc_guard_displaced("sys.settrace");
     }
     else if (pc_g.on && installed_all && !threading_hook_is_ours()) {
@@ -254,6 +249,7 @@ pc_trace_settrace_event(void)
          * never gets ours.  With our hook there, this is threading
          * installing it. */
         note_lost(ts);
+        lost_in_window = window_gen;
         pc_guard_displaced("sys.settrace in a thread started while "
                            "counting (threading.settrace replaced)");
     }
@@ -264,7 +260,7 @@ pc_backend_displaced_here(void)
 {
     /* In a fork child, possibly forked from C without a thread state. */
     PyThreadState *ts = _PyThreadState_UncheckedGet();
-    return ts && installed_all && is_lost(ts) &&
+    return ts && installed_all && lost_in_window == window_gen &&
            pc_tstate_tracefunc(ts) != trace_func;
 }
 
@@ -407,6 +403,7 @@ pc_backend_sync(void)
         if (pc_backend_check() < 0 || set_threading_hook(1) < 0)
             return -1;
         memset(lost, 0, sizeof lost);
+        window_gen++;
         for (ts = PyInterpreterState_ThreadHead(interp); ts;
              ts = PyThreadState_Next(ts))
             if (install_on(ts) < 0)
@@ -422,12 +419,14 @@ pc_backend_sync(void)
                 return -1;
         installed_all = 0;
         memset(lost, 0, sizeof lost);
+        window_gen++;
     }
     /* measure() on this thread, with no window open. */
     if (pc_t.measure_depth > 0 && !is_measuring(me)) {
         if (pc_backend_check() < 0)
             return -1;
         set_measuring(me, 1);
+        window_gen++;
         if (install_on(me) < 0)
             return -1;
     }

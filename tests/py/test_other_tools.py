@@ -327,3 +327,59 @@ def test_regression_suite_test_sys_settrace(tmp_path):
     else:
         assert int(d.header["meta.collection.displaced"]) >= 1
         assert cause.startswith("sys.settrace from "), cause
+
+
+THREADS = """
+import sys, threading
+
+def work(n):
+    t = 0
+    for i in range(n):
+        t += i
+    return t
+
+def batch(k):
+    ths = [threading.Thread(target=work, args=(300,)) for _ in range(k)]
+    for t in ths:
+        t.start()
+    for t in ths:
+        t.join()
+
+batch(4)
+if sys.argv[1] == "coverage":
+    import coverage
+    cov = coverage.Coverage(data_file=None)
+    cov.start()
+    batch(3)
+    cov.stop()
+else:
+    batch(int(sys.argv[1]))
+"""
+
+
+@pytest.mark.skipif(not HAVE_COVERAGE, reason="coverage is not installed")
+def test_coverage_with_threads(tmp_path):
+    """coverage starts its tracer in every new thread (threading.settrace):
+    3.11 loses those threads too, and counts them in the dump."""
+    def counted(arg):
+        out = tmp_path / arg
+        p = subprocess.run([sys.executable, "-c", THREADS, arg],
+                           env=clean_env(PYTHONSTATS=1, PYSTATS_DIR=out),
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        [d] = dumps_in(str(out))
+        work = {k: v for k, v in d.extra.items()
+                if k.startswith("code[<string>:") and ":work]." in k}
+        return d, work, check(out)[0]
+    d, work, rc = counted("coverage")
+    if SEGMENTS:
+        plain, plain_work, _ = counted("3")
+        assert work == plain_work
+        assert "meta.collection.displaced" not in d.header and rc == 0
+    else:
+        # Only the four threads before coverage started are counted; the
+        # main thread and the three started under coverage are lost.
+        plain, plain_work, _ = counted("0")
+        assert work == plain_work
+        assert d.header["meta.collection.displaced"] == "4"
+        assert rc == 6
