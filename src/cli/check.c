@@ -103,10 +103,11 @@ const ck_info check_info[CK_COUNT] = {
         "that thread goes uncounted from then on (meta.collection.displaced "
         "threads). On 3.12+ a trace function that sets frame.f_lineno jumps "
         "with no event segment counting sees, which miscounts the "
-        "straight-line run around the jump (meta.collection.line_jumps; mode "
-        "instructions counts such a program exactly); "
+        "straight-line run around the jump (meta.collection.line_jumps); "
         "meta.collection.desync counts segment events that did not fit a "
-        "thread's shadow stack, a collector bug. "
+        "thread's shadow stack, a collector bug; meta.collection.events_lost "
+        "counts tracing tools started while mode instructions counted, after "
+        "which CPython 3.12 and 3.13 drop its INSTRUCTION events. "
         "meta.collection.inexact_cause says where the first happened." },
     [CK_PAIRS_EXCEED] = { "pairs-exceed-executions", "more pairs than executions",
         "Each execution of an instruction is followed by at most one "
@@ -516,6 +517,8 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
           "that segment counting does not see" },
         { PSF_H_DESYNC, "segment event", "segment events",
           "that did not fit the shadow stack (a collector bug)" },
+        { PSF_H_EVENTS_LOST, "tracing tool started", "tracing tools started",
+          "while mode instructions counted (INSTRUCTION events dropped)" },
     };
     char text[900];
     const char *cause = NULL;

@@ -26,6 +26,10 @@ void pc_guard_displaced(const char *what);
  * uncounted in it. */
 void pc_guard_clear(int still_displaced);
 
+/* Non-zero while the collector itself registers its callbacks
+ * (monitoring.c): those audit events are not another tool's. */
+extern int pc_guard_own;
+
 /* Into the dump's header: only what is non-zero. */
 void pc_guard_write(psf_out *o);
 

@@ -45,6 +45,7 @@
 #define PSF_H_DISPLACED     "meta.collection.displaced"
 #define PSF_H_LINE_JUMPS    "meta.collection.line_jumps"
 #define PSF_H_DESYNC        "meta.collection.desync"
+#define PSF_H_EVENTS_LOST   "meta.collection.events_lost"
 #define PSF_H_INEXACT_CAUSE "meta.collection.inexact_cause"
 
 /* The value of PSF_H_COUNTS in the collector's dumps. */
