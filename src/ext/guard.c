@@ -289,25 +289,39 @@ void
 pc_guard_init(void)
 {
     static int done;
-    PyThreadState *ts = PyThreadState_Get();
-    int r;
 
     if (done)
         return;
     done = 1;
-    /* The sys.addaudithook event reaches the program's own hooks: not
-     * counted if a window is open. */
-    PyThreadState_EnterTracing(ts);
-    r = PySys_AddAuditHook(audit_hook, NULL);
-    PyThreadState_LeaveTracing(ts);
-    if (r < 0) {
-        PyErr_Clear();
-        say("pystats: cannot add an audit hook: another tool's trace "
-            "function replacing the collector's would go unnoticed\n");
-    }
 #if PC_HAVE_MONITORING
     if (wrap_setlineno() < 0)
         say("pystats: frame.f_lineno has no setter to watch: a trace "
             "function's jumps would go unnoticed by segment counting\n");
 #endif
+}
+
+void
+pc_guard_arm(void)
+{
+    static int done;
+    PyThreadState *ts;
+    int r;
+
+    /* Only the modes whose events another tool can take away need the
+     * hook; once added it stays (CPython cannot remove one). */
+    if (done || pc_g.mode != (PC_HAVE_MONITORING ? PC_MODE_INSTRUCTIONS
+                                                 : PC_MODE_COUNT))
+        return;
+    done = 1;
+    /* The sys.addaudithook event reaches the program's own hooks: not
+     * counted in the window being opened. */
+    ts = PyThreadState_Get();
+    PyThreadState_EnterTracing(ts);
+    r = PySys_AddAuditHook(audit_hook, NULL);
+    PyThreadState_LeaveTracing(ts);
+    if (r < 0) {
+        PyErr_Clear();
+        say("pystats: cannot add an audit hook: another tool taking the "
+            "collector's events would go unnoticed\n");
+    }
 }

@@ -14,9 +14,14 @@
 
 #include "collector.h"
 
-/* Module init: the audit hook, and on 3.12+ the f_lineno wrapper.  A
- * failure leaves detection off and says so on stderr; never fatal. */
+/* Module init: on 3.12+ the f_lineno wrapper.  A failure leaves
+ * detection off and says so on stderr; never fatal. */
 void pc_guard_init(void);
+/* A window or measure() starts in pc_g.mode: the audit hook, added at
+ * the first start in a mode that needs it (3.11: count; 3.12+:
+ * instructions), so that other programs pay nothing for it (every
+ * audited operation costs about 0.1 us more once a C hook exists). */
+void pc_guard_arm(void);
 
 /* Another tool displaced the collector in the current thread (3.11);
  * what: the audited operation ("sys.settrace").  Said once on stderr. */
