@@ -51,7 +51,8 @@ say(const char *msg)
     }
 }
 
-/* "WHAT from FILE:LINE (QUALNAME)", the Python code running now (the
+/* 'WHAT at "FILE", line N, in QUALNAME' (a traceback's spelling, with
+ * no ':' for the text encoding to escape), the Python code running now (the
  * caller of sys.settrace, the trace function setting f_lineno), into
  * out (encoded as free text, 1.16) and raw (for stderr).  Keeps any
  * exception being handled. */
@@ -67,14 +68,14 @@ describe(const char *what, char *out, size_t cap, char *raw, size_t rawcap)
     frame = PyEval_GetFrame();      /* borrowed */
     if (frame != NULL) {
         PyCodeObject *code = PyFrame_GetCode(frame);    /* owned */
-        text = PyUnicode_FromFormat("%s from %U:%d (%U)", what,
+        text = PyUnicode_FromFormat("%s at \"%U\", line %d, in %U", what,
                                     code->co_filename,
                                     PyFrame_GetLineNumber(frame),
                                     code->co_qualname);
         Py_DECREF(code);
     }
     else {
-        text = PyUnicode_FromFormat("%s from C code", what);
+        text = PyUnicode_FromFormat("%s outside Python code", what);
     }
     out[0] = raw[0] = '\0';
     if (text == NULL || pc_text_encode(text, out, cap, &cut) < 0) {

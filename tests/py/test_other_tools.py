@@ -65,7 +65,7 @@ main(sys.argv[1])
 
 
 # Where PROGRAM calls sys.settrace, as the dump must name it.
-SETTRACE_AT = "sys.settrace from <string>:%d (main)" % (
+SETTRACE_AT = 'sys.settrace at "<string>", line %d, in main' % (
     PROGRAM.splitlines().index("        sys.settrace(tracer)") + 1)
 
 
@@ -146,7 +146,7 @@ def test_coverage_while_counting(tmp_path, core):
         assert d.counts["MATCH_CLASS"] == 3
         assert d.header["meta.collection.displaced"] == "1"
         cause = decode_text(d.header["meta.collection.inexact_cause"])
-        assert cause.startswith("sys.settrace from "), cause
+        assert cause.startswith("sys.settrace at "), cause
         assert os.sep + "coverage" + os.sep in cause, cause
         assert rc == 6 and "inexact-counts" in errors
 
@@ -234,8 +234,9 @@ def test_f_lineno_jump(tmp_path, mode):
         assert counted != expected
         assert d.header["meta.collection.line_jumps"] == "7"
         cause = decode_text(d.header["meta.collection.inexact_cause"])
-        assert cause.startswith("frame.f_lineno set from <string>:"), cause
-        assert cause.endswith(" (tracer)"), cause
+        assert cause.startswith('frame.f_lineno set at "<string>", line '), \
+            cause
+        assert cause.endswith(", in tracer"), cause
         assert p.stderr.count("by setting frame.f_lineno") == 1, p.stderr
         assert rc == 6
         assert report["findings"][0]["check"] == "inexact-counts"
@@ -329,11 +330,11 @@ def test_regression_suite_test_sys_settrace(tmp_path):
     cause = decode_text(d.header["meta.collection.inexact_cause"])
     if SEGMENTS:
         assert int(d.header["meta.collection.line_jumps"]) > 0
-        assert cause.startswith("frame.f_lineno set from "), cause
-        assert "test_sys_settrace.py:" in cause
+        assert cause.startswith("frame.f_lineno set at "), cause
+        assert 'test_sys_settrace.py", line ' in cause
     else:
         assert int(d.header["meta.collection.displaced"]) >= 1
-        assert cause.startswith("sys.settrace from "), cause
+        assert cause.startswith("sys.settrace at "), cause
 
 
 THREADS = """
@@ -411,9 +412,9 @@ def test_instructions_mode_with_another_tool(tmp_path, tool):
     assert d.counts["MATCH_CLASS"] <= 10
     assert int(d.header["meta.collection.events_lost"]) >= 1
     cause = decode_text(d.header["meta.collection.inexact_cause"])
-    what = {"settrace": "sys.settrace from <string>:",
-            "ctrace": "sys.settrace from ",
-            "sysmon": "sys.monitoring.register_callback from "}[tool]
+    what = {"settrace": 'sys.settrace at "<string>", line ',
+            "ctrace": "sys.settrace at ",
+            "sysmon": "sys.monitoring.register_callback at "}[tool]
     assert cause.startswith(what), cause
     assert p.stderr.count("while mode 'instructions' counts") == 1, p.stderr
     rc, report, errors = check(out)
