@@ -419,3 +419,41 @@ def test_instructions_mode_with_another_tool(tmp_path, tool):
     assert p.stderr.count("while mode 'instructions' counts") == 1, p.stderr
     rc, report, errors = check(out)
     assert rc == 6 and report["findings"][0]["check"] == "inexact-counts"
+
+
+@pytest.mark.parametrize("lines, says", [
+    (["meta.collection.displaced : 2",
+      "meta.collection.inexact_cause : sys.settrace at %22a%3Ab.py%22"],
+     '2 threads displaced by another trace function, uncounted from then '
+     'on; the first: sys.settrace at "a:b.py"'),
+    (["meta.collection.line_jumps : 1"],
+     "1 frame.f_lineno jump that segment counting does not see"),
+    (["meta.collection.desync : 12", "meta.collection.events_lost : 3"],
+     "12 segment events that did not fit the shadow stack (a collector "
+     "bug); 3 tracing tools started while mode instructions counted "
+     "(INSTRUCTION events dropped)"),
+    (["meta.collection.desync : many"], "meta.collection.desync many"),
+    (["meta.collection.line_jumps : 0", "meta.collection.displaced : 0"],
+     None),
+])
+def test_check_reads_the_inexact_headers(tmp_path, lines, says):
+    """`pystats check` on a whole dump given these header lines (written
+    here, not by the collector): an error naming each cause, decoded; a
+    zero is no cause."""
+    _, d, _ = run_counted(tmp_path, "none")
+    text = open(d.path, encoding="utf-8").read().splitlines()
+    at = next(i for i, line in enumerate(text)
+              if line.startswith("meta.label"))
+    out = tmp_path / "crafted"
+    out.mkdir()
+    (out / "pystats-1-0000000000000001.txt").write_text(
+        "\n".join(text[:at + 1] + lines + text[at + 1:]) + "\n",
+        encoding="utf-8")
+    rc, report, errors = check(out)
+    if says is None:
+        assert "inexact-counts" not in errors and rc == 0, errors
+        return
+    assert rc == 6
+    assert report["findings"][0]["check"] == "inexact-counts"
+    [detail] = errors["inexact-counts"]["details"]
+    assert detail.endswith(": " + says), detail
