@@ -100,15 +100,15 @@ const ck_info check_info[CK_COUNT] = {
         "can take them away or move execution where no event shows it. On "
         "3.11 a thread has one trace function: one that coverage, a debugger "
         "or sys.settrace sets while counting replaces the collector's, and "
-        "that thread goes uncounted from then on (meta.collection.displaced "
+        "that thread goes uncounted from then on (" PSF_H_DISPLACED " "
         "threads). On 3.12+ a trace function that sets frame.f_lineno jumps "
         "with no event segment counting sees, which miscounts the "
-        "straight-line run around the jump (meta.collection.line_jumps); "
-        "meta.collection.desync counts segment events that did not fit a "
-        "thread's shadow stack, a collector bug; meta.collection.events_lost "
+        "straight-line run around the jump (" PSF_H_LINE_JUMPS "); "
+        PSF_H_DESYNC " counts segment events that did not fit a "
+        "thread's shadow stack, a collector bug; " PSF_H_EVENTS_LOST " "
         "counts tracing tools started while mode instructions counted, after "
         "which CPython 3.12 and 3.13 drop its INSTRUCTION events. "
-        "meta.collection.inexact_cause says where the first happened." },
+        PSF_H_INEXACT_CAUSE " says where the first happened." },
     [CK_PAIRS_EXCEED] = { "pairs-exceed-executions", "more pairs than executions",
         "Each execution of an instruction is followed by at most one "
         "instruction and preceded by at most one, so the pairs starting "

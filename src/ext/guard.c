@@ -18,7 +18,10 @@
  * assignment that moved a frame of a thread that counts by segments is
  * counted, said once on stderr and written into the dump.  So is
  * segment counting's desync count (events that did not fit a thread's
- * shadow stack).
+ * shadow stack).  Mode instructions (INSTRUCTION and PY_START events)
+ * loses INSTRUCTION events on CPython 3.12.1 and 3.13.0 once another
+ * tool enables PY_START: sys.settrace, sys.setprofile and other tools'
+ * register_callback while it counts are counted (events_lost()).
  */
 #include "guard.h"
 #include "segments.h"
@@ -111,7 +114,7 @@ pc_guard_displaced(const char *what)
         snprintf(msg, sizeof msg,
                  "pystats: another trace function replaces the collector's "
                  "in a counting thread (%s): that thread is not counted from "
-                 "here on, and the dump says so (meta.collection.displaced)\n",
+                 "here on, and the dump says so (" PSF_H_DISPLACED ")\n",
                  raw);
         say(msg);
     }
@@ -182,7 +185,7 @@ events_lost(const char *what)
                  "pystats: another tracing tool starts while mode "
                  "'instructions' counts (%s): this CPython then drops "
                  "INSTRUCTION events, so this dump's counts are not exact, "
-                 "and it says so (meta.collection.events_lost); mode "
+                 "and it says so (" PSF_H_EVENTS_LOST "); mode "
                  "'count' is not affected\n", raw);
         say(msg);
     }
@@ -251,7 +254,7 @@ setlineno(PyObject *f, PyObject *value, void *closure)
                  "pystats: a trace function moved a counted frame by setting "
                  "frame.f_lineno (%s): segment counting sees no event for "
                  "that jump, so this dump's counts are not exact, and it says "
-                 "so (meta.collection.line_jumps)\n", raw);
+                 "so (" PSF_H_LINE_JUMPS ")\n", raw);
         say(msg);
     }
     return r;
