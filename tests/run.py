@@ -35,11 +35,11 @@ def venv_for(python):
     vpy = os.path.join(venv, "bin", "python")
     if not os.path.exists(vpy):
         run([python, "-m", "venv", venv], check=True)
-    probe = subprocess.run([vpy, "-c", "import pytest, hypothesis"],
+    probe = subprocess.run([vpy, "-c", "import pytest, hypothesis, coverage"],
                            capture_output=True)
     if probe.returncode != 0:
         run([vpy, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-             "pytest", "hypothesis"], check=True)
+             "pytest", "hypothesis", "coverage"], check=True)
     return ver, vpy
 
 

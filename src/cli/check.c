@@ -16,7 +16,9 @@
 
 #include "cli.h"
 #include "ktab.h"
+#include "text.h"
 #include "../format/psf_key.h"
+#include "../format/psf_keys.h"
 #include "../format/psf_tables.h"
 
 #include <stdarg.h>
@@ -93,6 +95,20 @@ const ck_info check_info[CK_COUNT] = {
         "The collector clears its counts when it writes a dump, so one "
         "process never writes the same counting period twice: files from "
         "two copies of one run are mixed." },
+    [CK_INEXACT] = { "inexact-counts", "counts the collector knows are not exact",
+        "The collector counts from the events it receives, and another tool "
+        "can take them away or move execution where no event shows it. On "
+        "3.11 a thread has one trace function: one that coverage, a debugger "
+        "or sys.settrace sets while counting replaces the collector's, and "
+        "that thread goes uncounted from then on (" PSF_H_DISPLACED " "
+        "threads). On 3.12+ a trace function that sets frame.f_lineno jumps "
+        "with no event segment counting sees, which miscounts the "
+        "straight-line run around the jump (" PSF_H_LINE_JUMPS "); "
+        PSF_H_DESYNC " counts segment events that did not fit a "
+        "thread's shadow stack, a collector bug; " PSF_H_EVENTS_LOST " "
+        "counts tracing tools started while mode instructions counted, after "
+        "which CPython 3.12 and 3.13 drop its INSTRUCTION events. "
+        PSF_H_INEXACT_CAUSE " says where the first happened." },
     [CK_PAIRS_EXCEED] = { "pairs-exceed-executions", "more pairs than executions",
         "Each execution of an instruction is followed by at most one "
         "instruction and preceded by at most one, so the pairs starting "
@@ -497,6 +513,63 @@ read_header(ck_file *r, const load_file_info *f)
                            *ft == '1' ? ", free-threading" : "", *jit == '1' ? ", JIT" : "");
 }
 
+/* What the collector itself recorded as making a dump's counts inexact
+ * (src/ext/guard.c): one header per cause, written only when non-zero;
+ * a value that is not a number is taken as the worst. */
+static void
+inexact_counts(check_set *c, const load_file_info *f, const char *path)
+{
+    static const struct {
+        const char *key, *one, *many, *what;
+    } causes[] = {
+        { PSF_H_DISPLACED, "thread", "threads",
+          "displaced by another trace function, uncounted from then on" },
+        { PSF_H_LINE_JUMPS, "frame.f_lineno jump", "frame.f_lineno jumps",
+          "that segment counting does not see" },
+        { PSF_H_DESYNC, "segment event", "segment events",
+          "that did not fit the shadow stack (a collector bug)" },
+        { PSF_H_EVENTS_LOST, "tracing tool started", "tracing tools started",
+          "while mode instructions counted (INSTRUCTION events dropped)" },
+    };
+    char text[900];
+    const char *cause = NULL;
+    size_t i, k, used = 0;
+
+    text[0] = '\0';
+    for (i = 0; i < f->nhdr; i++) {
+        const char *key = f->hdr[i].key, *v = f->hdr[i].val;
+        if (strcmp(key, PSF_H_INEXACT_CAUSE) == 0)
+            cause = v;
+        for (k = 0; k < sizeof causes / sizeof causes[0]; k++) {
+            long long n;
+            if (strcmp(key, causes[k].key) != 0)
+                continue;
+            n = hdr_int(v);
+            if (n == 0)
+                continue;
+            if (n < 0)
+                used += (size_t)snprintf(text + used, sizeof text - used, "%s%s %s",
+                                         used ? "; " : "", key, v);
+            else
+                used += (size_t)snprintf(text + used, sizeof text - used, "%s%lld %s %s",
+                                         used ? "; " : "", n,
+                                         n == 1 ? causes[k].one : causes[k].many,
+                                         causes[k].what);
+            if (used >= sizeof text)
+                used = sizeof text - 1;
+        }
+    }
+    if (!used)
+        return;
+    if (cause && *cause) {
+        char *shown = text_display(cause);
+        add_issue(c, CK_INEXACT, CHECK_ERROR, path, "%s; the first: %s", text, shown);
+        free(shown);
+    } else {
+        add_issue(c, CK_INEXACT, CHECK_ERROR, path, "%s", text);
+    }
+}
+
 /* One pass over a file's counters, then its own invariants. */
 static void
 analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
@@ -615,6 +688,8 @@ on_file(void *ctx, void **state, const load_file_info *f)
     r.nfiles = f->nfiles;
     r.pid = r.ppid = r.forked = r.windows = r.on_at_dump = -1;
     read_header(&r, f);
+    if (r.source == AGG_OWN)
+        inexact_counts(c, f, r.path);
     if (f->slot)
         analyse(c, t, f, &r);
     pthread_mutex_lock(&c->lock);

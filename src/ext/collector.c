@@ -5,6 +5,7 @@
 #include "stats.h"
 #include "segments.h"
 #include "hotcode.h"
+#include "guard.h"
 
 #include <string.h>
 
@@ -145,6 +146,7 @@ pc_clear(void)
     pc_g.started = 0;
     pc_census_clear();
     pc_stats_clear();
+    pc_guard_clear(pc_backend_displaced());
     pc_g.census_wanted = pc_g.on && pc_g.mode == PC_MODE_CENSUS;
     /* A clear while counting starts a new dump period now. */
     if (pc_g.on || pc_g.measuring)

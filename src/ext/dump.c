@@ -11,6 +11,7 @@
 #include "stats.h"
 #include "segments.h"
 #include "hotcode.h"
+#include "guard.h"
 #include "version.h"
 
 #include <errno.h>
@@ -181,6 +182,8 @@ write_dump(psf_out *o, pc_reason reason)
      * families were left out). */
     if (pc_census_scope_name() != NULL)
         psf_put_header(o, PSF_H_CENSUS_SCOPE, pc_census_scope_name());
+    /* What made the counts inexact, if anything did (guard.c). */
+    pc_guard_write(o);
 
     if (pc_stats_has_data())
         pc_stats_write(o);
@@ -289,6 +292,7 @@ after_fork_child(void)
     pc_census_clear();
     pc_seg_after_fork();
     pc_hot_clear();
+    pc_guard_clear(pc_backend_displaced_here());
     pc_forget_prev();
     pc_g.forked = 1;
     pc_g.ppid = (long)getppid();

@@ -8,6 +8,7 @@
 #include "segments.h"
 #include "version.h"
 #include "text.h"
+#include "guard.h"
 
 #include <string.h>
 
@@ -188,6 +189,7 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
         pc_g.census_wanted = 1;
     pc_forget_prev();
     pc_note_start();
+    pc_guard_arm();
     if (pc_backend_sync() < 0) {
         pc_g.on = 0;
         pc_g.windows--;
@@ -382,6 +384,7 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
         if (pc_seg_mode())
             pc_seg_measure_start();     /* fn starts on an empty stack */
     }
+    pc_guard_arm();
     pc_t.measure_depth++;
     pc_g.measuring++;
     pc_seg_measure_set(pc_t.measure_depth);
@@ -602,6 +605,7 @@ module_exec(PyObject *module)
     if (os == NULL || pc_dump_install_hooks(os) < 0)
         goto done;
     pc_dump_set_dir("/tmp/py_stats", 1);
+    pc_guard_init();
     initialized = 1;
     ret = 0;
 done:

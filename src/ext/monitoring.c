@@ -11,6 +11,7 @@
 #include "collector.h"
 #include "segments.h"
 #include "hotcode.h"
+#include "guard.h"
 
 #if PC_HAVE_MONITORING
 
@@ -192,9 +193,11 @@ claim(PyObject *mon)
             goto done;
         fn = PyCFunction_New(callbacks[i].def, NULL);
         bitobj = PyLong_FromLong(bit);
+        pc_guard_own++;
         if (fn && bitobj)
             r = PyObject_CallMethod(mon, "register_callback", "iOO",
                                     tool_id, bitobj, fn);
+        pc_guard_own--;
         Py_XDECREF(fn);
         Py_XDECREF(bitobj);
         if (r == NULL)

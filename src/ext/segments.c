@@ -618,10 +618,24 @@ push(seg_thread *t, PyObject *code)
 
 /* The top frame, which the event's code must be; NULL if the stack does
  * not fit the event (a bug: counted in desync, the event is dropped). */
+static int at_resume(pc_iframe *p);
+
 static __attribute__((noinline, cold)) seg_frame *
 top_mismatch(seg_thread *t, PyObject *code)
 {
+    pc_iframe *p = pc_tstate_iframe(t->ts);
     int i;
+    /* The thread's current frame runs this code and has not got past its
+     * RESUME: a frame that never reported its start, because another
+     * tool's PY_START/PY_RESUME callback (a trace function's 'call'
+     * event) raised before ours was called, or the eval breaker at its
+     * RESUME raised.  Nothing of it ran (mode instructions, whose RESUME
+     * is counted at PY_START too, counts nothing of it either): its RAISE
+     * and PY_UNWIND are not ours to follow. */
+    while (p != NULL && pc_iframe_code(p) == NULL)
+        p = p->previous;
+    if (p != NULL && p->code == code && at_resume(p))
+        return NULL;
     desync++;
     for (i = t->depth - 2; i >= 0; i--) {
         if (t->stack[i].sc->code == code) {
@@ -1500,6 +1514,17 @@ cb_reraise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static int
 close_raised(seg_thread *t, seg_frame *f)
 {
+    if (f->start >= 0 && !valid_unit(f->sc, f->raised)) {
+        /* No RAISE came: another tool's RAISE callback (a trace
+         * function's 'exception' event) raised before ours was called.
+         * The frame is still at its raise site: do now what RAISE would
+         * have done. */
+        int32_t r = own_instruction(t, f);
+        if (r >= 0) {
+            eager_settle(t, f, r);
+            raised_at(t, f, r);
+        }
+    }
     if (f->start >= 0) {
         if (!valid_unit(f->sc, f->raised)) {
             desync++;

@@ -10,6 +10,7 @@
  * is not RESUME: RESUME is counted only when it is.
  */
 #include "collector.h"
+#include "guard.h"
 #include "hotcode.h"
 
 #if !PC_HAVE_MONITORING
@@ -22,6 +23,20 @@ static Py_ssize_t trace_opcodes_offset = -1;  /* of f_trace_opcodes in a frame *
 static int installed_all;
 static PyThreadState *measuring[MAX_MEASURING];
 static PyObject *thread_hook;                 /* owned: our threading hook */
+static int own_settrace;        /* in one of the collector's own SetTrace calls */
+
+/* Threads another tool's trace function displaced in the open window
+ * (guard.c): a thread state and its thread id, since a dead thread's
+ * state may be reused. */
+#define MAX_LOST 64
+static struct lost_thread {
+    PyThreadState *ts;
+    unsigned long id;
+} lost[MAX_LOST];
+/* This thread was displaced in the open window (dies with the thread,
+ * unlike a thread state's address and id, which a new thread reuses). */
+static __thread uint64_t lost_in_window;
+static uint64_t window_gen = 1;     /* bumped when a window installs */
 
 /* Where the frame keeps f_trace_opcodes, read from the frame type's own
  * member table so that no private struct layout is assumed. */
@@ -142,12 +157,24 @@ taken(PyThreadState *ts)
     return fn != NULL && fn != trace_func;
 }
 
+/* The collector's own PyEval_SetTrace calls: their "sys.settrace"
+ * audit events are not another tool's. */
+static int
+set_trace(PyThreadState *ts, Py_tracefunc fn)
+{
+    int r;
+    own_settrace++;
+    r = _PyEval_SetTrace(ts, fn, NULL);
+    own_settrace--;
+    return r;
+}
+
 static int
 install_on(PyThreadState *ts)
 {
     if (pc_tstate_tracefunc(ts) == trace_func)
         return 0;
-    if (_PyEval_SetTrace(ts, trace_func, NULL) < 0)
+    if (set_trace(ts, trace_func) < 0)
         return -1;
     enable_running_frames(ts);
     return 0;
@@ -158,7 +185,107 @@ remove_from(PyThreadState *ts)
 {
     if (pc_tstate_tracefunc(ts) != trace_func)
         return 0;
-    return _PyEval_SetTrace(ts, NULL, NULL);
+    return set_trace(ts, NULL);
+}
+
+static void
+note_lost(PyThreadState *ts)
+{
+    int i;
+    for (i = 0; i < MAX_LOST; i++)
+        if (lost[i].ts == NULL) {
+            lost[i].ts = ts;
+            lost[i].id = ts->thread_id;
+            return;
+        }
+}
+
+/* Is threading's hook for new threads (threading.settrace) ours?  Read
+ * from the module's global, running no Python code. */
+static int
+threading_hook_is_ours(void)
+{
+    PyObject *exc_type, *exc_value, *exc_tb;
+    PyObject *modules, *threading, *hook;  /* borrowed, borrowed, owned */
+    int ours = 0;
+
+    if (thread_hook == NULL)
+        return 0;
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    modules = PySys_GetObject("modules");
+    threading = modules && PyDict_Check(modules)
+                    ? PyDict_GetItemString(modules, "threading") : NULL;
+    if (threading != NULL) {
+        hook = PyObject_GetAttrString(threading, "_trace_hook");
+        ours = hook == thread_hook;
+        Py_XDECREF(hook);
+    }
+    PyErr_Clear();
+    PyErr_Restore(exc_type, exc_value, exc_tb);
+    return ours;
+}
+
+/* A "sys.settrace" audit event in the current thread (guard.c): raised
+ * by PyEval_SetTrace before the new function replaces the old one, so
+ * the thread's trace function is still what it was. */
+void
+pc_trace_settrace_event(void)
+{
+    PyThreadState *ts;
+    if (own_settrace || pc_g.mode != PC_MODE_COUNT || !pc_counting())
+        return;
+    ts = PyThreadState_Get();
+    if (lost_in_window == window_gen)
+        return;
+    if (pc_tstate_tracefunc(ts) == trace_func) {
+        /* Whatever comes in (another function, or none), ours goes. */
+        note_lost(ts);
+        lost_in_window = window_gen;
+        pc_guard_displaced("sys.settrace");
+    }
+    else if (pc_g.on && installed_all && !threading_hook_is_ours()) {
+        /* A thread started in the window, given another tool's trace
+         * function by threading (threading.settrace was replaced): it
+         * never gets ours.  With our hook there, this is threading
+         * installing it. */
+        note_lost(ts);
+        lost_in_window = window_gen;
+        pc_guard_displaced("sys.settrace in a thread started while "
+                           "counting (threading.settrace replaced)");
+    }
+}
+
+int
+pc_backend_displaced_here(void)
+{
+    /* In a fork child, possibly forked from C without a thread state. */
+    PyThreadState *ts = _PyThreadState_UncheckedGet();
+    return ts && installed_all && lost_in_window == window_gen &&
+           pc_tstate_tracefunc(ts) != trace_func;
+}
+
+int
+pc_backend_displaced(void)
+{
+    PyInterpreterState *interp = PyInterpreterState_Get();
+    PyThreadState *ts;
+    int i, n = 0;
+
+    for (i = 0; i < MAX_LOST; i++) {
+        int alive = 0;
+        if (lost[i].ts == NULL)
+            continue;
+        for (ts = PyInterpreterState_ThreadHead(interp); ts && installed_all;
+             ts = PyThreadState_Next(ts))
+            if (ts == lost[i].ts && ts->thread_id == lost[i].id &&
+                pc_tstate_tracefunc(ts) != trace_func)
+                alive = 1;
+        if (alive)
+            n++;
+        else
+            lost[i].ts = NULL;
+    }
+    return n;
 }
 
 static int
@@ -195,7 +322,9 @@ thread_hook_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
     if (pc_g.on && nargs >= 1 && PyFrame_Check(args[0])) {
+        own_settrace++;
         PyEval_SetTrace(trace_func, NULL);
+        own_settrace--;
         trace_func(NULL, (PyFrameObject *)args[0], PyTrace_CALL, Py_None);
     }
     Py_RETURN_NONE;
@@ -268,11 +397,13 @@ pc_backend_sync(void)
     PyInterpreterState *interp = PyInterpreterState_Get();
     int want_all = pc_g.on && pc_g.mode != PC_MODE_CENSUS;
 
-    if (pc_backend_check() < 0)
-        return -1;
     if (want_all && !installed_all) {
-        if (set_threading_hook(1) < 0)
+        /* Only installing needs every thread free: switching off, or
+         * leaving a measure(), removes ours wherever it still is. */
+        if (pc_backend_check() < 0 || set_threading_hook(1) < 0)
             return -1;
+        memset(lost, 0, sizeof lost);
+        window_gen++;
         for (ts = PyInterpreterState_ThreadHead(interp); ts;
              ts = PyThreadState_Next(ts))
             if (install_on(ts) < 0)
@@ -287,10 +418,15 @@ pc_backend_sync(void)
             if (!is_measuring(ts) && remove_from(ts) < 0)
                 return -1;
         installed_all = 0;
+        memset(lost, 0, sizeof lost);
+        window_gen++;
     }
     /* measure() on this thread, with no window open. */
     if (pc_t.measure_depth > 0 && !is_measuring(me)) {
+        if (pc_backend_check() < 0)
+            return -1;
         set_measuring(me, 1);
+        window_gen++;
         if (install_on(me) < 0)
             return -1;
     }

@@ -41,6 +41,12 @@
 #define PSF_H_REASON        "meta.dump.reason"
 #define PSF_H_LABEL         "meta.label"
 #define PSF_H_CENSUS_SCOPE  "meta.census.scope"
+/* Only when non-zero: what made the counts inexact (1.1, 1.17). */
+#define PSF_H_DISPLACED     "meta.collection.displaced"
+#define PSF_H_LINE_JUMPS    "meta.collection.line_jumps"
+#define PSF_H_DESYNC        "meta.collection.desync"
+#define PSF_H_EVENTS_LOST   "meta.collection.events_lost"
+#define PSF_H_INEXACT_CAUSE "meta.collection.inexact_cause"
 
 /* The value of PSF_H_COUNTS in the collector's dumps. */
 #define PSF_COUNTS_BASE     "base-instructions"
