@@ -44,7 +44,7 @@ check_report_text(const check_set *c, FILE *out, int all_files)
     size_t i, j;
 
     for (i = 0; i < c->nfd; i++) {
-        const ck_finding *d = &c->fd[i];
+        const ck_finding *d = c->fd[i];
         size_t nf = all_files ? d->nfiles : (d->nfiles > TEXT_FILES ? TEXT_FILES : d->nfiles);
         size_t nd = all_files ? d->ndetails
                               : (d->ndetails > TEXT_DETAILS ? TEXT_DETAILS : d->ndetails);
@@ -120,7 +120,7 @@ check_report_json(const check_set *c, FILE *out)
         json_object_set_new(counts, check_severity_name[i], json_integer((json_int_t)c->count[i]));
     json_object_set_new(root, "counts", counts);
     for (i = 0; i < c->nfd; i++) {
-        const ck_finding *d = &c->fd[i];
+        const ck_finding *d = c->fd[i];
         json_t *o = json_object();
         json_object_set_new(o, "check", json_string(check_info[d->id].name));
         json_object_set_new(o, "severity", json_string(check_severity_name[d->severity]));
