@@ -419,6 +419,14 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
     load_file_end(w, path, own ? AGG_FMT_OWN_TEXT : AGG_FMT_NATIVE_TEXT, 1);
 }
 
+static const char *
+file_kind(mode_t m)
+{
+    return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
+         : S_ISDIR(m) ? "a directory" : "not a file";
+}
+
 static void
 do_file(load_worker *w, const char *path)
 {
@@ -428,13 +436,28 @@ do_file(load_worker *w, const char *path)
     int fd;
 
     w->a.inputs++;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Only regular files are read: a FIFO (or a device) in a shared
+     * directory would block the reader forever.  Decided before opening,
+     * and again on the descriptor, opened so that the open itself never
+     * blocks (a FIFO swapped in between). */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "not a regular file (%s), skipped",
+                    file_kind(st.st_mode));
+        return;
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "cannot open: %s", strerror(errno));
         return;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "not a regular file");
+    if (fstat(fd, &st) != 0) {
+        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "cannot stat: %s", strerror(errno));
+        close(fd);
+        return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "not a regular file (%s), skipped",
+                    file_kind(st.st_mode));
         close(fd);
         return;
     }

@@ -229,6 +229,24 @@ if [ "$(id -u)" != 0 ]; then
     bad_case noperm unreadable "noperm/secret.txt: cannot open" "$good_total"
 fi
 
+# A FIFO never blocks the reader (anyone who can write a shared dump
+# directory could plant one): skipped, named, the rest counted.
+mkdir "$T/fifo"
+cp "$good" "$T/fifo/good.txt"
+if mkfifo "$T/fifo/p.txt" 2>/dev/null; then
+    timeout 20 "$PYSTATS" summarize "$T/fifo" --json "$T/fifo.json" > "$T/stdout" 2> "$T/stderr"
+    check "FIFO in a directory: no hang, exit 0" 0 "$?"
+    check "FIFO in a directory: named as skipped" 1 "$(grep -c 'fifo/p.txt: not a regular file (a FIFO), skipped' "$T/stderr")"
+    check "FIFO in a directory: problem counted" 1 "$(jget "$T/fifo.json" "d['meta']['problems']['unreadable']")"
+    check "FIFO in a directory: rest still counted" "$good_total" "$(jget "$T/fifo.json" 'd["meta"]["total_execution_count"]')"
+    timeout 20 "$PYSTATS" summarize "$T/fifo/p.txt" > "$T/stdout" 2> "$T/stderr"
+    check "FIFO as the argument: no hang, no dump files (exit 1)" 1 "$?"
+    timeout 20 "$PYSTATS" check "$T/fifo" --json "$T/fifo-check.json" > "$T/stdout" 2> "$T/stderr"
+    check "FIFO: check reports it unreadable" "p.txt" "$(jget "$T/fifo-check.json" "' '.join(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == 'unreadable' for p in f['files'])")"
+else
+    echo "skip FIFO (mkfifo failed)"
+fi
+
 mkdir "$T/empty"
 cp "$good" "$T/empty/good.txt"
 : > "$T/empty/zero.txt"
