@@ -412,8 +412,12 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
     if (hidden && !w->a.quiet)
         fprintf(stderr, "pystats: warning: %s: %lu more bad lines not shown "
                 "(counted in the report)\n", path, hidden);
-    if (w->nent == 0 && w->nhdr == 0) {
-        agg_problem(&w->a, AGG_P_EMPTY, path, 0, "no counters, file not counted");
+    if (w->nent == 0) {
+        /* A header alone (an own dump cut after its header) counts
+         * nothing: not a data file. */
+        agg_problem(&w->a, AGG_P_EMPTY, path, 0, "%s, file not counted",
+                    w->nhdr ? "a header and no counters" : "no counters");
+        hdr_reset(w);
         return;
     }
     load_file_end(w, path, own ? AGG_FMT_OWN_TEXT : AGG_FMT_NATIVE_TEXT, 1);

@@ -252,6 +252,17 @@ cp "$good" "$T/empty/good.txt"
 : > "$T/empty/zero.txt"
 bad_case empty empty "empty/zero.txt: empty" "$good_total"
 
+# An own dump with its header and no counters is no data file.
+mkdir "$T/header-only"
+cp "$OWN/dump-1.txt" "$T/header-only/good.txt"
+sed -n '/^pystats\./p; /^meta\./p' "$OWN/dump-1.txt" > "$T/header-only/hdr.txt"
+own_total=$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$OWN/dump-1.txt")
+bad_case header-only empty "header-only/hdr.txt: a header and no counters" "$own_total"
+check "header-only: not a data file" 1 "$(jget "$T/header-only.json" 'd["meta"]["files"]')"
+run check "$T/header-only" --json "$T/header-only-check.json"
+check "header-only: check says empty, names the file" "untrusted hdr.txt" \
+    "$(jget "$T/header-only-check.json" "d['verdict'] + ' ' + ' '.join(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == 'empty' for p in f['files'])")"
+
 mkdir "$T/nothing"
 run summarize "$T/nothing"
 check "no dump files at all: error" 1 "$rc"
