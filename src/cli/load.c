@@ -350,6 +350,13 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
     uint64_t v;
     unsigned long shown = 0, hidden = 0;
 
+    /* A UTF-8 byte order mark (some editors write one) is not content. */
+    if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        buf += 3;
+        n -= 3;
+        p = buf;
+        end = buf + n;
+    }
     if (n == 0) {
         agg_problem(&w->a, AGG_P_EMPTY, path, 0, "empty file, not counted");
         return;

@@ -116,6 +116,19 @@ strip = lambda g: {k: v for k, v in g.items() if k != "meta"}
 print([strip(g) for g in a["groups"]] == [strip(g) for g in b["groups"]]
       and [g["meta"]["files"] for g in a["groups"]] == [g["meta"]["files"] for g in b["groups"]])
 ' "$T/all.json" "$T/again.json")"
+# A UTF-8 byte order mark before the JSON (or a dump) is not content.
+{ printf '\357\273\277'; cat "$T/cpython-3.13.5-whole.json"; } > "$T/bom.json"
+run summarize "$T/bom.json" --json "$T/bom-out.json"
+check "JSON with a UTF-8 BOM: read as a summary, no warnings" "0 {'summary-json': 2}" \
+    "$rc $(jget "$T/bom-out.json" 'd["meta"]["formats"]')$(cat "$T/stderr")"
+check "JSON with a UTF-8 BOM: the same totals" \
+    "$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$NAT"/cpython-3.13.5-whole/*)" \
+    "$(jget "$T/bom-out.json" 'd["meta"]["total_execution_count"]')"
+mkdir "$T/bom-own"
+{ printf '\357\273\277'; cat "$HERE/own/dump-1.txt"; } > "$T/bom-own/dump.txt"
+run summarize "$T/bom-own" --json "$T/bom-own.json"
+check "own dump with a UTF-8 BOM: read as an own dump" "pystats-text" \
+    "$(jget "$T/bom-own.json" '" ".join(d["meta"]["formats"])')"
 run summarize "$T/cpython-3.13.5-whole.json" "$T/cpython-3.13.5-whole.json" --json "$T/twice.json"
 check "summary read twice: counts double" \
     "$(( $(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$NAT"/cpython-3.13.5-whole/*) * 2 ))" \
