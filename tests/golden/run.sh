@@ -287,6 +287,33 @@ printf '{"schema": 1, "opcodes": ' > "$T/badjson/x.json"
 cp "$good" "$T/badjson/good.txt"
 bad_case badjson unparsable "badjson/x.json:1: not a valid JSON" "$good_total"
 
+# JSON summaries whose members have the wrong types: rejected whole, with
+# the file and what is wrong; never read as a summary of nothing.
+run summarize "$good" --json "$T/one.json"
+schema_case() {  # schema_case NAME PYTHON-EDIT-OF-d EXPECTED-WHAT
+    mkdir "$T/schema-$1"
+    cp "$good" "$T/schema-$1/good.txt"
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(d, open(sys.argv[3], "w"))' \
+        "$T/one.json" "$2" "$T/schema-$1/s.json"
+    bad_case "schema-$1" unparsable "schema-$1/s.json: not a JSON summary of schema 1: $3" "$good_total"
+    check "schema-$1: only the dump is counted" 1 "$(jget "$T/schema-$1.json" 'd["meta"]["files"]')"
+}
+schema_case opcodes-array 'd["opcodes"] = [1, 2]' "opcodes is an array, not an object"
+schema_case opcodes-string 'd["opcodes"] = "x"' "opcodes is a string, not an object"
+schema_case no-meta 'del d["meta"]' "meta is missing"
+schema_case meta-number 'd["meta"] = 3' "meta is an integer, not an object"
+schema_case files-negative 'd["meta"]["files"] = -1' "meta.files is a negative integer, not a count"
+schema_case schema-only 'd = {"schema": 1}' "meta is missing"
+schema_case op-list 'd["opcodes"]["LOAD_ATTR"] = [5]' "opcodes.LOAD_ATTR is an array, not an object"
+schema_case pairs-string 'd["opcodes"]["LOAD_ATTR"]["pair_count"] = "many"' \
+    "opcodes.LOAD_ATTR.pair_count is a string, not an object"
+schema_case group-string 'd = {"schema": 1, "meta": {"files": 2}, "groups": [d, "g"]}' \
+    "groups\[1\] is a string, not an object"
+run check "$T/schema-opcodes-array" --json "$T/schema-check.json"
+check "schema: check names the summary as unparsable" "6 s.json" \
+    "$rc $(jget "$T/schema-check.json" "' '.join(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == 'unparsable' for p in f['files'])")"
+
 # ---- writing reports: whole or not at all ----------------------------------
 run summarize "$NAT"/cpython-3.13.5-whole --json "$T/no-such-dir/x.json"
 check "report into a missing directory: exit 3" 3 "$rc"
