@@ -51,16 +51,27 @@ check_report_text(const check_set *c, FILE *out, int all_files)
 
         fprintf(out, "%-7s %s: %s\n", check_severity_name[d->severity],
                 check_info[d->id].name, check_info[d->id].title);
-        if (*d->summary)
-            wrap(out, d->summary, 8);
-        for (j = 0; j < nd; j++)
-            fprintf(out, "        - %s\n", d->details[j]);
+        /* Summaries, details and files name files and values of the
+         * inputs: escaped (cli_esc). */
+        if (*d->summary) {
+            char *t = cli_esc_dup(d->summary);
+            wrap(out, t, 8);
+            free(t);
+        }
+        for (j = 0; j < nd; j++) {
+            fputs("        - ", out);
+            cli_fput_esc(out, d->details[j]);
+            fputc('\n', out);
+        }
         if (nd < d->ndetails)
             fprintf(out, "        - ... and %zu more\n", d->ndetails - nd);
         /* Files are named in the details where there are details. */
         if (d->ndetails == 0 && d->nfiles) {
-            for (j = 0; j < nf; j++)
-                fprintf(out, "%s%s\n", j ? "               " : "        files: ", d->files[j]);
+            for (j = 0; j < nf; j++) {
+                fputs(j ? "               " : "        files: ", out);
+                cli_fput_esc(out, d->files[j]);
+                fputc('\n', out);
+            }
             if (nf < d->nfiles)
                 fprintf(out, "               ... and %zu more (--all-files)\n", d->nfiles - nf);
         }

@@ -416,9 +416,11 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
         }
         p = nl + 1;
     }
-    if (hidden && !w->a.quiet)
-        fprintf(stderr, "pystats: warning: %s: %lu more bad lines not shown "
-                "(counted in the report)\n", path, hidden);
+    if (hidden && !w->a.quiet) {
+        fputs("pystats: warning: ", stderr);
+        cli_fput_esc(stderr, path);
+        fprintf(stderr, ": %lu more bad lines not shown (counted in the report)\n", hidden);
+    }
     if (w->nent == 0) {
         /* A header alone (an own dump cut after its header) counts
          * nothing: not a data file. */

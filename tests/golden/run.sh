@@ -314,6 +314,43 @@ run check "$T/schema-opcodes-array" --json "$T/schema-check.json"
 check "schema: check names the summary as unparsable" "6 s.json" \
     "$rc $(jget "$T/schema-check.json" "' '.join(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == 'unparsable' for p in f['files'])")"
 
+# ---- hostile names and text: escaped in every text output -------------------
+# A file name carrying an OSC title sequence, a BEL, a newline and a fake
+# "error:" line, and source lines with Markdown and HTML in them.
+mkdir "$T/hostile"
+evil=$(printf 'evil\033]0;pwned\007\n pystats: error: fake')
+{ cat "$OWN/dump-1.txt"
+  echo 'census.site[0] : LOAD_ATTR | 5 | 47 | /srv/<b>x</b>.py | 3 | __init__ | y = **x** + `z` <script>alert(1)</script>'
+  echo 'not a counter line'; } > "$T/hostile/$evil.txt"
+esc_name='evil\x1b]0;pwned\x07\x0a pystats: error: fake.txt'
+raw_ctl() {  # raw_ctl FILE: how many ESC, BEL or other control bytes (not LF, TAB) it holds
+    tr -d '\n\t' < "$1" | tr -dc '\000-\037\177' | wc -c | tr -d ' '
+}
+run summarize "$T/hostile" --markdown "$T/hostile.md" --html "$T/hostile.html" --json "$T/hostile.json"
+check "hostile name: summarize exit status" 0 "$rc"
+check "hostile name: no control character in the warnings" 0 "$(raw_ctl "$T/stderr")"
+check "hostile name: one warning line, the name escaped" 1 \
+    "$(grep -cF "pystats: warning: $T/hostile/$esc_name:$(($(wc -l < "$OWN/dump-1.txt") + 2)): no \"key : value\"" "$T/stderr")"
+check "hostile name: no line of stderr starts as if pystats wrote it" 0 "$(grep -c '^ pystats: error' "$T/stderr")"
+check "hostile name: no control character in the Markdown" 0 "$(raw_ctl "$T/hostile.md")"
+check "hostile name: no control character in the HTML" 0 "$(raw_ctl "$T/hostile.html")"
+check "hostile source: no raw HTML in the Markdown" 0 "$(grep -c '[^\\]<script>\|[^\\]<b>' "$T/hostile.md")"
+check "hostile source: Markdown shows the source as text" 1 \
+    "$(grep -cF '| y = \*\*x\*\* + \`z\` \<script>alert(1)\</script> |' "$T/hostile.md")"
+check "hostile source: Markdown escapes the function name" 1 "$(grep -cF '| \_\_init\_\_ |' "$T/hostile.md")"
+check "hostile source: HTML cell is the text, not formatting" 1 \
+    "$(grep -cF '<td>y = **x** + `z` &lt;script&gt;alert(1)&lt;/script&gt;</td>' "$T/hostile.html")"
+check "hostile source: HTML has no bold or code from it, and only its own script" "0 0 1" \
+    "$(grep -c '<strong>x</strong>' "$T/hostile.html") $(grep -c '<code>z</code>' "$T/hostile.html") $(grep -o '<script>' "$T/hostile.html" | wc -l | tr -d ' ')"
+check "hostile name: the JSON keeps the exact name" "$T/hostile/$evil.txt" \
+    "$(jget "$T/hostile.json" "d['meta']['problem_notes'][0]['where'].split(':$(($(wc -l < "$OWN/dump-1.txt") + 2)): ')[0]")"
+check "hostile source: the JSON keeps the exact source" 'y = **x** + `z` <script>alert(1)</script>' \
+    "$(jget "$T/hostile.json" 'd["census"]["sites"][0]["source"]')"
+run check "$T/hostile" --all-files
+check "hostile name: check text has no control character" 0 "$(raw_ctl "$T/stdout")"
+check "hostile name: check text names it escaped" yes \
+    "$(grep -qF "$esc_name" "$T/stdout" && echo yes)"
+
 # ---- writing reports: whole or not at all ----------------------------------
 run summarize "$NAT"/cpython-3.13.5-whole --json "$T/no-such-dir/x.json"
 check "report into a missing directory: exit 3" 3 "$rc"
