@@ -57,8 +57,9 @@ const ck_info check_info[CK_COUNT] = {
         "A line that is not 'key : value' with an unsigned count, or JSON "
         "that does not parse, is not counted: corruption, or not a dump." },
     [CK_OVERFLOW] = { "overflow", "counts beyond 2**64-1",
-        "No real counter reaches 2**64: such a value is corrupt, and a sum "
-        "past it is capped." },
+        "No real counter reaches 2**64: such a value is corrupt. A file whose "
+        "counters would take a sum past it is not counted, so that no total "
+        "is ever capped or wrapped." },
     [CK_UNSUPPORTED] = { "unsupported", "unsupported format versions or schemas",
         "These files were skipped rather than misread." },
     [CK_ALL_ZERO] = { "all-zero", "files whose counters are all zero",

@@ -157,8 +157,10 @@ cmd_summarize(int argc, char **argv)
         agg_free(&a);
         return CLI_EXIT_INPUT;
     }
-    if (equal_weight)
-        weight_equal_labels(&a);
+    if (equal_weight && weight_equal_labels(&a) != 0) {
+        agg_free(&a);
+        return CLI_EXIT_INPUT;
+    }
     agg_sort(&a);
     if (json_path == NULL && md_path == NULL && html_path == NULL)
         md_path = "-";

@@ -180,6 +180,26 @@ canon_slot(load_worker *w, agg_group *g, uint32_t raw)
     return agg_slot(g, buf, n);
 }
 
+int
+load_reserve(load_worker *w, const char *path, unsigned __int128 n)
+{
+    uint_fast64_t cur = atomic_load(w->total);
+
+    do {
+        if (n > (unsigned __int128)(UINT64_MAX - cur)) {
+            if (n > UINT64_MAX)
+                agg_problem(&w->a, AGG_P_OVERFLOW, path, 0, "its counters add up past "
+                            "2**64-1, so totals could not be exact: file not counted");
+            else
+                agg_problem(&w->a, AGG_P_OVERFLOW, path, 0, "its counters would take the sum "
+                            "of all counters read past 2**64-1, so totals could not be exact: "
+                            "file not counted");
+            return -1;
+        }
+    } while (!atomic_compare_exchange_weak(w->total, &cur, cur + (uint_fast64_t)n));
+    return 0;
+}
+
 void
 load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
 {
@@ -189,7 +209,16 @@ load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
     agg_group *g;
     int32_t *xl;
     size_t i;
+    unsigned __int128 sum = 0;
 
+    for (i = 0; i < w->nent; i++)
+        if (agg_mode_of_kind(w->ri[w->ent[i].raw].kind) == AGG_ADD_SUM)
+            sum += w->ent[i].v;
+    if (load_reserve(w, path, sum) != 0) {
+        hdr_reset(w);
+        w->nent = 0;
+        return;
+    }
     if (own) {
         v = hdr_get(w, "meta.python.version");
         minor = v ? psf_parse_version(v, strlen(v)) : 0;
@@ -605,6 +634,8 @@ worker_init(load_worker *w, const load_opts *opt, const load_observer *obs)
     observe_problems(&w->a, obs);
     ktab_init(&w->raw);
     w->first = NO_ID;
+    atomic_init(&w->own_total, 0);
+    w->total = &w->own_total;
 }
 
 static void
@@ -645,6 +676,7 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt,
     pool p;
     size_t i, jobs, started = 0;
     struct stat st;
+    atomic_uint_fast64_t total;
 
     agg_init(out);
     out->quiet = opt->quiet;
@@ -673,8 +705,10 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt,
     p.w = w;
     p.files = &files;
     atomic_init(&p.next, 0);
+    atomic_init(&total, 0);
     for (i = 0; i < jobs; i++) {
         worker_init(&w[i], opt, obs);
+        w[i].total = &total;
         args[i].p = &p;
         args[i].w = &w[i];
     }

@@ -364,6 +364,10 @@ load_json(load_worker *w, const char *path, const char *buf, size_t n)
             json_decref(root);
             return;
         }
+        if (load_reserve(w, path, summary_count_total(root)) != 0) {
+            json_decref(root);
+            return;
+        }
         load_summary(&c, root);
     } else {
         load_cpython(&c, root);

@@ -250,6 +250,30 @@ group_check(sctx *c, json_t *g, const char *path)
     }
 }
 
+unsigned __int128
+summary_count_total(json_t *v)
+{
+    unsigned __int128 n = 0;
+    const char *k, *s;
+    json_t *m;
+    size_t i;
+
+    if (json_is_object(v)) {
+        json_object_foreach(v, k, m)
+            if (strcmp(k, "meta") != 0)
+                n += summary_count_total(m);
+    } else if (json_is_array(v)) {
+        json_array_foreach(v, i, m)
+            n += summary_count_total(m);
+    } else if (json_is_integer(v) && json_integer_value(v) > 0) {
+        n = (unsigned __int128)json_integer_value(v);
+    } else if (json_is_string(v) && is_count(v)) {
+        for (s = json_string_value(v); *s; s++)
+            n = n * 10 + (unsigned)(*s - '0');
+    }
+    return n;
+}
+
 int
 summary_schema_check(json_t *root, char *why, size_t size)
 {

@@ -18,4 +18,8 @@
  * array, not an object"). */
 int summary_schema_check(json_t *root, char *why, size_t size);
 
+/* The sum of every count in the document outside its "meta" members (an
+ * upper bound of what reading it adds up: load_reserve). */
+unsigned __int128 summary_count_total(json_t *v);
+
 #endif

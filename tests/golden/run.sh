@@ -218,13 +218,49 @@ mkdir "$T/overflow"
 { cat "$good"; echo "opcode[NOP].execution_count : 18446744073709551616"; } > "$T/overflow/dump.txt"
 bad_case overflow overflow "overflow/dump.txt:$(($(wc -l < "$good") + 1)): " "$good_total"
 
+# Sums past 2**64-1: the file that would take the totals there is refused
+# and named; every total printed is exact (never wrapped, never capped).
 mkdir "$T/sum-overflow"
 printf 'opcode[NOP].execution_count : 18446744073709551615\n' > "$T/sum-overflow/a.txt"
 printf 'opcode[NOP].execution_count : 1\n' > "$T/sum-overflow/b.txt"
-run summarize "$T/sum-overflow" --json "$T/sum-overflow.json"
-check "sum overflow: warned" 1 "$(grep -c 'exceeds 2\*\*64-1' "$T/stderr")"
-check "sum overflow: kept at the maximum, as a string" 18446744073709551615 \
-    "$(jget "$T/sum-overflow.json" 'd["opcodes"]["NOP"]["execution_count"]')"
+run summarize "$T/sum-overflow" --jobs 1 --json "$T/sum-overflow.json"
+check "sum overflow: the second file named, not counted" 1 \
+    "$(grep -c 'sum-overflow/b.txt: its counters would take the sum of all counters read past 2\*\*64-1' "$T/stderr")"
+check "sum overflow: the first file's count exact, as a string" "18446744073709551615 1 1" \
+    "$(jget "$T/sum-overflow.json" 'str(d["opcodes"]["NOP"]["execution_count"]) + " " + str(d["meta"]["files"]) + " " + str(d["meta"]["problems"]["overflow"])')"
+mkdir "$T/wrap-one"
+printf 'opcode[NOP].execution_count : 9223372036854775808\nopcode[POP_TOP].execution_count : 9223372036854775808\n' > "$T/wrap-one/a.txt"
+cp "$good" "$T/wrap-one/good.txt"
+bad_case wrap-one overflow "wrap-one/a.txt: its counters add up past 2\*\*64-1" "$good_total"
+mkdir "$T/wrap-max"
+printf 'opcode[NOP].execution_count : 18446744073709551615\nopcode[POP_TOP].execution_count : 18446744073709551615\n' > "$T/wrap-max/a.txt"
+run summarize "$T/wrap-max"
+check "two counters of 2**64-1 in one file: not counted, no dump files" 1 "$rc"
+check "two counters of 2**64-1 in one file: no total printed" 0 "$(grep -c '18,446,744,073,709,551,614' "$T/stdout")"
+mkdir "$T/wrap-two"
+printf 'opcode[NOP].execution_count : 9223372036854775808\n' > "$T/wrap-two/a.txt"
+printf 'opcode[POP_TOP].execution_count : 9223372036854775808\n' > "$T/wrap-two/b.txt"
+run summarize "$T/wrap-two" --jobs 1 --markdown "$T/wrap-two.md" --json "$T/wrap-two.json"
+check "2**63 in each of two files: the total is the first file's, exact" \
+    "Total: 9,223,372,036,854,775,808 instructions executed." "$(grep '^Total:' "$T/wrap-two.md")"
+check "2**63 in each of two files: the second named" 1 "$(grep -c 'wrap-two/b.txt: its counters would take' "$T/stderr")"
+run check "$T/wrap-two" --jobs 1 --json "$T/wrap-two-check.json"
+check "2**63 in each of two files: check says overflow, names the file" "6 b.txt" \
+    "$rc $(jget "$T/wrap-two-check.json" "' '.join(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == 'overflow' for p in f['files'])")"
+# A JSON summary read back counts the same way.
+printf '{"schema": 1, "meta": {"files": 1}, "opcodes": {"NOP": {"execution_count": "18446744073709551615"}, "POP_TOP": {"execution_count": 1}}}' > "$T/wrap-json.json"
+run summarize "$T/wrap-json.json"
+check "a summary whose counts add up past 2**64-1: refused" "1 1" \
+    "$rc $(grep -c 'wrap-json.json: its counters add up past 2\*\*64-1' "$T/stderr")"
+# --equal-weight scales counters up: past 2**64-1 it is an error naming the labels.
+mkdir "$T/wrap-weight"
+printf 'pystats.format : 1\nmeta.python.version : 3.12.1\nmeta.label : small\nopcode[NOP].execution_count : 1\ncalls.python_starts : 4611686018427387904\n' > "$T/wrap-weight/a.txt"
+printf 'pystats.format : 1\nmeta.python.version : 3.12.1\nmeta.label : big\nopcode[NOP].execution_count : 4611686018427387904\n' > "$T/wrap-weight/b.txt"
+run summarize "$T/wrap-weight" --equal-weight
+check "--equal-weight past 2**64-1: an error naming the labels" "1 1" \
+    "$rc $(grep -c 'equal-weight: .* labels \(big small\|small big\) would add up past 2\*\*64-1' "$T/stderr")"
+run summarize "$T/wrap-weight"
+check "the same without --equal-weight: counted" 0 "$rc"
 
 mkdir "$T/binary"
 cp "$good" "$T/binary/good.txt"
