@@ -236,8 +236,11 @@ agg_problem(agg *a, int kind, const char *file, unsigned long line,
     a->problems[kind]++;
     if (a->on_problem)
         a->on_problem(a->problem_ctx, kind, file, line, msg);
-    if (!a->quiet)
-        fprintf(stderr, "pystats: warning: %s\n", text);
+    if (!a->quiet) {
+        fputs("pystats: warning: ", stderr);
+        cli_fput_esc(stderr, text);
+        fputc('\n', stderr);
+    }
     if (a->nnotes < AGG_NOTES_MAX) {
         a->notes[a->nnotes].kind = kind;
         a->notes[a->nnotes].text = cli_xstrdup(text);

@@ -59,8 +59,9 @@ const ck_info check_info[CK_COUNT] = {
         "A line that is not 'key : value' with an unsigned count, or JSON "
         "that does not parse, is not counted: corruption, or not a dump." },
     [CK_OVERFLOW] = { "overflow", "counts beyond 2**64-1",
-        "No real counter reaches 2**64: such a value is corrupt, and a sum "
-        "past it is capped." },
+        "No real counter reaches 2**64: such a value is corrupt. A file whose "
+        "counters would take a sum past it is not counted, so that no total "
+        "is ever capped or wrapped." },
     [CK_UNSUPPORTED] = { "unsupported", "unsupported format versions or schemas",
         "These files were skipped rather than misread." },
     [CK_ALL_ZERO] = { "all-zero", "files whose counters are all zero",
@@ -784,7 +785,7 @@ check_free(check_set *c)
     }
     free(c->is);
     for (i = 0; i < c->nfd; i++) {
-        ck_finding *d = &c->fd[i];
+        ck_finding *d = c->fd[i];
         free(d->summary);
         for (j = 0; j < d->nfiles; j++)
             free(d->files[j]);
@@ -792,6 +793,7 @@ check_free(check_set *c)
         for (j = 0; j < d->ndetails; j++)
             free(d->details[j]);
         free(d->details);
+        free(d);
     }
     free(c->fd);
     pthread_mutex_destroy(&c->lock);
@@ -816,8 +818,8 @@ finding(check_set *c, int id, int severity, const char *fmt, ...)
         c->fd_cap = c->fd_cap ? c->fd_cap * 2 : 16;
         c->fd = cli_xrealloc(c->fd, c->fd_cap * sizeof *c->fd);
     }
-    d = &c->fd[c->nfd++];
-    memset(d, 0, sizeof *d);
+    d = cli_xcalloc(1, sizeof *d);
+    c->fd[c->nfd++] = d;
     d->id = id;
     d->severity = severity;
     d->summary = cli_xstrdup(text);
@@ -873,7 +875,7 @@ issue_cmp(const void *pa, const void *pb)
 static int
 finding_cmp(const void *pa, const void *pb)
 {
-    const ck_finding *a = pa, *b = pb;
+    const ck_finding *a = *(ck_finding *const *)pa, *b = *(ck_finding *const *)pb;
 
     if (a->severity != b->severity)
         return b->severity - a->severity;
@@ -1342,7 +1344,7 @@ check_verdict(const check_set *c, char *buf, size_t size)
     if (size == 0)
         return buf;
     if (e || w) {
-        const ck_finding *d = &c->fd[0];  /* most severe first */
+        const ck_finding *d = c->fd[0];  /* most severe first */
         snprintf(buf, size, "%s: %zu %s, %zu %s, %zu %s; first: %s (%s)",
                  e ? "untrusted" : "caution", e, e == 1 ? "error" : "errors",
                  w, w == 1 ? "warning" : "warnings", n, n == 1 ? "note" : "notes",

@@ -75,7 +75,9 @@ struct check_set {
     size_t nf, f_cap;
     ck_issue *is;         /* owned */
     size_t nis, is_cap;
-    ck_finding *fd;       /* owned, most severe first */
+    ck_finding **fd;      /* owned, most severe first; each finding is
+                           * allocated on its own, so that a pointer to
+                           * one stays valid while others are added */
     size_t nfd, fd_cap;
     uint64_t nfiles;      /* dumps read (agg_files) */
     size_t count[CHECK_SEVERITY_COUNT];

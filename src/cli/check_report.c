@@ -44,23 +44,34 @@ check_report_text(const check_set *c, FILE *out, int all_files)
     size_t i, j;
 
     for (i = 0; i < c->nfd; i++) {
-        const ck_finding *d = &c->fd[i];
+        const ck_finding *d = c->fd[i];
         size_t nf = all_files ? d->nfiles : (d->nfiles > TEXT_FILES ? TEXT_FILES : d->nfiles);
         size_t nd = all_files ? d->ndetails
                               : (d->ndetails > TEXT_DETAILS ? TEXT_DETAILS : d->ndetails);
 
         fprintf(out, "%-7s %s: %s\n", check_severity_name[d->severity],
                 check_info[d->id].name, check_info[d->id].title);
-        if (*d->summary)
-            wrap(out, d->summary, 8);
-        for (j = 0; j < nd; j++)
-            fprintf(out, "        - %s\n", d->details[j]);
+        /* Summaries, details and files name files and values of the
+         * inputs: escaped (cli_esc). */
+        if (*d->summary) {
+            char *t = cli_esc_dup(d->summary);
+            wrap(out, t, 8);
+            free(t);
+        }
+        for (j = 0; j < nd; j++) {
+            fputs("        - ", out);
+            cli_fput_esc(out, d->details[j]);
+            fputc('\n', out);
+        }
         if (nd < d->ndetails)
             fprintf(out, "        - ... and %zu more\n", d->ndetails - nd);
         /* Files are named in the details where there are details. */
         if (d->ndetails == 0 && d->nfiles) {
-            for (j = 0; j < nf; j++)
-                fprintf(out, "%s%s\n", j ? "               " : "        files: ", d->files[j]);
+            for (j = 0; j < nf; j++) {
+                fputs(j ? "               " : "        files: ", out);
+                cli_fput_esc(out, d->files[j]);
+                fputc('\n', out);
+            }
             if (nf < d->nfiles)
                 fprintf(out, "               ... and %zu more (--all-files)\n", d->nfiles - nf);
         }
@@ -120,7 +131,7 @@ check_report_json(const check_set *c, FILE *out)
         json_object_set_new(counts, check_severity_name[i], json_integer((json_int_t)c->count[i]));
     json_object_set_new(root, "counts", counts);
     for (i = 0; i < c->nfd; i++) {
-        const ck_finding *d = &c->fd[i];
+        const ck_finding *d = c->fd[i];
         json_t *o = json_object();
         json_object_set_new(o, "check", json_string(check_info[d->id].name));
         json_object_set_new(o, "severity", json_string(check_severity_name[d->severity]));

@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* Exit codes of the pystats command (documented in docs/CLI.md). */
 enum cli_exit {
@@ -25,6 +26,28 @@ void *cli_xcalloc(size_t n, size_t size);
 void *cli_xrealloc(void *p, size_t n);
 char *cli_xstrndup(const char *s, size_t n);
 char *cli_xstrdup(const char *s);
+
+/* Text for people: every name and value that comes from the inputs (file
+ * names, keys, header values, source lines) goes through these before it
+ * reaches a warning, check's text output or a report, so that no input
+ * can move the cursor, retitle a terminal, fake a line of output or
+ * format a report (docs/CLI.md, "Control characters").  A control
+ * character (C0, DEL) or a byte that is not part of valid UTF-8 is
+ * written as \xHH, a C1 control (U+0080-U+009F) as \u00HH; everything
+ * else is copied.  JSON outputs carry the exact text instead.
+ *
+ * cli_esc: into dst (NUL-terminated, cut to fit size); returns the length
+ * the whole would take, as snprintf.  cli_esc_dup: a new string.
+ * cli_fput_esc: to a stream.  cli_fput_md: Markdown text: escaped so,
+ * then what Markdown or HTML would read as markup (\ ` * _ < & | ~, and
+ * a ] before ( [ or :) escaped with a backslash (underscores inside a
+ * word, as in LOAD_ATTR or LOAD_FAST__LOAD_FAST, are left alone: they
+ * cannot start emphasis), so that it renders as the text it is, in a
+ * table cell too. */
+size_t cli_esc(char *dst, size_t size, const char *s);
+char *cli_esc_dup(const char *s);
+void cli_fput_esc(FILE *out, const char *s);
+void cli_fput_md(FILE *out, const char *s);
 
 /* n with thousands separators ("1,234,567"), cut to fit size. */
 void cli_count_str(char *buf, size_t size, uint64_t n);

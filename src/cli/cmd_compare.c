@@ -151,7 +151,9 @@ load_side(char *input, const load_opts *lo, agg *a, const char *label)
 {
     load_inputs(&input, 1, lo, a);
     if (agg_files(a) == 0) {
-        fprintf(stderr, "pystats: error: %s: no dump files found in %s\n", label, input);
+        fprintf(stderr, "pystats: error: %s: no dump files found in ", label);
+        cli_fput_esc(stderr, input);
+        fputc('\n', stderr);
         return -1;
     }
     agg_sort(a);
@@ -251,8 +253,11 @@ cmd_compare(int argc, char **argv)
     cmp_build(&cm, &base, argv + optind, 1, &head, argv + optind + 1, 1, min_change, top);
     if (!lo.quiet) {
         size_t i;
-        for (i = 0; i < cm.nwarn; i++)
-            fprintf(stderr, "pystats: warning: %s\n", cm.warn[i]);
+        for (i = 0; i < cm.nwarn; i++) {
+            fputs("pystats: warning: ", stderr);
+            cli_fput_esc(stderr, cm.warn[i]);
+            fputc('\n', stderr);
+        }
     }
     if (expr) {
         if (!lo.quiet)

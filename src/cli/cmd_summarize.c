@@ -156,14 +156,18 @@ cmd_summarize(int argc, char **argv)
     check_free(cs);
     if (agg_files(&a) == 0) {
         fputs("pystats: error: no dump files found in", stderr);
-        for (i = 0; i < ninputs; i++)
-            fprintf(stderr, " %s", inputs[i]);
+        for (i = 0; i < ninputs; i++) {
+            fputc(' ', stderr);
+            cli_fput_esc(stderr, inputs[i]);
+        }
         fputc('\n', stderr);
         agg_free(&a);
         return CLI_EXIT_INPUT;
     }
-    if (equal_weight)
-        weight_equal_labels(&a);
+    if (equal_weight && weight_equal_labels(&a) != 0) {
+        agg_free(&a);
+        return CLI_EXIT_INPUT;
+    }
     agg_sort(&a);
     if (json_path == NULL && md_path == NULL && html_path == NULL)
         md_path = "-";
@@ -182,7 +186,9 @@ cmd_summarize(int argc, char **argv)
             ret = CLI_EXIT_INPUT;
         }
         if (report_mix_warning(&a, warn, sizeof warn)) {
-            fprintf(stderr, "pystats: error: --strict: %s\n", warn);
+            fputs("pystats: error: --strict: ", stderr);
+            cli_fput_esc(stderr, warn);
+            fputc('\n', stderr);
             ret = CLI_EXIT_INPUT;
         }
     }

@@ -70,17 +70,12 @@ fmt_share(char *buf, size_t size, double x)
         snprintf(buf, size, "%.2f%%", x * 100.0);
 }
 
+/* Text from the inputs: control characters and Markdown escaped
+ * (cli_fput_md). */
 static void
 cell(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputc('\\', out);
-        if (*s == '\n')
-            fputc(' ', out);
-        else
-            fputc(*s, out);
-    }
+    cli_fput_md(out, s);
 }
 
 /* ---- Markdown ------------------------------------------------------------------ */
@@ -152,9 +147,7 @@ header_row(FILE *out, const cmp *c, const char *label, int which)
         case 0:
             for (k = 0; k < sd->ninputs; k++) {
                 fputs(k ? ", " : "", out);
-                fputc('`', out);
                 cell(out, sd->inputs[k]);
-                fputc('`', out);
             }
             break;
         case 1:
@@ -279,8 +272,10 @@ section_md(FILE *out, const cmp *c, const cmp_section *s)
                 continue;
             if (listed == 0)
                 fprintf(out, "Only in 3.%d (%s): ", k == 0 ? bm : hm, k == 0 ? "base" : "head");
-            if (listed < 40)
-                fprintf(out, "%s%s", listed ? ", " : "", s->rows[i].name);
+            if (listed < 40) {
+                fputs(listed ? ", " : "", out);
+                cell(out, s->rows[i].name);
+            }
             listed++;
         }
         if (listed > 40)

@@ -182,6 +182,26 @@ canon_slot(load_worker *w, agg_group *g, uint32_t raw)
     return agg_slot(g, buf, n);
 }
 
+int
+load_reserve(load_worker *w, const char *path, unsigned __int128 n)
+{
+    uint_fast64_t cur = atomic_load(w->total);
+
+    do {
+        if (n > (unsigned __int128)(UINT64_MAX - cur)) {
+            if (n > UINT64_MAX)
+                agg_problem(&w->a, AGG_P_OVERFLOW, path, 0, "its counters add up past "
+                            "2**64-1, so totals could not be exact: file not counted");
+            else
+                agg_problem(&w->a, AGG_P_OVERFLOW, path, 0, "its counters would take the sum "
+                            "of all counters read past 2**64-1, so totals could not be exact: "
+                            "file not counted");
+            return -1;
+        }
+    } while (!atomic_compare_exchange_weak(w->total, &cur, cur + (uint_fast64_t)n));
+    return 0;
+}
+
 void
 load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
 {
@@ -191,7 +211,16 @@ load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
     agg_group *g;
     int32_t *xl;
     size_t i;
+    unsigned __int128 sum = 0;
 
+    for (i = 0; i < w->nent; i++)
+        if (agg_mode_of_kind(w->ri[w->ent[i].raw].kind) == AGG_ADD_SUM)
+            sum += w->ent[i].v;
+    if (load_reserve(w, path, sum) != 0) {
+        hdr_reset(w);
+        w->nent = 0;
+        return;
+    }
     if (own) {
         v = hdr_get(w, "meta.python.version");
         minor = v ? psf_parse_version(v, strlen(v)) : 0;
@@ -462,6 +491,13 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
     uint64_t v;
     unsigned long shown = 0, hidden = 0;
 
+    /* A UTF-8 byte order mark (some editors write one) is not content. */
+    if (n >= 3 && memcmp(buf, "\xEF\xBB\xBF", 3) == 0) {
+        buf += 3;
+        n -= 3;
+        p = buf;
+        end = buf + n;
+    }
     if (n == 0) {
         agg_problem(&w->a, AGG_P_EMPTY, path, 0, "empty file, not counted");
         return;
@@ -535,14 +571,28 @@ parse_text(load_worker *w, const char *path, char *buf, size_t n)
         }
         p = nl + 1;
     }
-    if (hidden && !w->a.quiet)
-        fprintf(stderr, "pystats: warning: %s: %lu more bad lines not shown "
-                "(counted in the report)\n", path, hidden);
-    if (w->nent == 0 && w->nhdr == 0) {
-        agg_problem(&w->a, AGG_P_EMPTY, path, 0, "no counters, file not counted");
+    if (hidden && !w->a.quiet) {
+        fputs("pystats: warning: ", stderr);
+        cli_fput_esc(stderr, path);
+        fprintf(stderr, ": %lu more bad lines not shown (counted in the report)\n", hidden);
+    }
+    if (w->nent == 0) {
+        /* A header alone (an own dump cut after its header) counts
+         * nothing: not a data file. */
+        agg_problem(&w->a, AGG_P_EMPTY, path, 0, "%s, file not counted",
+                    w->nhdr ? "a header and no counters" : "no counters");
+        hdr_reset(w);
         return;
     }
     load_file_end(w, path, own ? AGG_FMT_OWN_TEXT : AGG_FMT_NATIVE_TEXT, 1);
+}
+
+static const char *
+file_kind(mode_t m)
+{
+    return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
+         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
+         : S_ISDIR(m) ? "a directory" : "not a file";
 }
 
 static void
@@ -554,13 +604,28 @@ do_file(load_worker *w, const char *path)
     int fd;
 
     w->a.inputs++;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* Only regular files are read: a FIFO (or a device) in a shared
+     * directory would block the reader forever.  Decided before opening,
+     * and again on the descriptor, opened so that the open itself never
+     * blocks (a FIFO swapped in between). */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "not a regular file (%s), skipped",
+                    file_kind(st.st_mode));
+        return;
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0) {
         agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "cannot open: %s", strerror(errno));
         return;
     }
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "not a regular file");
+    if (fstat(fd, &st) != 0) {
+        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "cannot stat: %s", strerror(errno));
+        close(fd);
+        return;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        agg_problem(&w->a, AGG_P_UNREADABLE, path, 0, "not a regular file (%s), skipped",
+                    file_kind(st.st_mode));
         close(fd);
         return;
     }
@@ -712,6 +777,8 @@ worker_init(load_worker *w, const load_opts *opt, const load_observer *obs)
     observe_problems(&w->a, obs);
     ktab_init(&w->raw);
     w->first = NO_ID;
+    atomic_init(&w->own_total, 0);
+    w->total = &w->own_total;
 }
 
 static void
@@ -752,6 +819,7 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt,
     pool p;
     size_t i, jobs, started = 0;
     struct stat st;
+    atomic_uint_fast64_t total;
 
     agg_init(out);
     out->quiet = opt->quiet;
@@ -780,8 +848,10 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt,
     p.w = w;
     p.files = &files;
     atomic_init(&p.next, 0);
+    atomic_init(&total, 0);
     for (i = 0; i < jobs; i++) {
         worker_init(&w[i], opt, obs);
+        w[i].total = &total;
         args[i].p = &p;
         args[i].w = &w[i];
     }

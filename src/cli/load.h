@@ -12,6 +12,7 @@
 #include "agg.h"
 #include "ktab.h"
 
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -92,6 +93,11 @@ typedef struct load_worker {
     uint32_t first;         /* raw id of the first counter line last time */
     char *buf;              /* owned read buffer */
     size_t buf_cap;
+    /* The sum of every summed counter of every file counted so far, by
+     * all the workers of one load (load_reserve); own_total when the
+     * worker reads alone. */
+    atomic_uint_fast64_t *total;
+    atomic_uint_fast64_t own_total;
 } load_worker;
 
 /* Read every input into *out (initialised here).  Returns 0, or -1 if an
@@ -111,6 +117,14 @@ void load_header(load_worker *w, const char *key, size_t klen,
                  const char *val, size_t vlen);
 void load_file_end(load_worker *w, const char *path, int format,
                    uint64_t nfiles);
+/* Every total of a report is a sum of counters of one load: so that none
+ * can pass 2**64-1 (none is ever wrapped or capped), a file is counted
+ * only if the sum of all summed counters read, its own included, stays
+ * within 2**64-1.  n is that file's sum (an upper bound will do).
+ * Returns 0 (reserved), or -1: then the file is an overflow problem
+ * naming it, and must not be counted. */
+int load_reserve(load_worker *w, const char *path, unsigned __int128 n);
+
 /* Tell the observer (if any) of a file added to g. */
 void load_observe(load_worker *w, const char *path, int format,
                   uint64_t nfiles, const agg_group *g, const int32_t *slot);

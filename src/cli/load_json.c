@@ -3,6 +3,7 @@
 #include "load.h"
 
 #include "cli.h"
+#include "summary_schema.h"
 #include "text.h"
 #include "../format/psf_keys.h"
 #include "../format/psf_detect.h"
@@ -534,6 +535,7 @@ load_json(load_worker *w, const char *path, const char *buf, size_t n)
     json_t *root = text_json_loadb(buf, n, 0, &err);
     jctx c = { w, path, NULL, 0 };
     json_t *schema;
+    char why[600];
 
     if (root == NULL || !json_is_object(root)) {
         agg_problem(&w->a, AGG_P_UNPARSABLE, path, root ? 1 : (unsigned long)err.line,
@@ -547,6 +549,17 @@ load_json(load_worker *w, const char *path, const char *buf, size_t n)
         if (!json_is_integer(schema) || json_integer_value(schema) != SUMMARY_SCHEMA) {
             agg_problem(&w->a, AGG_P_UNSUPPORTED, path, 0,
                         "summary schema is not %d, file not counted", SUMMARY_SCHEMA);
+            json_decref(root);
+            return;
+        }
+        if (summary_schema_check(root, why, sizeof why) != 0) {
+            agg_problem(&w->a, AGG_P_UNPARSABLE, path, 0,
+                        "not a JSON summary of schema %d: %s; file not counted",
+                        SUMMARY_SCHEMA, why);
+            json_decref(root);
+            return;
+        }
+        if (load_reserve(w, path, summary_count_total(root)) != 0) {
             json_decref(root);
             return;
         }

@@ -28,19 +28,39 @@ esc_n(FILE *out, const char *s, size_t n)
     }
 }
 
+/* Text from the inputs (chart labels, data-* values): control
+ * characters escaped as in every text output (cli_esc), then HTML's. */
 static void
 esc(FILE *out, const char *s)
 {
-    esc_n(out, s, strlen(s));
+    char *t = cli_esc_dup(s);
+
+    esc_n(out, t, strlen(t));
+    free(t);
 }
 
-/* Inline Markdown of the reports: **bold**, `code`, and \| in cells. */
+static int
+ascii_punct(char c)
+{
+    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`')
+        || (c >= '{' && c <= '~');
+}
+
+/* Inline Markdown of the reports: **bold**, `code`, and backslash escapes
+ * (\| in cells, and whatever cli_fput_md escaped in text from the inputs:
+ * a backslash before ASCII punctuation is that character, as in
+ * CommonMark). */
 static void
 inline_md(FILE *out, const char *s, size_t n)
 {
     size_t i = 0, j;
 
     while (i < n) {
+        if (s[i] == '\\' && i + 1 < n && ascii_punct(s[i + 1])) {
+            esc_n(out, s + i + 1, 1);
+            i += 2;
+            continue;
+        }
         if (s[i] == '*' && i + 1 < n && s[i + 1] == '*') {
             for (j = i + 2; j + 1 < n && !(s[j] == '*' && s[j + 1] == '*'); j++)
                 ;
@@ -63,8 +83,6 @@ inline_md(FILE *out, const char *s, size_t n)
                 continue;
             }
         }
-        if (s[i] == '\\' && i + 1 < n && s[i + 1] == '|')
-            i++;
         esc_n(out, s + i, 1);
         i++;
     }

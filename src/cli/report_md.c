@@ -27,15 +27,13 @@ pct_str(char *buf, uint64_t num, uint64_t den)
         snprintf(buf, 32, "%.1f%%", 100.0 * (double)num / (double)den);
 }
 
-/* Text in a table cell: a '|' would end the cell. */
+/* Text from the inputs, in a table cell or anywhere: control characters
+ * and Markdown escaped (cli_fput_md), so a '|' never ends the cell and
+ * `**x**` or <script> show as the text they are. */
 static void
 cell(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        if (*s == '|')
-            fputc('\\', out);
-        fputc(*s, out);
-    }
+    cli_fput_md(out, s);
 }
 
 /* A table cell of free text held in the dump's encoding (text.h). */
@@ -67,6 +65,21 @@ heading(md *m, int extra, const char *fmt, ...)
     va_start(ap, fmt);
     vfprintf(m->out, fmt, ap);
     va_end(ap);
+    fputs("\n\n", m->out);
+}
+
+/* A heading whose text is a name from the inputs, then a suffix. */
+static void
+heading_name(md *m, int extra, const char *name, const char *suffix)
+{
+    int i;
+
+    fputc('\n', m->out);
+    for (i = 0; i < m->level + extra; i++)
+        fputc('#', m->out);
+    fputc(' ', m->out);
+    cell(m->out, name);
+    fputs(suffix, m->out);
     fputs("\n\n", m->out);
 }
 
@@ -169,7 +182,9 @@ sec_execution(md *m, const m_group *g)
             pct_str(mr, miss, l.v[i].n);
         else
             mr[0] = '\0';
-        fprintf(m->out, "| %s | %s | %s | %s | %s |\n", l.v[i].name, c, s, cu, mr);
+        fputs("| ", m->out);
+        cell(m->out, l.v[i].name);
+        fprintf(m->out, " | %s | %s | %s | %s |\n", c, s, cu, mr);
     }
     cli_count_str(c, sizeof c, g->total_exec);
     fprintf(m->out, "\nTotal: %s instructions executed.\n", c);
@@ -204,7 +219,9 @@ sec_pairs(md *m, const m_group *g)
         cli_count_str(c, sizeof c, l.v[i].n);
         pct_str(s, l.v[i].n, g->total_exec);
         pct_str(cu, cum, g->total_exec);
-        fprintf(m->out, "| %s | %s | %s | %s |\n", l.v[i].name, c, s, cu);
+        fputs("| ", m->out);
+        cell(m->out, l.v[i].name);
+        fprintf(m->out, " | %s | %s | %s |\n", c, s, cu);
     }
     for (i = 0; i < l.n; i++)
         free(l.v[i].name);
@@ -237,21 +254,25 @@ sec_pred_succ(md *m, const m_group *g)
         uint64_t pt = list_total(&op->pred), st = list_total(&op->succ);
         if (pt == 0 && st == 0)
             continue;
-        heading(m, 1, "%s", op->name);
+        heading_name(m, 1, op->name, "");
         fputs("| Predecessor | Count | Share | Successor | Count | Share |\n"
               "| :--- | ---: | ---: | :--- | ---: | ---: |\n", m->out);
         for (j = 0; j < 5 && (j < op->pred.n || j < op->succ.n); j++) {
             if (j < op->pred.n) {
                 cli_count_str(c, sizeof c, op->pred.v[j].n);
                 pct_str(p, op->pred.v[j].n, pt);
-                fprintf(m->out, "| %s | %s | %s ", op->pred.v[j].name, c, p);
+                fputs("| ", m->out);
+                cell(m->out, op->pred.v[j].name);
+                fprintf(m->out, " | %s | %s ", c, p);
             } else {
                 fputs("| | | ", m->out);
             }
             if (j < op->succ.n) {
                 cli_count_str(c, sizeof c, op->succ.v[j].n);
                 pct_str(p, op->succ.v[j].n, st);
-                fprintf(m->out, "| %s | %s | %s |\n", op->succ.v[j].name, c, p);
+                fputs("| ", m->out);
+                cell(m->out, op->succ.v[j].name);
+                fprintf(m->out, " | %s | %s |\n", c, p);
             } else {
                 fputs("| | | |\n", m->out);
             }
@@ -281,7 +302,7 @@ sec_specialization(md *m, const m_group *g)
             continue;
         if (!shown++)
             heading(m, 0, "Specialization");
-        heading(m, 1, "%s", op->name);
+        heading_name(m, 1, op->name, "");
         fputs("| Kind | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
         for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
             row3(m, psf_spec_field_name[kinds[k]], op->spec[kinds[k]], total);
@@ -367,11 +388,15 @@ sec_effectiveness(md *m, const m_group *g)
         cli_count_str(b, sizeof b, base);
         cli_count_str(s, sizeof s, spec);
         pct_str(sp, spec, fam.v[i].n);
-        fprintf(m->out, "| %s | %s | %s | %s | %s | ", fam.v[i].name, c, b, s, sp);
+        fputs("| ", m->out);
+        cell(m->out, fam.v[i].name);
+        fprintf(m->out, " | %s | %s | %s | %s | ", c, b, s, sp);
         for (j = 0; j < forms.n; j++) {
             if (j < 3) {
                 pct_str(p, forms.v[j].n, fam.v[i].n);
-                fprintf(m->out, "%s%s %s", j ? ", " : "", forms.v[j].name, p);
+                fputs(j ? ", " : "", m->out);
+                cell(m->out, forms.v[j].name);
+                fprintf(m->out, " %s", p);
             }
             free(forms.v[j].name);
         }
@@ -484,8 +509,11 @@ sec_gc(md *m, const m_group *g)
     }
     heading(m, 0, "GC stats");
     fputs("| Generation |", m->out);
-    for (f = 0; f < fields.n; f++)
-        fprintf(m->out, " %s |", fields.v[f].name);
+    for (f = 0; f < fields.n; f++) {
+        fputc(' ', m->out);
+        cell(m->out, fields.v[f].name);
+        fputs(" |", m->out);
+    }
     fputs("\n| ---: |", m->out);
     for (f = 0; f < fields.n; f++)
         fputs(" ---: |", m->out);
@@ -544,7 +572,9 @@ sec_optimization(md *m, const m_group *g)
                     snprintf(p, sizeof p, "%.2f", (double)g->opt.v[i].n / (double)ex);
                 else
                     p[0] = '\0';
-                fprintf(m->out, "| %s | %s | %s |\n", k, c, p);
+                fputs("| ", m->out);
+                cell(m->out, k);
+                fprintf(m->out, " | %s | %s |\n", c, p);
             } else {
                 row3(m, k, g->opt.v[i].n, opt_den(&g->opt, k));
             }
@@ -563,7 +593,7 @@ sec_optimization(md *m, const m_group *g)
                 last = j + 1;
         if (last == 0)
             continue;
-        heading(m, 1, "%s histogram", h->name);
+        heading_name(m, 1, h->name, " histogram");
         fputs("| Range | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
         for (j = 0; j < last; j++) {
             char label[64];
@@ -593,7 +623,9 @@ sec_optimization(md *m, const m_group *g)
             cli_count_str(c, sizeof c, l.v[i].n);
             pct_str(p, l.v[i].n, total);
             pct_str(cu, cum, total);
-            fprintf(m->out, "| %s | %s | %s | %s | ", l.v[i].name, c, p, cu);
+            fputs("| ", m->out);
+            cell(m->out, l.v[i].name);
+            fprintf(m->out, " | %s | %s | %s | ", c, p, cu);
             if (miss) {
                 pct_str(p, miss, l.v[i].n);
                 fputs(p, m->out);
@@ -678,10 +710,16 @@ sec_group_meta(md *m, const agg_group *g)
         if (!report_hdr_is_self_description(g->hdr[i].key))
             strs_line(m, g->hdr[i].key, &g->hdr[i].vals,
                       text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key)));
-    if (g->time_start)
-        fprintf(m->out, "| Earliest start | %s |\n", g->time_start);
-    if (g->time_end)
-        fprintf(m->out, "| Latest end | %s |\n", g->time_end);
+    if (g->time_start) {
+        fputs("| Earliest start | ", m->out);
+        cell(m->out, g->time_start);
+        fputs(" |\n", m->out);
+    }
+    if (g->time_end) {
+        fputs("| Latest end | ", m->out);
+        cell(m->out, g->time_end);
+        fputs(" |\n", m->out);
+    }
 }
 
 /* ---- the collector's own sections ---------------------------------- */
@@ -1066,7 +1104,9 @@ report_markdown(FILE *out, const agg *a, const report_opts *opt)
     fprintf(out, "%llu data files", (unsigned long long)agg_files(a));
     if (a->ng == 1) {
         report_group_title(a->g[0], t, sizeof t);
-        fprintf(out, ": %s.\n", t);
+        fputs(": ", out);
+        cell(out, t);
+        fputs(".\n", out);
     } else {
         fprintf(out, " in %zu groups.\n", a->ng);
     }
@@ -1078,8 +1118,11 @@ report_markdown(FILE *out, const agg *a, const report_opts *opt)
                 "is scaled to %s executions before adding (--equal-weight).\n",
                 (unsigned long long)a->g[0]->weight_labels, t);
     }
-    if (report_mix_warning(a, warn, sizeof warn))
-        fprintf(out, "\n**Warning:** %s.\n", warn);
+    if (report_mix_warning(a, warn, sizeof warn)) {
+        fputs("\n**Warning:** ", out);
+        cell(out, warn);
+        fputs(".\n", out);
+    }
     if (problems)
         fprintf(out, "\n**Warning:** %llu input problems (see \"Input problems\" below).\n",
                 (unsigned long long)problems);
@@ -1089,8 +1132,9 @@ report_markdown(FILE *out, const agg *a, const report_opts *opt)
         m.level = 3;
         for (i = 0; i < a->ng; i++) {
             report_group_title(a->g[i], t, sizeof t);
-            fprintf(out, "\n## Group %zu: %s (%llu files)\n", i + 1, t,
-                    (unsigned long long)a->g[i]->files);
+            fprintf(out, "\n## Group %zu: ", i + 1);
+            cell(out, t);
+            fprintf(out, " (%llu files)\n", (unsigned long long)a->g[i]->files);
             report_group(&m, a->g[i]);
         }
     }
@@ -1102,8 +1146,11 @@ report_markdown(FILE *out, const agg *a, const report_opts *opt)
                         (unsigned long long)a->problems[i]);
         if (a->nnotes) {
             fputs("\nFirst problems found:\n\n", out);
-            for (i = 0; i < a->nnotes; i++)
-                fprintf(out, "- %s: %s\n", agg_problem_name[a->notes[i].kind], a->notes[i].text);
+            for (i = 0; i < a->nnotes; i++) {
+                fprintf(out, "- %s: ", agg_problem_name[a->notes[i].kind]);
+                cell(out, a->notes[i].text);
+                fputc('\n', out);
+            }
         }
     }
     return ferror(out) ? -1 : 0;

@@ -1,4 +1,5 @@
-/* util.c: the command's allocation wrappers (one out-of-memory policy). */
+/* util.c: the command's allocation wrappers (one out-of-memory policy),
+ * option values, and the escaping of text for people. */
 #include "cli.h"
 #include "../format/psf_detect.h"
 
@@ -92,4 +93,157 @@ cli_count_str(char *buf, size_t size, uint64_t n)
         buf[j++] = tmp[i];
     }
     buf[j] = '\0';
+}
+
+/* ---- text for people ---------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
+static size_t
+utf8_len(const unsigned char *s, size_t n)
+{
+    size_t len, i;
+    unsigned c = s[0], min;
+
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF)
+        len = 2, c &= 0x1F, min = 0x80;
+    else if (c >= 0xE0 && c <= 0xEF)
+        len = 3, c &= 0x0F, min = 0x800;
+    else if (c >= 0xF0 && c <= 0xF4)
+        len = 4, c &= 0x07, min = 0x10000;
+    else
+        return 0;
+    if (n < len)
+        return 0;
+    for (i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        c = (c << 6) | (s[i] & 0x3F);
+    }
+    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+        return 0;
+    return len;
+}
+
+/* One unit of s: either an escape ("\\x1b", "\\u009b") written to esc, or
+ * a character to copy (esc[0] left '\0').  Returns the bytes consumed. */
+static size_t
+esc_unit(const char *s, size_t n, char esc[8])
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t len = utf8_len(u, n);
+
+    esc[0] = '\0';
+    if (len == 0 || u[0] < 0x20 || u[0] == 0x7F) {
+        snprintf(esc, 8, "\\x%02x", u[0]);
+        return 1;
+    }
+    if (len == 2 && u[0] == 0xC2 && u[1] < 0xA0) {
+        snprintf(esc, 8, "\\u%04x", u[1]);
+        return 2;
+    }
+    return len;
+}
+
+size_t
+cli_esc(char *dst, size_t size, const char *s)
+{
+    size_t n = strlen(s), i = 0, out = 0, k, j;
+    char e[8];
+
+    while (i < n) {
+        k = esc_unit(s + i, n - i, e);
+        if (e[0]) {
+            for (j = 0; e[j]; j++, out++)
+                if (out + 1 < size)
+                    dst[out] = e[j];
+        } else {
+            /* A character is copied whole or not at all. */
+            if (out + k < size)
+                memcpy(dst + out, s + i, k);
+            else if (out < size)
+                size = out + 1;
+            out += k;
+        }
+        i += k;
+    }
+    if (size)
+        dst[out < size ? out : size - 1] = '\0';
+    return out;
+}
+
+char *
+cli_esc_dup(const char *s)
+{
+    size_t n = cli_esc(NULL, 0, s);
+    char *d = cli_xmalloc(n + 1);
+
+    cli_esc(d, n + 1, s);
+    return d;
+}
+
+void
+cli_fput_esc(FILE *out, const char *s)
+{
+    size_t n = strlen(s), i = 0, k;
+    char e[8];
+
+    while (i < n) {
+        k = esc_unit(s + i, n - i, e);
+        if (e[0])
+            fputs(e, out);
+        else
+            fwrite(s + i, 1, k, out);
+        i += k;
+    }
+}
+
+static int
+word_char(const char *s, size_t n, size_t i)
+{
+    unsigned char c;
+
+    if (i >= n)
+        return 0;
+    c = (unsigned char)s[i];
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
+        || c >= 0x80;
+}
+
+void
+cli_fput_md(FILE *out, const char *s)
+{
+    size_t n = strlen(s), i = 0, k;
+    char e[8];
+
+    while (i < n) {
+        k = esc_unit(s + i, n - i, e);
+        if (e[0]) {
+            fputc('\\', out);     /* the escape's backslash, shown as is */
+            fputs(e, out);
+        } else if (k == 1 && (strchr("\\`*<&|~", s[i]) != NULL
+                              || (s[i] == ']' && i + 1 < n && strchr("([:", s[i + 1]) != NULL))) {
+            /* "]" only where a link would follow: "[x](...)", "[x][y]". */
+            fputc('\\', out);
+            fputc(s[i], out);
+        } else if (s[i] == '_') {
+            /* A run of underscores between two word characters
+             * (LOAD_FAST__LOAD_FAST) cannot open or close emphasis. */
+            size_t b = i;
+            while (b < n && s[b] == '_')
+                b++;
+            if (i > 0 && word_char(s, n, i - 1) && word_char(s, n, b)) {
+                fwrite(s + i, 1, b - i, out);
+                i = b;
+            } else {
+                for (; i < b; i++)
+                    fputs("\\_", out);
+            }
+            continue;
+        } else {
+            fwrite(s + i, 1, k, out);
+        }
+        i += k;
+    }
 }

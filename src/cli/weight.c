@@ -6,6 +6,7 @@
 #include "cli.h"
 #include "../format/psf_key.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,6 +22,19 @@ group_exec(const agg_group *g)
         if (psf_key_parse(ktab_key(&g->keys, i), ktab_len(&g->keys, i), &k) == PSF_K_OP_EXEC)
             n = n > UINT64_MAX - g->val[i] ? UINT64_MAX : n + g->val[i];
     }
+    return n;
+}
+
+/* Sum of a group's summed counters (no flags, no maxima). */
+static long double
+group_sum(const agg_group *g)
+{
+    long double n = 0;
+    size_t i;
+
+    for (i = 0; i < g->keys.n; i++)
+        if (!(g->flag[i] & (AGG_F_FLAG | AGG_F_MAX)))
+            n += (long double)g->val[i] + 0.5L;   /* each rounded up at most */
     return n;
 }
 
@@ -59,16 +73,50 @@ merge_scaled(agg_group *d, const agg_group *s, long double f)
     agg_time(d, s->time_start, s->time_end);
 }
 
-void
+/* The largest label total of a's groups of g's kind. */
+static uint64_t
+target_of(const agg *a, const uint64_t *total, const agg_group *g)
+{
+    uint64_t target = 0;
+    size_t j;
+
+    for (j = 0; j < a->ng; j++)
+        if (agg_same_kind(a->g[j], g) && total[j] > target)
+            target = total[j];
+    return target;
+}
+
+int
 weight_equal_labels(agg *a)
 {
     agg out;
     uint64_t *total = cli_xcalloc(a->ng, sizeof *total);
     size_t i, j;
 
-    agg_init(&out);
     for (i = 0; i < a->ng; i++)
         total[i] = group_exec(a->g[i]);
+    /* Scaling up can take a kind's counters past 2**64-1 together. */
+    for (i = 0; i < a->ng; i++) {
+        long double sum = 0;
+        uint64_t target = target_of(a, total, a->g[i]);
+        for (j = 0; j < a->ng; j++)
+            if (agg_same_kind(a->g[j], a->g[i]))
+                sum += group_sum(a->g[j])
+                       * (total[j] ? (long double)target / (long double)total[j] : 1.0L);
+        if (sum >= 18446744073709551615.0L) {
+            fputs("pystats: error: --equal-weight: scaled to the largest label's executions, "
+                  "the counters of labels", stderr);
+            for (j = 0; j < a->ng; j++)
+                if (agg_same_kind(a->g[j], a->g[i])) {
+                    fputc(' ', stderr);
+                    cli_fput_esc(stderr, a->g[j]->label ? a->g[j]->label : "(none)");
+                }
+            fputs(" would add up past 2**64-1; summarize them without --equal-weight\n", stderr);
+            free(total);
+            return -1;
+        }
+    }
+    agg_init(&out);
     for (i = 0; i < a->ng; i++) {
         const agg_group *s = a->g[i];
         uint64_t target = 0, labels = 0;
@@ -102,4 +150,5 @@ weight_equal_labels(agg *a)
     }
     agg_free(&out);
     free(total);
+    return 0;
 }

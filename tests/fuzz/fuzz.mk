@@ -1,5 +1,6 @@
 # tests/fuzz/fuzz.mk: libFuzzer harnesses for every input parser of the
-# pystats command (tests/fuzz/fuzz_load.c), built with clang's
+# pystats command (tests/fuzz/fuzz_load.c) and for sets of files read as
+# a directory (tests/fuzz/fuzz_set.c, entry "set"), built with clang's
 # -fsanitize=fuzzer plus ASan and UBSan.  Included by the top-level
 # Makefile.
 #
@@ -23,7 +24,9 @@ FUZZ_CFLAGS        := -g -O1 -std=c11 -D_GNU_SOURCE \
 # the program's, not the harness's.
 FUZZ_LIB_SRC       := $(filter-out src/cli/main.c src/cli/load.c,$(wildcard src/cli/*.c)) \
                       $(wildcard src/format/*.c)
-FUZZ_BINS          := $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_ENTRIES))
+FUZZ_BINS          := $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_ENTRIES)) $(FUZZ_BUILD)/fuzz-set
+# The set harness links load.c as the program does.
+FUZZ_SET_SRC       := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c)) $(wildcard src/format/*.c)
 
 fuzz_entry_native  := 1
 fuzz_entry_own     := 2
@@ -38,6 +41,10 @@ $(FUZZ_BUILD)/fuzz-%: tests/fuzz/fuzz_load.c $(FUZZ_LIB_SRC) $(wildcard src/cli/
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -DFUZZ_ENTRY=$(fuzz_entry_$*) -o $@ \
 	    tests/fuzz/fuzz_load.c $(FUZZ_LIB_SRC) $(JANSSON_LIBS) -pthread
+
+$(FUZZ_BUILD)/fuzz-set: tests/fuzz/fuzz_set.c $(FUZZ_SET_SRC) $(wildcard src/cli/*.h src/format/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_set.c $(FUZZ_SET_SRC) $(JANSSON_LIBS) -pthread
 
 fuzz: $(FUZZ_BINS)
 	sh tests/fuzz/run.sh long $(FUZZ_SECONDS) $(FUZZ_BUILD)

@@ -3,7 +3,8 @@
 #
 # Usage: sh tests/fuzz/run.sh quick|long SECONDS BUILD_DIR
 #
-# For each entry point (native, own, summary, cpython): first every
+# For each entry point (native, own, summary, cpython, and set: several
+# files read as a directory, tests/fuzz/fuzz_set.c): first every
 # regression input of tests/golden/bad-input/<entry> (each was a crash
 # once: it must run clean now), then SECONDS of fuzzing from the seeds
 # (tests/fuzz/seeds/<entry> and the golden fixtures) into the corpus
@@ -19,7 +20,7 @@ total_runs=0
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL $1"; }
 
-for e in native own summary cpython; do
+for e in native own summary cpython set; do
     bin=$b/fuzz-$e
     corpus=$b/corpus/$e
     mkdir -p "$corpus"
@@ -27,7 +28,10 @@ for e in native own summary cpython; do
     case $e in
     native) seeds="$seeds tests/golden/native/cpython-3.11.2-whole tests/golden/native/cpython-3.13.5-whole tests/golden/native/cpython-3.13.5-windowed" ;;
     cpython) seeds="$seeds tests/golden/cpython-json" ;;
+    # Longer inputs: several files each.
+    set) maxlen=65536 ;;
     esac
+    maxlen=${maxlen:-16384}
     reg=tests/golden/bad-input/$e
     if [ -d "$reg" ] && [ -n "$(ls "$reg")" ]; then
         n=$(ls "$reg" | wc -l | tr -d ' ')
@@ -40,12 +44,13 @@ for e in native own summary cpython; do
     fi
     # -rss_limit_mb: a summary of a hostile file must stay small too.
     # shellcheck disable=SC2086
-    "$bin" -max_total_time="$secs" -max_len=16384 -rss_limit_mb=1024 -timeout=10 \
+    "$bin" -max_total_time="$secs" -max_len="$maxlen" -rss_limit_mb=1024 -timeout=10 \
         -dict=tests/fuzz/pystats.dict -artifact_prefix="$b/crash-$e-" \
         -print_final_stats=1 "$corpus" $seeds > "$b/fuzz-$e.log" 2>&1
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$b/fuzz-$e.log" | tail -1)
     total_runs=$((total_runs + ${runs:-0}))
+    maxlen=
     if [ "$rc" -eq 0 ]; then
         ok "$e: ${secs}s, ${runs:-?} inputs, corpus $(ls "$corpus" | wc -l | tr -d ' ') files"
     else

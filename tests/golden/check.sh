@@ -213,8 +213,15 @@ for f in "$HERE"/bad-input/*/*; do
     [ -f "$f" ] || continue
     entry=$(basename "$(dirname "$f")")
     name=bad-input/$entry/$(basename "$f")
+    rm -rf "$T/regress.txt"
     case $entry in
     own) { echo 'pystats.format : 1'; cat "$f"; } > "$T/regress.txt" ;;
+    # A set (tests/fuzz/fuzz_set.c): an options byte, then files split at
+    # "\n--- file\n", read as one directory.
+    set) python3 -c 'import os, sys
+d = sys.argv[2]; os.mkdir(d)
+for i, b in enumerate(open(sys.argv[1], "rb").read()[1:].split(b"\n--- file\n")[:24]):
+    open(os.path.join(d, "f%02d" % i), "wb").write(b)' "$f" "$T/regress.txt" ;;
     summary|cpython) cp "$f" "$T/regress.txt.json"; mv "$T/regress.txt.json" "$T/regress.txt" ;;
     *) cp "$f" "$T/regress.txt" ;;
     esac

@@ -227,6 +227,19 @@ strip = lambda g: {k: v for k, v in g.items() if k != "meta"}
 print([strip(g) for g in a["groups"]] == [strip(g) for g in b["groups"]]
       and [g["meta"]["files"] for g in a["groups"]] == [g["meta"]["files"] for g in b["groups"]])
 ' "$T/all.json" "$T/again.json")"
+# A UTF-8 byte order mark before the JSON (or a dump) is not content.
+{ printf '\357\273\277'; cat "$T/cpython-3.13.5-whole.json"; } > "$T/bom.json"
+run summarize "$T/bom.json" --json "$T/bom-out.json"
+check "JSON with a UTF-8 BOM: read as a summary, no warnings" "0 {'summary-json': 2}" \
+    "$rc $(jget "$T/bom-out.json" 'd["meta"]["formats"]')$(cat "$T/stderr")"
+check "JSON with a UTF-8 BOM: the same totals" \
+    "$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$NAT"/cpython-3.13.5-whole/*)" \
+    "$(jget "$T/bom-out.json" 'd["meta"]["total_execution_count"]')"
+mkdir "$T/bom-own"
+{ printf '\357\273\277'; cat "$HERE/own/dump-1.txt"; } > "$T/bom-own/dump.txt"
+run summarize "$T/bom-own" --json "$T/bom-own.json"
+check "own dump with a UTF-8 BOM: read as an own dump" "pystats-text" \
+    "$(jget "$T/bom-own.json" '" ".join(d["meta"]["formats"])')"
 run summarize "$T/cpython-3.13.5-whole.json" "$T/cpython-3.13.5-whole.json" --json "$T/twice.json"
 check "summary read twice: counts double" \
     "$(( $(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$NAT"/cpython-3.13.5-whole/*) * 2 ))" \
@@ -316,13 +329,49 @@ mkdir "$T/overflow"
 { cat "$good"; echo "opcode[NOP].execution_count : 18446744073709551616"; } > "$T/overflow/dump.txt"
 bad_case overflow overflow "overflow/dump.txt:$(($(wc -l < "$good") + 1)): " "$good_total"
 
+# Sums past 2**64-1: the file that would take the totals there is refused
+# and named; every total printed is exact (never wrapped, never capped).
 mkdir "$T/sum-overflow"
 printf 'opcode[NOP].execution_count : 18446744073709551615\n' > "$T/sum-overflow/a.txt"
 printf 'opcode[NOP].execution_count : 1\n' > "$T/sum-overflow/b.txt"
-run summarize "$T/sum-overflow" --json "$T/sum-overflow.json"
-check "sum overflow: warned" 1 "$(grep -c 'exceeds 2\*\*64-1' "$T/stderr")"
-check "sum overflow: kept at the maximum, as a string" 18446744073709551615 \
-    "$(jget "$T/sum-overflow.json" 'd["opcodes"]["NOP"]["execution_count"]')"
+run summarize "$T/sum-overflow" --jobs 1 --json "$T/sum-overflow.json"
+check "sum overflow: the second file named, not counted" 1 \
+    "$(grep -c 'sum-overflow/b.txt: its counters would take the sum of all counters read past 2\*\*64-1' "$T/stderr")"
+check "sum overflow: the first file's count exact, as a string" "18446744073709551615 1 1" \
+    "$(jget "$T/sum-overflow.json" 'str(d["opcodes"]["NOP"]["execution_count"]) + " " + str(d["meta"]["files"]) + " " + str(d["meta"]["problems"]["overflow"])')"
+mkdir "$T/wrap-one"
+printf 'opcode[NOP].execution_count : 9223372036854775808\nopcode[POP_TOP].execution_count : 9223372036854775808\n' > "$T/wrap-one/a.txt"
+cp "$good" "$T/wrap-one/good.txt"
+bad_case wrap-one overflow "wrap-one/a.txt: its counters add up past 2\*\*64-1" "$good_total"
+mkdir "$T/wrap-max"
+printf 'opcode[NOP].execution_count : 18446744073709551615\nopcode[POP_TOP].execution_count : 18446744073709551615\n' > "$T/wrap-max/a.txt"
+run summarize "$T/wrap-max"
+check "two counters of 2**64-1 in one file: not counted, no dump files" 1 "$rc"
+check "two counters of 2**64-1 in one file: no total printed" 0 "$(grep -c '18,446,744,073,709,551,614' "$T/stdout")"
+mkdir "$T/wrap-two"
+printf 'opcode[NOP].execution_count : 9223372036854775808\n' > "$T/wrap-two/a.txt"
+printf 'opcode[POP_TOP].execution_count : 9223372036854775808\n' > "$T/wrap-two/b.txt"
+run summarize "$T/wrap-two" --jobs 1 --markdown "$T/wrap-two.md" --json "$T/wrap-two.json"
+check "2**63 in each of two files: the total is the first file's, exact" \
+    "Total: 9,223,372,036,854,775,808 instructions executed." "$(grep '^Total:' "$T/wrap-two.md")"
+check "2**63 in each of two files: the second named" 1 "$(grep -c 'wrap-two/b.txt: its counters would take' "$T/stderr")"
+run check "$T/wrap-two" --jobs 1 --json "$T/wrap-two-check.json"
+check "2**63 in each of two files: check says overflow, names the file" "6 b.txt" \
+    "$rc $(jget "$T/wrap-two-check.json" "' '.join(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == 'overflow' for p in f['files'])")"
+# A JSON summary read back counts the same way.
+printf '{"schema": 1, "meta": {"files": 1}, "opcodes": {"NOP": {"execution_count": "18446744073709551615"}, "POP_TOP": {"execution_count": 1}}}' > "$T/wrap-json.json"
+run summarize "$T/wrap-json.json"
+check "a summary whose counts add up past 2**64-1: refused" "1 1" \
+    "$rc $(grep -c 'wrap-json.json: its counters add up past 2\*\*64-1' "$T/stderr")"
+# --equal-weight scales counters up: past 2**64-1 it is an error naming the labels.
+mkdir "$T/wrap-weight"
+printf 'pystats.format : 1\nmeta.python.version : 3.12.1\nmeta.label : small\nopcode[NOP].execution_count : 1\ncalls.python_starts : 4611686018427387904\n' > "$T/wrap-weight/a.txt"
+printf 'pystats.format : 1\nmeta.python.version : 3.12.1\nmeta.label : big\nopcode[NOP].execution_count : 4611686018427387904\n' > "$T/wrap-weight/b.txt"
+run summarize "$T/wrap-weight" --equal-weight
+check "--equal-weight past 2**64-1: an error naming the labels" "1 1" \
+    "$rc $(grep -c 'equal-weight: .* labels \(big small\|small big\) would add up past 2\*\*64-1' "$T/stderr")"
+run summarize "$T/wrap-weight"
+check "the same without --equal-weight: counted" 0 "$rc"
 
 mkdir "$T/binary"
 cp "$good" "$T/binary/good.txt"
@@ -340,10 +389,39 @@ if [ "$(id -u)" != 0 ]; then
     bad_case noperm unreadable "noperm/secret.txt: cannot open" "$good_total"
 fi
 
+# A FIFO never blocks the reader (anyone who can write a shared dump
+# directory could plant one): skipped, named, the rest counted.
+mkdir "$T/fifo"
+cp "$good" "$T/fifo/good.txt"
+if mkfifo "$T/fifo/p.txt" 2>/dev/null; then
+    timeout 20 "$PYSTATS" summarize "$T/fifo" --json "$T/fifo.json" > "$T/stdout" 2> "$T/stderr"
+    check "FIFO in a directory: no hang, exit 0" 0 "$?"
+    check "FIFO in a directory: named as skipped" 1 "$(grep -c 'fifo/p.txt: not a regular file (a FIFO), skipped' "$T/stderr")"
+    check "FIFO in a directory: problem counted" 1 "$(jget "$T/fifo.json" "d['meta']['problems']['unreadable']")"
+    check "FIFO in a directory: rest still counted" "$good_total" "$(jget "$T/fifo.json" 'd["meta"]["total_execution_count"]')"
+    timeout 20 "$PYSTATS" summarize "$T/fifo/p.txt" > "$T/stdout" 2> "$T/stderr"
+    check "FIFO as the argument: no hang, no dump files (exit 1)" 1 "$?"
+    timeout 20 "$PYSTATS" check "$T/fifo" --json "$T/fifo-check.json" > "$T/stdout" 2> "$T/stderr"
+    check "FIFO: check reports it unreadable" "p.txt" "$(jget "$T/fifo-check.json" "' '.join(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == 'unreadable' for p in f['files'])")"
+else
+    echo "skip FIFO (mkfifo failed)"
+fi
+
 mkdir "$T/empty"
 cp "$good" "$T/empty/good.txt"
 : > "$T/empty/zero.txt"
 bad_case empty empty "empty/zero.txt: empty" "$good_total"
+
+# An own dump with its header and no counters is no data file.
+mkdir "$T/header-only"
+cp "$OWN/dump-1.txt" "$T/header-only/good.txt"
+sed -n '/^pystats\./p; /^meta\./p' "$OWN/dump-1.txt" > "$T/header-only/hdr.txt"
+own_total=$(awk_sum '^opcode\[[^]]*\]\.execution_count$' "$OWN/dump-1.txt")
+bad_case header-only empty "header-only/hdr.txt: a header and no counters" "$own_total"
+check "header-only: not a data file" 1 "$(jget "$T/header-only.json" 'd["meta"]["files"]')"
+run check "$T/header-only" --json "$T/header-only-check.json"
+check "header-only: check says empty, names the file" "untrusted hdr.txt" \
+    "$(jget "$T/header-only-check.json" "d['verdict'] + ' ' + ' '.join(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == 'empty' for p in f['files'])")"
 
 mkdir "$T/nothing"
 run summarize "$T/nothing"
@@ -355,6 +433,70 @@ mkdir "$T/badjson"
 printf '{"schema": 1, "opcodes": ' > "$T/badjson/x.json"
 cp "$good" "$T/badjson/good.txt"
 bad_case badjson unparsable "badjson/x.json:1: not a valid JSON" "$good_total"
+
+# JSON summaries whose members have the wrong types: rejected whole, with
+# the file and what is wrong; never read as a summary of nothing.
+run summarize "$good" --json "$T/one.json"
+schema_case() {  # schema_case NAME PYTHON-EDIT-OF-d EXPECTED-WHAT
+    mkdir "$T/schema-$1"
+    cp "$good" "$T/schema-$1/good.txt"
+    python3 -c 'import json, sys
+d = json.load(open(sys.argv[1])); exec(sys.argv[2]); json.dump(d, open(sys.argv[3], "w"))' \
+        "$T/one.json" "$2" "$T/schema-$1/s.json"
+    bad_case "schema-$1" unparsable "schema-$1/s.json: not a JSON summary of schema 1: $3" "$good_total"
+    check "schema-$1: only the dump is counted" 1 "$(jget "$T/schema-$1.json" 'd["meta"]["files"]')"
+}
+schema_case opcodes-array 'd["opcodes"] = [1, 2]' "opcodes is an array, not an object"
+schema_case opcodes-string 'd["opcodes"] = "x"' "opcodes is a string, not an object"
+schema_case no-meta 'del d["meta"]' "meta is missing"
+schema_case meta-number 'd["meta"] = 3' "meta is an integer, not an object"
+schema_case files-negative 'd["meta"]["files"] = -1' "meta.files is a negative integer, not a count"
+schema_case schema-only 'd = {"schema": 1}' "meta is missing"
+schema_case op-list 'd["opcodes"]["LOAD_ATTR"] = [5]' "opcodes.LOAD_ATTR is an array, not an object"
+schema_case pairs-string 'd["opcodes"]["LOAD_ATTR"]["pair_count"] = "many"' \
+    "opcodes.LOAD_ATTR.pair_count is a string, not an object"
+schema_case group-string 'd = {"schema": 1, "meta": {"files": 2}, "groups": [d, "g"]}' \
+    "groups\[1\] is a string, not an object"
+run check "$T/schema-opcodes-array" --json "$T/schema-check.json"
+check "schema: check names the summary as unparsable" "6 s.json" \
+    "$rc $(jget "$T/schema-check.json" "' '.join(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == 'unparsable' for p in f['files'])")"
+
+# ---- hostile names and text: escaped in every text output -------------------
+# A file name carrying an OSC title sequence, a BEL, a newline and a fake
+# "error:" line, and source lines with Markdown and HTML in them.
+mkdir "$T/hostile"
+evil=$(printf 'evil\033]0;pwned\007\n pystats: error: fake')
+{ cat "$OWN/dump-1.txt"
+  echo 'census.site[0] : LOAD_ATTR | 5 | 47 | /srv/<b>x</b>.py | 3 | __init__ | y = **x** + `z` <script>alert(1)</script>'
+  echo 'not a counter line'; } > "$T/hostile/$evil.txt"
+esc_name='evil\x1b]0;pwned\x07\x0a pystats: error: fake.txt'
+raw_ctl() {  # raw_ctl FILE: how many ESC, BEL or other control bytes (not LF, TAB) it holds
+    tr -d '\n\t' < "$1" | tr -dc '\000-\037\177' | wc -c | tr -d ' '
+}
+run summarize "$T/hostile" --markdown "$T/hostile.md" --html "$T/hostile.html" --json "$T/hostile.json"
+check "hostile name: summarize exit status" 0 "$rc"
+check "hostile name: no control character in the warnings" 0 "$(raw_ctl "$T/stderr")"
+check "hostile name: one warning line, the name escaped" 1 \
+    "$(grep -cF "pystats: warning: $T/hostile/$esc_name:$(($(wc -l < "$OWN/dump-1.txt") + 2)): no \"key : value\"" "$T/stderr")"
+check "hostile name: no line of stderr starts as if pystats wrote it" 0 "$(grep -c '^ pystats: error' "$T/stderr")"
+check "hostile name: no control character in the Markdown" 0 "$(raw_ctl "$T/hostile.md")"
+check "hostile name: no control character in the HTML" 0 "$(raw_ctl "$T/hostile.html")"
+check "hostile source: no raw HTML in the Markdown" 0 "$(grep -c '[^\\]<script>\|[^\\]<b>' "$T/hostile.md")"
+check "hostile source: Markdown shows the source as text" 1 \
+    "$(grep -cF '| y = \*\*x\*\* + \`z\` \<script>alert(1)\</script> |' "$T/hostile.md")"
+check "hostile source: Markdown escapes the function name" 1 "$(grep -cF '| \_\_init\_\_ |' "$T/hostile.md")"
+check "hostile source: HTML cell is the text, not formatting" 1 \
+    "$(grep -cF '<td>y = **x** + `z` &lt;script&gt;alert(1)&lt;/script&gt;</td>' "$T/hostile.html")"
+check "hostile source: HTML has no bold or code from it, and only its own script" "0 0 1" \
+    "$(grep -c '<strong>x</strong>' "$T/hostile.html") $(grep -c '<code>z</code>' "$T/hostile.html") $(grep -o '<script>' "$T/hostile.html" | wc -l | tr -d ' ')"
+check "hostile name: the JSON keeps the exact name" "$T/hostile/$evil.txt" \
+    "$(jget "$T/hostile.json" "d['meta']['problem_notes'][0]['where'].split(':$(($(wc -l < "$OWN/dump-1.txt") + 2)): ')[0]")"
+check "hostile source: the JSON keeps the exact source" 'y = **x** + `z` <script>alert(1)</script>' \
+    "$(jget "$T/hostile.json" 'd["census"]["sites"][0]["source"]')"
+run check "$T/hostile" --all-files
+check "hostile name: check text has no control character" 0 "$(raw_ctl "$T/stdout")"
+check "hostile name: check text names it escaped" yes \
+    "$(grep -qF "$esc_name" "$T/stdout" && echo yes)"
 
 # ---- writing reports: whole or not at all ----------------------------------
 run summarize "$NAT"/cpython-3.13.5-whole --json "$T/no-such-dir/x.json"
