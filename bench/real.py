@@ -26,9 +26,10 @@ each benchmark, the mode switched on, one unit of work to warm up
 (specialization, the collector's first instrumentation), then UNITS units
 between two marker calls at which callgrind starts a new part
 (--dump-before=getpgrp): that part is exactly the measured units, with
-start-up, imports, the benchmark's setup, the warm-up, on(), off() and
-the dump outside it.  It is the difference of two run lengths, taken in
-one process.
+start-up, imports, the benchmark's setup, the warm-up and on() outside
+it.  It is the difference of two run lengths, taken in one process.  A
+third part, off() and the dump (the census walk included), is reported
+in instructions: it is paid once per dump, not per instruction.
 
 Then a wall-clock view (--no-wall leaves it out): pyperf itself times the
 same work with and without collection (PYTHONSTATS=count in every pyperf
@@ -187,13 +188,14 @@ def callgrind(interp, mode, names, units):
             with open(path) as f:
                 m = re.search(r"^totals: (\d+)", f.read(), re.M)
             parts[part] = int(m.group(1))
-        if sorted(parts) != list(range(1, 2 * len(names) + 1)):
+        if sorted(parts) != list(range(1, 3 * len(names) + 1)):
             raise SystemExit(
                 "bench-real: %s %s: callgrind wrote parts %s, expected 1..%d "
-                "(two markers per benchmark): something else called "
+                "(three markers per benchmark): something else called "
                 "getpgrp()" % (interp.key, mode, sorted(parts),
-                               2 * len(names)))
-        return {n: parts[2 * i + 2] for i, n in enumerate(names)}
+                               3 * len(names)))
+        return ({n: parts[3 * i + 2] for i, n in enumerate(names)},
+                {n: parts[3 * i + 3] for i, n in enumerate(names)})
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 
@@ -246,7 +248,13 @@ def detail_table(interp, counts, names, wall):
     return lines
 
 
-def summary_table(interps, results, walls):
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return (xs[n // 2] + xs[(n - 1) // 2]) / 2
+
+
+def summary_table(interps, results, stops, walls):
     """The table the README quotes: one column per interpreter."""
     own = [i for i in interps if not i.native]
     native = {i.ver: i for i in interps if i.native}
@@ -279,6 +287,17 @@ def summary_table(interps, results, walls):
     row("floor `noop` (events of `instructions`)", gm("noop"))
     row("floor `noop-segments` (events of `count`)", gm("noop-segments"))
     row("floor `noop-quiet` (events `count` receives)", gm("noop-quiet"))
+
+    def dump_cell(i):
+        cells = []
+        for mode, label in (("count", "count"),
+                            ("count-nocensus", "no census"),
+                            ("census", "census")):
+            per = stops[i.key].get(mode)
+            if per:
+                cells.append("%s %.1f" % (label, median(per.values()) / 1e6))
+        return ", ".join(cells) or "-"
+    row("one `off()` and dump, M instructions (median)", dump_cell)
 
     def native_cell(i):
         n = native.get(i.ver)
@@ -391,13 +410,16 @@ def main():
     jobs = [(i, m, g) for i in interps for m in i.modes for g in groups]
     jobs.sort(key=lambda j: -WEIGHT[j[1]] * len(j[2]))
     results = {i.key: {m: {} for m in i.modes} for i in interps}
+    stops = {i.key: {m: {} for m in i.modes} for i in interps}
     done = 0
     with concurrent.futures.ThreadPoolExecutor(args.jobs) as pool:
         futs = {pool.submit(callgrind, i, m, g, UNITS): (i, m, g)
                 for i, m, g in jobs}
         for fut in concurrent.futures.as_completed(futs):
             i, m, g = futs[fut]
-            results[i.key][m].update(fut.result())
+            window, stop = fut.result()
+            results[i.key][m].update(window)
+            stops[i.key][m].update(stop)
             done += 1
             log("bench-real: %d/%d %s %s (%s) at %.0f s" % (
                 done, len(jobs), i.key, m, ",".join(g), time.time() - t0))
@@ -418,7 +440,8 @@ def main():
                                             "version": i.full,
                                             "native": i.native}
                                     for i in interps},
-                   "instructions": results, "wall": walls}, f, indent=1,
+                   "instructions": results, "off_and_dump": stops,
+                   "wall": walls}, f, indent=1,
                   sort_keys=True)
     measured = [i for i in interps if i.modes]
     out = ["# make bench-real", "",
@@ -432,7 +455,7 @@ def main():
                len(names), elapsed, t_cg, args.jobs, load0,
                os.getloadavg()[0], os.cpu_count() or 1), "",
            "## Summary", ""]
-    out += summary_table(interps, results, walls)
+    out += summary_table(interps, results, stops, walls)
     out += ["", "## Per benchmark", ""]
     for i in measured:
         out += detail_table(i, results[i.key], names, walls.get(i.key))

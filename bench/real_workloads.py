@@ -213,10 +213,11 @@ def stop(mode):
 def main():
     """MODE BENCHMARKS_DIR NAME:WARMUP:UNITS ...: for each benchmark, the
     mode switched on, WARMUP units of work (specialization, the
-    collector's first instrumentation of the code), then UNITS units
-    between two calls of os.getpgrp(), the marker bench/real.py gives
-    callgrind (--dump-before=getpgrp): the second of each pair of
-    callgrind's parts is exactly those UNITS units."""
+    collector's first instrumentation of the code), then UNITS units,
+    then off() and the dump.  os.getpgrp() is the marker at which
+    bench/real.py has callgrind start a new part (--dump-before=getpgrp):
+    of each benchmark's three parts, the second is exactly the UNITS
+    units, the third the mode's off() and dump."""
     mode, benchmarks_dir = sys.argv[1:3]
     if mode not in MODES:
         raise SystemExit("real_workloads: unknown mode " + mode)
@@ -229,6 +230,7 @@ def main():
         work(int(units))
         os.getpgrp()
         stop(mode)
+        os.getpgrp()
         del work
         del sys.modules["bm_" + name]
         gc.collect()
