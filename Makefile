@@ -8,7 +8,7 @@
 #                             and the summary of the last make bench-real
 #   make bench-real           what collection costs on 14 pyperformance
 #                             benchmarks, per interpreter (not in make test;
-#                             about 15 minutes on 2 cores)
+#                             about 850 s of CPU time, 2 processes at a time)
 #   make SANITIZER=address    build with ASan (also: undefined)
 #   make WERROR=1             treat warnings as errors
 #   make test-asan            the Python suite against the extension built

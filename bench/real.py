@@ -49,6 +49,7 @@ import json
 import math
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -283,7 +284,9 @@ def summary_table(interps, results, stops, walls):
         if r_of(i, "count") else "-")
     row("`count` without census, geomean", gm("count-nocensus"))
     row("`census` geomean", gm("census", 2))
-    row("`instructions` geomean", gm("instructions", 1))
+    row("`instructions` geomean", lambda i: "same as `count`"
+        if "instructions" not in i.modes and "count" in i.modes
+        else gm("instructions", 1)(i))
     row("floor `noop` (events of `instructions`)", gm("noop"))
     row("floor `noop-segments` (events of `count`)", gm("noop-segments"))
     row("floor `noop-quiet` (events `count` receives)", gm("noop-quiet"))
@@ -433,9 +436,12 @@ def main():
                 log("bench-real: wall clock %s at %.0f s" % (
                     i.key, time.time() - t0))
     elapsed = time.time() - t0
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = ru.ru_utime + ru.ru_stime
 
     with open(RAW, "w") as f:
         json.dump({"units": UNITS, "warmup": WARMUP, "seconds": elapsed,
+                   "cpu_seconds": cpu,
                    "interpreters": {i.key: {"python": i.python,
                                             "version": i.full,
                                             "native": i.native}
@@ -448,11 +454,11 @@ def main():
            "%d pyperformance benchmarks (pyperformance 1.14.0), per "
            "interpreter: each mode's callgrind instructions per unit of "
            "work over a plain run's (units measured after one of "
-           "warm-up); geometric means over the benchmarks. Took %.0f s "
-           "(callgrind %.0f s, %d at a time; load average %.1f at the start, "
-           "%.1f at the end, %d cores: times on a shared machine are "
-           "pessimistic, the instruction counts are not)." % (
-               len(names), elapsed, t_cg, args.jobs, load0,
+           "warm-up); geometric means over the benchmarks. Took %.0f s, "
+           "%.0f s of CPU (callgrind %.0f s, %d at a time; load average "
+           "%.1f at the start, %.1f at the end, %d cores: times on a shared "
+           "machine are pessimistic, the instruction counts are not)." % (
+               len(names), elapsed, cpu, t_cg, args.jobs, load0,
                os.getloadavg()[0], os.cpu_count() or 1), "",
            "## Summary", ""]
     out += summary_table(interps, results, stops, walls)
