@@ -169,8 +169,9 @@ def env_for(tmp, **extra):
 
 
 def callgrind(interp, mode, names, units):
-    """Instructions of `units[name]` units of each benchmark in `names`,
-    one process under callgrind."""
+    """({name: instructions of its `units[name]` units}, {name:
+    instructions of the mode's off() and dump after them}) for each
+    benchmark in `names`, one process under callgrind."""
     tmp = tempfile.mkdtemp(prefix="cg-", dir=WORK)
     try:
         out = os.path.join(tmp, "callgrind.out")
@@ -420,7 +421,12 @@ def main():
                 for i, m, g in jobs}
         for fut in concurrent.futures.as_completed(futs):
             i, m, g = futs[fut]
-            window, stop = fut.result()
+            try:
+                window, stop = fut.result()
+            except BaseException:
+                for f in futs:      # a failure stops the run at once
+                    f.cancel()
+                raise
             results[i.key][m].update(window)
             stops[i.key][m].update(stop)
             done += 1
