@@ -5,7 +5,11 @@
 #                             interpreter's site-packages, and the command
 #   make test                 every test, against every CPython 3.11-3.13 found
 #   make test-full            the same with the whole real-world corpus
-#   make bench                overhead and throughput benchmarks (ratios)
+#   make bench                overhead and throughput benchmarks (ratios),
+#                             and the summary of the last make bench-real
+#   make bench-real           what collection costs on 14 pyperformance
+#                             benchmarks, per interpreter (not in make test;
+#                             about 850 s of CPU time, 2 processes at a time)
 #   make SANITIZER=address    build with ASan (also: undefined)
 #   make WERROR=1             treat warnings as errors
 #   make test-asan            the Python suite against the extension built
@@ -26,7 +30,7 @@ endif
 CFLAGS_ALL = $(OPT) $(WARN) $(SANFLAGS) -std=c11 -D_GNU_SOURCE $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
-.PHONY: all ext cli install install-ext install-cli test test-full test-c test-golden bench example clean faults test-asan
+.PHONY: all ext cli install install-ext install-cli test test-full test-c test-golden bench bench-real example clean faults test-asan
 all: ext cli
 
 # The shared core: no Python.h, used by both programs.
@@ -48,7 +52,14 @@ test-full:
 	    $(PYTHON) tests/run.py
 
 bench:
-	$(PYTHON) bench/run.py --reference
+	@$(PYTHON) bench/run.py --reference; s=$$?; echo; \
+	    BUILD=$(abspath $(BUILD)) $(PYTHON) bench/real.py --last; exit $$s
+
+# Callgrind instruction ratios of every mode to a plain run on real code
+# (bench/real.py), then pyperf's wall-clock view; the tables are saved in
+# $(BUILD)/bench-real.md.  BENCH_REAL_ARGS: e.g. --no-wall, --only nbody,go.
+bench-real:
+	BUILD=$(abspath $(BUILD)) $(PYTHON) bench/real.py $(BENCH_REAL_ARGS)
 
 # The bundled example: install into a virtual environment, run
 # examples/mixed.py under -X pystats, show the dump and its summary.
