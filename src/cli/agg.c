@@ -1,5 +1,6 @@
 /* agg.c: groups of summed counters (invariants in agg.h). */
 #include "agg.h"
+#include "../format/psf_keys.h"
 
 #include "cli.h"
 #include "../format/psf_key.h"
@@ -351,14 +352,14 @@ group_cmp(const void *pa, const void *pb)
 
 /* Header keys in the order docs/FORMAT.md lists them, others after. */
 static const char *const hdr_order[] = {
-    "pystats.format", "pystats.collector", "pystats.counts",
-    "meta.python.version", "meta.python.implementation", "meta.python.sys_version",
-    "meta.python.git", "meta.python.config_args", "meta.python.pystats_build",
-    "meta.python.free_threading", "meta.python.jit", "meta.collection.mode",
-    "meta.collection.mechanism", "meta.collection.windows",
-    "meta.collection.on_at_dump", "meta.process.pid", "meta.process.ppid",
-    "meta.process.forked", "meta.time.start", "meta.time.end", "meta.dump.reason",
-    "meta.label",
+    PSF_H_FORMAT, PSF_H_COLLECTOR, PSF_H_COUNTS,
+    PSF_H_PY_VERSION, PSF_H_PY_IMPL, PSF_H_PY_SYS_VERSION,
+    PSF_H_PY_GIT, PSF_H_PY_CONFIG_ARGS, PSF_H_PY_PYSTATS_BUILD,
+    PSF_H_PY_FREE_THREADING, PSF_H_PY_JIT, PSF_H_MODE,
+    PSF_H_MECHANISM, PSF_H_WINDOWS,
+    PSF_H_ON_AT_DUMP, PSF_H_PID, PSF_H_PPID,
+    PSF_H_FORKED, PSF_H_TIME_START, PSF_H_TIME_END, PSF_H_REASON,
+    PSF_H_LABEL,
 };
 
 static size_t

@@ -480,26 +480,26 @@ read_header(ck_file *r, const load_file_info *f)
         char **dst = NULL;
         long long *num = NULL;
 
-        if (strncmp(k, "meta.", 5) != 0 && strncmp(k, "pystats.", 8) != 0)
+        if (strncmp(k, PSF_H_PREFIX_META, 5) != 0 && strncmp(k, "pystats.", 8) != 0)
             continue;
-        if (strcmp(k, "meta.python.version") == 0) dst = &r->version;
-        else if (strcmp(k, "meta.collection.mode") == 0) dst = &r->mode;
-        else if (strcmp(k, "pystats.collector") == 0) dst = &r->collector;
-        else if (strcmp(k, "pystats.counts") == 0) dst = &r->counts;
-        else if (strcmp(k, "meta.dump.reason") == 0) dst = &r->reason;
-        else if (strcmp(k, "meta.time.start") == 0) dst = &r->time_start;
-        else if (strcmp(k, "meta.time.end") == 0) dst = &r->time_end;
-        else if (strcmp(k, "meta.process.pid") == 0) num = &r->pid;
-        else if (strcmp(k, "meta.process.ppid") == 0) num = &r->ppid;
-        else if (strcmp(k, "meta.process.forked") == 0) num = &r->forked;
-        else if (strcmp(k, "meta.collection.windows") == 0) num = &r->windows;
-        else if (strcmp(k, "meta.collection.on_at_dump") == 0) num = &r->on_at_dump;
-        else if (strcmp(k, "meta.python.sys_version") == 0) sysv = v;
-        else if (strcmp(k, "meta.python.git") == 0) git = v;
-        else if (strcmp(k, "meta.python.config_args") == 0) cfg = v;
-        else if (strcmp(k, "meta.python.pystats_build") == 0) pb = v;
-        else if (strcmp(k, "meta.python.free_threading") == 0) ft = v;
-        else if (strcmp(k, "meta.python.jit") == 0) jit = v;
+        if (strcmp(k, PSF_H_PY_VERSION) == 0) dst = &r->version;
+        else if (strcmp(k, PSF_H_MODE) == 0) dst = &r->mode;
+        else if (strcmp(k, PSF_H_COLLECTOR) == 0) dst = &r->collector;
+        else if (strcmp(k, PSF_H_COUNTS) == 0) dst = &r->counts;
+        else if (strcmp(k, PSF_H_REASON) == 0) dst = &r->reason;
+        else if (strcmp(k, PSF_H_TIME_START) == 0) dst = &r->time_start;
+        else if (strcmp(k, PSF_H_TIME_END) == 0) dst = &r->time_end;
+        else if (strcmp(k, PSF_H_PID) == 0) num = &r->pid;
+        else if (strcmp(k, PSF_H_PPID) == 0) num = &r->ppid;
+        else if (strcmp(k, PSF_H_FORKED) == 0) num = &r->forked;
+        else if (strcmp(k, PSF_H_WINDOWS) == 0) num = &r->windows;
+        else if (strcmp(k, PSF_H_ON_AT_DUMP) == 0) num = &r->on_at_dump;
+        else if (strcmp(k, PSF_H_PY_SYS_VERSION) == 0) sysv = v;
+        else if (strcmp(k, PSF_H_PY_GIT) == 0) git = v;
+        else if (strcmp(k, PSF_H_PY_CONFIG_ARGS) == 0) cfg = v;
+        else if (strcmp(k, PSF_H_PY_PYSTATS_BUILD) == 0) pb = v;
+        else if (strcmp(k, PSF_H_PY_FREE_THREADING) == 0) ft = v;
+        else if (strcmp(k, PSF_H_PY_JIT) == 0) jit = v;
         if (dst) {
             free(*dst);
             *dst = cli_xstrdup(v);

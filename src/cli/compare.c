@@ -1,5 +1,6 @@
 /* compare.c: building the comparison of two runs (see compare.h). */
 #include "compare.h"
+#include "../format/psf_keys.h"
 
 #include "cli.h"
 #include "ktab.h"
@@ -550,8 +551,8 @@ excluded_text(const m_group *m, char *buf, size_t size)
 }
 
 static const char *const build_keys[] = {
-    "meta.python.sys_version", "meta.python.config_args", "meta.python.pystats_build",
-    "meta.python.free_threading", "meta.python.jit",
+    PSF_H_PY_SYS_VERSION, PSF_H_PY_CONFIG_ARGS, PSF_H_PY_PYSTATS_BUILD,
+    PSF_H_PY_FREE_THREADING, PSF_H_PY_JIT,
 };
 
 static void

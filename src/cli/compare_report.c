@@ -1,6 +1,7 @@
 /* compare_report.c: the comparison as Markdown and as JSON (schema
  * "comparison/1", documented in docs/FORMAT.md, section 4). */
 #include "compare.h"
+#include "../format/psf_keys.h"
 
 #include "cli.h"
 
@@ -109,9 +110,9 @@ hdr_vals(const agg_group *g, const char *key)
 static void
 build_cell(FILE *out, const agg_group *g)
 {
-    static const char *const keys[] = { "meta.python.sys_version", "meta.python.config_args",
-                                        "meta.python.pystats_build", "meta.python.jit",
-                                        "meta.python.free_threading" };
+    static const char *const keys[] = { PSF_H_PY_SYS_VERSION, PSF_H_PY_CONFIG_ARGS,
+                                        PSF_H_PY_PYSTATS_BUILD, PSF_H_PY_JIT,
+                                        PSF_H_PY_FREE_THREADING };
     size_t i, k, shown = 0;
 
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -119,7 +120,7 @@ build_cell(FILE *out, const agg_group *g)
         if (v == NULL)
             continue;
         fputs(shown++ ? "; " : "", out);
-        cell(out, keys[i] + strlen("meta.python."));
+        cell(out, keys[i] + strlen(PSF_H_PREFIX_PYTHON));
         fputs(": ", out);
         for (k = 0; k < v->n; k++) {
             fputs(k ? ", " : "", out);
@@ -414,7 +415,7 @@ side_obj(const cmp *c, int i)
     set(o, "formats", f);
     set(o, "collectors", strs_obj(&g->collectors));
     for (k = 0; k < g->nhdr; k++)
-        if (strncmp(g->hdr[k].key, "meta.python.", 12) == 0)
+        if (strncmp(g->hdr[k].key, PSF_H_PREFIX_PYTHON, sizeof PSF_H_PREFIX_PYTHON - 1) == 0)
             set(b, g->hdr[k].key, strs_obj(&g->hdr[k].vals));
     set(o, "build", b);
     set(o, "pair_counts", json_boolean(sd->m.has_pairs));

@@ -126,10 +126,10 @@ hdr_reset(load_worker *w)
 static int
 hdr_is_per_process(const char *key)
 {
-    return strcmp(key, "pystats.format") == 0
-        || strcmp(key, "meta.process.pid") == 0
-        || strcmp(key, "meta.process.ppid") == 0
-        || strncmp(key, "meta.time.", 10) == 0;
+    return strcmp(key, PSF_H_FORMAT) == 0
+        || strcmp(key, PSF_H_PID) == 0
+        || strcmp(key, PSF_H_PPID) == 0
+        || strncmp(key, PSF_H_PREFIX_TIME, sizeof PSF_H_PREFIX_TIME - 1) == 0;
 }
 
 static size_t
@@ -222,10 +222,10 @@ load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
         return;
     }
     if (own) {
-        v = hdr_get(w, "meta.python.version");
+        v = hdr_get(w, PSF_H_PY_VERSION);
         minor = v ? psf_parse_version(v, strlen(v)) : 0;
         how = minor ? "meta.python.version header" : "no usable meta.python.version header";
-        v = hdr_get(w, "pystats.counts");
+        v = hdr_get(w, PSF_H_COUNTS);
         counts = v && *v ? v : OWN_COUNTS;
     } else if (w->opt->force_minor) {
         minor = w->opt->force_minor;
@@ -234,7 +234,7 @@ load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
         minor = psf_detect_native(w->marks, &how);
     }
     v = NULL;
-    if (w->opt->by_label && (v = hdr_get(w, "meta.label")) == NULL)
+    if (w->opt->by_label && (v = hdr_get(w, PSF_H_LABEL)) == NULL)
         v = "";
     g = agg_group_get_label(&w->a, own ? AGG_OWN : AGG_NATIVE, minor, counts, v);
     xl = xlate(w, group_index(w, g));
@@ -251,7 +251,7 @@ load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
     g->fmt[format] += nfiles;
     agg_strs_add(&g->how, how, strlen(how), nfiles);
     if (own) {
-        v = hdr_get(w, "pystats.collector");
+        v = hdr_get(w, PSF_H_COLLECTOR);
         v = v && *v ? v : "pystats (unknown version)";
     } else {
         v = "CPython --enable-pystats";
@@ -260,7 +260,7 @@ load_file_end(load_worker *w, const char *path, int format, uint64_t nfiles)
     for (i = 0; i < w->nhdr; i++)
         if (!hdr_is_per_process(w->hdr[i].key))
             agg_hdr_add(g, w->hdr[i].key, w->hdr[i].val, 1);
-    agg_time(g, hdr_get(w, "meta.time.start"), hdr_get(w, "meta.time.end"));
+    agg_time(g, hdr_get(w, PSF_H_TIME_START), hdr_get(w, PSF_H_TIME_END));
     load_observe(w, path, format, nfiles, g, xl);
     hdr_reset(w);
     w->nent = 0;

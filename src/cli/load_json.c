@@ -151,7 +151,7 @@ put_census(jctx *c, json_t *cen)
         if (strcmp(name, "families") == 0 || strcmp(name, "sites") == 0)
             continue;
         if (strcmp(name, "excluded_families") == 0 && json_is_object(v)) {
-            put_all(c, v, "census.excluded_family[", "]");
+            put_all(c, v, PSF_KEY_CENSUS_EXCLUDED, "]");
             continue;
         }
         /* A member of a later pystats that is no count: ignored, as
@@ -321,8 +321,8 @@ load_group(jctx *c, json_t *grp)
     put_all(c, json_object_get(grp, "rare_events"), "Rare event (", ")");
     put_census(c, json_object_get(grp, "census"));
     put_code(c, json_object_get(grp, "code"));
-    put_all(c, json_object_get(grp, "own_calls"), "calls.", "");
-    put_all(c, json_object_get(grp, "rare_watchers"), "rare.", "");
+    put_all(c, json_object_get(grp, "own_calls"), PSF_KEY_CALLS, "");
+    put_all(c, json_object_get(grp, "rare_watchers"), PSF_KEY_RARE, "");
     put_all(c, json_object_get(grp, "other"), "", "");
 
     if (get_count(json_object_get(meta, "files"), &files) != 0)

@@ -1,5 +1,6 @@
 /* model.c: turning a group's canonical keys into the report model. */
 #include "model.h"
+#include "../format/psf_keys.h"
 
 #include "cli.h"
 #include "../format/psf_tables.h"
@@ -237,7 +238,7 @@ add_census(m_group *m, const psf_key *k, uint64_t v)
 static int
 census_excluded(const char *s, size_t n, const char **fam, size_t *flen)
 {
-    static const char pre[] = "census.excluded_family[";
+    static const char pre[] = PSF_KEY_CENSUS_EXCLUDED;
     size_t p = sizeof pre - 1;
 
     if (n <= p + 1 || memcmp(s, pre, p) != 0 || s[n - 1] != ']'

@@ -1,6 +1,7 @@
 /* report_md.c: the Markdown report: CPython's summarize_stats.py sections
  * and derived figures, per group, with a header saying what was read. */
 #include "report.h"
+#include "../format/psf_keys.h"
 
 #include "cli.h"
 #include "model.h"
@@ -751,8 +752,8 @@ sec_census(md *m, const m_group *g)
 {
     size_t i, j;
     char c[32], n1[32], n2[32];
-    uint64_t nscope = model_hdr_files(g, "meta.census.scope", "count");
-    uint64_t nmode = model_hdr_files(g, "meta.collection.mode", "census");
+    uint64_t nscope = model_hdr_files(g, PSF_H_CENSUS_SCOPE, "count");
+    uint64_t nmode = model_hdr_files(g, PSF_H_MODE, "census");
     static const char *const label[][2] = {
         { "code_objects", "Code objects read" },
         { "dead_code_objects", "Code objects read as they were destroyed" },

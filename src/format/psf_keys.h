@@ -17,6 +17,8 @@
 /* ---- header (docs/FORMAT.md 1.1) ---- */
 #define PSF_H_PREFIX_OWN    "pystats."
 #define PSF_H_PREFIX_META   "meta."
+#define PSF_H_PREFIX_PYTHON "meta.python."
+#define PSF_H_PREFIX_TIME   "meta.time."
 #define PSF_H_FORMAT        "pystats.format"
 #define PSF_H_COLLECTOR     "pystats.collector"
 #define PSF_H_COUNTS        "pystats.counts"
