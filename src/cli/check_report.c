@@ -1,6 +1,7 @@
 /* check_report.c: writing a check set's findings, as text for people and
  * as JSON (schema 1) for tools. */
 #include "check_int.h"
+#include "text.h"
 
 #include "cli.h"
 
@@ -83,22 +84,12 @@ check_report_text(const check_set *c, FILE *out, int all_files)
 }
 
 /* A JSON string; bytes of a text that is not UTF-8 (a file name can be
- * anything) become '?'. */
+ * anything) as the surrogates surrogateescape gives them (text.h), so
+ * os.fsencode() of the JSON string is the name's bytes. */
 static json_t *
 jstr(const char *s)
 {
-    json_t *j = json_string(s);
-    char *t, *p;
-
-    if (j)
-        return j;
-    t = cli_xstrdup(s);
-    for (p = t; *p; p++)
-        if ((unsigned char)*p >= 0x80)
-            *p = '?';
-    j = json_string(t);
-    free(t);
-    return j;
+    return text_is_utf8(s) ? json_string(s) : text_json_raw(s);
 }
 
 static json_t *
@@ -143,7 +134,7 @@ check_report_json(const check_set *c, FILE *out)
         json_array_append_new(fs, o);
     }
     json_object_set_new(root, "findings", fs);
-    ret = json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    ret = text_json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (ret != 0 || fputc('\n', out) == EOF)
         return -1;

@@ -1,5 +1,6 @@
 /* compare.c: building the comparison of two runs (see compare.h). */
 #include "compare.h"
+#include "text.h"
 #include "../format/psf_keys.h"
 
 #include "cli.h"
@@ -274,13 +275,19 @@ fill_own(cmp *c)
         if (sites)
             for (k = 0; k < m->nsites; k++) {
                 const m_csite *st = &m->sites[k];
-                fmt_name(name, sizeof name, "%s %s:%s %s", st->family, st->file, st->line, st->func);
+                /* Free text decoded for reading (text.h), the same on both sides. */
+                char *fl = text_display(st->file), *fn = text_display(st->func);
+                fmt_name(name, sizeof name, "%s %s:%s %s", st->family, fl, st->line, fn);
+                free(fl);
+                free(fn);
                 add_count(sites, i, name, st->count);
             }
         if (hot)
             for (k = 0; k < m->ncode; k++) {
-                add_count(hot, i, m->code[k].name, m->code[k].instructions);
-                add_count(hotc, i, m->code[k].name, m->code[k].calls);
+                char *cn = text_display(m->code[k].name);
+                add_count(hot, i, cn, m->code[k].instructions);
+                add_count(hotc, i, cn, m->code[k].calls);
+                free(cn);
             }
     }
 }

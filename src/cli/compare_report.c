@@ -1,6 +1,7 @@
 /* compare_report.c: the comparison as Markdown and as JSON (schema
  * "comparison/1", documented in docs/FORMAT.md, section 4). */
 #include "compare.h"
+#include "text.h"
 #include "../format/psf_keys.h"
 
 #include "cli.h"
@@ -368,10 +369,23 @@ jreal(double x)
     return json_real(x);
 }
 
+/* o[k] = v (stolen); a k that is not UTF-8 escaped as text.h says. */
 static void
 set(json_t *o, const char *k, json_t *v)
 {
-    json_object_set_new(o, k, v);
+    if (text_is_utf8(k)) {
+        json_object_set_new(o, k, v);
+    } else {
+        json_t *name = text_json_raw(k);
+        json_object_setn_new(o, json_string_value(name), json_string_length(name), v);
+        json_decref(name);
+    }
+}
+
+static json_t *
+str(const char *s)
+{
+    return text_is_utf8(s) ? json_string(s) : text_json_raw(s);
 }
 
 static json_t *
@@ -395,7 +409,7 @@ side_obj(const cmp *c, int i)
     size_t k;
 
     for (k = 0; k < sd->ninputs; k++)
-        json_array_append_new(in, json_string(sd->inputs[k]));
+        json_array_append_new(in, str(sd->inputs[k]));
     set(o, "inputs", in);
     cmp_side_title(c, i, t, sizeof t);
     set(o, "title", json_string(t));
@@ -429,7 +443,7 @@ row_obj(const cmp_section *s, const cmp_row *r)
 {
     json_t *o = json_object();
 
-    set(o, "name", json_string(r->name));
+    set(o, "name", str(r->name));
     if (r->only)
         set(o, "only", json_string(cmp_only_name[r->only]));
     if (s->kind == CMP_COUNT) {
@@ -492,7 +506,7 @@ cmp_report_json(FILE *out, const cmp *c, const char *fail_if, int fail_result)
         set(f, "result", fail_result < 0 ? json_null() : json_boolean(fail_result));
         set(root, "fail_if", f);
     }
-    if (json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0
+    if (text_json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0
         && fputc('\n', out) != EOF && !ferror(out))
         ret = 0;
     json_decref(root);
