@@ -83,15 +83,6 @@ check_report_text(const check_set *c, FILE *out, int all_files)
     return ferror(out) ? -1 : 0;
 }
 
-/* A JSON string; bytes of a text that is not UTF-8 (a file name can be
- * anything) as the surrogates surrogateescape gives them (text.h), so
- * os.fsencode() of the JSON string is the name's bytes. */
-static json_t *
-jstr(const char *s)
-{
-    return text_is_utf8(s) ? json_string(s) : text_json_raw(s);
-}
-
 static json_t *
 str_array(char *const *v, size_t n)
 {
@@ -99,7 +90,7 @@ str_array(char *const *v, size_t n)
     size_t i;
 
     for (i = 0; i < n; i++)
-        json_array_append_new(a, jstr(v[i]));
+        json_array_append_new(a, text_json_str(v[i]));
     return a;
 }
 
@@ -116,7 +107,7 @@ check_report_json(const check_set *c, FILE *out)
     json_object_set_new(root, "verdict",
                         json_string(c->count[CHECK_ERROR] ? "untrusted"
                                     : c->count[CHECK_WARNING] ? "caution" : "ok"));
-    json_object_set_new(root, "verdict_line", jstr(verdict));
+    json_object_set_new(root, "verdict_line", text_json_str(verdict));
     json_object_set_new(root, "files", json_integer((json_int_t)c->nfiles));
     for (i = CHECK_SEVERITY_COUNT; i-- > 0;)
         json_object_set_new(counts, check_severity_name[i], json_integer((json_int_t)c->count[i]));
@@ -127,7 +118,7 @@ check_report_json(const check_set *c, FILE *out)
         json_object_set_new(o, "check", json_string(check_info[d->id].name));
         json_object_set_new(o, "severity", json_string(check_severity_name[d->severity]));
         json_object_set_new(o, "title", json_string(check_info[d->id].title));
-        json_object_set_new(o, "summary", jstr(d->summary));
+        json_object_set_new(o, "summary", text_json_str(d->summary));
         json_object_set_new(o, "why", json_string(check_info[d->id].why));
         json_object_set_new(o, "files", str_array(d->files, d->nfiles));
         json_object_set_new(o, "details", str_array(d->details, d->ndetails));

@@ -369,24 +369,12 @@ jreal(double x)
     return json_real(x);
 }
 
-/* o[k] = v (stolen); a k that is not UTF-8 escaped as text.h says. */
 static void
 set(json_t *o, const char *k, json_t *v)
 {
-    if (text_is_utf8(k)) {
-        json_object_set_new(o, k, v);
-    } else {
-        json_t *name = text_json_raw(k);
-        json_object_setn_new(o, json_string_value(name), json_string_length(name), v);
-        json_decref(name);
-    }
+    text_json_set_raw(o, k, v);
 }
 
-static json_t *
-str(const char *s)
-{
-    return text_is_utf8(s) ? json_string(s) : text_json_raw(s);
-}
 
 static json_t *
 strs_obj(const agg_strs *s)
@@ -409,7 +397,7 @@ side_obj(const cmp *c, int i)
     size_t k;
 
     for (k = 0; k < sd->ninputs; k++)
-        json_array_append_new(in, str(sd->inputs[k]));
+        json_array_append_new(in, text_json_str(sd->inputs[k]));
     set(o, "inputs", in);
     cmp_side_title(c, i, t, sizeof t);
     set(o, "title", json_string(t));
@@ -443,7 +431,7 @@ row_obj(const cmp_section *s, const cmp_row *r)
 {
     json_t *o = json_object();
 
-    set(o, "name", str(r->name));
+    set(o, "name", text_json_str(r->name));
     if (r->only)
         set(o, "only", json_string(cmp_only_name[r->only]));
     if (s->kind == CMP_COUNT) {

@@ -27,26 +27,12 @@ count(uint64_t n)
     return json_string(buf);
 }
 
-/* o[k] = v (stolen): a k that is not UTF-8 (an opcode name of a damaged
- * dump) is escaped as text.h says, never dropped. */
 static void
 set(json_t *o, const char *k, json_t *v)
 {
-    if (text_is_utf8(k)) {
-        json_object_set_new(o, k, v);
-    } else {
-        json_t *name = text_json_raw(k);
-        json_object_setn_new(o, json_string_value(name), json_string_length(name), v);
-        json_decref(name);
-    }
+    text_json_set_raw(o, k, v);
 }
 
-/* A JSON string of raw text, escaped as text.h says if it is not UTF-8. */
-static json_t *
-str(const char *s)
-{
-    return text_is_utf8(s) ? json_string(s) : text_json_raw(s);
-}
 
 static json_t *
 list_obj(const m_list *l, size_t skip)
@@ -66,7 +52,7 @@ op_obj(const m_op *op, int uop)
     int f;
 
     if (!uop)
-        set(o, "family", str(op->family));
+        set(o, "family", text_json_str(op->family));
     if (op->has_exec)
         set(o, "execution_count", count(op->exec));
     if (op->specializable)
@@ -116,7 +102,7 @@ group_meta(const agg_group *g)
     } else {
         set(m, "python_version", json_null());
     }
-    set(m, "counts", str(g->counts));
+    set(m, "counts", text_json_str(g->counts));
     if (g->label)
         set(m, "label", text_json(g->label));
     if (g->weight_total) {
@@ -136,9 +122,9 @@ group_meta(const agg_group *g)
                                        text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key))));
     set(m, "headers", h);
     if (g->time_start)
-        set(m, "time_start", str(g->time_start));
+        set(m, "time_start", text_json_str(g->time_start));
     if (g->time_end)
-        set(m, "time_end", str(g->time_end));
+        set(m, "time_end", text_json_str(g->time_end));
     return m;
 }
 
@@ -197,7 +183,7 @@ census_obj(const m_group *g)
         json_t *so = json_object();
         set(so, "family", text_json(st->family));
         set(so, "file", text_json(st->file));
-        set(so, "line", str(st->line));
+        set(so, "line", text_json_str(st->line));
         set(so, "function", text_json(st->func));
         set(so, "source", text_json(st->source));
         set(so, "attempts", count(st->attempts));
@@ -311,12 +297,12 @@ report_json(FILE *out, const agg *a, const report_opts *opt)
         set(root, "groups", groups);
     }
     if (report_mix_warning(a, warn, sizeof warn))
-        set(meta, "mix_warning", str(warn));
+        set(meta, "mix_warning", text_json_str(warn));
     notes = json_array();
     for (i = 0; i < a->nnotes; i++) {
         json_t *n = json_object();
         set(n, "kind", json_string(agg_problem_name[a->notes[i].kind]));
-        set(n, "where", str(a->notes[i].text));
+        set(n, "where", text_json_str(a->notes[i].text));
         json_array_append_new(notes, n);
     }
     set(meta, "problem_notes", notes);

@@ -47,18 +47,6 @@ put_c(buf *b, char c)
     put(b, &c, 1);
 }
 
-static int
-hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    return -1;
-}
-
 static long
 hex4(const char *s)
 {
@@ -66,7 +54,7 @@ hex4(const char *s)
     int i, h;
 
     for (i = 0; i < 4; i++) {
-        if ((h = hexval((unsigned char)s[i])) < 0)
+        if ((h = psf_hexval((unsigned char)s[i])) < 0)
             return -1;
         v = v * 16 + h;
     }
@@ -246,6 +234,24 @@ json_t *
 text_json(const char *enc)
 {
     return text_json_n(enc, strlen(enc));
+}
+
+void
+text_json_set_raw(json_t *o, const char *k, json_t *v)
+{
+    if (text_is_utf8(k)) {
+        json_object_set_new(o, k, v);
+    } else {
+        json_t *name = text_json_raw(k);
+        json_object_setn_new(o, json_string_value(name), json_string_length(name), v);
+        json_decref(name);
+    }
+}
+
+json_t *
+text_json_str(const char *s)
+{
+    return text_is_utf8(s) ? json_string(s) : text_json_raw(s);
 }
 
 int

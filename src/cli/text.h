@@ -49,6 +49,10 @@ json_t *text_json_n(const char *enc, size_t n);
 /* A JSON string of raw bytes (a path from the file system, a message):
  * bytes that are not UTF-8 as surrogates (surrogateescape). */
 json_t *text_json_raw(const char *raw);
+/* o[k] = v (stolen), k raw text: escaped as surrogates if not UTF-8. */
+void text_json_set_raw(json_t *o, const char *k, json_t *v);
+/* A JSON string of raw text: itself if UTF-8, else as text_json_raw. */
+json_t *text_json_str(const char *s);
 /* o[decoded enc] = v (stolen).  Returns 0, or -1 if enc does not decode. */
 int text_json_set(json_t *o, const char *enc, json_t *v);
 

@@ -1,6 +1,7 @@
 /* util.c: the command's allocation wrappers (one out-of-memory policy),
  * option values, and the escaping of text for people. */
 #include "cli.h"
+#include "../format/psf_text.h"
 #include "../format/psf_detect.h"
 
 #include <stdio.h>
@@ -97,42 +98,13 @@ cli_count_str(char *buf, size_t size, uint64_t n)
 
 /* ---- text for people ---------------------------------------------------- */
 
-/* Length of the valid UTF-8 sequence at s (n bytes left), 0 if none. */
-static size_t
-utf8_len(const unsigned char *s, size_t n)
-{
-    size_t len, i;
-    unsigned c = s[0], min;
-
-    if (c < 0x80)
-        return 1;
-    if (c >= 0xC2 && c <= 0xDF)
-        len = 2, c &= 0x1F, min = 0x80;
-    else if (c >= 0xE0 && c <= 0xEF)
-        len = 3, c &= 0x0F, min = 0x800;
-    else if (c >= 0xF0 && c <= 0xF4)
-        len = 4, c &= 0x07, min = 0x10000;
-    else
-        return 0;
-    if (n < len)
-        return 0;
-    for (i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        c = (c << 6) | (s[i] & 0x3F);
-    }
-    if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
-        return 0;
-    return len;
-}
-
 /* One unit of s: either an escape ("\\x1b", "\\u009b") written to esc, or
  * a character to copy (esc[0] left '\0').  Returns the bytes consumed. */
 static size_t
 esc_unit(const char *s, size_t n, char esc[8])
 {
     const unsigned char *u = (const unsigned char *)s;
-    size_t len = utf8_len(u, n);
+    size_t len = psf_utf8_seq(u, n, 0);
 
     esc[0] = '\0';
     if (len == 0 || u[0] < 0x20 || u[0] == 0x7F) {

@@ -6,8 +6,8 @@
 
 static const char hex[] = "0123456789ABCDEF";
 
-static int
-hexval(int c)
+int
+psf_hexval(int c)
 {
     if (c >= '0' && c <= '9')
         return c - '0';
@@ -175,8 +175,8 @@ psf_text_decode(const char *s, size_t n, char *dst)
             dst[out++] = s[i++];
             continue;
         }
-        if (n - i < 3 || (h = hexval((unsigned char)s[i + 1])) < 0
-            || (l = hexval((unsigned char)s[i + 2])) < 0)
+        if (n - i < 3 || (h = psf_hexval((unsigned char)s[i + 1])) < 0
+            || (l = psf_hexval((unsigned char)s[i + 2])) < 0)
             return (size_t)-1;
         dst[out++] = (char)(h * 16 + l);
         i += 3;

@@ -43,6 +43,9 @@ size_t psf_text_encode(const char *s, size_t n, char *dst, size_t cap);
  * are.  dst may alias s. */
 size_t psf_text_decode(const char *s, size_t n, char *dst);
 
+/* The value of a hexadecimal digit (either case), or -1. */
+int psf_hexval(int c);
+
 /* The length of the well-formed UTF-8 sequence of one Unicode scalar
  * value at s[0..n) (1-4), or 0 if s does not start with one.  With
  * allow_surrogates, the three-byte encodings of U+D800-U+DFFF count too
