@@ -153,6 +153,16 @@ def usable_filename(c):
     return not f.startswith("<frozen")
 
 
+@pytest.fixture(autouse=True, scope="module")
+def no_hooks_left():
+    """Hypothesis adds a gc callback of its own to the test process; the
+    tests after this module measure in-process and must not run it."""
+    import gc
+    saved = list(gc.callbacks)
+    yield
+    gc.callbacks[:] = saved
+
+
 @settings(max_examples=EXAMPLES, deadline=None, derandomize=False,
           suppress_health_check=list(HealthCheck))
 @given(cases=st.lists(CASE, min_size=1, max_size=8).filter(
