@@ -30,7 +30,8 @@ MAX_SITES = 500          # sites reported one by one
 
 # Which instructions a sys.monitoring event instruments: their opcode
 # becomes INSTRUMENTED_<base> (CPython's EVENT_FOR_OPCODE table in
-# Python/instrumentation.c, 3.12 and 3.13).  Events missing here
+# Python/instrumentation.c, 3.12-3.14; BRANCH_LEFT and BRANCH_RIGHT are
+# 3.14's halves of BRANCH).  Events missing here
 # (PY_THROW, PY_UNWIND, RAISE, RERAISE, EXCEPTION_HANDLED) instrument
 # nothing; LINE and INSTRUCTION replace the opcode with INSTRUMENTED_LINE
 # / INSTRUMENTED_INSTRUCTION, which hide it and are never tolerated.
@@ -46,6 +47,10 @@ EVENT_OPCODES = {
     "JUMP": ("JUMP_FORWARD", "JUMP_BACKWARD"),
     "BRANCH": ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
                "POP_JUMP_IF_NOT_NONE", "FOR_ITER"),
+    "BRANCH_LEFT": ("FOR_ITER", "NOT_TAKEN"),
+    "BRANCH_RIGHT": ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
+                     "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_ITER",
+                     "END_ASYNC_FOR"),
     "STOP_ITERATION": ("END_FOR", "END_SEND"),
 }
 

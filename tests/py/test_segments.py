@@ -9,6 +9,7 @@ import asyncio
 import collections
 import dis
 import functools
+import opcode
 import os
 import sys
 import threading
@@ -349,7 +350,15 @@ def two_loops(n):
 
 
 def instrumented_jumps(fn):
-    ops = [i.opname for i in dis.get_instructions(fn, adaptive=True)]
+    # The adaptive opcode at each instruction's offset (3.14's
+    # dis.get_instructions(adaptive=True) cannot label instrumented jumps).
+    raw = fn.__code__._co_code_adaptive
+    ops = [dis._all_opname[raw[i.offset]] for i in dis.get_instructions(fn)]
+    # 3.14 specializes JUMP_BACKWARD (JUMP_BACKWARD_NO_JIT, _JIT).
+    family = {form: base for base, forms in
+              getattr(opcode, "_specializations", {}).items()
+              for form in forms}
+    ops = [family.get(o, o) for o in ops]
     return ({o for o in ops if o.startswith("INSTRUMENTED_JUMP")},
             sum(1 for o in ops if o in ("JUMP_BACKWARD", "JUMP_FORWARD")))
 
