@@ -54,6 +54,12 @@ EVENT_OPCODES = {
     "STOP_ITERATION": ("END_FOR", "END_SEND"),
 }
 
+# Families whose inline cache holds no specialization state, so no site:
+# 3.14's JUMP_BACKWARD specializes once, to JUMP_BACKWARD_NO_JIT or
+# JUMP_BACKWARD_JIT, and its counter is the JIT's warm-up counter
+# (4095 << 4 | 12 to start with, pycore_backoff.h), not a backoff.
+NOT_SITES = {"JUMP_BACKWARD"}
+
 _ready = False
 
 
@@ -103,12 +109,16 @@ def tables():
     kind = [NONE] * 256
     for fam, forms in opcode._specializations.items():
         fop = opmap[fam]
-        kind[fop] = BASE if ice.get(fop, 0) else PLAIN
+        site = fam not in NOT_SITES     # else: family and caches, no kind
+        if site:
+            kind[fop] = BASE if ice.get(fop, 0) else PLAIN
         for form in forms:
             op = opmap.get(form)
             if op is None:
                 continue
-            kind[op] = ADAPTIVE if form.endswith("_ADAPTIVE") else SPECIALIZED
+            if site:
+                kind[op] = (ADAPTIVE if form.endswith("_ADAPTIVE")
+                            else SPECIALIZED)
             base[op] = fop
     segment = segment_opcodes()
     for op, name in enumerate(names):
