@@ -19,6 +19,9 @@
  * segment boundaries (jumps, calls, returns, handlers) are counted
  * directly into pc_g.pair when the boundary is seen.
  *
+ * On 3.14 BRANCH is BRANCH_LEFT and BRANCH_RIGHT, some of which name
+ * another instruction than the one that fired them (branch_fixup()).
+ *
  * Two jumps fire no event: JUMP_BACKWARD_NO_INTERRUPT (await and yield
  * from loops; after except handlers on 3.13) and SEND jumping to its
  * END_SEND when the sub-iterator is exhausted.  They are resolved from
