@@ -1248,15 +1248,15 @@ branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
     int op = sc->op[src];
     if (kind == BR_LEFT)
         return !(op == op_for_iter && dst == next_unit(sc, src));
+    v = owner_unit(sc, dst - 1);
+    if (v < 0 || v == src ||
+        (sc->op[v] != op_pop_iter && sc->op[v] != op_end_async_for))
+        return 0;
     /* A POP_JUMP_IF_* jumping: its target may well follow a POP_ITER
      * (the end of a loop it jumps over). */
-    if ((op == op_pop_jump[0] || op == op_pop_jump[1] ||
-         op == op_pop_jump[2] || op == op_pop_jump[3]) &&
-        dst == jump_target(sc, src))
-        return 0;
-    v = owner_unit(sc, dst - 1);
-    return v >= 0 && v != src &&
-           (sc->op[v] == op_pop_iter || sc->op[v] == op_end_async_for);
+    return !((op == op_pop_jump[0] || op == op_pop_jump[1] ||
+              op == op_pop_jump[2] || op == op_pop_jump[3]) &&
+             dst == jump_target(sc, src));
 }
 
 /* The instruction v that fired a moved branch event runs right before
@@ -1471,6 +1471,7 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
     seg_thread *t = counting_thread();
     seg_frame *f;
     seg_code *sc;
+    int32_t nt;
 
     if (t == NULL)
         goto other;
@@ -1479,7 +1480,14 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
     if (sc->code != code || (uint32_t)src >= (uint32_t)sc->n ||
         (uint32_t)dst >= (uint32_t)sc->n)
         goto other;
-    if (kind != BR_PLAIN && branch_moved(sc, src, dst, kind)) {
+    if (kind == BR_LEFT && sc->op[src] != op_for_iter &&
+        (nt = next_unit(sc, src)) < dst && sc->op[nt] == op_not_taken &&
+        next_unit(sc, nt) == dst) {
+        /* the commonest moved event: a POP_JUMP_IF_*'s NOT_TAKEN */
+        src = nt;
+        kind = BR_FIXED;
+    }
+    else if (kind != BR_PLAIN && branch_moved(sc, src, dst, kind)) {
         if (branch_fixup(f, &src, &dst, kind) != 0)
             Py_RETURN_NONE;
         kind = BR_FIXED;
