@@ -3,7 +3,7 @@
 #   make                      build the extension for $(PYTHON) and build/pystats
 #   make install PYTHON=...   install the module and startup hook into that
 #                             interpreter's site-packages, and the command
-#   make test                 every test, against every CPython 3.11-3.13 found
+#   make test                 every test, against every CPython 3.11-3.14 found
 #   make test-full            the same with the whole real-world corpus
 #   make bench                overhead and throughput benchmarks (ratios),
 #                             and the summary of the last make bench-real

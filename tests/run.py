@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
-"""Run every test suite, against every CPython 3.11-3.13 found, and end
+"""Run every test suite, against every CPython 3.11-3.14 found, and end
 with one line for the whole run: "N passed, N failed, N skipped".
 
 Interpreters: $PYTHONS (space-separated paths) if set; otherwise each of
-3.11, 3.12, 3.13 found under `pyenv root` or on PATH as pythonX.Y.
+3.11, 3.12, 3.13, 3.14 found under `pyenv root` or on PATH as pythonX.Y;
+$PYTHON314 adds a CPython 3.14 (tools/pythons.py).
 Each gets a virtual environment under build/ with pytest, the collector
 installed into it by `make install-ext` (built with -Werror), and the
 suite in tests/py run inside it.  Then the C unit tests and the
@@ -87,7 +88,7 @@ def main():
     results = []
     pythons = find_pythons()
     if not pythons:
-        print("tests/run.py: no CPython 3.11-3.13 found", file=sys.stderr)
+        print("tests/run.py: no CPython 3.11-3.14 found", file=sys.stderr)
         results.append(("find-python", 0, 1, 0))
     r = run(["make", "-s", "all", "WERROR=1"])
     if r.returncode != 0:

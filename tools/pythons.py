@@ -1,18 +1,27 @@
-"""Find the CPython 3.11-3.13 interpreters to build and test for, at run
+"""Find the CPython 3.11-3.14 interpreters to build and test for, at run
 time: $PYTHONS (space-separated paths) if set, else each version under
-`pyenv root`, else pythonX.Y on PATH."""
+`pyenv root`, else pythonX.Y on PATH.  $PYTHON314 names a CPython 3.14
+to use besides (or, with $PYTHONS, in addition to) those: 3.14 is tested
+wherever such an interpreter is found."""
 import glob
 import os
 import re
 import shutil
 import subprocess
 
-VERSIONS = ("3.11", "3.12", "3.13")
+VERSIONS = ("3.11", "3.12", "3.13", "3.14")
+
+
+def _add_python314(found):
+    exe = os.environ.get("PYTHON314")
+    if exe and exe not in found:
+        found.append(exe)
+    return found
 
 
 def find_pythons():
     if os.environ.get("PYTHONS"):
-        return os.environ["PYTHONS"].split()
+        return _add_python314(os.environ["PYTHONS"].split())
     try:
         root = subprocess.run(["pyenv", "root"], capture_output=True,
                               text=True, check=True).stdout.strip()
@@ -20,6 +29,8 @@ def find_pythons():
         root = None
     found = []
     for ver in VERSIONS:
+        if ver == "3.14" and os.environ.get("PYTHON314"):
+            continue
         cands = []
         if root:
             pat = os.path.join(root, "versions", ver + ".*", "bin", "python3")
@@ -29,7 +40,7 @@ def find_pythons():
         exe = cands[-1] if cands else shutil.which("python" + ver)
         if exe:
             found.append(exe)
-    return found
+    return _add_python314(found)
 
 
 if __name__ == "__main__":

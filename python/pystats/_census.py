@@ -30,7 +30,8 @@ MAX_SITES = 500          # sites reported one by one
 
 # Which instructions a sys.monitoring event instruments: their opcode
 # becomes INSTRUMENTED_<base> (CPython's EVENT_FOR_OPCODE table in
-# Python/instrumentation.c, 3.12 and 3.13).  Events missing here
+# Python/instrumentation.c, 3.12-3.14; BRANCH_LEFT and BRANCH_RIGHT are
+# 3.14's halves of BRANCH).  Events missing here
 # (PY_THROW, PY_UNWIND, RAISE, RERAISE, EXCEPTION_HANDLED) instrument
 # nothing; LINE and INSTRUCTION replace the opcode with INSTRUMENTED_LINE
 # / INSTRUMENTED_INSTRUCTION, which hide it and are never tolerated.
@@ -46,8 +47,18 @@ EVENT_OPCODES = {
     "JUMP": ("JUMP_FORWARD", "JUMP_BACKWARD"),
     "BRANCH": ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE", "POP_JUMP_IF_NONE",
                "POP_JUMP_IF_NOT_NONE", "FOR_ITER"),
+    "BRANCH_LEFT": ("FOR_ITER", "NOT_TAKEN"),
+    "BRANCH_RIGHT": ("POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
+                     "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "POP_ITER",
+                     "END_ASYNC_FOR"),
     "STOP_ITERATION": ("END_FOR", "END_SEND"),
 }
+
+# Families whose inline cache holds no specialization state, so no site:
+# 3.14's JUMP_BACKWARD specializes once, to JUMP_BACKWARD_NO_JIT or
+# JUMP_BACKWARD_JIT, and its counter is the JIT's warm-up counter
+# (4095 << 4 | 12 to start with, pycore_backoff.h), not a backoff.
+NOT_SITES = {"JUMP_BACKWARD"}
 
 _ready = False
 
@@ -98,12 +109,16 @@ def tables():
     kind = [NONE] * 256
     for fam, forms in opcode._specializations.items():
         fop = opmap[fam]
-        kind[fop] = BASE if ice.get(fop, 0) else PLAIN
+        site = fam not in NOT_SITES     # else: family and caches, no kind
+        if site:
+            kind[fop] = BASE if ice.get(fop, 0) else PLAIN
         for form in forms:
             op = opmap.get(form)
             if op is None:
                 continue
-            kind[op] = ADAPTIVE if form.endswith("_ADAPTIVE") else SPECIALIZED
+            if site:
+                kind[op] = (ADAPTIVE if form.endswith("_ADAPTIVE")
+                            else SPECIALIZED)
             base[op] = fop
     segment = segment_opcodes()
     for op, name in enumerate(names):

@@ -10,8 +10,8 @@
 #include <Python.h>
 #include <frameobject.h>
 
-#if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030E0000
-#error "pystats supports CPython 3.11, 3.12 and 3.13"
+#if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030F0000
+#error "pystats supports CPython 3.11, 3.12, 3.13 and 3.14"
 #endif
 
 /* 3.12 added sys.monitoring, whose INSTRUCTION events are the cheapest
@@ -49,14 +49,21 @@ pc_small_int(PyObject *o)
 
 /* An event's bytecode offset as a code unit, read from the int's tag
  * word (longintrepr.h: digit count << 3 | sign, sign 1 for zero).
- * Offsets are non-negative and below 2**30, so one digit.  The fast
- * paths take one compare: 0 (and anything else) gives -1 there, which
- * sends the event to the general path. */
+ * 3.14 sets the tag's third bit on the cached small ints (-5..256),
+ * which the reads below ignore.  Offsets are non-negative and below
+ * 2**30, so one digit.  The fast paths take one compare: 0 (and anything
+ * else) gives -1 there, which sends the event to the general path. */
+#if PY_VERSION_HEX >= 0x030E0000
+#  define PC_LONG_TAG_FLAGS ((uintptr_t)4)
+#else
+#  define PC_LONG_TAG_FLAGS ((uintptr_t)0)
+#endif
 static inline int32_t
 pc_offset_unit_nonzero(PyObject *o)
 {
     const PyLongObject *v = (const PyLongObject *)o;
-    if (v->long_value.lv_tag == ((uintptr_t)1 << _PyLong_NON_SIZE_BITS))
+    if ((v->long_value.lv_tag & ~PC_LONG_TAG_FLAGS) ==
+        ((uintptr_t)1 << _PyLong_NON_SIZE_BITS))
         return (int32_t)(v->long_value.ob_digit[0] >> 1);
     return -1;
 }
@@ -68,7 +75,8 @@ pc_offset_unit(PyObject *o)
     int32_t u = pc_offset_unit_nonzero(o);
     if (u >= 0)
         return u;
-    return ((const PyLongObject *)o)->long_value.lv_tag == 1 ? 0 : -1;
+    return (((const PyLongObject *)o)->long_value.lv_tag &
+            ~PC_LONG_TAG_FLAGS) == 1 ? 0 : -1;
 }
 #endif
 
@@ -78,7 +86,7 @@ pc_offset_unit(PyObject *o)
 
 /* The census reads a code object's adaptive bytecode in place: the
  * co_code_adaptive array of PyCodeObject, Py_SIZE code units long, is
- * part of the (unstable) public struct in 3.11-3.13. */
+ * part of the (unstable) public struct in 3.11-3.14. */
 #define pc_code_units(co) ((const uint16_t *)(co)->co_code_adaptive)
 #define pc_code_nunits(co) Py_SIZE(co)
 
@@ -108,27 +116,58 @@ pc_offset_unit(PyObject *o)
  * a running frame: the caller's at PY_START/PY_RESUME/PY_THROW, the
  * raising frame's at RAISE, every frame's when collection starts.
  * CPython keeps it in its internal frame, _PyInterpreterFrame
- * (Include/internal/pycore_frame.h), whose leading fields are mirrored
- * here; their layout is fixed within a minor version.  3.12 calls the
- * instruction pointer prev_instr and the code f_code; 3.13 instr_ptr and
- * f_executable (a code object, or None for a shim frame).  3.12 finds the
- * thread's current frame through tstate->cframe, 3.13 directly.
+ * (Include/internal/pycore_frame.h; pycore_interpframe_structs.h in
+ * 3.14), whose leading fields are mirrored here; their layout is fixed
+ * within a minor version.  3.12 calls the instruction pointer prev_instr
+ * and the code f_code; 3.13 instr_ptr and f_executable (a code object,
+ * or None for a shim frame).  3.14 holds f_executable and f_funcobj as
+ * stack references (_PyStackRef, pycore_stackref.h): the object pointer
+ * with tag bits in its two low bits (one on free-threaded builds), and
+ * the int stacktop became a pointer, stackpointer.  3.12 finds the
+ * thread's current frame through tstate->cframe, 3.13+ directly.
  * prev_instr (3.12) can point at a cache entry of the instruction it
- * names: readers map a cache unit to the instruction that owns it. */
+ * names: readers map a cache unit to the instruction that owns it.
+ * Frames owned by the C stack (3.12, 3.13: FRAME_OWNED_BY_CSTACK, 3) or
+ * by the interpreter (3.14: FRAME_OWNED_BY_INTERPRETER, 3, and
+ * FRAME_OWNED_BY_CSTACK, 4) run no Python code of their own. */
 #if PC_HAVE_MONITORING
 typedef struct pc_iframe {
+#if PY_VERSION_HEX >= 0x030E0000
+    uintptr_t code_bits;            /* f_executable, a _PyStackRef */
+    struct pc_iframe *previous;
+    uintptr_t funcobj_bits;
+    PyObject *globals, *builtins, *locals;
+    PyFrameObject *frame_obj;
+    uint16_t *instr;                /* instr_ptr */
+    void *stackpointer;
+#ifdef Py_GIL_DISABLED
+    int32_t tlbc_index;
+#endif
+#else
     PyObject *code;                 /* f_code (3.12) / f_executable (3.13) */
     struct pc_iframe *previous;
     PyObject *funcobj, *globals, *builtins, *locals;
     PyFrameObject *frame_obj;
     uint16_t *instr;                /* prev_instr (3.12) / instr_ptr (3.13) */
     int stacktop;
+#endif
     uint16_t return_offset;
     char owner;
 } pc_iframe;
 
 #define PC_FRAME_OWNED_BY_GENERATOR 1
-#define PC_FRAME_OWNED_BY_CSTACK 3
+#define PC_FRAME_OWNED_BY_CSTACK 3      /* and above: no Python code */
+
+/* The frame's executable (code object, or None for a shim), borrowed. */
+static inline PyObject *
+pc_iframe_executable(const pc_iframe *f)
+{
+#if PY_VERSION_HEX >= 0x030E0000
+    return (PyObject *)(f->code_bits & ~(uintptr_t)3);
+#else
+    return f->code;
+#endif
+}
 
 static inline pc_iframe *
 pc_tstate_iframe(PyThreadState *ts)
@@ -145,22 +184,24 @@ pc_tstate_iframe(PyThreadState *ts)
 static inline PyObject *
 pc_iframe_code(pc_iframe *f)
 {
-    if (f->owner == PC_FRAME_OWNED_BY_CSTACK || f->code == NULL ||
-        !PyCode_Check(f->code))
+    PyObject *code = pc_iframe_executable(f);
+    if (f->owner >= PC_FRAME_OWNED_BY_CSTACK || code == NULL ||
+        !PyCode_Check(code))
         return NULL;
-    return f->code;
+    return code;
 }
 
 /* Code unit the frame's instruction pointer is at (may be a cache unit). */
 static inline Py_ssize_t
 pc_iframe_unit(pc_iframe *f)
 {
-    return f->instr - (uint16_t *)((PyCodeObject *)f->code)->co_code_adaptive;
+    return f->instr -
+           (uint16_t *)((PyCodeObject *)pc_iframe_executable(f))->co_code_adaptive;
 }
 
 /* JUMP_BACKWARD checks the eval breaker (signal handlers, pending calls,
  * the GC and its callbacks run there): 3.12 fires the JUMP event first,
- * 3.13 handles the breaker first. */
+ * 3.13+ handle the breaker first. */
 #if PY_VERSION_HEX >= 0x030D0000
 #  define PC_JUMP_EVENT_BEFORE_BREAKER 0
 #else
@@ -168,11 +209,33 @@ pc_iframe_unit(pc_iframe *f)
 #endif
 
 /* A FOR_ITER whose iterator is exhausted jumps to its END_FOR target and
- * skips it: 3.12 skips END_FOR, 3.13 END_FOR and the POP_TOP after it. */
-#if PY_VERSION_HEX >= 0x030D0000
+ * skips it: 3.12 skips END_FOR, 3.13 END_FOR and the POP_TOP after it;
+ * 3.14 skips END_FOR and runs the POP_ITER after it. */
+#if PY_VERSION_HEX >= 0x030E0000
+#  define PC_FOR_ITER_EXIT_SKIP 1
+#elif PY_VERSION_HEX >= 0x030D0000
 #  define PC_FOR_ITER_EXIT_SKIP 2
 #else
 #  define PC_FOR_ITER_EXIT_SKIP 1
+#endif
+
+/* Branch events (Python/instrumentation.c, bytecodes.c).  3.12 and 3.13
+ * fire one BRANCH event at the branching instruction, taken or not.
+ * 3.14 splits it in two, each with its own callback and each disabled
+ * on its own: BRANCH_RIGHT when a POP_JUMP_IF_* jumps, BRANCH_LEFT from
+ * the NOT_TAKEN after it when it does not, BRANCH_LEFT from FOR_ITER
+ * when it goes round, BRANCH_RIGHT from the POP_ITER after the loop's
+ * END_FOR when it is exhausted, and BRANCH_RIGHT from END_ASYNC_FOR
+ * when an async for loop ends.  The instruction named as the source is
+ * not always the one that fires (INSTRUMENTED_JUMP(prev_instr, ...)):
+ * NOT_TAKEN names its POP_JUMP_IF_*, POP_ITER its FOR_ITER and
+ * END_ASYNC_FOR the END_SEND of its loop; the one that fires is the
+ * instruction just before the destination.  (The legacy BRANCH event of
+ * 3.14 is both, through a wrapper.) */
+#if PY_VERSION_HEX >= 0x030E0000
+#  define PC_BRANCH_LEFT_RIGHT 1
+#else
+#  define PC_BRANCH_LEFT_RIGHT 0
 #endif
 #endif /* PC_HAVE_MONITORING */
 

@@ -19,6 +19,9 @@
  * segment boundaries (jumps, calls, returns, handlers) are counted
  * directly into pc_g.pair when the boundary is seen.
  *
+ * On 3.14 BRANCH is BRANCH_LEFT and BRANCH_RIGHT, some of which name
+ * another instruction than the one that fired them (branch_fixup()).
+ *
  * Two jumps fire no event: JUMP_BACKWARD_NO_INTERRUPT (await and yield
  * from loops; after except handlers on 3.13) and SEND jumping to its
  * END_SEND when the sub-iterator is exhausted.  They are resolved from
@@ -108,7 +111,8 @@ static uint8_t eager_op[PC_NOPS];
 
 static int op_cache = -1, op_send = -1, op_jbni = -1, op_jump_backward = -1,
            op_jump_forward = -1, op_for_iter = -1, op_extended_arg = -1,
-           op_resume = -1, op_exit_init_check = -1;
+           op_resume = -1, op_exit_init_check = -1, op_not_taken = -1,
+           op_pop_iter = -1, op_end_async_for = -1;
 
 static unsigned long long desync;
 
@@ -882,7 +886,7 @@ stop_at(seg_thread *t, seg_frame *f, int32_t c)
 static inline int32_t
 iframe_instruction(pc_iframe *p, const seg_frame *f)
 {
-    if (p == NULL || p->code != f->sc->code)
+    if (p == NULL || pc_iframe_executable(p) != f->sc->code)
         return -1;
     return owner_unit(f->sc, pc_iframe_unit(p));
 }
@@ -962,7 +966,7 @@ static inline int
 init_shim(pc_iframe *p)
 {
     return op_exit_init_check >= 0 &&
-           (((PyCodeObject *)p->code)->co_code_adaptive[0] & 0xff) ==
+           (((PyCodeObject *)pc_iframe_executable(p))->co_code_adaptive[0] & 0xff) ==
                op_exit_init_check;
 }
 
@@ -972,7 +976,7 @@ init_shim(pc_iframe *p)
 static int
 at_resume(pc_iframe *p)
 {
-    pc_codeinfo *ci = pc_codeinfo_get(p->code);
+    pc_codeinfo *ci = pc_codeinfo_get(pc_iframe_executable(p));
     Py_ssize_t u = pc_iframe_unit(p);
     return ci != NULL && u >= 0 && u < ci->n && ci->op[u] == op_resume;
 }
@@ -993,7 +997,7 @@ caller_instruction(seg_thread *t, const seg_frame *f)
      * into the innermost one first, with the outer ones linked into the
      * frame chain but not entered (no event, nothing executed): skip
      * them. */
-    while (p != NULL && p->code != f->sc->code &&
+    while (p != NULL && pc_iframe_executable(p) != f->sc->code &&
            (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) ||
             at_resume(p)))
         p = python_frame(p->previous);
@@ -1066,9 +1070,9 @@ caller_unit_fast(seg_thread *t, const seg_frame *f, pc_iframe **cur)
         return -1;      /* measure the public API's way: no internal reads */
     if (*cur == NULL || (p = (*cur)->previous) == NULL)
         return -1;
-    if (p->owner == PC_FRAME_OWNED_BY_CSTACK && (p = p->previous) == NULL)
+    if (p->owner >= PC_FRAME_OWNED_BY_CSTACK && (p = p->previous) == NULL)
         return -1;
-    if (p->code != f->sc->code)
+    if (pc_iframe_executable(p) != f->sc->code)
         return -1;
     c = owner_unit(f->sc, pc_iframe_unit(p));
     if (c < 0 || f->sc->op[c] == op_jump_backward)
@@ -1234,6 +1238,83 @@ cb_yield(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     return leave(args, nargs, 1);
 }
 
+/* Kinds of jump event: JUMP and 3.12/3.13's BRANCH name the instruction
+ * that jumps; 3.14's BRANCH_LEFT and BRANCH_RIGHT may not (compat.h,
+ * PC_BRANCH_LEFT_RIGHT). */
+#define BR_PLAIN 0
+#define BR_LEFT 1
+#define BR_RIGHT 2
+#define BR_FIXED 3      /* a BR_LEFT or BR_RIGHT event branch_fixup() fixed */
+
+/* Whether a 3.14 branch event may name another instruction than the
+ * one that fired it: NOT_TAKEN (BRANCH_LEFT, naming its POP_JUMP_IF_*),
+ * POP_ITER (BRANCH_RIGHT, naming the FOR_ITER whose exit it is, or the
+ * last instruction before it that saved the frame's instruction pointer
+ * when it is reached in straight line, as in the inlined any()/all()),
+ * END_ASYNC_FOR (BRANCH_RIGHT, naming its loop's END_SEND; it is
+ * reached from the handler EXCEPTION_HANDLED reports).  FOR_ITER's
+ * own BRANCH_LEFT (to the next instruction) and a POP_JUMP_IF_*'s
+ * BRANCH_RIGHT (to its target) name themselves. */
+static inline int
+branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
+{
+    int32_t v;
+    int op = sc->op[src];
+    if (kind == BR_LEFT)
+        return !(op == op_for_iter && dst == next_unit(sc, src));
+    v = owner_unit(sc, dst - 1);
+    if (v < 0 || v == src ||
+        (sc->op[v] != op_pop_iter && sc->op[v] != op_end_async_for))
+        return 0;
+    /* A POP_JUMP_IF_* jumping: its target may well follow a POP_ITER
+     * (the end of a loop it jumps over). */
+    return !((op == op_pop_jump[0] || op == op_pop_jump[1] ||
+              op == op_pop_jump[2] || op == op_pop_jump[3]) &&
+             dst == jump_target(sc, src));
+}
+
+/* The instruction v that fired a moved branch event runs right before
+ * the destination, which follows it in code order.  NOT_TAKEN is the
+ * jump's real source: a segment runs up to it, the next one starts at
+ * dst.  A POP_ITER after a FOR_ITER is that FOR_ITER's destination
+ * (FOR_ITER jumps there, over END_FOR; the segment goes on through dst).
+ * POP_ITER and END_ASYNC_FOR fire their event before they do their work
+ * (which can run Python code, a __del__ or an async generator's
+ * finalizer hook, with the frame at that instruction; END_ASYNC_FOR can
+ * also re-raise): reached in straight line, or at the handler that
+ * EXCEPTION_HANDLED opened, they end nothing, and the event is ignored
+ * (returns 1).  -1 if the bytecode does not fit (counted in desync; the
+ * event is dropped). */
+static int
+branch_fixup(seg_frame *f, int32_t *src, int32_t *dst, int kind)
+{
+    const seg_code *sc = f->sc;
+    int32_t v;
+    if (!branch_moved(sc, *src, *dst, kind))
+        return 0;
+    v = owner_unit(sc, *dst - 1);
+    if (v < 0) {
+        desync++;
+        return -1;
+    }
+    if (kind == BR_RIGHT && sc->op[v] == op_pop_iter) {
+        if (sc->op[*src] != op_for_iter)
+            return 1;
+        if (f->at == *src && f->seeded && f->start < 0)
+            f->seeded = 0;  /* the exit of the FOR_ITER under way */
+        *dst = v;
+        return 0;
+    }
+    if (kind == BR_RIGHT && sc->op[v] == op_end_async_for)
+        return 1;
+    if (kind == BR_LEFT && sc->op[v] == op_not_taken) {
+        *src = v;
+        return 0;
+    }
+    desync++;
+    return -1;
+}
+
 /* JUMP, BRANCH (rare cases): see cb_jump. */
 static __attribute__((noinline)) void
 jump_slow(seg_thread *t, seg_frame *f, int32_t src, int32_t dst)
@@ -1249,24 +1330,25 @@ jump_slow(seg_thread *t, seg_frame *f, int32_t src, int32_t dst)
     f->start = dst;
 }
 
-/* JUMP, BRANCH: (code, source offset, destination offset); any case. */
+/* JUMP, BRANCH: code, source and destination units (see
+ * branch_source()); any case. */
 static __attribute__((noinline)) PyObject *
-jump_other(PyObject *const *args, Py_ssize_t nargs)
+jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
 {
     seg_thread *t;
     seg_frame *f;
     seg_code *sc;
-    int32_t src, dst;
     ENTER(t);
-    if (nargs < 3 || (f = top_for(t, args[0])) == NULL)
+    if ((f = top_for(t, code)) == NULL)
         Py_RETURN_NONE;
     sc = f->sc;
-    src = unit_arg(args[1]);
-    dst = unit_arg(args[2]);
     if (!valid_unit(sc, src) || !valid_unit(sc, dst)) {
         desync++;
         Py_RETURN_NONE;
     }
+    if ((kind == BR_LEFT || kind == BR_RIGHT) &&
+        branch_fixup(f, &src, &dst, kind) != 0)
+        Py_RETURN_NONE;
     if (f->start >= 0 && f->at != src && straight(sc, f->start, src)) {
         /* Running straight-line code (or restarted eagerly, which this
          * event confirms). */
@@ -1393,25 +1475,37 @@ other:
     return leave_other(args, nargs, yielding);
 }
 
-/* JUMP, BRANCH: (code, source offset, destination offset).  Only JUMP
- * events come from jumps that may be turned off (quiet). */
+/* JUMP, BRANCH: code, source and destination units.  Only JUMP events
+ * (kind BR_PLAIN, may_quiet) come from jumps that may be turned off
+ * (quiet); kind BR_LEFT and BR_RIGHT are 3.14's branch events, whose
+ * source may need fixing (branch_fixup()). */
 HOT PyObject *
-jump(PyObject *const *args, Py_ssize_t nargs, int may_quiet)
+jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
 {
     seg_thread *t = counting_thread();
     seg_frame *f;
     seg_code *sc;
-    int32_t src, dst;
+    int32_t nt;
 
-    if (t == NULL || nargs < 3)
+    if (t == NULL)
         goto other;
     f = &t->stack[t->depth - 1];
     sc = f->sc;
-    src = pc_offset_unit_nonzero(args[1]);
-    dst = pc_offset_unit_nonzero(args[2]);
-    if (sc->code != args[0] || (uint32_t)src >= (uint32_t)sc->n ||
+    if (sc->code != code || (uint32_t)src >= (uint32_t)sc->n ||
         (uint32_t)dst >= (uint32_t)sc->n)
         goto other;
+    if (kind == BR_LEFT && sc->op[src] != op_for_iter &&
+        (nt = next_unit(sc, src)) < dst && sc->op[nt] == op_not_taken &&
+        next_unit(sc, nt) == dst) {
+        /* the commonest moved event: a POP_JUMP_IF_*'s NOT_TAKEN */
+        src = nt;
+        kind = BR_FIXED;
+    }
+    else if (kind != BR_PLAIN && branch_moved(sc, src, dst, kind)) {
+        if (branch_fixup(f, &src, &dst, kind) != 0)
+            Py_RETURN_NONE;
+        kind = BR_FIXED;
+    }
     if (f->start >= 0) {
         if (f->at == src)
             goto other;
@@ -1434,22 +1528,58 @@ jump(PyObject *const *args, Py_ssize_t nargs, int may_quiet)
         return quiet_site(sc, src);
     Py_RETURN_NONE;
 other:
-    return jump_other(args, nargs);
+    return jump_other(code, src, dst, may_quiet ? BR_PLAIN : kind);
+}
+
+/* JUMP, BRANCH (3.12, 3.13): (code, source offset, destination offset) */
+HOT PyObject *
+jump(PyObject *const *args, Py_ssize_t nargs, int may_quiet, int kind)
+{
+    int32_t src, dst;
+    if (nargs < 3)
+        Py_RETURN_NONE;
+    src = pc_offset_unit_nonzero(args[1]);
+    dst = pc_offset_unit_nonzero(args[2]);
+    if (src < 0)
+        src = unit_arg(args[1]);
+    if (dst < 0)
+        dst = unit_arg(args[2]);
+    return jump_units(args[0], src, dst, may_quiet, kind);
 }
 
 static PyObject *
 cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return jump(args, nargs, 1);
+    return jump(args, nargs, 1, BR_PLAIN);
 }
 
+#if !PC_BRANCH_LEFT_RIGHT
 static PyObject *
 cb_branch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     (void)self;
-    return jump(args, nargs, 0);
+    return jump(args, nargs, 0, BR_PLAIN);
 }
+#endif
+
+#if PC_BRANCH_LEFT_RIGHT
+/* BRANCH_LEFT, BRANCH_RIGHT (3.14): (code, source offset, destination
+ * offset), the source fixed by branch_fixup(). */
+static PyObject *
+cb_branch_left(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return jump(args, nargs, 0, BR_LEFT);
+}
+
+static PyObject *
+cb_branch_right(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return jump(args, nargs, 0, BR_RIGHT);
+}
+#endif
 
 static inline void
 raised_at(seg_thread *t, seg_frame *f, int32_t r)
@@ -1617,7 +1747,12 @@ DEF("_pystats_seg_throw", cb_throw);
 DEF("_pystats_seg_return", cb_return);
 DEF("_pystats_seg_yield", cb_yield);
 DEF("_pystats_seg_jump", cb_jump);
+#if !PC_BRANCH_LEFT_RIGHT
 DEF("_pystats_seg_branch", cb_branch);
+#else
+DEF("_pystats_seg_branch_left", cb_branch_left);
+DEF("_pystats_seg_branch_right", cb_branch_right);
+#endif
 DEF("_pystats_seg_raise", cb_raise);
 DEF("_pystats_seg_reraise", cb_reraise);
 DEF("_pystats_seg_handled", cb_handled);
@@ -1633,7 +1768,12 @@ static const pc_seg_callback seg_callbacks[] = {
     {"PY_YIELD", &cb_yield_def},
     {"PY_UNWIND", &cb_unwind_def},
     {"JUMP", &cb_jump_def},
+#if PC_BRANCH_LEFT_RIGHT
+    {"BRANCH_LEFT", &cb_branch_left_def},
+    {"BRANCH_RIGHT", &cb_branch_right_def},
+#else
     {"BRANCH", &cb_branch_def},
+#endif
     {"RAISE", &cb_raise_def},
     {"RERAISE", &cb_reraise_def},
     {"EXCEPTION_HANDLED", &cb_handled_def},
@@ -1685,6 +1825,9 @@ pc_seg_init(void)
     op_extended_arg = opcode_of("EXTENDED_ARG");
     op_resume = opcode_of("RESUME");
     op_exit_init_check = opcode_of("EXIT_INIT_CHECK");   /* 3.13 */
+    op_not_taken = opcode_of("NOT_TAKEN");               /* 3.14 */
+    op_pop_iter = opcode_of("POP_ITER");                 /* 3.14 */
+    op_end_async_for = opcode_of("END_ASYNC_FOR");
     op_pop_jump[0] = opcode_of("POP_JUMP_IF_FALSE");
     op_pop_jump[1] = opcode_of("POP_JUMP_IF_TRUE");
     op_pop_jump[2] = opcode_of("POP_JUMP_IF_NONE");
@@ -1754,7 +1897,7 @@ seed(seg_thread *t, PyThreadState *ts)
         seg_frame *f;
         int32_t c;
         p = frames[i];
-        f = push(t, p->code);
+        f = push(t, pc_iframe_executable(p));
         if (f == NULL) {
             free(frames);
             return -1;

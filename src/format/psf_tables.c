@@ -11,7 +11,7 @@
 
 /* The newest version with built-in tables: later versions borrow its
  * opcode names for families (names are stable, numbers are not). */
-#define PSF_TAB_NEWEST 13
+#define PSF_TAB_NEWEST 14
 
 static const char *const *
 tab_names(int minor)
@@ -20,6 +20,7 @@ tab_names(int minor)
     case 11: return psf_tab_opcodes_3_11_name;
     case 12: return psf_tab_opcodes_3_12_name;
     case 13: return psf_tab_opcodes_3_13_name;
+    case 14: return psf_tab_opcodes_3_14_name;
     default: return NULL;
     }
 }
@@ -31,6 +32,7 @@ tab_families(int minor)
     case 11: return psf_tab_opcodes_3_11_family;
     case 12: return psf_tab_opcodes_3_12_family;
     case 13: return psf_tab_opcodes_3_13_family;
+    case 14: return psf_tab_opcodes_3_14_family;
     default: return NULL;
     }
 }

@@ -5,7 +5,7 @@
  * version writes failure kinds as numbers; these tables name them without
  * a CPython source tree.  The data (psf_tables_data.c) is generated from
  * the TSV files in data/tables/, taken from CPython 3.11.2, 3.12.1, 3.13.5
- * and 3.14 (failure kinds).
+ * and 3.14.7 (opcodes, failure kinds).
  * Versions are given as the minor number of 3.x (11, 12, 13, 14).
  */
 #ifndef PSF_TABLES_H
@@ -25,12 +25,14 @@ extern const char *const psf_tab_opcodes_3_12_name[256];
 extern const char *const psf_tab_opcodes_3_12_family[256];
 extern const char *const psf_tab_opcodes_3_13_name[256];
 extern const char *const psf_tab_opcodes_3_13_family[256];
+extern const char *const psf_tab_opcodes_3_14_name[256];
+extern const char *const psf_tab_opcodes_3_14_family[256];
 extern const psf_tab_kind psf_tab_spec_fail_kinds_3_11[];
 extern const psf_tab_kind psf_tab_spec_fail_kinds_3_13[];
 extern const psf_tab_kind psf_tab_spec_fail_kinds_3_14[];
 extern const psf_tab_kind psf_tab_eval_call_kinds_3_13[];
 
-/* Whether built-in opcode numbers exist for 3.minor (11, 12, 13). */
+/* Whether built-in opcode numbers exist for 3.minor (11, 12, 13, 14). */
 int psf_tab_has_opcodes(int minor);
 
 /* Name of opcode number num on 3.minor, or NULL if unknown. */
@@ -38,7 +40,7 @@ const char *psf_tab_opname(int minor, int num);
 
 /* The family (base instruction) of the instruction called name on
  * 3.minor: "LOAD_ATTR" for "LOAD_ATTR_SLOT", the name itself for a base
- * instruction.  Versions without a table (3.14 and later) use the newest
+ * instruction.  Versions without a table (3.15 and later) use the newest
  * table and then a prefix rule (a name that starts with a known
  * specializable family followed by "_" belongs to it).  Returns NULL for a
  * name no table knows and no rule places.  The result is a static string

@@ -9,8 +9,8 @@ turns out to be a ``throw()`` (see below).  Pairs are (previous instruction
 in the same thread, this instruction); the first instruction a thread runs
 in a window has no predecessor.
 
-Facts this relies on, checked by experiment on CPython 3.11.7, 3.12.1 and
-3.13.0 (and asserted in test_reference.py where practical):
+Facts this relies on, checked by experiment on CPython 3.11.7, 3.12.1,
+3.13.0 and 3.14.7 (and asserted in test_reference.py where practical):
 
 * No 'opcode' event ever reports RESUME, on any of the three versions.
   Instructions before RESUME (MAKE_CELL, COPY_FREE_VARS, a generator's
@@ -39,7 +39,9 @@ Facts this relies on, checked by experiment on CPython 3.11.7, 3.12.1 and
     - close() of a generator suspended outside any try: 3.11 reports
       call/exception/return and no instruction; 3.12 runs the implicit
       handler (CALL_INTRINSIC_1, RERAISE are reported); 3.13 takes a fast
-      path that reports no event at all.  close() of an unstarted
+      path that reports no event at all; 3.14 takes that fast path only
+      when no tool has PY_UNWIND events, which sys.settrace has, so it
+      runs (and reports) the handler as 3.12 does.  close() of an unstarted
       generator reports no instruction on any version.
 * EXTENDED_ARG:
     - 3.11: an opcode event reports the EXTENDED_ARG, and the instruction

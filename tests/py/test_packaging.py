@@ -117,8 +117,8 @@ def test_wheel_contents_and_metadata(dist):
     assert names <= recorded | {info + "RECORD"}
     assert meta["Name"] == "pystats"
     assert meta["Version"] == VERSION
-    # 3.11 to 3.13: src/ext/compat.h refuses to build for any other.
-    assert meta["Requires-Python"] == "<3.14,>=3.11"
+    # 3.11 to 3.14: src/ext/compat.h refuses to build for any other.
+    assert meta["Requires-Python"] == "<3.15,>=3.11"
     assert meta["Summary"]
     assert meta["License"] or meta["License-Expression"]
     assert "[pyperf.hook]" in entry_points
