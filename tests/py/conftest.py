@@ -1,5 +1,6 @@
 """Shared helpers for the collector's tests: run Python in a child
 process with collection settings, and read the dumps it leaves."""
+import gc
 import os
 import subprocess
 import sys
@@ -149,9 +150,14 @@ def stats(pystats):
 
 
 def measured_snapshot(stats, mode, fn, *args):
-    """snapshot() of measure(fn, *args) in mode, from a clear state."""
+    """snapshot() of measure(fn, *args) in mode, from a clear state and
+    a fresh GC state: measure() counts the Python code of collections
+    that start during the call (gc.callbacks, finalizers) as fn's, and
+    when an automatic collection starts depends on what was allocated
+    since the last one, so calls compared must start alike."""
     stats.clear()
     stats._collector._set_measure_mode(mode)
+    gc.collect()
     try:
         stats.measure(fn, *args)
     finally:

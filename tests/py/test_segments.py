@@ -9,6 +9,7 @@ import asyncio
 import collections
 import dis
 import functools
+import gc
 import os
 import sys
 import threading
@@ -33,6 +34,7 @@ def measured(stats, mode, fn, *args):
 
 def windowed(stats, mode, fn, *args):
     stats.clear()
+    gc.collect()            # calls compared start from one GC state
     stats.on(mode=mode)
     fn(*args)
     stats.off()
