@@ -9,7 +9,6 @@ import asyncio
 import collections
 import dis
 import functools
-import gc
 import os
 import sys
 import threading
@@ -17,7 +16,7 @@ import threading
 import pytest
 
 import workloads
-from conftest import clean_env, dumps_in, measured_snapshot, run_python
+from conftest import clean_env, dumps_in, fresh_gc, measured_snapshot, run_python
 
 MODES = ("count", "instructions")
 SEGMENTS = sys.version_info >= (3, 12)
@@ -34,10 +33,10 @@ def measured(stats, mode, fn, *args):
 
 def windowed(stats, mode, fn, *args):
     stats.clear()
-    gc.collect()            # calls compared start from one GC state
-    stats.on(mode=mode)
-    fn(*args)
-    stats.off()
+    with fresh_gc():
+        stats.on(mode=mode)
+        fn(*args)
+        stats.off()
     snap = stats.snapshot()
     stats.clear()
     return snap["execution_count"], snap["pair_count"]
