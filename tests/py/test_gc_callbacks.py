@@ -1,12 +1,15 @@
-"""Python code the cyclic GC runs in the measuring thread: functions in
-gc.callbacks (a test framework may have installed one: hypothesis does)
-run at every collection that starts while fn runs, and measure() counts
-them as fn's, on 3.11 (trace function) as on 3.12+ (sys.monitoring), in
-both modes.  When an automatic collection starts depends on every
-allocation since the last one, the caller's included, so two calls
-compared must start from the same GC state."""
+"""Python code the interpreter runs in the measuring thread while fn
+runs: functions in gc.callbacks (a test framework may have installed
+one: hypothesis does) run at every collection that starts while fn runs,
+a signal handler at the next eval breaker, and measure() counts them as
+fn's, on 3.11 (trace function) as on 3.12+ (sys.monitoring), in both
+modes.  When an automatic collection starts depends on every allocation
+since the last one, the caller's included, so two calls compared must
+start from the same GC state (conftest.fresh_gc)."""
 import collections
 import gc
+import os
+import signal
 
 import pytest
 
@@ -79,3 +82,27 @@ def test_automatic_collections_alike_in_both_modes(stats, gc_state):
         assert seen, "no collection in fn"
         assert_same(a, b)
         del keep
+
+
+def on_signal(signum, frame):
+    seen.append(signum)
+
+
+def signal_self():
+    os.kill(os.getpid(), signal.SIGUSR1)
+
+
+@pytest.mark.skipif(not hasattr(signal, "SIGUSR1"), reason="no SIGUSR1")
+@pytest.mark.parametrize("mode", MODES)
+def test_signal_handler_counted_as_fns(stats, mode):
+    old = signal.signal(signal.SIGUSR1, on_signal)
+    try:
+        signal_self()                           # warm up
+        del seen[:]
+        counts = measured(stats, mode, signal_self)[0]
+    finally:
+        signal.signal(signal.SIGUSR1, old)
+    assert seen == [signal.SIGUSR1]
+    expected = collections.Counter(executed_straight_line(signal_self)) + \
+        collections.Counter(executed_straight_line(on_signal))
+    assert counts == dict(expected)
