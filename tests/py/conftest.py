@@ -1,5 +1,7 @@
 """Shared helpers for the collector's tests: run Python in a child
 process with collection settings, and read the dumps it leaves."""
+import contextlib
+import gc
 import os
 import subprocess
 import sys
@@ -148,12 +150,32 @@ def stats(pystats):
     pystats._collector._set_measure_mode("count")
 
 
+@contextlib.contextmanager
+def fresh_gc():
+    """Run the block from one GC state, whatever came before: measure()
+    and windows count the Python code of collections that start while
+    they count (gc.callbacks, finalizers) as the program's, and when an
+    automatic collection starts depends on every allocation since the
+    last one, so two calls compared must start alike.  Everything already
+    tracked is frozen (gc.freeze: O(1), so no full collection of the
+    test process), which leaves no generation holding anything and every
+    generation's count at zero after gc.collect(); unfrozen afterwards."""
+    gc.freeze()
+    try:
+        gc.collect()
+        yield
+    finally:
+        gc.unfreeze()
+
+
 def measured_snapshot(stats, mode, fn, *args):
-    """snapshot() of measure(fn, *args) in mode, from a clear state."""
+    """snapshot() of measure(fn, *args) in mode, from a clear state and
+    a fresh GC state (fresh_gc)."""
     stats.clear()
     stats._collector._set_measure_mode(mode)
     try:
-        stats.measure(fn, *args)
+        with fresh_gc():
+            stats.measure(fn, *args)
     finally:
         stats._collector._set_measure_mode("count")
     snap = stats.snapshot()

@@ -17,7 +17,7 @@ import threading
 import pytest
 
 import workloads
-from conftest import clean_env, dumps_in, measured_snapshot, run_python
+from conftest import clean_env, dumps_in, fresh_gc, measured_snapshot, run_python
 
 MODES = ("count", "instructions")
 SEGMENTS = sys.version_info >= (3, 12)
@@ -34,9 +34,10 @@ def measured(stats, mode, fn, *args):
 
 def windowed(stats, mode, fn, *args):
     stats.clear()
-    stats.on(mode=mode)
-    fn(*args)
-    stats.off()
+    with fresh_gc():
+        stats.on(mode=mode)
+        fn(*args)
+        stats.off()
     snap = stats.snapshot()
     stats.clear()
     return snap["execution_count"], snap["pair_count"]
@@ -53,13 +54,15 @@ def assert_same(a, b):
 
 
 def test_method_of_each_mode(stats):
-    assert stats._collector._seg_state()["method"] == (
-        "segments" if SEGMENTS else "instructions")
-    stats.on(mode="instructions")
-    try:
-        assert stats._collector._seg_state()["method"] == "instructions"
-    finally:
-        stats.off()
+    # Each in its own window: the method reported outside one is that of
+    # the last collection, which another test may have left in either mode.
+    for mode, method in (("count", "segments" if SEGMENTS else "instructions"),
+                         ("instructions", "instructions")):
+        stats.on(mode=mode)
+        try:
+            assert stats._collector._seg_state()["method"] == method, mode
+        finally:
+            stats.off()
 
 
 @pytest.mark.parametrize("name", workloads.ALL)
