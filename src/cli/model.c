@@ -282,19 +282,23 @@ model_hdr_top(const agg_group *g, const char *key)
     return v->v[best].text;
 }
 
-/* Whether the space-separated list has word name. */
-static int
-in_list(const char *list, const char *name)
+/* The words of a space-separated list, as a set: one pass over the list,
+ * so that asking for every opcode of a group stays linear. */
+static void
+word_set(ktab *set, const char *list)
 {
-    size_t n = strlen(name);
-    const char *p = list;
+    const char *p = list, *e;
 
-    while ((p = strstr(p, name)) != NULL) {
-        if ((p == list || p[-1] == ' ') && (p[n] == ' ' || p[n] == '\0'))
-            return 1;
-        p += n;
+    while (*p) {
+        int is_new;
+        while (*p == ' ')
+            p++;
+        for (e = p; *e && *e != ' '; e++)
+            ;
+        if (e > p)
+            ktab_intern(set, p, (size_t)(e - p), &is_new);
+        p = e;
     }
-    return 0;
 }
 
 /* A failure kind; CPython lists equal counts by kind number. */
@@ -602,7 +606,7 @@ own_sort(m_group *m)
 void
 model_build(m_group *m, const agg_group *g)
 {
-    ktab idx[IDX_COUNT];
+    ktab idx[IDX_COUNT], spec_words;
     const char *spec_list;
     size_t i;
 
@@ -619,6 +623,9 @@ model_build(m_group *m, const agg_group *g)
     if (m->uops.n > 1)
         qsort(m->uops.v, m->uops.n, sizeof *m->uops.v, op_cmp);
     spec_list = model_hdr_top(g, AGG_HDR_CPY_SPECIALIZED);
+    ktab_init(&spec_words);
+    if (spec_list)
+        word_set(&spec_words, spec_list);
     m->input_order = one_cpython_file(g);
     for (i = 0; i < m->ops.n; i++) {
         m_op *op = &m->ops.v[i];
@@ -626,7 +633,8 @@ model_build(m_group *m, const agg_group *g)
         size_t j;
         /* A family is the base instruction; an unknown name is its own. */
         op->family = fam ? fam : op->name;
-        op->spec_form = spec_list ? in_list(spec_list, op->name) : -1;
+        op->spec_form = spec_list ? ktab_find(&spec_words, op->name, strlen(op->name)) != (size_t)-1
+                                  : -1;
         m->total_exec += op->exec;
         /* CPython lists a predecessor's pairs in its instruction's order. */
         for (j = 0; j < op->pred.n; j++) {
@@ -634,6 +642,7 @@ model_build(m_group *m, const agg_group *g)
             op->pred.v[j].seq = a ? a->order : SIZE_MAX;
         }
     }
+    ktab_free(&spec_words);
     for (i = 0; i < m->ops.n; i++) {
         m_op *op = &m->ops.v[i];
         m_list_sort_input(&op->fail, m->input_order);
