@@ -98,26 +98,34 @@ describe(const char *what, char *out, size_t cap, char *raw, size_t rawcap)
     PyErr_Restore(exc_type, exc_value, exc_tb);
 }
 
-void
-pc_guard_displaced(const char *what)
+/* The first cause of inexact counts (kept for the dump), and the one line
+ * on stderr for each kind of cause, said once: fmt holds one %s, where
+ * the cause goes. */
+static void
+note_cause(const char *what, int *said, const char *fmt)
 {
     char cause[PC_META_MAX], raw[PC_META_MAX], msg[PC_META_MAX + 512];
 
-    g.displaced++;
-    if (g.cause[0] && g.said_displaced)
+    if (g.cause[0] && *said)
         return;
     describe(what, cause, sizeof cause, raw, sizeof raw);
     if (!g.cause[0])
         psf_strlcpy(g.cause, cause, sizeof g.cause);
-    if (!g.said_displaced) {
-        g.said_displaced = 1;
-        snprintf(msg, sizeof msg,
-                 "pystats: another trace function replaces the collector's "
-                 "in a counting thread (%s): that thread is not counted from "
-                 "here on, and the dump says so (" PSF_H_DISPLACED ")\n",
-                 raw);
+    if (!*said) {
+        *said = 1;
+        snprintf(msg, sizeof msg, fmt, raw);
         say(msg);
     }
+}
+
+void
+pc_guard_displaced(const char *what)
+{
+    g.displaced++;
+    note_cause(what, &g.said_displaced,
+               "pystats: another trace function replaces the collector's "
+               "in a counting thread (%s): that thread is not counted from "
+               "here on, and the dump says so (" PSF_H_DISPLACED ")\n");
 }
 
 void
@@ -168,27 +176,16 @@ pc_guard_write(psf_out *o)
 static void
 events_lost(const char *what)
 {
-    char cause[PC_META_MAX], raw[PC_META_MAX], msg[PC_META_MAX + 512];
-
     if (pc_guard_own || pc_g.mode != PC_MODE_INSTRUCTIONS ||
         !(pc_g.on || pc_g.measuring))
         return;
     g.lost++;
-    if (g.cause[0] && g.said_lost)
-        return;
-    describe(what, cause, sizeof cause, raw, sizeof raw);
-    if (!g.cause[0])
-        psf_strlcpy(g.cause, cause, sizeof g.cause);
-    if (!g.said_lost) {
-        g.said_lost = 1;
-        snprintf(msg, sizeof msg,
-                 "pystats: another tracing tool starts while mode "
-                 "'instructions' counts (%s): this CPython then drops "
-                 "INSTRUCTION events, so this dump's counts are not exact, "
-                 "and it says so (" PSF_H_EVENTS_LOST "); mode "
-                 "'count' is not affected\n", raw);
-        say(msg);
-    }
+    note_cause(what, &g.said_lost,
+               "pystats: another tracing tool starts while mode "
+               "'instructions' counts (%s): this CPython then drops "
+               "INSTRUCTION events, so this dump's counts are not exact, "
+               "and it says so (" PSF_H_EVENTS_LOST "); mode "
+               "'count' is not affected\n");
 }
 #endif
 
@@ -233,7 +230,6 @@ static int
 setlineno(PyObject *f, PyObject *value, void *closure)
 {
     int before, r;
-    char cause[PC_META_MAX], raw[PC_META_MAX], msg[PC_META_MAX + 512];
 
     if (!pc_counting() || !pc_seg_mode() || !PyFrame_Check(f) ||
         PyInterpreterState_Get() != PyInterpreterState_Main())
@@ -243,20 +239,11 @@ setlineno(PyObject *f, PyObject *value, void *closure)
     if (r < 0 || PyFrame_GetLasti((PyFrameObject *)f) == before)
         return r;
     g.jumps++;
-    if (g.cause[0] && g.said_jump)
-        return r;
-    describe("frame.f_lineno set", cause, sizeof cause, raw, sizeof raw);
-    if (!g.cause[0])
-        psf_strlcpy(g.cause, cause, sizeof g.cause);
-    if (!g.said_jump) {
-        g.said_jump = 1;
-        snprintf(msg, sizeof msg,
-                 "pystats: a trace function moved a counted frame by setting "
-                 "frame.f_lineno (%s): segment counting sees no event for "
-                 "that jump, so this dump's counts are not exact, and it says "
-                 "so (" PSF_H_LINE_JUMPS ")\n", raw);
-        say(msg);
-    }
+    note_cause("frame.f_lineno set", &g.said_jump,
+               "pystats: a trace function moved a counted frame by setting "
+               "frame.f_lineno (%s): segment counting sees no event for "
+               "that jump, so this dump's counts are not exact, and it says "
+               "so (" PSF_H_LINE_JUMPS ")\n");
     return r;
 }
 
