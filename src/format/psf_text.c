@@ -52,22 +52,6 @@ psf_utf8_seq(const unsigned char *s, size_t n, int allow_surrogates)
     return len;
 }
 
-/* The input of the encoder. */
-typedef struct src {
-    const char *s;
-    size_t n;
-} src;
-
-/* The byte at input offset `at` into *b; returns 1, or 0 at the end. */
-static size_t
-peek(src *r, size_t at, unsigned char *b)
-{
-    if (at >= r->n)
-        return 0;
-    *b = (unsigned char)r->s[at];
-    return 1;
-}
-
 static int
 reserved(unsigned char c)
 {
@@ -104,64 +88,42 @@ emit(dst_t *d, const unsigned char *u, size_t n)
     d->len += n;
 }
 
-static size_t
-encode(src *r, char *out, size_t cap)
+/* One byte as an escape. */
+static void
+emit_escape(dst_t *d, unsigned char c)
 {
-    dst_t d = {out, cap, 0, 0};
-    size_t written = 0, at = 0, total = 0, pos = 0, step;
-    unsigned char seq[4];
-    size_t steps[4];
+    unsigned char esc[3] = {'%', (unsigned char)hex[c >> 4], (unsigned char)hex[c & 15]};
 
-    /* The decoded length first, for "a space that ends the field". */
-    while ((step = peek(r, at, seq)) != 0) {
-        total++;
-        at += step;
-    }
-    at = 0;
-    while (pos < total) {
-        size_t have = 0, len, a = at, k;
-        while (have < 4 && (steps[have] = peek(r, a, &seq[have])) != 0)
-            a += steps[have++];
-        len = psf_utf8_seq(seq, have, 0);
-        if (len == 1 && (reserved(seq[0]) || (seq[0] == ' ' && (pos == 0 || pos == total - 1))))
+    emit(d, esc, 3);
+}
+
+size_t
+psf_text_encode(const char *s, size_t n, char *out, size_t cap)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    dst_t d = {out, cap, 0, 0};
+    size_t written = 0, i = 0, len, k;
+
+    while (i < n) {
+        len = psf_utf8_seq(u + i, n - i, 0);
+        if (len == 1 && (reserved(u[i]) || (u[i] == ' ' && (i == 0 || i == n - 1))))
             len = 0;
-        if (line_break(seq, len)) {
-            size_t k2;
-            for (k2 = 0; k2 < len; k2++) {
-                unsigned char esc[3] = {'%', (unsigned char)hex[seq[k2] >> 4],
-                                        (unsigned char)hex[seq[k2] & 15]};
-                emit(&d, esc, 3);
-                if (!d.full)
-                    written = d.len;
-                at += steps[k2];
-            }
-            pos += len;
-            continue;
-        }
         if (len == 0) {
-            unsigned char esc[3] = {'%', (unsigned char)hex[seq[0] >> 4],
-                                    (unsigned char)hex[seq[0] & 15]};
-            emit(&d, esc, 3);
+            emit_escape(&d, u[i]);
             len = 1;
+        } else if (line_break(u + i, len)) {
+            for (k = 0; k < len; k++)
+                emit_escape(&d, u[i + k]);
         } else {
-            emit(&d, seq, len);
+            emit(&d, u + i, len);
         }
         if (!d.full)
             written = d.len;
-        for (k = 0; k < len; k++)
-            at += steps[k];
-        pos += len;
+        i += len;
     }
     if (cap > 0)
         out[written] = '\0';
     return d.len;
-}
-
-size_t
-psf_text_encode(const char *s, size_t n, char *dst, size_t cap)
-{
-    src r = {s, n};
-    return encode(&r, dst, cap);
 }
 
 size_t
