@@ -95,6 +95,20 @@ put_wtf8(buf *b, const char *s, size_t n)
     }
 }
 
+/* enc decoded into d (bytes; WTF-8 for canonical text); -1 if it does not decode. */
+static int
+decode(const char *enc, size_t n, buf *d)
+{
+    size_t m;
+
+    put(d, enc, n);
+    m = psf_text_decode(d->p, n, d->p);
+    if (m == (size_t)-1)
+        return -1;
+    d->n = m;
+    return 0;
+}
+
 static char *
 encode(const buf *d, size_t *len)
 {
@@ -110,16 +124,12 @@ text_from_dump(int version, const char *s, size_t n, size_t *len)
 {
     buf raw = {0}, d = {0};
     char *out;
-    size_t m;
 
-    put(&raw, s, n);
-    if (version >= 2) {
-        m = psf_text_decode(raw.p, n, raw.p);
-        if (m == (size_t)-1) {
-            free(raw.p);
-            return NULL;
-        }
-        raw.n = m;
+    if (version < 2) {
+        put(&raw, s, n);
+    } else if (decode(s, n, &raw) < 0) {
+        free(raw.p);
+        return NULL;
     }
     put(&d, "", 0);
     put_wtf8(&d, raw.p, raw.n);
@@ -141,20 +151,6 @@ text_header_is_free(const char *key, size_t klen)
     for (i = 0; i < sizeof free_text / sizeof free_text[0]; i++)
         if (strlen(free_text[i]) == klen && memcmp(free_text[i], key, klen) == 0)
             return 1;
-    return 0;
-}
-
-/* enc decoded into d (WTF-8); -1 if it does not decode. */
-static int
-decode(const char *enc, size_t n, buf *d)
-{
-    size_t m;
-
-    put(d, enc, n);
-    m = psf_text_decode(d->p, n, d->p);
-    if (m == (size_t)-1)
-        return -1;
-    d->n = m;
     return 0;
 }
 
