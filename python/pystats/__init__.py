@@ -108,12 +108,22 @@ def _meta():
         ver += {"alpha": "a", "beta": "b", "candidate": "rc"}[v.releaselevel]
         ver += str(v.serial)
     git = getattr(sys, "_git", None)
+    try:
+        cwd = os.getcwd()
+    except OSError:         # the directory is gone: no relative names
+        cwd = ""
+    # sys.path made absolute (against cwd, as the import system does), so
+    # that a reader can name code by module: docs/FORMAT.md 1.3.
+    path = [os.path.abspath(os.path.join(cwd, p)) if cwd or p else p
+            for p in sys.path if isinstance(p, str)]
     return {
         "python_version": ver,
         "implementation": sys.implementation.name,
         "sys_version": sys.version,
         "git": "/".join(x for x in git if x) if git else "",
         "config_args": sysconfig.get_config_var("CONFIG_ARGS") or "",
+        "cwd": cwd,
+        "sys_path": path,
         "pystats_build": hasattr(sys, "_stats_on"),
         "free_threading": bool(sysconfig.get_config_var("Py_GIL_DISABLED")),
         "jit": "--enable-experimental-jit" in (

@@ -57,6 +57,8 @@ typedef struct pc_meta {
     char git[PC_META_MAX];
     char config_args[PC_META_MAX * 4];
     char label[PC_META_MAX * 4];
+    char cwd[PC_META_MAX * 4];        /* the working directory at configure */
+    char sys_path[PC_META_MAX * 16];  /* sys.path then, entries joined by | */
     int pystats_build;
     int free_threading;
     int jit;

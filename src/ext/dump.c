@@ -177,6 +177,10 @@ write_dump(psf_out *o, pc_reason reason)
     psf_put_header(o, PSF_H_TIME_END, when);
     psf_put_header(o, PSF_H_REASON, reason_names[reason]);
     psf_put_header(o, PSF_H_LABEL, m->label);
+    if (m->cwd[0])
+        psf_put_header(o, PSF_H_CWD, m->cwd);
+    if (m->sys_path[0])
+        psf_put_header(o, PSF_H_PY_PATH, m->sys_path);
     /* With a census: "census" (every family read) or "count" (taken
      * alongside segment counting: census.excluded_family says which
      * families were left out). */

@@ -455,6 +455,45 @@ copy_int(PyObject *d, const char *key, int *dst)
     return 0;
 }
 
+/* A list of str as one header value: each entry in the text encoding
+ * (which never leaves a raw |), joined by |.  Entries that do not fit
+ * are left out, whole, and said so once. */
+static int
+copy_text_list(PyObject *d, const char *key, char *dst, size_t size)
+{
+    PyObject *v = PyDict_GetItemString(d, key);  /* borrowed */
+    char one[PC_META_MAX * 4];
+    size_t used = 0, n;
+    Py_ssize_t i;
+    int cut;
+    dst[0] = '\0';
+    if (v == NULL)
+        return 0;
+    if (!PyList_Check(v)) {
+        PyErr_Format(PyExc_TypeError, "%s must be a list", key);
+        return -1;
+    }
+    for (i = 0; i < PyList_GET_SIZE(v); i++) {
+        PyObject *s = PyList_GET_ITEM(v, i);  /* borrowed */
+        if (!PyUnicode_Check(s))
+            continue;
+        if (pc_text_encode(s, one, sizeof one, &cut) < 0)
+            return -1;
+        n = strlen(one);
+        if (cut || used + (used > 0) + n >= size) {
+            PySys_FormatStderr("pystats: %s is longer than %zu bytes encoded; "
+                               "dumps carry its first %zd entries\n", key,
+                               size - 1, i);
+            break;
+        }
+        if (used > 0)
+            dst[used++] = '|';
+        memcpy(dst + used, one, n + 1);
+        used += n;
+    }
+    return 0;
+}
+
 static PyObject *
 pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
 {
@@ -478,6 +517,9 @@ pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
         copy_str(meta, "git", m->git, sizeof m->git) < 0 ||
         copy_str(meta, "config_args", m->config_args,
                  sizeof m->config_args) < 0 ||
+        copy_str(meta, "cwd", m->cwd, sizeof m->cwd) < 0 ||
+        copy_text_list(meta, "sys_path", m->sys_path,
+                       sizeof m->sys_path) < 0 ||
         copy_int(meta, "pystats_build", &m->pystats_build) < 0 ||
         copy_int(meta, "free_threading", &m->free_threading) < 0 ||
         copy_int(meta, "jit", &m->jit) < 0) {

@@ -58,7 +58,7 @@ def run_python(code, *, args=(), xopts=(), flags=(), env=None, check=True,
 # Header values that are free text, encoded (docs/FORMAT.md 1.1, 1.16).
 FREE_TEXT_HEADERS = ("meta.label", "meta.python.sys_version",
                      "meta.python.git", "meta.python.config_args",
-                     "meta.python.implementation")
+                     "meta.python.implementation", "meta.process.cwd")
 
 
 def decode_text(field):
@@ -87,6 +87,8 @@ class Dump:
             assert sep, "%s: bad line %r" % (path, line)
             if key in FREE_TEXT_HEADERS:
                 self.header[key] = decode_text(value)
+            elif key == "meta.python.path":
+                self.header[key] = [decode_text(p) for p in value.split("|")]
             elif key.startswith(("pystats.", "meta.")):
                 self.header[key] = value
             elif key.endswith(".execution_count"):

@@ -3,8 +3,11 @@ statistics, in both exact modes ("count": segments on 3.12+, the trace
 function on 3.11; "instructions"): per-code counts equal the reference
 collector's attribution, calls are exact for known call trees, dumps
 write what snapshot() reports (docs/FORMAT.md, "Hot code", "Calls")."""
+import json
 import os
+import subprocess
 import sys
+import textwrap
 
 import pytest
 
@@ -326,3 +329,34 @@ def test_fork_child_starts_from_zero(stats):
     stats.off()
     assert os.WEXITSTATUS(status) == 0
     assert stats.snapshot()["code"][key]["calls"] == 67
+
+
+# -- where the code came from (docs/FORMAT.md 1.1) ---------------------------
+
+def test_dump_records_cwd_and_sys_path(tmp_path):
+    """meta.process.cwd and meta.python.path give back the working
+    directory and sys.path the program saw, made absolute, whatever
+    characters the names hold (free text, 1.16; | separates entries)."""
+    odd = tmp_path / "run | 100% [a:b] é\u2028"
+    odd.mkdir()
+    (odd / "rel lib").mkdir()
+    out = tmp_path / "dumps"
+    env = clean_env(PYTHONPATH=os.pathsep.join(
+        ["rel lib", str(tmp_path / "x|y"), os.path.dirname(__file__)]))
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent("""
+            import json, os, sys
+            seen = [os.getcwd(), list(sys.path)]
+            import pystats
+            pystats.on(); sum(range(3)); pystats.off()
+            print(json.dumps(seen))
+        """)],
+        cwd=odd, env=dict(env, PYSTATS_DIR=str(out)), capture_output=True,
+        text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    cwd, path = json.loads(proc.stdout)
+    (dump,) = dumps_in(out)
+    assert dump.header["meta.process.cwd"] == cwd == str(odd)
+    assert dump.header["meta.python.path"] == [
+        os.path.abspath(os.path.join(cwd, p)) for p in path]
+    assert str(odd / "rel lib") in dump.header["meta.python.path"]
