@@ -4,6 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../ext/version.h"
+#include "suggest.h"
+
 static const struct {
     const char *name;
     int (*fn)(int, char **);
@@ -22,6 +25,9 @@ usage(FILE *to)
           "  compare     compare two runs (Markdown, JSON, HTML; --fail-if for CI)\n"
           "  check       every reason to distrust a set of dumps, with a verdict\n"
           "  run         run a command with collection on, then summarize and check\n"
+          "\noptions:\n"
+          "  -h, --help  this text\n"
+          "  --version   the version of pystats\n"
           "\nRun 'pystats <command> --help' for a command's options.\n", to);
 }
 
@@ -39,6 +45,10 @@ main(int argc, char **argv)
         usage(stdout);
         return CLI_EXIT_OK;
     }
+    if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+        printf("pystats %s\n", PC_VERSION);
+        return CLI_EXIT_OK;
+    }
     for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0) {
             ret = commands[i].fn(argc - 1, argv + 1);
@@ -50,7 +60,20 @@ main(int argc, char **argv)
             }
             return ret;
         }
-    fprintf(stderr, "pystats: unknown command '%s'\n", argv[1]);
+    {
+        const char *names[sizeof commands / sizeof commands[0]], *hint;
+        for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            names[i] = commands[i].name;
+        hint = suggest(argv[1], names, i);
+        fputs("pystats: unknown command '", stderr);
+        cli_fput_esc(stderr, argv[1]);
+        if (hint != NULL) {
+            fprintf(stderr, "'; did you mean '%s'?\n"
+                    "Run 'pystats --help' for the commands.\n", hint);
+            return CLI_EXIT_USAGE;
+        }
+        fputs("'\n", stderr);
+    }
     usage(stderr);
     return CLI_EXIT_USAGE;
 }

@@ -523,6 +523,7 @@ fi
 . "$HERE/compare.sh"
 . "$HERE/check.sh"
 . "$HERE/own_keys.sh"
+. "$HERE/usage.sh"
 
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -1,0 +1,27 @@
+# tests/golden/usage.sh: the command line itself: --version, help, and
+# "did you mean" for a mistyped command, sourced by run.sh (it uses
+# run.sh's check/run and $T).  The version expected is the one the
+# sources define (src/ext/version.h), read here with sed.
+
+want_version=$(sed -n 's/^#define PC_VERSION "\(.*\)"$/\1/p' "$HERE/../../src/ext/version.h")
+run --version
+check "--version: exit status" 0 "$rc"
+check "--version: the sources' version" "pystats $want_version" "$(cat "$T/stdout")"
+run --help
+check "--help: exit status" 0 "$rc"
+check "--help: names --version" 1 "$(grep -c -- '--version' "$T/stdout")"
+
+for typo in sumarize summarise comapre chekc rnu; do
+    run "$typo" x
+    check "mistyped '$typo': usage error" 2 "$rc"
+done
+run sumarize x
+check "mistyped command: one suggestion" \
+    "pystats: unknown command 'sumarize'; did you mean 'summarize'?" "$(head -n 1 "$T/stderr")"
+run comapre a b
+check "mistyped compare: suggestion" \
+    "pystats: unknown command 'comapre'; did you mean 'compare'?" "$(head -n 1 "$T/stderr")"
+run frobnicate
+check "unknown command, nothing close: no suggestion, the usage" \
+    "pystats: unknown command 'frobnicate'|usage: pystats <command> [options]" \
+    "$(head -n 2 "$T/stderr" | paste -sd '|')"
