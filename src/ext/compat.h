@@ -191,12 +191,19 @@ pc_iframe_code(pc_iframe *f)
     return code;
 }
 
-/* Code unit the frame's instruction pointer is at (may be a cache unit). */
+/* Code unit the frame's instruction pointer is at (may be a cache unit).
+ * A free-threaded build runs each thread on its own copy of the
+ * bytecode (3.14t: co_tlbc, PYTHON_TLBC), the frame's tlbc_index naming
+ * which; entry 0 is co_code_adaptive itself. */
 static inline Py_ssize_t
 pc_iframe_unit(pc_iframe *f)
 {
-    return f->instr -
-           (uint16_t *)((PyCodeObject *)pc_iframe_executable(f))->co_code_adaptive;
+    PyCodeObject *co = (PyCodeObject *)pc_iframe_executable(f);
+#if PY_VERSION_HEX >= 0x030E0000 && defined(Py_GIL_DISABLED)
+    return f->instr - (uint16_t *)co->co_tlbc->entries[f->tlbc_index];
+#else
+    return f->instr - (uint16_t *)co->co_code_adaptive;
+#endif
 }
 
 /* JUMP_BACKWARD checks the eval breaker (signal handlers, pending calls,
