@@ -29,9 +29,11 @@ def run(cmd, **kw):
 
 
 def venv_for(python):
-    ver = subprocess.run([python, "-c", "import sys; print('%d.%d' % "
-                          "sys.version_info[:2])"], capture_output=True,
-                         text=True, check=True).stdout.strip()
+    ver = subprocess.run([python, "-c", "import sys, sysconfig; print('%d.%d' "
+                          "% sys.version_info[:2] + ('t' if sysconfig."
+                          "get_config_var('Py_GIL_DISABLED') else ''))"],
+                         capture_output=True, text=True,
+                         check=True).stdout.strip()
     venv = os.path.join(BUILD, "venv-" + ver)
     vpy = os.path.join(venv, "bin", "python")
     if not os.path.exists(vpy):

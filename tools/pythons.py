@@ -2,7 +2,8 @@
 time: $PYTHONS (space-separated paths) if set, else each version under
 `pyenv root`, else pythonX.Y on PATH.  $PYTHON314 names a CPython 3.14
 to use besides (or, with $PYTHONS, in addition to) those: 3.14 is tested
-wherever such an interpreter is found."""
+wherever such an interpreter is found.  $PYTHON314T likewise names a
+free-threaded CPython 3.14 (3.14t), tested besides."""
 import glob
 import os
 import re
@@ -13,9 +14,10 @@ VERSIONS = ("3.11", "3.12", "3.13", "3.14")
 
 
 def _add_python314(found):
-    exe = os.environ.get("PYTHON314")
-    if exe and exe not in found:
-        found.append(exe)
+    for var in ("PYTHON314", "PYTHON314T"):
+        exe = os.environ.get(var)
+        if exe and exe not in found:
+            found.append(exe)
     return found
 
 

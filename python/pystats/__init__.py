@@ -159,8 +159,28 @@ def _configure():
         set_backend("native")
 
 
+# A free-threaded build (3.14t) runs with the GIL once the collector is
+# imported (it does not declare Py_mod_gil): CPython enables it then,
+# unless PYTHON_GIL=0 or -X gil=0 force it off.  The counters are not
+# safe without it, so collection is refused instead of counting wrong.
+_NO_GIL = ("pystats: this free-threaded interpreter runs without the GIL "
+           "(PYTHON_GIL=0 or -X gil=0), and the collector counts exactly only "
+           "with it: nothing is collected; leave PYTHON_GIL unset to collect")
+
+
+def _refuse(*args, **kwargs):
+    raise RuntimeError(_NO_GIL)
+
+
+if getattr(sys, "_is_gil_enabled", lambda: True)() is False:
+    on = measure = _refuse      # noqa: F811
+
+
 def _start_from_hook():
     """Called by the startup hook (pystats_startup) before __main__."""
+    if on is _refuse:
+        sys.stderr.write(_NO_GIL + "\n")
+        return
     mode = requested_mode()
     if mode is not None and not is_on():
         if mode != "census" and requested_census() is False:

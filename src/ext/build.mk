@@ -1,10 +1,11 @@
 # src/ext/build.mk: the CPython extension pystats._collector, built for
-# $(PYTHON) into $(BUILD)/py<X.Y>[-native]/ together with the package's Python
+# $(PYTHON) into $(BUILD)/py<X.Y>[t][-native]/ together with the package's Python
 # files, so that PYTHONPATH=$(BUILD)/py<X.Y> imports it uninstalled.
 
-# py<X.Y> for ordinary builds, py<X.Y>-native for one built with
-# --enable-pystats, so the two never share objects.
-PY_INFO   := $(shell $(PYTHON) -c 'import sys, sysconfig; print("%d.%d" % sys.version_info[:2] + ("-native" if hasattr(sys, "_stats_on") else ""), sysconfig.get_paths()["include"], sysconfig.get_config_var("EXT_SUFFIX"), sysconfig.get_paths()["purelib"])' 2>/dev/null)
+# py<X.Y> for ordinary builds, py<X.Y>t for a free-threaded one,
+# py<X.Y>-native for one built with --enable-pystats, so that no two
+# share objects.
+PY_INFO   := $(shell $(PYTHON) -c 'import sys, sysconfig; print("%d.%d" % sys.version_info[:2] + ("t" if sysconfig.get_config_var("Py_GIL_DISABLED") else "") + ("-native" if hasattr(sys, "_stats_on") else ""), sysconfig.get_paths()["include"], sysconfig.get_config_var("EXT_SUFFIX"), sysconfig.get_paths()["purelib"])' 2>/dev/null)
 PY_VER    := $(word 1,$(PY_INFO))
 PY_INC    := $(word 2,$(PY_INFO))
 PY_SUFFIX := $(word 3,$(PY_INFO))

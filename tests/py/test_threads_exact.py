@@ -159,3 +159,23 @@ def test_free_threaded_build_counts_with_the_gil(tmp_path):
                    capture_output=True, timeout=120, check=True)
     (dump,) = dumps_in(str(tmp_path))
     assert dump.header["meta.python.free_threading"] == "1"
+
+
+@pytest.mark.skipif(not FREE_THREADED, reason="a free-threaded build only")
+def test_gil_forced_off_is_refused(tmp_path):
+    """PYTHON_GIL=0 keeps the GIL off despite the collector: collection
+    is refused with one line, nothing is written, the program runs."""
+    env = dict(clean_env(), PYTHON_GIL="0", PYSTATS_DIR=str(tmp_path))
+    proc = subprocess.run(
+        [sys.executable, "-X", "pystats", "-c", textwrap.dedent("""
+            import pystats
+            try:
+                pystats.measure(len, [])
+            except RuntimeError:
+                print("refused")
+        """)], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0
+    assert proc.stdout == "refused\n"
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 1 and "without the GIL" in lines[0], proc.stderr
+    assert dumps_in(str(tmp_path)) == []
