@@ -1,6 +1,6 @@
 /* report_json.c: the JSON summary (schema 1, documented in
  * docs/FORMAT.md, section 3): name-keyed, self-contained, readable back as input
- * by load_json.c. */
+ * by read_json.c. */
 #include "report.h"
 
 #include "cli.h"
