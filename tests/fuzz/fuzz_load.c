@@ -42,7 +42,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char own_head[] = "pystats.format : 1\n";
     /* The input's length picks --by-label (odd) and --equal-weight. */
     const load_opts opt = { .jobs = 1, .quiet = 1, .by_label = (int)(size & 1) };
-    static const report_opts ro = { .top_pairs = 100 };
+    static const summary_opts ro = { .top_pairs = 100 };
+    summary sum;
     char *buf;
     size_t n = 0;
     ingest_worker w;
@@ -80,8 +81,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_verdict(cs, verdict, sizeof verdict);
     check_report_text(cs, devnull, 0);
     check_report_json(cs, devnull);
-    report_markdown(devnull, &a, &ro);
-    report_json(devnull, &a, &ro);
+    summary_build(&sum, &a, &ro);
+    report_markdown(devnull, &sum);
+    report_json(devnull, &sum);
+    summary_free(&sum);
     agg_free(&a);
     check_free(cs);
     free(buf);
