@@ -62,7 +62,7 @@ void agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n);
 
 /* Header keys a CPython summary (summarize_stats.py --json-output) gives
  * the group it is read into: what the file says about itself, used
- * before any built-in table (load_json.c writes them, model.c reads
+ * before any built-in table (read_json.c writes them, model.c reads
  * them).  Values are names separated by single spaces. */
 #define AGG_HDR_CPY_SPECIALIZED "cpython.specialized_instructions"
 #define AGG_HDR_CPY_DEFINES     "cpython.defines"        /* "[N]" follows */

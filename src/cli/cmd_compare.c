@@ -157,15 +157,19 @@ lookup(void *ctx, int fn, const char *path, double *out, char *err, size_t errsi
     return 0;
 }
 
+/* One side: its input read and summarized. */
 static int
-load_side(char *input, const load_opts *lo, agg *a, const char *label)
+load_side(char *input, const load_opts *lo, agg *a, summary *s, const char *label)
 {
+    static const summary_opts so = { .top_pairs = 100, .top_sites = 50 };
+
     load_inputs(&input, 1, lo, a);
     if (agg_files(a) == 0) {
         subcmd_say_no_files(label, &input, 1);
         return -1;
     }
     agg_sort(a);
+    summary_build(s, a, &so);
     return 0;
 }
 
@@ -238,6 +242,7 @@ cmd_compare(int argc, char **argv)
     cexpr *expr = NULL;
     char err[1024];
     agg base, head;
+    summary sb, sh;
     report_job j;
     cmp cm;
 
@@ -255,10 +260,12 @@ cmd_compare(int argc, char **argv)
         return CLI_EXIT_USAGE;
     }
     memset(&head, 0, sizeof head);
-    if (load_side(argv[optind], &co.lo, &base, "base") != 0
-        || load_side(argv[optind + 1], &co.lo, &head, "head") != 0)
+    memset(&sb, 0, sizeof sb);
+    memset(&sh, 0, sizeof sh);
+    if (load_side(argv[optind], &co.lo, &base, &sb, "base") != 0
+        || load_side(argv[optind + 1], &co.lo, &head, &sh, "head") != 0)
         goto fail;
-    cmp_build(&cm, &base, argv + optind, 1, &head, argv + optind + 1, 1, o.min_change, o.top);
+    cmp_build(&cm, &sb, argv + optind, 1, &sh, argv + optind + 1, 1, o.min_change, o.top);
     result = fail_if(expr, o.expr, &cm, co.quiet);
     if (expr && result < 0) {
         ret = CLI_EXIT_USAGE;
@@ -275,6 +282,8 @@ cmd_compare(int argc, char **argv)
 done:
     cmp_free(&cm);
 fail:
+    summary_free(&sb);
+    summary_free(&sh);
     agg_free(&base);
     agg_free(&head);
     cexpr_free(expr);

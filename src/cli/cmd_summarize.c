@@ -49,7 +49,7 @@ static const char usage[] =
 typedef struct summarize_opts {
     int equal_weight;
     load_opts *lo;
-    report_opts ro;
+    summary_opts ro;
 } summarize_opts;
 
 static int
@@ -72,46 +72,39 @@ own_option(void *ctx, int c, const char *arg)
 }
 
 typedef struct report_job {
-    int (*fn)(FILE *, const agg *, const report_opts *);
-    const agg *a;
-    const report_opts *ro;
+    int (*render)(FILE *, const summary *);
+    const summary *s;
 } report_job;
 
 static int
 write_job(FILE *out, const void *ctx)
 {
     const report_job *j = ctx;
-    return j->fn(out, j->a, j->ro);
+    return j->render(out, j->s);
 }
 
 static int
-write_report(const char *path, int (*fn)(FILE *, const agg *, const report_opts *),
-             const agg *a, const report_opts *ro)
+write_report(const char *path, int (*render)(FILE *, const summary *), const summary *s)
 {
-    report_job j = { fn, a, ro };
+    report_job j = { render, s };
     return subcmd_write(path, "report", write_job, &j);
 }
 
 /* --strict: any input problem, or inputs that are not like for like,
  * fail the run. */
 static int
-strict_verdict(const agg *a)
+strict_verdict(const summary *s)
 {
-    uint64_t problems = 0;
-    char warn[2048];
     int ret = CLI_EXIT_OK;
-    size_t i;
 
-    for (i = 0; i < AGG_P_COUNT; i++)
-        problems += a->problems[i];
-    if (problems) {
+    if (s->nproblems) {
         fprintf(stderr, "pystats: error: --strict: %llu input problems\n",
-                (unsigned long long)problems);
+                (unsigned long long)s->nproblems);
         ret = CLI_EXIT_INPUT;
     }
-    if (report_mix_warning(a, warn, sizeof warn)) {
+    if (s->mix) {
         fputs("pystats: error: --strict: ", stderr);
-        cli_fput_esc(stderr, warn);
+        cli_fput_esc(stderr, s->mix);
         fputc('\n', stderr);
         ret = CLI_EXIT_INPUT;
     }
@@ -144,6 +137,7 @@ cmd_summarize(int argc, char **argv)
     int ret = CLI_EXIT_OK, r;
     const char *md_path;
     check_set *cs;
+    summary sum;
     agg a;
 
     so.lo = &co.lo;
@@ -166,17 +160,19 @@ cmd_summarize(int argc, char **argv)
         return CLI_EXIT_INPUT;
     }
     agg_sort(&a);
+    summary_build(&sum, &a, &so.ro);
     md_path = co.markdown;
     if (co.json == NULL && md_path == NULL && co.html == NULL)
         md_path = "-";
-    if (md_path && (r = write_report(md_path, report_markdown, &a, &so.ro)) != CLI_EXIT_OK)
+    if (md_path && (r = write_report(md_path, report_markdown, &sum)) != CLI_EXIT_OK)
         ret = r;
-    if (co.json && (r = write_report(co.json, report_json, &a, &so.ro)) != CLI_EXIT_OK)
+    if (co.json && (r = write_report(co.json, report_json, &sum)) != CLI_EXIT_OK)
         ret = r;
-    if (co.html && (r = write_report(co.html, report_html, &a, &so.ro)) != CLI_EXIT_OK)
+    if (co.html && (r = write_report(co.html, report_html, &sum)) != CLI_EXIT_OK)
         ret = r;
     if (co.strict && ret == CLI_EXIT_OK)
-        ret = strict_verdict(&a);
+        ret = strict_verdict(&sum);
+    summary_free(&sum);
     agg_free(&a);
     return ret;
 }
