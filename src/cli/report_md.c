@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "model.h"
+#include "overview.h"
 #include "text.h"
 
 #include <stdarg.h>
@@ -977,12 +978,84 @@ cpython_metadata(md *m, const agg_group *g)
         fputs(".\n", m->out);
 }
 
+/* A hot-code name FILE:LINE:QUALNAME as "QUALNAME (FILE:LINE)". */
 static void
-report_group(md *m, const summary_group *sg)
+code_where(md *m, const char *name)
+{
+    const char *c1 = strchr(name, ':'), *qual = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (qual == NULL) {
+        cell_text(m->out, name);
+        return;
+    }
+    fputc('`', m->out);
+    cell_text(m->out, qual + 1);
+    fputs("` (", m->out);
+    cell_text_n(m->out, name, (size_t)(c1 - name));
+    fprintf(m->out, ":%.*s)", (int)(qual - c1 - 1), c1 + 1);
+}
+
+/* Where to look first (overview.h): the verdict, the totals, the
+ * hottest code, the failing sites and the families that run generic. */
+static void
+sec_overview(md *m, const summary_group *sg, const char *trust)
+{
+    const m_group *g = &sg->m;
+    const char *verdict = overview_verdict(trust);
+    uint64_t den = g->total_exec ? g->total_exec : g->code_instructions;
+    overview o;
+    char c[32], p[32];
+    size_t i;
+
+    overview_build(&o, g);
+    heading(m, 0, "Overview");
+    fputs("| | |\n| :--- | ---: |\n", m->out);
+    if (verdict)
+        fprintf(m->out, "| Verdict | **%s** |\n", verdict);
+    cli_count_str(c, sizeof c, g->total_exec);
+    fprintf(m->out, "| Instructions executed | %s |\n", c);
+    cli_count_str(c, sizeof c, sg->meta->files);
+    fprintf(m->out, "| Files | %s |\n", c);
+    if (o.ncode + o.nsite + o.nfam == 0)
+        return;
+    fputs("\nWhere to look:\n\n", m->out);
+    for (i = 0; i < o.ncode; i++) {
+        fputs("- Hot code: ", m->out);
+        code_where(m, o.code[i]->name);
+        cli_count_str(c, sizeof c, o.code[i]->instructions);
+        pct_str(p, o.code[i]->instructions, den);
+        fprintf(m->out, ": %s instructions%s%s%s\n", c, *p ? ", " : "", p,
+                *p ? " of all" : "");
+    }
+    for (i = 0; i < o.nsite; i++) {
+        const m_csite *st = o.site[i];
+        fputs("- Fails to specialize: ", m->out);
+        cell_text(m->out, st->family);
+        fputs(" at ", m->out);
+        cell_text(m->out, st->file);
+        fputc(':', m->out);
+        cell(m->out, st->line);
+        fputs(" in `", m->out);
+        cell_text(m->out, st->func);
+        cli_count_str(c, sizeof c, st->attempts);
+        fprintf(m->out, "`: %s failed attempts in a row\n", c);
+    }
+    for (i = 0; i < o.nfam; i++) {
+        fputs("- Runs unspecialized: ", m->out);
+        cell(m->out, o.fam[i].family);
+        cli_count_str(c, sizeof c, o.fam[i].generic);
+        pct_str(p, o.fam[i].generic, o.fam[i].exec);
+        fprintf(m->out, ": %s executions in a generic form, misses included%s%s%s\n",
+                c, *p ? " (" : "", p, *p ? " of the family's)" : "");
+    }
+}
+
+static void
+report_group(md *m, const summary_group *sg, const char *trust)
 {
     const agg_group *ag = sg->meta;
     const m_group *g = &sg->m;
 
+    sec_overview(m, sg, trust);
     cpython_metadata(m, ag);
     sec_execution(m, g);
     sec_pairs(m, g);
@@ -1036,14 +1109,14 @@ report_markdown(FILE *out, const summary *s)
         fprintf(out, "\n**Warning:** %llu input problems (see \"Input problems\" below).\n",
                 (unsigned long long)s->nproblems);
     if (s->ng == 1) {
-        report_group(&m, &s->g[0]);
+        report_group(&m, &s->g[0], s->trust);
     } else {
         m.level = 3;
         for (i = 0; i < s->ng; i++) {
             fprintf(out, "\n## Group %zu: ", i + 1);
             cell(out, s->g[i].title);
             fprintf(out, " (%llu files)\n", (unsigned long long)s->g[i].meta->files);
-            report_group(&m, &s->g[i]);
+            report_group(&m, &s->g[i], s->trust);
         }
     }
     if (s->nproblems) {

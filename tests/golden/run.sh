@@ -524,6 +524,7 @@ fi
 . "$HERE/check.sh"
 . "$HERE/own_keys.sh"
 . "$HERE/usage.sh"
+. "$HERE/overview.sh"
 
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

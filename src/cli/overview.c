@@ -1,0 +1,103 @@
+/* overview.c: where to look first (overview.h). */
+#include "overview.h"
+
+#include <string.h>
+
+static uint64_t
+add_sat(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/* Keep the OVERVIEW_TOP families with the most generic executions
+ * (ties: by name, as the model's lists). */
+static void
+offer_family(overview *o, const char *family, uint64_t generic, uint64_t exec)
+{
+    size_t i, at;
+    if (generic == 0)
+        return;
+    for (at = 0; at < o->nfam; at++)
+        if (generic > o->fam[at].generic ||
+            (generic == o->fam[at].generic && strcmp(family, o->fam[at].family) < 0))
+            break;
+    if (at >= OVERVIEW_TOP)
+        return;
+    if (o->nfam < OVERVIEW_TOP)
+        o->nfam++;
+    for (i = o->nfam - 1; i > at; i--)
+        o->fam[i] = o->fam[i - 1];
+    o->fam[at].family = family;
+    o->fam[at].generic = generic;
+    o->fam[at].exec = exec;
+}
+
+/* Families with specialization figures (native dumps and published
+ * summaries have them; collector dumps count base instructions only and
+ * have none): each such op names a family; its forms are the ops of
+ * that family.  The figure: executions of its generic forms plus
+ * misses (a deoptimized form runs the generic path without counting as
+ * an execution of the base instruction). */
+static void
+families(overview *o, const m_group *g)
+{
+    size_t i, j;
+
+    for (i = 0; i < g->ops.n; i++) {
+        const m_op *op = &g->ops.v[i];
+        uint64_t generic = 0, exec = 0;
+        int first = 1, any_spec = 0;
+        if (!op->specializable)
+            continue;
+        for (j = 0; j < i && first; j++)
+            if (g->ops.v[j].specializable && strcmp(g->ops.v[j].family, op->family) == 0)
+                first = 0;
+        if (!first)
+            continue;
+        for (j = 0; j < g->ops.n; j++) {
+            const m_op *f = &g->ops.v[j];
+            if (strcmp(f->family, op->family) != 0)
+                continue;
+            if (f->has_exec) {
+                exec = add_sat(exec, f->exec);
+                if (!model_is_specialized(f))
+                    generic = add_sat(generic, f->exec);
+            }
+            if (f->has_spec) {
+                any_spec = 1;
+                generic = add_sat(generic, f->spec[PSF_SPEC_MISS]);
+            }
+        }
+        /* "specializable" without figures (3.13's POP_JUMP_IF_*, whose
+         * cache holds branch history): no forms to miss. */
+        if (any_spec)
+            offer_family(o, op->family, generic, exec);
+    }
+}
+
+void
+overview_build(overview *o, const m_group *g)
+{
+    size_t i;
+    memset(o, 0, sizeof *o);
+    for (i = 0; i < g->ncode && i < OVERVIEW_TOP; i++)
+        o->code[o->ncode++] = &g->code[i];
+    for (i = 0; i < g->nsites && i < OVERVIEW_TOP; i++)
+        o->site[o->nsite++] = &g->sites[i];
+    families(o, g);
+}
+
+const char *
+overview_verdict(const char *trust)
+{
+    static const char *const words[] = { "ok", "caution", "untrusted" };
+    size_t i, n;
+    if (trust == NULL)
+        return NULL;
+    for (i = 0; i < sizeof words / sizeof words[0]; i++) {
+        n = strlen(words[i]);
+        if (strncmp(trust, words[i], n) == 0 && (trust[n] == ':' || trust[n] == '\0'))
+            return words[i];
+    }
+    return NULL;
+}

@@ -1,0 +1,48 @@
+/* overview.h: where to look first, from one group's model: the first
+ * section of every summary and the headline of `pystats run`.
+ *
+ *   - the hottest code: the code objects that executed the most
+ *     instructions (collector dumps with hot code);
+ *   - the sites that fail to specialize, by consecutive failed attempts
+ *     (collector dumps with a census);
+ *   - the families that run unspecialized the most: executions of the
+ *     family's generic forms (its base and adaptive instructions) plus
+ *     misses (a specialized form that deoptimized and ran the generic
+ *     path), for inputs that count specialized forms (CPython's native
+ *     dumps and published summaries).  Collector dumps count base
+ *     instructions only, so they have no such figure.
+ *
+ * Every figure is a count from the input; nothing is estimated.
+ */
+#ifndef OVERVIEW_H
+#define OVERVIEW_H
+
+#include "model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define OVERVIEW_TOP 3
+
+typedef struct ov_family {
+    const char *family;     /* borrowed from the model */
+    uint64_t generic;       /* executions of generic forms, misses included */
+    uint64_t exec;          /* all executions of the family */
+} ov_family;
+
+typedef struct overview {
+    const m_code *code[OVERVIEW_TOP];    /* borrowed, hottest first */
+    size_t ncode;
+    const m_csite *site[OVERVIEW_TOP];   /* borrowed, most attempts first */
+    size_t nsite;
+    ov_family fam[OVERVIEW_TOP];
+    size_t nfam;
+} overview;
+
+void overview_build(overview *o, const m_group *g);
+
+/* The verdict's word for a trust line (check.h): "ok", "caution" or
+ * "untrusted"; NULL for NULL or another line. */
+const char *overview_verdict(const char *trust);
+
+#endif
