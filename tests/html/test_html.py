@@ -98,9 +98,11 @@ JS_DIV = """Array.from(document.querySelectorAll('svg[data-chart=diverging]')).m
 
 
 def js_sort(table_index, col_name):
-    """Click a column header; return the column's texts and the header's aria-sort."""
+    """Click a column header of the table_index-th sortable table that has
+    such a column; return the column's texts and the header's aria-sort."""
     return """(() => {
-  const t = document.querySelectorAll('table.sortable')[%d];
+  const t = Array.from(document.querySelectorAll('table.sortable')).filter(t =>
+    Array.from(t.tHead.rows[0].cells).some(c => c.textContent.trim() === %s))[%d];
   const th = Array.from(t.tHead.rows[0].cells).find(c => c.textContent.trim() === %s);
   const t0 = performance.now();
   th.click();
@@ -108,7 +110,7 @@ def js_sort(table_index, col_name):
   const col = th.cellIndex;
   return {ms: ms, sort: th.getAttribute('aria-sort'),
           values: Array.from(t.tBodies[0].rows).map(r => r.cells[col].textContent.trim())};
-})()""" % (table_index, json.dumps(col_name))
+})()""" % (json.dumps(col_name), table_index, json.dumps(col_name))
 
 
 def num(t):
