@@ -4,7 +4,11 @@
  * why, never an empty success. */
 #include "check.h"
 #include "cli.h"
+#include "overview.h"
+#include "report.h"
 #include "subcmd.h"
+#include "summary.h"
+#include "text.h"
 #include "../format/psf_write.h"
 
 #include <dirent.h>
@@ -22,7 +26,7 @@
 
 static const char usage[] =
     "usage: pystats run [-o DIR] [--mode MODE] [--label LABEL] [--json FILE]\n"
-    "                   [--markdown FILE] [--quiet] -- COMMAND [ARG ...]\n"
+    "                   [--markdown FILE] [--html FILE] [--quiet] -- COMMAND [ARG ...]\n"
     "\n"
     "Run COMMAND with collection on in every Python process it starts\n"
     "(PYTHONSTATS=MODE, PYSTATS_DIR=a fresh directory for this run,\n"
@@ -40,9 +44,17 @@ static const char usage[] =
     "                      or under /tmp/py_stats-UID when another user owns it)\n"
     "  --mode MODE         collection mode (default: count)\n"
     "  --label LABEL       meta.label of every dump (PYSTATS_LABEL)\n"
-    "  --json FILE         write the JSON summary to FILE\n"
-    "  --markdown FILE     write the Markdown summary to FILE (default: stdout)\n"
-    "  --quiet             no summary on stdout, the verdict line only\n"
+    "  --markdown FILE     write the Markdown summary to FILE ('-': stdout)\n"
+    "                      (default: DIR/report/summary.md)\n"
+    "  --json FILE         the JSON summary (default: DIR/report/summary.json)\n"
+    "  --html FILE         the HTML report (default: DIR/report/summary.html)\n"
+    "  --quiet             the verdict line on stdout, nothing else there\n"
+    "\n"
+    "After the command, a headline on stderr: the dumps, the trust verdict, the\n"
+    "instructions executed, the three findings that matter most (the hottest\n"
+    "code, the worst site failing to specialize, the family most run\n"
+    "unspecialized) and where the reports are. DIR/report is a subdirectory:\n"
+    "'pystats summarize DIR' and 'pystats check DIR' read the dumps alone.\n"
     "\n"
     "Exit status: 0 ok, 1 no dump was written, 2 usage error, 3 a report could\n"
     "not be written, 4 internal error, 6 the check found errors, 7 the command\n"
@@ -59,7 +71,7 @@ count_dumps(const char *dir)
     if (d == NULL)
         return 0;
     while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.')
+        if (e->d_name[0] != '.' && e->d_type != DT_DIR)
             n++;
     closedir(d);
     return n;
@@ -459,51 +471,179 @@ run_command(char **cmd, int *exit_code, int *status_known)
     return 0;
 }
 
-/* The summary, exactly as `pystats summarize DIR` writes it (options
- * first: getopt still parses in the "+" order used above). */
-static int
-summarize_run(const subcmd_common *co, char *dir)
-{
-    char *sargv[8];
-    int sargc = 0;
+/* The reports of a run: the paths given, else DIR/report/summary.md,
+ * .json and .html (a subdirectory: readers of DIR skip it, so that
+ * `pystats summarize DIR` reads the dumps alone).  Returns a cli_exit. */
+typedef struct run_reports {
+    const char *path[3];
+    char own[3][PSF_PATH_MAX];
+} run_reports;
 
-    sargv[sargc++] = "summarize";
-    if (co->json) {
-        sargv[sargc++] = "--json";
-        sargv[sargc++] = (char *)co->json;
+static const char *const report_ext[3] = { "md", "json", "html" };
+static int (*const report_fn[3])(FILE *, const summary *) = {
+    report_markdown, report_json, report_html,
+};
+
+static int
+write_reports(const subcmd_common *co, const char *dir, const summary *sum,
+              run_reports *rr)
+{
+    const char *given[3] = { co->markdown, co->json, co->html };
+    char sub[PSF_PATH_MAX - 16];
+    int i, r, ret = CLI_EXIT_OK;
+
+    if ((size_t)snprintf(sub, sizeof sub, "%s/report", dir) >= sizeof sub) {
+        fprintf(stderr, "pystats: error: %s: name too long for its reports\n", dir);
+        return CLI_EXIT_OUTPUT;
     }
-    if (co->markdown || !co->quiet) {
-        sargv[sargc++] = "--markdown";
-        sargv[sargc++] = (char *)(co->markdown ? co->markdown : "-");
+    for (i = 0; i < 3; i++) {
+        rr->path[i] = given[i];
+        if (given[i] != NULL)
+            continue;
+        if (mkdir(sub, 0700) != 0 && errno != EEXIST) {
+            fprintf(stderr, "pystats: error: %s: cannot create the report directory: %s\n",
+                    sub, strerror(errno));
+            return CLI_EXIT_OUTPUT;
+        }
+        snprintf(rr->own[i], sizeof rr->own[i], "%s/summary.%s", sub, report_ext[i]);
+        rr->path[i] = rr->own[i];
     }
-    sargv[sargc++] = dir;
-    sargv[sargc] = NULL;
-    return sargc > 2 ? cmd_summarize(sargc, sargv) : CLI_EXIT_OK;
+    for (i = 0; i < 3; i++)
+        if ((r = subcmd_write_summary(rr->path[i], report_fn[i], sum)) != CLI_EXIT_OK)
+            ret = r;
+    return ret;
 }
 
-/* Check what the run wrote, as `pystats check DIR`; the verdict on
- * stderr (and on stdout with --quiet).  Returns a cli_exit. */
-static int
-check_run(char *dir, size_t ndumps, int quiet)
+/* The group the headline speaks of: the one that executed the most. */
+static const summary_group *
+main_group(const summary *s)
 {
+    const summary_group *best = NULL;
+    size_t i;
+    for (i = 0; i < s->ng; i++)
+        if (best == NULL || s->g[i].m.total_exec > best->m.total_exec)
+            best = &s->g[i];
+    return best;
+}
+
+/* One finding of the overview for the headline: "hot code: ...". */
+static int
+say_finding(const overview *o, size_t k, uint64_t den)
+{
+    size_t round = k / 3, kind = k % 3;
+    char c[32];
+
+    if (kind == 0 && round < o->ncode) {
+        const m_code *x = o->code[round];
+        char *name = text_display(x->name);
+        cli_count_str(c, sizeof c, x->instructions);
+        fputs("pystats run:   hot code: ", stderr);
+        cli_fput_esc(stderr, name);
+        fprintf(stderr, ": %s instructions (%.1f%%)\n", c,
+                den ? 100.0 * (double)x->instructions / (double)den : 0.0);
+        free(name);
+        return 1;
+    }
+    if (kind == 1 && round < o->nsite) {
+        const m_csite *st = o->site[round];
+        char *fam = text_display(st->family), *file = text_display(st->file),
+             *func = text_display(st->func);
+        cli_count_str(c, sizeof c, st->attempts);
+        fputs("pystats run:   fails to specialize: ", stderr);
+        cli_fput_esc(stderr, fam);
+        fputs(" at ", stderr);
+        cli_fput_esc(stderr, file);
+        fputc(':', stderr);
+        cli_fput_esc(stderr, st->line);
+        fputs(" in ", stderr);
+        cli_fput_esc(stderr, func);
+        fprintf(stderr, ": %s failed attempts in a row\n", c);
+        free(fam);
+        free(file);
+        free(func);
+        return 1;
+    }
+    if (kind == 2 && round < o->nfam) {
+        cli_count_str(c, sizeof c, o->fam[round].generic);
+        fputs("pystats run:   runs unspecialized: ", stderr);
+        cli_fput_esc(stderr, o->fam[round].family);
+        fprintf(stderr, ": %s executions in a generic form\n", c);
+        return 1;
+    }
+    return 0;
+}
+
+/* The headline on stderr, after the command's own output: files, trust,
+ * instructions, the three findings that matter most (the hottest code,
+ * the worst failing site, the family most run unspecialized, in turn),
+ * and where the reports are. */
+static void
+headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
+         const run_reports *rr)
+{
+    const summary_group *g = main_group(s);
+    overview o;
+    size_t k, said;
+    char c[32];
+    int i;
+
+    fprintf(stderr, "pystats run: %zu %s in %s\n", ndumps, ndumps == 1 ? "dump" : "dumps", dir);
+    fprintf(stderr, "pystats run: trust: %s\n", verdict);
+    if (g != NULL) {
+        cli_count_str(c, sizeof c, g->m.total_exec);
+        fprintf(stderr, "pystats run: %s instructions executed", c);
+        if (s->ng > 1)
+            fprintf(stderr, " in the largest of %zu groups", s->ng);
+        fputs(": ", stderr);
+        cli_fput_esc(stderr, g->title);
+        fputc('\n', stderr);
+        overview_build(&o, &g->m);
+        for (k = 0, said = 0; said < 3 && k < 3 * OVERVIEW_TOP; k++) {
+            if (said == 0 && (o.ncode || o.nsite || o.nfam) && k == 0)
+                fputs("pystats run: where to look:\n", stderr);
+            said += (size_t)say_finding(&o, k, g->m.total_exec);
+        }
+    }
+    fputs("pystats run: reports:", stderr);
+    for (i = 0; i < 3; i++) {
+        fputc(' ', stderr);
+        cli_fput_esc(stderr, rr->path[i]);
+    }
+    fputc('\n', stderr);
+}
+
+/* Read, check and summarize what the run wrote, once; the reports, the
+ * headline and, with --quiet, the verdict on stdout.  Returns a
+ * cli_exit. */
+static int
+report_run(const subcmd_common *co, char *dir, size_t ndumps)
+{
+    summary_opts so = { .top_pairs = 100, .top_sites = 50 };
     load_opts lo = { .quiet = 1 };
     char verdict[1024];
+    run_reports rr;
     check_set *cs;
-    int ret;
+    summary sum;
+    int ret, wret;
     agg a;
 
     cs = check_load(&dir, 1, &lo, &a);
-    check_verdict(cs, verdict, sizeof verdict);
+    so.trust = check_verdict(cs, verdict, sizeof verdict);
     ret = check_count(cs, CHECK_ERROR) ? CLI_EXIT_UNTRUSTED : CLI_EXIT_OK;
     check_free(cs);
-    agg_free(&a);
-    fprintf(stderr, "pystats run: %zu %s in %s\n", ndumps, ndumps == 1 ? "dump" : "dumps", dir);
-    fprintf(stderr, "pystats run: trust: %s\n", verdict);
+    agg_sort(&a);
+    summary_build(&sum, &a, &so);
+    wret = write_reports(co, dir, &sum, &rr);
+    fflush(stdout);
+    if (wret == CLI_EXIT_OK)
+        headline(&sum, dir, ndumps, verdict, &rr);
     if (ret != CLI_EXIT_OK)
         fprintf(stderr, "pystats run: details: pystats check %s\n", dir);
-    if (quiet)
+    if (co->quiet)
         printf("verdict: %s\n", verdict);
-    return ret;
+    summary_free(&sum);
+    agg_free(&a);
+    return wret != CLI_EXIT_OK ? wret : ret;
 }
 
 /* After the command: what it wrote, summarized and checked. */
@@ -512,7 +652,7 @@ after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code,
           int status_known)
 {
     size_t ndumps;
-    int ret, sret;
+    int ret;
 
     if (!same_dir(rd)) {
         fprintf(stderr, "pystats: error: %s is no longer the directory this run created "
@@ -525,11 +665,7 @@ after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code,
         explain_no_dump(cmd, rd->path, status_known, exit_code);
         return CLI_EXIT_INPUT;
     }
-    sret = summarize_run(co, rd->path);
-    fflush(stdout);
-    ret = check_run(rd->path, ndumps, co->quiet);
-    if (sret != CLI_EXIT_OK)
-        ret = sret;
+    ret = report_run(co, rd->path, ndumps);
     if (exit_code != 0) {
         fprintf(stderr, "pystats run: the command failed: %s %d\n",
                 status_known ? "exit status" : "killed by signal",
@@ -548,6 +684,7 @@ cmd_run(int argc, char **argv)
         { "label", required_argument, NULL, 'L' },
         SUBCMD_OPT_JSON,
         SUBCMD_OPT_MARKDOWN,
+        SUBCMD_OPT_HTML,
         SUBCMD_OPT_QUIET,
         SUBCMD_OPT_HELP,
         SUBCMD_OPT_END,

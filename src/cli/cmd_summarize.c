@@ -71,25 +71,6 @@ own_option(void *ctx, int c, const char *arg)
     }
 }
 
-typedef struct report_job {
-    int (*render)(FILE *, const summary *);
-    const summary *s;
-} report_job;
-
-static int
-write_job(FILE *out, const void *ctx)
-{
-    const report_job *j = ctx;
-    return j->render(out, j->s);
-}
-
-static int
-write_report(const char *path, int (*render)(FILE *, const summary *), const summary *s)
-{
-    report_job j = { render, s };
-    return subcmd_write(path, "report", write_job, &j);
-}
-
 /* --strict: any input problem, or inputs that are not like for like,
  * fail the run. */
 static int
@@ -164,11 +145,11 @@ cmd_summarize(int argc, char **argv)
     md_path = co.markdown;
     if (co.json == NULL && md_path == NULL && co.html == NULL)
         md_path = "-";
-    if (md_path && (r = write_report(md_path, report_markdown, &sum)) != CLI_EXIT_OK)
+    if (md_path && (r = subcmd_write_summary(md_path, report_markdown, &sum)) != CLI_EXIT_OK)
         ret = r;
-    if (co.json && (r = write_report(co.json, report_json, &sum)) != CLI_EXIT_OK)
+    if (co.json && (r = subcmd_write_summary(co.json, report_json, &sum)) != CLI_EXIT_OK)
         ret = r;
-    if (co.html && (r = write_report(co.html, report_html, &sum)) != CLI_EXIT_OK)
+    if (co.html && (r = subcmd_write_summary(co.html, report_html, &sum)) != CLI_EXIT_OK)
         ret = r;
     if (co.strict && ret == CLI_EXIT_OK)
         ret = strict_verdict(&sum);

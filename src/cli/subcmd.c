@@ -98,6 +98,26 @@ subcmd_write(const char *path, const char *noun,
     return CLI_EXIT_OK;
 }
 
+typedef struct report_job {
+    int (*render)(FILE *, const struct summary *);
+    const struct summary *s;
+} report_job;
+
+static int
+write_job(FILE *out, const void *ctx)
+{
+    const report_job *j = ctx;
+    return j->render(out, j->s);
+}
+
+int
+subcmd_write_summary(const char *path, int (*render)(FILE *, const struct summary *),
+                     const struct summary *s)
+{
+    report_job j = { render, s };
+    return subcmd_write(path, "report", write_job, &j);
+}
+
 void
 subcmd_say_no_files(const char *what, char **inputs, size_t ninputs)
 {

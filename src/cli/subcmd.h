@@ -78,6 +78,11 @@ void subcmd_inputs(int argc, char **argv, char ***inputs, size_t *ninputs);
 int subcmd_write(const char *path, const char *noun,
                  int (*fn)(FILE *out, const void *ctx), const void *ctx);
 
+/* Write one report of a summary whole to path ("-": stdout). */
+struct summary;
+int subcmd_write_summary(const char *path, int (*render)(FILE *, const struct summary *),
+                         const struct summary *s);
+
 /* "pystats: error: no dump files found in IN ...": for no input read. */
 void subcmd_say_no_files(const char *what, char **inputs, size_t ninputs);
 

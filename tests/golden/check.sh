@@ -245,13 +245,15 @@ chmod +x "$T/bin/fake-python"
 run run -o "$T/run1" --label suite-a -- "$T/bin/fake-python"
 check "run: exit status" 0 "$rc"
 check "run: the environment it sets" "count suite-a own" "$(cat "$T/run-env.txt")"
-check "run: the summary on stdout" "# pystats summary" "$(head -1 "$T/stdout")"
-check "run: the summary has the label" 1 "$(grep -c '^| meta.label | suite-a (1) |' "$T/stdout")"
+check "run: nothing on stdout but the command's" "" "$(cat "$T/stdout")"
+check "run: the summary in the run's report directory" "# pystats summary" "$(head -1 "$T/run1/report/summary.md")"
+check "run: the summary has the label" 1 "$(grep -c '^| meta.label | suite-a (1) |' "$T/run1/report/summary.md")"
+check "run: the headline names the reports" "pystats run: reports: $T/run1/report/summary.md $T/run1/report/summary.json $T/run1/report/summary.html" "$(grep '^pystats run: reports: ' "$T/stderr")"
 check "run: the verdict on stderr" 1 "$(grep -c '^pystats run: trust: ok: ' "$T/stderr")"
 run run -o "$T/run1" -- "$T/bin/fake-python"
 check "run: a directory with files is refused" 3 "$rc"
 FAKE_EXIT=3 run run -o "$T/run2" -- "$T/bin/fake-python"
-check "run: a failing command: exit 7, summary still written" "7 # pystats summary" "$rc $(head -1 "$T/stdout")"
+check "run: a failing command: exit 7, summary still written" "7 # pystats summary" "$rc $(head -1 "$T/run2/report/summary.md")"
 run run -o "$T/run3" -- sh -c 'exit 0'
 check "run: no dump is an error" 1 "$rc"
 check "run: no dump says so" 1 "$(grep -c 'the run wrote no dump into' "$T/stderr")"
@@ -284,7 +286,7 @@ wait $p2
 d1=$(sed -n 's/^pystats run: dumps go to //p' "$T/par1.err")
 d2=$(sed -n 's/^pystats run: dumps go to //p' "$T/par2.err")
 check "run: parallel runs get their own directories" "yes 1 1" \
-    "$([ -n "$d1" ] && [ "$d1" != "$d2" ] && echo yes) $(ls "$d1" | wc -l | tr -d ' ') $(ls "$d2" | wc -l | tr -d ' ')"
+    "$([ -n "$d1" ] && [ "$d1" != "$d2" ] && echo yes) $(find "$d1" -maxdepth 1 -type f | wc -l | tr -d ' ') $(find "$d2" -maxdepth 1 -type f | wc -l | tr -d ' ')"
 case $d1 in /tmp/py_stats/run-*) rm -rf "$d1" ;; esac
 case $d2 in /tmp/py_stats/run-*) rm -rf "$d2" ;; esac
 

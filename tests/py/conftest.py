@@ -109,12 +109,14 @@ class Dump:
 
 
 def dumps_in(directory):
-    """Every whole dump in directory (hidden temporaries excluded)."""
+    """Every whole dump in directory (hidden temporaries and directories
+    excluded)."""
     if not os.path.isdir(directory):
         return []
     return [Dump(os.path.join(directory, n))
             for n in sorted(os.listdir(directory))
-            if not n.startswith(".")]
+            if not n.startswith(".") and not os.path.isdir(
+                os.path.join(directory, n))]    # pystats run's report/
 
 
 def leftovers(directory):

@@ -39,9 +39,57 @@ def test_every_python_process_of_the_command_is_counted(tmp_path):
     assert {d.header["meta.label"] for d in ds} == {"two-processes"}
     summary = json.load(open(tmp_path / "s.json"))
     assert summary["opcodes"]["MATCH_CLASS"]["execution_count"] == 7
-    assert p.stdout.startswith("# pystats summary\n")
-    assert "**Trust:** " in p.stdout
+    # The command's stdout is its own; the reports are in out/report.
+    assert p.stdout == ""
+    md = (out / "report" / "summary.md").read_text()
+    assert md.startswith("# pystats summary\n") and "**Trust:** " in md
     assert "pystats run: trust: " in p.stderr
+
+
+def raw_sums(dumps):
+    """Instructions (execution_count lines) and per-code instructions,
+    summed from the dumps' raw lines."""
+    total, code = 0, {}
+    for d in dumps:
+        total += sum(d.counts.values())
+        for k, v in d.extra.items():
+            if k.startswith("code[") and k.endswith("].instructions"):
+                code[k[5:-len("].instructions")]] = \
+                    code.get(k[5:-len("].instructions")], 0) + int(v)
+    return total, code
+
+
+def test_headline_and_reports(tmp_path):
+    """The headline's figures are the dumps' own: the instructions are
+    the execution_count lines summed, the hottest code the largest sum of
+    code[..].instructions; the three reports are in DIR/report, and the
+    dumps alone are read back from DIR."""
+    out = tmp_path / "run"
+    script = "import subprocess, sys\n" + SETS_SCRIPT % 5 + \
+        "subprocess.run([sys.executable, '-c', %r], check=True)\n" % (SETS_SCRIPT % 2)
+    p = run("-o", str(out), "--", sys.executable, "-c", script)
+    assert p.returncode == 0, p.stderr
+    ds = dumps_in(str(out))
+    assert len(ds) == 2
+    total, code = raw_sums(ds)
+    lines = [l for l in p.stderr.splitlines() if l.startswith("pystats run:")]
+    assert "pystats run: 2 dumps in %s" % out in lines
+    (instr,) = [l for l in lines if " instructions executed" in l]
+    assert instr.startswith("pystats run: %s instructions executed: " % format(total, ","))
+    hot = [l for l in lines if l.startswith("pystats run:   hot code: ")]
+    assert hot, lines
+    top = max(code.values())
+    assert ": %s instructions (" % format(top, ",") in hot[0]
+    paths = [str(out / "report" / ("summary." + e)) for e in ("md", "json", "html")]
+    assert lines[-1] == "pystats run: reports: " + " ".join(paths)
+    assert all(os.path.getsize(x) > 0 for x in paths)
+    report = json.load(open(paths[1]))
+    assert report["meta"]["files"] == 2
+    assert report["meta"]["total_execution_count"] == total
+    # summarize DIR reads the two dumps, not the reports beside them.
+    again = subprocess.run([PYSTATS_CLI, "summarize", "--json", "-", str(out)],
+                           capture_output=True, text=True, timeout=60)
+    assert json.loads(again.stdout)["meta"]["files"] == 2
 
 
 def test_default_directories_are_fresh_per_run(tmp_path):
