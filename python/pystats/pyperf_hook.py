@@ -41,7 +41,7 @@ and RESUME on 3.13+, left out), as mode count takes one at dump time
 elsewhere: it is taken after pyperf's series of timed calls, outside
 every one of them, and counts nothing (scope "function": _census.take()
 in teardown; scope "window": by dump(), after off()).  PYSTATS_CENSUS=0
-(passed with --inherit-environ) or -X pystats_census=0 leave it out; on
+(passed with --inherit-environ PYSTATS_CENSUS) leaves it out; on
 3.11 there is none (its trace function holds specialization back in the
 code it counts).  The hook adds to the run's metadata:
 

@@ -151,15 +151,15 @@ def combine(*terms):
 
 
 def run_pyperf(venv, tmp_path, script, *args, inherit=False,
-               name="bench"):
+               name="bench", **env):
     stats = str(tmp_path / ("stats-" + name))
     out = str(tmp_path / (name + ".json"))
     cmd = [vpy(venv), script, "--hook", "pystats_collector", "-o", out,
            "--quiet"] + list(args)
     if inherit:
-        cmd += ["--inherit-environ", "PYSTATS_DIR"]
+        cmd += ["--inherit-environ", ",".join(["PYSTATS_DIR"] + list(env))]
     r = sh(cmd, venv=venv, cwd=str(tmp_path), PYSTATS_DIR=stats,
-           timeout=900)
+           timeout=900, **env)
     assert "pystats:" not in r.stderr, r.stderr
     runs = py(venv, RUNS, out, cwd=str(tmp_path))
     dumps = read_dumps(stats)
@@ -170,7 +170,8 @@ def run_pyperf(venv, tmp_path, script, *args, inherit=False,
 CENSUS = sys.version_info >= (3, 12)
 
 
-def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from):
+def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from,
+                             census=CENSUS):
     # Every worker wrote dumps, labelled with the benchmark's name.
     pids = {h["meta.process.pid"] for h, _, _ in dumps}
     assert len(pids) == len(runs["runs"]), (pids, runs)
@@ -179,7 +180,7 @@ def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from):
         assert h["meta.dump.reason"] == "explicit"
         assert h["meta.collection.on_at_dump"] == "0"
         # The census of the hook's teardown, in scope count (3.12+).
-        assert h.get("meta.census.scope") == ("count" if CENSUS else None)
+        assert h.get("meta.census.scope") == ("count" if census else None)
     counted = 0
     for run in runs["runs"]:
         md = run["md"]
@@ -189,7 +190,7 @@ def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from):
         assert md["pystats_collector_dir_from"].startswith(dir_from), md
         assert md["pystats_collector_label"] == name
         assert md["pystats_collector_census"] == (
-            "count" if CENSUS else "none")
+            "count" if census else "none")
         counted += md["pystats_collector_instructions"]
     # What the metadata says was counted is what the dumps hold.
     assert counted == sum(sum(e.values()) for _, e, _ in dumps)
@@ -266,11 +267,13 @@ def test_bench_func_counts_exactly_the_function(venv, tmp_path, bench):
 
 def test_bench_time_func_counts_exactly_the_time_function(venv, tmp_path,
                                                           bench):
+    # PYSTATS_CENSUS=0, passed to the workers, leaves the census out.
     runs, dumps, stats = run_pyperf(
         venv, tmp_path, bench("time_func"), "-p", "2", "-w", "1", "-n", "2",
-        "--min-time", "0.002", inherit=True, name="time_func")
+        "--min-time", "0.002", inherit=True, name="time_func",
+        PYSTATS_CENSUS="0")
     check_dumps_and_metadata(runs, dumps, stats, "timed", "function",
-                             "PYSTATS_DIR")
+                             "PYSTATS_DIR", census=False)
     loops = [l for r in runs["runs"] for l in r["loops"]]
     (e1, p1), (e2, p2), (e3, p3) = measured(
         venv, bench("func"), "timed", [[1], [2], [3]], str(tmp_path))
