@@ -14,6 +14,7 @@ Where it is looked for, in order:
 If none is found: one line on stderr, exit status 1.
 """
 import os
+import re
 import shutil
 import sys
 import sysconfig
@@ -46,7 +47,8 @@ def candidates():
            for d in _scripts_dirs()]
     pkg = os.path.dirname(os.path.abspath(__file__))
     build = os.path.dirname(os.path.dirname(pkg))
-    if os.path.basename(os.path.dirname(pkg)).startswith("py"):
+    if re.match(r"py\d+\.\d+(-native)?$",
+                os.path.basename(os.path.dirname(pkg))):
         out.append((os.path.join(build, "pystats"), "development build"))
     return out
 
@@ -65,8 +67,9 @@ def main():
         looked = ", ".join(p for p, _ in candidates())
         sys.stderr.write(
             "pystats: the pystats command is not installed (looked in %s "
-            "and on PATH): pip install cpython-pystats, or make install "
-            "from the source tree\n" % looked)
+            "and on PATH): install the cpython-pystats package with pip "
+            "(pip install . in its source tree), or run make install "
+            "there\n" % looked)
         return 1
     sys.stdout.flush()
     sys.stderr.flush()

@@ -214,4 +214,25 @@ def test_python_m_pystats_without_the_command(tmp_path):
     assert proc.stdout == ""
     [line] = proc.stderr.splitlines()
     assert line.startswith("pystats: the pystats command is not installed")
-    assert "pip install cpython-pystats" in line and "make install" in line
+    assert "cpython-pystats" in line and "pip install" in line
+    assert "make install" in line
+
+
+@pytest.mark.skipif(not os.access(PYSTATS_CLI, os.X_OK),
+                    reason="build/pystats is not built")
+def test_python_m_pystats_from_the_development_build(tmp_path):
+    """`make` puts the package into build/pyX.Y and the command at
+    build/pystats: the package run from there finds that command."""
+    ext_dir = os.path.join(ROOT, "build", "py%d.%d" % sys.version_info[:2])
+    if not os.path.exists(os.path.join(ext_dir, "pystats", "__main__.py")):
+        pytest.skip("no development build of the package in %s" % ext_dir)
+    if installed_commands():
+        pytest.skip("a pystats command is installed in %s"
+                    % installed_commands())
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    via = run_m(["--help"], str(empty), PYTHONPATH=ext_dir)
+    direct = subprocess.run([PYSTATS_CLI, "--help"], capture_output=True,
+                            text=True, timeout=120)
+    assert (via.returncode, via.stdout, via.stderr) == (
+        direct.returncode, direct.stdout, direct.stderr)
