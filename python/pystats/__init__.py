@@ -59,9 +59,10 @@ DEFAULT_DIR = os.path.join(_absolute(_env("PYSTATS_TMPDIR") or "/tmp"),
 
 
 # The modes -X pystats=MODE and PYTHONSTATS=MODE accept: on()'s
-# (src/ext/module.c); "1" (and a bare -X pystats) is count, "0" off.
+# (src/ext/module.c; the segment modes need sys.monitoring, 3.12+); "1"
+# (and a bare -X pystats) is count, "0" off.
 MODES = ("count", "instructions", "census", "noop") + (
-    ("noop-segments", "noop-quiet") if sys.version_info >= (3, 12) else ())
+    ("noop-segments", "noop-quiet") if MECHANISM == "monitoring" else ())
 
 
 class OptionError(ValueError):

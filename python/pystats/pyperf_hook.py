@@ -81,7 +81,7 @@ NAME = "pystats_collector"
 
 # A census alongside counting: mode count on 3.12+ (segment events leave
 # most families free to specialize; 3.11's trace function does not).
-CENSUS_ALONGSIDE = sys.version_info >= (3, 12)
+CENSUS_ALONGSIDE = pystats.MECHANISM == "monitoring"
 
 # pyperf's task functions whose benchmark callable can be measured
 # exactly: qualified name -> the closure variable holding the callable.

@@ -17,7 +17,6 @@ import re
 import shutil
 import subprocess
 import sys
-import sysconfig
 
 import pytest
 
@@ -159,16 +158,9 @@ def test_another_module_named_pystats(tmp_path):
 def installed_commands():
     """pystats commands in this interpreter's scripts directories: there,
     `python -m pystats` finds one whatever PATH says."""
-    found = []
-    for scheme in (None, "%s_user" % os.name):
-        try:
-            d = (sysconfig.get_path("scripts") if scheme is None else
-                 sysconfig.get_path("scripts", scheme))
-        except KeyError:
-            continue
-        if os.path.exists(os.path.join(d, "pystats")):
-            found.append(d)
-    return found
+    from pystats.__main__ import _scripts_dirs
+    return [d for d in _scripts_dirs()
+            if os.path.exists(os.path.join(d, "pystats"))]
 
 
 def run_m(args, path, **kw):
