@@ -42,6 +42,33 @@ include src/ext/build.mk
 
 install: install-ext install-cli
 
+# A missing build tool or library is one line naming the package to
+# install (Debian's names; .ci/run installs them all), not a compiler's
+# error.  The checks run before anything that needs them is compiled.
+need = { echo "pystats: $(1): install $(2)" >&2; exit 1; }
+need-header = printf '\#include <%s>\n' $(1) | $(CC) $(2) -E -x c - >/dev/null 2>&1 || \
+    $(call need,$(1) not found,$(3))
+FUZZER_PROBE = 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return d == 0 && n; }'
+.PHONY: need-cc need-jansson need-cmocka need-fuzzer need-asan
+need-cc:
+	@command -v $(firstword $(CC)) >/dev/null 2>&1 || $(call need,no C compiler $(CC),build-essential)
+need-jansson: need-cc
+	@$(call need-header,jansson.h,$(JANSSON_CFLAGS),libjansson-dev)
+need-cmocka: need-cc
+	@$(call need-header,cmocka.h,$(CMOCKA_CFLAGS),libcmocka-dev)
+need-fuzzer:
+	@command -v $(FUZZ_CC) >/dev/null 2>&1 || \
+	    $(call need,no $(FUZZ_CC) to build the libFuzzer harnesses,clang-14 libclang-rt-14-dev)
+	@echo $(FUZZER_PROBE) | $(FUZZ_CC) -fsanitize=fuzzer -x c - -o /dev/null >/dev/null 2>&1 || \
+	    $(call need,$(FUZZ_CC) cannot link libFuzzer,libclang-rt-14-dev)
+need-asan: need-cc
+	@for f in $(ASAN_RT); do test -f "$$f" || \
+	    $(call need,$(CC) has no sanitizer runtime $$f,build-essential (gcc and its libasan and libubsan)); done
+# The objects that include jansson.h or cmocka.h, and the fuzz builds.
+$(CLI_OBJ): | need-jansson
+$(TESTC_BIN): | need-cmocka
+$(FUZZ_BINS) $(BUILD)/fuzz/fuzz-expr: | need-fuzzer
+
 test:
 	$(PYTHON) tests/run.py
 
@@ -81,7 +108,7 @@ example: cli
 # PYTHONMALLOC=malloc so that ASan sees Python's allocations too.  Leak
 # detection is off: CPython itself does not free everything at exit.
 # The slow suites (packaging, pyperf) are skipped.  Ends with
-# "asan-X.Y: N passed, N failed".
+# "asan-X.Y: N passed, N failed, N skipped".
 ASAN_PYTHON ?= $(shell $(PYTHON) tools/pythons.py 2>/dev/null | tail -n 1)
 ASAN_VER     = $(shell $(ASAN_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 ASAN_VENV    = $(BUILD)/venv-asan-$(ASAN_VER)
@@ -89,7 +116,7 @@ ASAN_XML     = $(BUILD)/junit-asan-$(ASAN_VER).xml
 ASAN_RT      = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-file-name=libubsan.so)
 # The load test (64 processes x 16 threads, forking) is about scale, not
 # memory errors: under the sanitizers it runs past its time limit.
-test-asan: faults
+test-asan: need-asan faults
 	@test -n "$(ASAN_PYTHON)" || { echo "test-asan: no Python (ASAN_PYTHON=...)" >&2; exit 1; }
 	@test -x $(ASAN_VENV)/bin/python || $(ASAN_PYTHON) -m venv $(ASAN_VENV)
 	@$(ASAN_VENV)/bin/python -c 'import pytest' 2>/dev/null || \
@@ -106,7 +133,7 @@ test-asan: faults
 	@$(PYTHON) -c 'import sys, xml.etree.ElementTree as E; \
 	    r = E.parse(sys.argv[1]).getroot(); s = [r] if r.tag == "testsuite" else list(r); \
 	    n = lambda k: sum(int(x.get(k, 0)) for x in s); bad = n("failures") + n("errors"); \
-	    print("asan-%s: %d passed, %d failed" % (sys.argv[2], n("tests") - bad - n("skipped"), bad)); \
+	    print("asan-%s: %d passed, %d failed, %d skipped" % (sys.argv[2], n("tests") - bad - n("skipped"), bad, n("skipped"))); \
 	    sys.exit(1 if bad else 0)' $(ASAN_XML) $(ASAN_VER)
 
 # The fault-injection shim of tests/py/test_faults.py (LD_PRELOAD):

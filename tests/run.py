@@ -68,21 +68,29 @@ def pytest_suite(python):
     return "py" + ver, tests - bad - skipped, bad, skipped
 
 
-LINE = re.compile(r"^(\S+): (\d+) passed, (\d+) failed\s*$")
+LINE = re.compile(r"^(\S+): (\d+) passed, (\d+) failed"
+                  r"(?:, (\d+) skipped)?\s*$")
+# What the Makefile says when a build tool is missing ("need-*"): one line
+# naming the package to install, repeated in the summary.
+MISSING = []
 
 
 def make_suite(target):
-    """A make target that ends with "<suite>: N passed, N failed"."""
+    """A make target that ends with "<suite>: N passed, N failed[, N
+    skipped]"."""
     r = run(["make", "-s", target, "WERROR=1"], capture_output=True,
             text=True)
     sys.stdout.write(r.stdout)
     sys.stderr.write(r.stderr)
+    MISSING.extend("%s: %s" % (target, line)
+                   for line in r.stderr.splitlines()
+                   if line.startswith("pystats: ") and ": install " in line)
     for line in reversed(r.stdout.splitlines()):
         m = LINE.match(line)
         if m:
             failed = int(m.group(3)) + (1 if r.returncode and
                                         not int(m.group(3)) else 0)
-            return m.group(1), int(m.group(2)), failed, 0
+            return m.group(1), int(m.group(2)), failed, int(m.group(4) or 0)
     return target, 0, 1, 0
 
 
@@ -115,6 +123,8 @@ def main():
     if pythons:
         results.append(make_suite("test-asan"))
     print()
+    for line in MISSING:
+        print(line)
     for name, p, f, sk in results:
         print("  %-14s %d passed, %d failed, %d skipped" % (name, p, f, sk))
     passed = sum(r[1] for r in results)

@@ -30,7 +30,8 @@ from ._collector import (  # noqa: F401  (the API is the C functions)
 from . import _collector
 
 __all__ = ["on", "off", "clear", "dump", "is_on", "snapshot", "measure",
-           "set_backend", "backend", "output_directory"]
+           "set_backend", "backend", "output_directory", "MODES",
+           "OptionError"]
 
 
 
@@ -57,25 +58,63 @@ DEFAULT_DIR = os.path.join(_absolute(_env("PYSTATS_TMPDIR") or "/tmp"),
                            "py_stats")
 
 
+# The modes -X pystats=MODE and PYTHONSTATS=MODE accept: on()'s
+# (src/ext/module.c; the segment modes need sys.monitoring, 3.12+); "1"
+# (and a bare -X pystats) is count, "0" off.
+MODES = ("count", "instructions", "census", "noop") + (
+    ("noop-segments", "noop-quiet") if MECHANISM == "monitoring" else ())
+
+
+class OptionError(ValueError):
+    """A bad value of one of the collector's -X options or environment
+    variables.  The message is one line: the option, the value, the
+    valid values.  The startup hook prints it and exits with status 2
+    before the program runs."""
+
+
+def _bad(option, value, valid):
+    return OptionError("pystats: bad value %r for %s (valid: %s)" % (
+        value, option, valid))
+
+
+def _mode_of(option, value):
+    if value in ("", "1"):
+        return "count"
+    if value == "0":
+        return None
+    if value in MODES:
+        return value
+    raise _bad(option, value,
+               "%s; 1 is count, 0 is off" % ", ".join(MODES))
+
+
 def requested_mode():
     """The mode asked for by -X pystats[=MODE] or PYTHONSTATS=MODE, or
-    None.  '0' and an empty PYTHONSTATS mean no."""
+    None.  '0' and an empty PYTHONSTATS mean no; -X pystats wins over
+    PYTHONSTATS.  OptionError for a mode that does not exist."""
     x = sys._xoptions.get("pystats")
     if x is not None:
-        return "count" if x is True or x in ("", "1") else x
+        return "count" if x is True else _mode_of("-X pystats", x)
     e = _env("PYTHONSTATS")
     if e and e != "0":
-        return "count" if e == "1" else e
+        return _mode_of("PYTHONSTATS", e)
     return None
 
 
 def requested_census():
     """False if -X pystats_census=0 or PYSTATS_CENSUS=0 leaves the
     specialization census out of mode count (3.12+), else None: the
-    mode's default."""
+    mode's default.  OptionError for a value other than 0 and 1."""
     x = sys._xoptions.get("pystats_census")
-    v = x if isinstance(x, str) else _env("PYSTATS_CENSUS")
-    return False if v == "0" else None
+    if x is not None:
+        option, v = "-X pystats_census", ("1" if x is True else x)
+    else:
+        option, v = "PYSTATS_CENSUS", _env("PYSTATS_CENSUS")
+    if v in (None, "", "1"):
+        return None
+    if v == "0":
+        return False
+    raise _bad(option, v, "0 leaves the census out, 1 takes it")
 
 
 def _directory():
@@ -152,8 +191,12 @@ def _configure():
                           label=_env("PYSTATS_LABEL") or "",
                           default=is_default)
     # On a --enable-pystats build, drive its counters unless told not to.
-    wanted = sys._xoptions.get("pystats_backend") or _env("PYSTATS_BACKEND")
+    x = sys._xoptions.get("pystats_backend")
+    option, wanted = (("-X pystats_backend", x) if isinstance(x, str) and x
+                      else ("PYSTATS_BACKEND", _env("PYSTATS_BACKEND")))
     if wanted:
+        if wanted not in ("own", "native"):
+            raise _bad(option, wanted, "own, native")
         set_backend(wanted)
     elif hasattr(sys, "_stats_on"):
         set_backend("native")
@@ -182,11 +225,12 @@ def _start_from_hook():
         sys.stderr.write(_NO_GIL + "\n")
         return
     mode = requested_mode()
-    if mode is not None and not is_on():
-        if mode != "census" and requested_census() is False:
-            on(mode=mode, census=False)
-        else:
-            on(mode=mode)
+    if mode is None or is_on():
+        return
+    if requested_census() is False and mode != "census":
+        on(mode=mode, census=False)
+    else:
+        on(mode=mode)
 
 
 def _check_startup():

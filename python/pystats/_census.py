@@ -230,11 +230,19 @@ def site_rows(found):
     return rows
 
 
-def take():
+def take(scope=None):
     """Walk the live code objects now; the next dump writes the result.
-    Called by the collector (pc_census_take), which says in what scope."""
-    if not _ready or _collector._state()["census_scope"] is None:
-        return
+
+    scope None: called by the collector (pc_census_take), in the scope
+    the dump period wants, if any.  "count" or "census": now, in that
+    scope, whatever the period wants: the pyperf hook takes one in scope
+    "count" at its teardown, after measure() calls whose segment events
+    instrumented (and so reset) the families that scope leaves out."""
+    if scope is None:
+        if not _ready or _collector._state()["census_scope"] is None:
+            return
+    else:
+        setup()
     import gc
     # No collection while walking: the cyclic GC would run the program's
     # finalizers here, outside the program's own flow.
@@ -243,7 +251,7 @@ def take():
     try:
         libs = _library_dirs()
         user = {}
-        _collector._census_begin()
+        _collector._census_begin(scope)
         found = []
         for co in live_code_objects():
             f = co.co_filename

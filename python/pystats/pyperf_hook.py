@@ -34,13 +34,24 @@ What is counted (see README.md, "pyperf"):
   worker, which only waits for the child, and counts nothing of it.
 
 Each teardown writes one dump (pystats.dump()) labelled with the
-benchmark's name, and adds to the run's metadata:
+benchmark's name.  On 3.12+ the dump carries the specialization census
+of the worker's live code objects at that teardown, in scope "count"
+(docs/FORMAT.md 1.10: the families segment counting instruments, FOR_ITER
+and RESUME on 3.13+, left out), as mode count takes one at dump time
+elsewhere: it is taken after pyperf's series of timed calls, outside
+every one of them, and counts nothing (scope "function": _census.take()
+in teardown; scope "window": by dump(), after off()).  PYSTATS_CENSUS=0
+(passed with --inherit-environ PYSTATS_CENSUS) leaves it out; on
+3.11 there is none (its trace function holds specialization back in the
+code it counts).  The hook adds to the run's metadata:
 
     pystats_collector_scope         "function" or "window"
     pystats_collector_dir           where the dumps went
     pystats_collector_dir_from      how that directory was found
     pystats_collector_label         the dumps' label (benchmark name)
     pystats_collector_mode          "count"
+    pystats_collector_census        "count" (a census in every dump) or
+                                    "none"
     pystats_collector_instructions  instructions counted (all teardowns
                                     of this worker so far)
     pystats_collector_dumps         dump files written by this worker
@@ -56,7 +67,7 @@ import os
 import sys
 
 import pystats
-from pystats import _collector
+from pystats import _census, _collector
 
 try:
     from pyperf._hooks import HookError
@@ -67,6 +78,10 @@ except ImportError:  # pyperf not installed: the class is still usable
 __all__ = ["PystatsCollector", "HookError"]
 
 NAME = "pystats_collector"
+
+# A census alongside counting: mode count on 3.12+ (segment events leave
+# most families free to specialize; 3.11's trace function does not).
+CENSUS_ALONGSIDE = pystats.MECHANISM == "monitoring"
 
 # pyperf's task functions whose benchmark callable can be measured
 # exactly: qualified name -> the closure variable holding the callable.
@@ -163,6 +178,12 @@ class PystatsCollector:
                 "off and discarded what it had counted (the worker's "
                 "start-up): it counts only the benchmark\n" % NAME)
         self.directory, self.directory_from = output_directory()
+        self.census = (self._readable and CENSUS_ALONGSIDE and
+                       pystats.requested_census() is not False)
+        if self.census:
+            # Tables and hooks now, so that the module code the worker
+            # runs from here on is seen too (docs/FORMAT.md 1.10).
+            _census.setup()
         self.label = os.environ.get("PYSTATS_LABEL", "")
         self.scope = None
         self._configured = False
@@ -191,7 +212,8 @@ class PystatsCollector:
             return
         self.scope = "window"
         # The last thing done here: counting starts after this call.
-        _collector.on()
+        # dump() takes this window's census (scope count, 3.12+).
+        _collector.on(census=self.census if CENSUS_ALONGSIDE else None)
 
     def __exit__(self, exc_type, exc_value, traceback):
         # The first thing done here: off()'s own CALL is the last
@@ -205,11 +227,18 @@ class PystatsCollector:
         counted = None
         if self._readable:
             counted = sum(pystats.snapshot()["execution_count"].values())
+        if self.census and self.scope == "function":
+            # After the series' timed calls, outside measure(): the walk
+            # is neither timed nor counted.
+            _census.take("count")
         wrote = pystats.dump()
         metadata["pystats_collector_scope"] = self.scope or "none"
         metadata["pystats_collector_dir"] = self.directory
         metadata["pystats_collector_dir_from"] = self.directory_from
         metadata["pystats_collector_mode"] = "count"
+        metadata["pystats_collector_census"] = (
+            "count" if self.census and self.scope in ("function", "window")
+            else "none")
         if self.label:
             metadata["pystats_collector_label"] = self.label
         if counted is not None:

@@ -25,6 +25,11 @@ BASE_PYTHON = getattr(sys, "_base_executable", None) or sys.executable
 VERSION = re.search(r'#define PC_VERSION "([^"]+)"', open(
     os.path.join(ROOT, "src", "ext", "version.h")).read()).group(1)
 TAG = "cp%d%d" % sys.version_info[:2]
+# The distribution's name (pyproject.toml): "pystats" on PyPI is an
+# unrelated statistics package.  Files are named by its normalized form
+# (PEP 427, PEP 625); the import name stays pystats.
+DIST = "cpython-pystats"
+FILE_NAME = "cpython_pystats"
 
 
 def env_for(venv=None, **extra):
@@ -82,22 +87,23 @@ def dist(tmp_path_factory):
     out = str(work / "out")
     sh([os.path.join(venv, "bin", "python"), "-m", "build", "--outdir", out,
         ROOT], venv=venv)
-    [sdist] = glob.glob(os.path.join(out, "pystats-*.tar.gz"))
-    [wheel] = glob.glob(os.path.join(out, "pystats-*.whl"))
+    [sdist] = glob.glob(os.path.join(out, FILE_NAME + "-*.tar.gz"))
+    [wheel] = glob.glob(os.path.join(out, FILE_NAME + "-*.whl"))
     return {"sdist": sdist, "wheel": wheel}
 
 
 def test_sdist_and_wheel_names(dist):
-    assert os.path.basename(dist["sdist"]) == "pystats-%s.tar.gz" % VERSION
-    assert re.match(r"pystats-%s-%s-%s-linux_\w+\.whl$" % (
-        re.escape(VERSION), TAG, TAG), os.path.basename(dist["wheel"])), \
-        dist["wheel"]
+    assert os.path.basename(dist["sdist"]) == "%s-%s.tar.gz" % (FILE_NAME,
+                                                                 VERSION)
+    assert re.match(r"%s-%s-%s-%s-linux_\w+\.whl$" % (
+        FILE_NAME, re.escape(VERSION), TAG, TAG),
+        os.path.basename(dist["wheel"])), dist["wheel"]
 
 
 def test_wheel_contents_and_metadata(dist):
     with zipfile.ZipFile(dist["wheel"]) as z:
         names = set(z.namelist())
-        info = "pystats-%s.dist-info/" % VERSION
+        info = "%s-%s.dist-info/" % (FILE_NAME, VERSION)
         meta = email.parser.Parser().parsestr(
             z.read(info + "METADATA").decode())
         entry_points = z.read(info + "entry_points.txt").decode()
@@ -111,11 +117,11 @@ def test_wheel_contents_and_metadata(dist):
         n)]
     assert "pystats_startup.py" in names
     assert "pystats-startup.pth" in names
-    assert "pystats-%s.data/scripts/pystats" % VERSION in names
+    assert "%s-%s.data/scripts/pystats" % (FILE_NAME, VERSION) in names
     # Everything in the wheel is in the RECORD (so uninstall removes it).
     recorded = {line.split(",")[0] for line in record.splitlines()}
     assert names <= recorded | {info + "RECORD"}
-    assert meta["Name"] == "pystats"
+    assert meta["Name"] == DIST
     assert meta["Version"] == VERSION
     # 3.11 to 3.14: src/ext/compat.h refuses to build for any other.
     assert meta["Requires-Python"] == "<3.15,>=3.11"
@@ -153,6 +159,15 @@ def check_installed(venv, tmp_path):
     assert "summarize" in r.stdout + r.stderr
     r = sh(["pystats", "summarize", stats], venv=venv, cwd=str(tmp_path))
     assert "MATCH_CLASS" in r.stdout
+    # `python -m pystats` is that command, found in the environment's bin
+    # even where PATH does not lead there: same output, same status.
+    nowhere = str(tmp_path / "not-a-directory")
+    for args in (["--help"], ["summarize", stats], ["no-such-command"]):
+        direct = sh([cmd] + args, venv=venv, cwd=str(tmp_path), check=False)
+        via = sh([py, "-m", "pystats"] + args, venv=venv, cwd=str(tmp_path),
+                 check=False, PATH=nowhere)
+        assert (via.returncode, via.stdout, via.stderr) == (
+            direct.returncode, direct.stdout, direct.stderr), args
     # The pyperf hook is registered and importable.
     r = sh([py, "-c", "from importlib.metadata import entry_points as e; "
             "[h] = [x for x in e(group='pyperf.hook') "
@@ -167,7 +182,14 @@ def install_check_uninstall(venv, tmp_path, *pip_args):
     added = tree(venv) - before
     assert os.path.join("bin", "pystats") in added
     check_installed(venv, tmp_path)
-    pip(venv, "uninstall", "-y", "pystats")
+    # What is installed is the distribution cpython-pystats, not PyPI's
+    # unrelated "pystats" (nor anything pip could mistake for it).
+    r = sh([os.path.join(venv, "bin", "python"), "-c",
+            "import importlib.metadata as m, json; "
+            "print(json.dumps(sorted(d.metadata['Name'] for d in "
+            "m.distributions())))"], venv=venv, cwd=str(tmp_path))
+    assert DIST in r.stdout and '"pystats"' not in r.stdout.lower(), r.stdout
+    pip(venv, "uninstall", "-y", DIST)
     left = tree(venv) - before
     assert not left, "left behind by pip uninstall: %s" % sorted(left)
     r = sh([os.path.join(venv, "bin", "python"), "-c", "import pystats"],

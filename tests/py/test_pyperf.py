@@ -15,7 +15,14 @@ pystats.measure():
   runs them;
 - bench_async_func (scope "window"): the benchmark's signature
   instruction is counted exactly, pyperf's harness code (and asyncio's
-  event loop) on top of it.
+  event loop) on top of it;
+- the specialization census each dump carries on 3.12+, taken at the
+  hook's teardown: a failing site's row (family, attempts, counter, file,
+  line, function, source) is what CPython's backoff makes of that many
+  executions and what a census of the same code read in a separate
+  process says; the census walk is outside the timed calls (every value
+  pyperf measured is far below the time of one walk, which the test
+  measures) and counted nowhere (the counts stay exact).
 
 Slow (it installs and benchmarks): PYSTATS_QUICK_TESTS=1 skips it."""
 import glob
@@ -144,22 +151,27 @@ def combine(*terms):
 
 
 def run_pyperf(venv, tmp_path, script, *args, inherit=False,
-               name="bench"):
+               name="bench", **env):
     stats = str(tmp_path / ("stats-" + name))
     out = str(tmp_path / (name + ".json"))
     cmd = [vpy(venv), script, "--hook", "pystats_collector", "-o", out,
            "--quiet"] + list(args)
     if inherit:
-        cmd += ["--inherit-environ", "PYSTATS_DIR"]
+        cmd += ["--inherit-environ", ",".join(["PYSTATS_DIR"] + list(env))]
     r = sh(cmd, venv=venv, cwd=str(tmp_path), PYSTATS_DIR=stats,
-           timeout=900)
+           timeout=900, **env)
     assert "pystats:" not in r.stderr, r.stderr
     runs = py(venv, RUNS, out, cwd=str(tmp_path))
     dumps = read_dumps(stats)
     return runs, dumps, stats
 
 
-def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from):
+# A census alongside counting: mode count on 3.12+.
+CENSUS = sys.version_info >= (3, 12)
+
+
+def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from,
+                             census=CENSUS):
     # Every worker wrote dumps, labelled with the benchmark's name.
     pids = {h["meta.process.pid"] for h, _, _ in dumps}
     assert len(pids) == len(runs["runs"]), (pids, runs)
@@ -167,6 +179,8 @@ def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from):
         assert h["meta.label"] == name
         assert h["meta.dump.reason"] == "explicit"
         assert h["meta.collection.on_at_dump"] == "0"
+        # The census of the hook's teardown, in scope count (3.12+).
+        assert h.get("meta.census.scope") == ("count" if census else None)
     counted = 0
     for run in runs["runs"]:
         md = run["md"]
@@ -175,6 +189,8 @@ def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from):
         assert md["pystats_collector_dir"] == stats
         assert md["pystats_collector_dir_from"].startswith(dir_from), md
         assert md["pystats_collector_label"] == name
+        assert md["pystats_collector_census"] == (
+            "count" if census else "none")
         counted += md["pystats_collector_instructions"]
     # What the metadata says was counted is what the dumps hold.
     assert counted == sum(sum(e.values()) for _, e, _ in dumps)
@@ -251,11 +267,13 @@ def test_bench_func_counts_exactly_the_function(venv, tmp_path, bench):
 
 def test_bench_time_func_counts_exactly_the_time_function(venv, tmp_path,
                                                           bench):
+    # PYSTATS_CENSUS=0, passed to the workers, leaves the census out.
     runs, dumps, stats = run_pyperf(
         venv, tmp_path, bench("time_func"), "-p", "2", "-w", "1", "-n", "2",
-        "--min-time", "0.002", inherit=True, name="time_func")
+        "--min-time", "0.002", inherit=True, name="time_func",
+        PYSTATS_CENSUS="0")
     check_dumps_and_metadata(runs, dumps, stats, "timed", "function",
-                             "PYSTATS_DIR")
+                             "PYSTATS_DIR", census=False)
     loops = [l for r in runs["runs"] for l in r["loops"]]
     (e1, p1), (e2, p2), (e3, p3) = measured(
         venv, bench("func"), "timed", [[1], [2], [3]], str(tmp_path))
@@ -283,6 +301,173 @@ def test_async_window_counts_the_benchmark_and_the_harness(venv, tmp_path,
         assert execs[op] >= n * calls, op
     # ... and pyperf's own code is counted too (README.md, "pyperf").
     assert sum(execs.values()) > sum(e1.values()) * calls
+
+
+def census_of(directory):
+    """[census.* lines as a dict] of every dump in directory."""
+    out = []
+    for name in sorted(os.listdir(directory)):
+        lines = {}
+        with open(os.path.join(directory, name)) as f:
+            for line in f.read().splitlines():
+                key, _, value = line.partition(" : ")
+                if key.startswith(("census.", "meta.census.")):
+                    lines[key] = value
+        out.append(lines)
+    return out
+
+
+def sites_in(census, filename, qualname):
+    """The census.site rows of one function, split into their fields."""
+    rows = []
+    for key, value in census.items():
+        if key.startswith("census.site["):
+            row = value.split(" | ")
+            if row[3] == filename and row[5] == qualname:
+                rows.append(row)
+    return rows
+
+
+# A site that fails to specialize and backs off, at a known line: LOAD_ATTR
+# of an attribute the class lacks, answered by __getattr__ (3.14: a C
+# type's getset descriptor, as tests/py/test_census.py explains).
+CENSUS_BENCH = """
+import sys
+import pyperf
+
+class Lazy:
+    def __getattr__(self, name):
+        return 5
+
+if sys.version_info >= (3, 14):
+    class Lazy(complex):
+        y = complex.real
+
+OBJS = [Lazy() for _ in range(100)]
+
+def work():
+    t = 0
+    for o in OBJS:
+        t += o.y
+    return t
+
+if __name__ == "__main__":
+    pyperf.Runner().bench_func("census_work", work)
+"""
+
+# The same code, run the same number of times in a plain process, then a
+# census read there (mode census: nothing was instrumented).
+SEPARATE_CENSUS = """
+import importlib.util, sys, pystats
+spec = importlib.util.spec_from_file_location("bm", sys.argv[1])
+bm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bm)
+for _ in range(int(sys.argv[2])):
+    bm.work()
+pystats.on(mode="census")
+pystats.off()
+pystats.dump()
+"""
+
+
+@pytest.mark.skipif(not CENSUS, reason="a census alongside counting is 3.12+")
+def test_census_at_teardown_is_right(venv, tmp_path):
+    script = tmp_path / "census_bench.py"
+    script.write_text(CENSUS_BENCH)
+    # One worker, one series of 3 calls: 300 executions of the site.
+    runs, dumps, stats = run_pyperf(
+        venv, tmp_path, str(script), "-p", "1", "-w", "0", "-n", "1",
+        "--loops", "3", name="census")
+    check_dumps_and_metadata(runs, dumps, stats, "census_work", "function",
+                             "PYSTATS_DIR of process")
+    calls = sum(sum(r["loops"]) for r in runs["runs"])
+    assert calls == 3
+    [census] = census_of(stats)
+    assert census["meta.census.scope"] == "count"
+    # The families segment counting instruments are left out, and said so.
+    assert "census.excluded_family[FOR_ITER]" in census
+    line = str(CENSUS_BENCH.splitlines().index("        t += o.y") + 1)
+    [row] = sites_in(census, str(script), "work")
+    # 300 executions: attempts at executions 2, 6, 14, 30, 62, 126, 254
+    # (CPython's backoff doubles the wait after each failure), 7 failures;
+    # 255 - 46 - 7 = 202 left on the counter (tests/py/test_census.py).
+    assert row == ["LOAD_ATTR", "7", "202", str(script), line, "work",
+                   "t += o.y"]
+    assert int(census["census.family[LOAD_ATTR].backing_off"]) >= 1
+    # What a census of the same code, run as often, reads elsewhere.
+    separate = tmp_path / "separate"
+    sh([vpy(venv), "-c", SEPARATE_CENSUS, str(script), str(calls)],
+       venv=venv, cwd=str(tmp_path), PYSTATS_DIR=str(separate))
+    [other] = census_of(str(separate))
+    assert other["meta.census.scope"] == "census"
+    assert sites_in(other, str(script), "work") == [row]
+    # The walk counted nothing: the counts are the calls' own.
+    [(e1, p1)] = measured(venv, str(script), "work", [[]], str(tmp_path))
+    execs, pairs = total(dumps)
+    assert execs == scale(e1, calls)
+    assert pairs == scale(p1, calls)
+
+
+# Many code objects make one census walk slow: 60,000 functions.
+SLOW_CENSUS_BENCH = """
+import pyperf
+
+NS = {}
+exec("\\n".join("def f%d():\\n    return %d" % (i, i) for i in range(60000)),
+     NS)
+
+class Plain:
+    x = 1
+
+def work():
+    return Plain.x
+
+if __name__ == "__main__":
+    pyperf.Runner().bench_func("slow_census", work)
+"""
+
+TIME_A_CENSUS = """
+import importlib.util, json, sys, time, pystats
+spec = importlib.util.spec_from_file_location("bm", sys.argv[1])
+bm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bm)
+times = []
+for _ in range(3):
+    pystats.on(mode="census")
+    pystats.off()
+    t0 = time.perf_counter()
+    pystats.dump()
+    times.append(time.perf_counter() - t0)
+print(json.dumps(min(times)))
+"""
+
+
+@pytest.mark.skipif(not CENSUS, reason="a census alongside counting is 3.12+")
+def test_census_is_outside_the_timed_calls(venv, tmp_path):
+    script = tmp_path / "slow_census_bench.py"
+    script.write_text(SLOW_CENSUS_BENCH)
+    runs, dumps, stats = run_pyperf(
+        venv, tmp_path, str(script), "-p", "1", "-w", "1", "-n", "3",
+        "--loops", "1", name="slow")
+    check_dumps_and_metadata(runs, dumps, stats, "slow_census", "function",
+                             "PYSTATS_DIR of process")
+    # Every teardown's census walked the 60,000 functions' code ...
+    for census in census_of(stats):
+        assert int(census["census.code_objects"]) > 60000
+    # ... which takes this long (a census of the same code, timed here) ...
+    walk = py(venv, TIME_A_CENSUS, str(script), cwd=str(tmp_path))
+    assert walk > 0.01, walk
+    # ... while every value pyperf measured (one call each) is a small
+    # fraction of it: no walk happened inside a timed call.
+    values = py(venv, """
+        import json, sys, pyperf
+        b = pyperf.Benchmark.load(sys.argv[1])
+        print(json.dumps([v for r in b.get_runs() for v in r.values]
+                         + [v for r in b.get_runs()
+                            for _, v in r.warmups or ()]))
+        """, str(tmp_path / "slow.json"), cwd=str(tmp_path))
+    assert len(values) == 4
+    assert max(values) < walk / 5, (values, walk)
 
 
 def pyperformance_bench(venv, tmp_path, name):
