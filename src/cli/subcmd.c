@@ -132,4 +132,10 @@ subcmd_say_no_files(const char *what, char **inputs, size_t ninputs)
         cli_fput_esc(stderr, inputs[i]);
     }
     fputc('\n', stderr);
+    /* python -X pystats says nothing where the collector is not
+     * installed: say it here, where the silence shows. */
+    fputs("pystats: hint: python -X pystats (or PYTHONSTATS=1) writes dumps only "
+          "where the collector is installed in that interpreter: 'PYTHON -c \"import "
+          "pystats_startup\"' tells; install with 'PYTHON -m pip install .' in the "
+          "source tree, or 'make install PYTHON=PYTHON'\n", stderr);
 }
