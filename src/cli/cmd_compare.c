@@ -271,6 +271,8 @@ cmd_compare(int argc, char **argv)
         ret = CLI_EXIT_USAGE;
         goto done;
     }
+    cm.fail_if = o.expr;
+    cm.fail_result = result;
     j = (report_job){ 0, &cm, o.expr, result };
     ret = write_reports(&co, &j);
     if (ret == CLI_EXIT_OK && result == 1) {

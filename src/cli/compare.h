@@ -82,6 +82,8 @@ typedef struct cmp {
     size_t nsec;
     char **warn;            /* owned sentences, no final period */
     size_t nwarn;
+    const char *fail_if;    /* --fail-if as given (NULL: none), for the */
+    int fail_result;        /* headline: its result, 1 true, 0 false */
 } cmp;
 
 /* Build the comparison of two summaries (each with at least one file);

@@ -321,6 +321,49 @@ section_md(FILE *out, const cmp *c, const cmp_section *s)
     }
 }
 
+/* The headline: each side's instructions, the biggest changes of the
+ * execution counts per million instructions, and --fail-if's result. */
+#define HEADLINE_ROWS 3
+
+static void
+headline_md(FILE *out, const cmp *c)
+{
+    const cmp_section *ex = cmp_find_section(c, "execution");
+    uint64_t b = c->side[0].m->total_exec, h = c->side[1].m->total_exec;
+    char nb[32], nh[32], t[64];
+    size_t i, shown = 0;
+
+    fputs("## Headline\n\n", out);
+    cli_count_str(nb, sizeof nb, b);
+    cli_count_str(nh, sizeof nh, h);
+    fmt_rel(t, sizeof t, b ? ((double)h - (double)b) / (double)b : NAN);
+    fprintf(out, "- Instructions executed: %s (base), %s (head)%s%s\n", nb, nh,
+            *t ? ", " : "", t);
+    if (ex != NULL && ex->normalized) {
+        for (i = 0; i < ex->n && shown < HEADLINE_ROWS; i++) {
+            const cmp_row *r = &ex->rows[i];
+            if (r->folded || !(r->change_pm == r->change_pm) || r->change_pm == 0)
+                continue;
+            fputs(shown ? ", " : "- Biggest changes per million instructions: ", out);
+            cell(out, r->name);
+            fmt_signed(t, sizeof t, r->change_pm, 0, "");
+            fprintf(out, " %s", t);
+            fmt_rel(t, sizeof t, r->rel_pm);
+            if (*t)
+                fprintf(out, " (%s)", t);
+            shown++;
+        }
+        fputs(shown ? "\n" : "- No execution count changed by more than the threshold\n",
+              out);
+    }
+    if (c->fail_if != NULL && c->fail_result >= 0) {
+        fputs("- `--fail-if` ", out);
+        cell(out, c->fail_if);
+        fprintf(out, ": %s\n", c->fail_result ? "**true** (the comparison fails)" : "false (held)");
+    }
+    fputc('\n', out);
+}
+
 int
 cmp_report_markdown(FILE *out, const cmp *c)
 {
@@ -330,7 +373,9 @@ cmp_report_markdown(FILE *out, const cmp *c)
     };
     size_t i;
 
-    fputs("# pystats comparison\n\n| | Base | Head |\n| :--- | :--- | :--- |\n", out);
+    fputs("# pystats comparison\n\n", out);
+    headline_md(out, c);
+    fputs("| | Base | Head |\n| :--- | :--- | :--- |\n", out);
     for (i = 0; i < sizeof labels / sizeof labels[0]; i++)
         header_row(out, c, labels[i], (int)i);
     for (i = 0; i < c->nwarn; i++) {

@@ -166,3 +166,39 @@ run summarize "$W" --html "$T/sw.html"
 check "summarize --html: exit status" 0 "$rc"
 check "summarize --html: one page with three charts" "1 1 1" \
     "$(for c in exec pairs spec; do grep -c "data-chart=\"$c\"" "$T/sw.html"; done | tr '\n' ' ' | sed 's/ $//')"
+
+# ---- the headline ------------------------------------------------------------
+# The three biggest changes per million instructions, computed from the
+# raw execution_count lines of each side (rounded as the report rounds).
+headline_want() {
+    python3 - "$1" "$2" <<'PY'
+import glob, sys
+def side(d):
+    c = {}
+    for p in glob.glob(d + "/*"):
+        for line in open(p, encoding="utf-8", errors="replace"):
+            k, sep, v = line.strip().rpartition(":")
+            k = k.strip()
+            if sep and k.startswith("opcode[") and k.endswith("].execution_count"):
+                name = k[7:-len("].execution_count")]
+                c[name] = c.get(name, 0) + int(v)
+    return c, sum(c.values())
+(b, tb), (h, th) = side(sys.argv[1]), side(sys.argv[2])
+pm = {n: h.get(n, 0) * 1e6 / th - b.get(n, 0) * 1e6 / tb for n in set(b) | set(h)}
+top = sorted(pm, key=lambda n: (-abs(pm[n]), n))[:3]
+print(", ".join("%s %s%s" % (n, "+" if pm[n] > 0 else "-", format(round(abs(pm[n])), ",")) for n in top))
+PY
+}
+run compare "$W" "$WIN"
+check "compare: headline, the biggest changes per million instructions" \
+    "$(headline_want "$W" "$WIN")" \
+    "$(sed -n 's/^- Biggest changes per million instructions: //p' "$T/stdout" | sed 's/ ([^)]*)//g')"
+check "compare: headline, the instructions of each side" \
+    "$(python3 -c 'import sys; b, h = int(sys.argv[1]), int(sys.argv[2]); print("- Instructions executed: {:,} (base), {:,} (head), {:+.1f}%".format(b, h, 100.0 * (h - b) / b))' "$tw" "$tn")" \
+    "$(grep '^- Instructions executed: ' "$T/stdout")"
+run compare --fail-if 'execution.BINARY_OP > 5%' "$W" "$WIN"
+check "compare: headline says --fail-if is true" 1 \
+    "$(grep -c '^- `--fail-if` execution.BINARY_OP > 5%: \*\*true\*\*' "$T/stdout")"
+run compare --fail-if 'execution.BINARY_OP > 50%' "$W" "$WIN"
+check "compare: headline says --fail-if held" 1 \
+    "$(grep -c '^- `--fail-if` execution.BINARY_OP > 50%: false (held)' "$T/stdout")"
