@@ -328,7 +328,7 @@ section_md(FILE *out, const cmp *c, const cmp_section *s)
 static void
 headline_md(FILE *out, const cmp *c)
 {
-    const cmp_section *ex = cmp_find_section(c, "execution");
+    const cmp_section *ex = cmp_find_section(c, c->by_family ? "family" : "execution");
     uint64_t b = c->side[0].m->total_exec, h = c->side[1].m->total_exec;
     char nb[32], nh[32], t[64];
     size_t i, shown = 0;
