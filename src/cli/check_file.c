@@ -168,7 +168,7 @@ slot_info(ck_tls *t, const agg_group *g, ck_gcache *gc, size_t slot)
         size_t klen = ktab_len(&g->keys, slot);
         psf_key k;
 
-        psf_key_parse(key, klen, &k);
+        agg_key_of(g, slot, &k);
         s->h = hash64(key, klen);
         s->a = s->b = -1;
         s->kind = S_OTHER;

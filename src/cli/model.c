@@ -443,7 +443,7 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
     psf_key k;
     char name[600];
 
-    psf_key_parse(s, n, &k);
+    agg_key_of(g, slot, &k);
     if (add_op_key(m, idx, g, slot, &k, v))
         return;
     switch (k.kind) {
