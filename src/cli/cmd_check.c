@@ -58,18 +58,12 @@ write_json(FILE *out, const void *cs)
 int
 cmd_check(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        SUBCMD_OPT_JSON,
-        SUBCMD_OPT_STRICT,
-        { "all-files", no_argument, NULL, 'a' },
-        SUBCMD_OPT_VERSION,
-        SUBCMD_OPT_JOBS,
-        SUBCMD_OPT_QUIET,
-        SUBCMD_OPT_HELP,
-        SUBCMD_OPT_END,
-    };
     int all_files = 0, ret = CLI_EXIT_OK, r;
-    const subcmd_spec spec = { usage, "h", longopts, own_option, &all_files };
+    const subcmd_spec spec = {
+        usage, "h",
+        "json strict all-files python-version jobs quiet help",
+        own_option, &all_files
+    };
     subcmd_common co;
     char **inputs, verdict[1024];
     size_t ninputs;

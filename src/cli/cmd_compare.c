@@ -222,21 +222,12 @@ write_reports(const subcmd_common *co, report_job *j)
 int
 cmd_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        SUBCMD_OPT_JSON,
-        SUBCMD_OPT_MARKDOWN,
-        SUBCMD_OPT_HTML,
-        { "min-change", required_argument, NULL, 'c' },
-        { "top", required_argument, NULL, 'T' },
-        { "fail-if", required_argument, NULL, 'f' },
-        SUBCMD_OPT_VERSION,
-        SUBCMD_OPT_JOBS,
-        SUBCMD_OPT_QUIET,
-        SUBCMD_OPT_HELP,
-        SUBCMD_OPT_END,
-    };
     compare_opts o = { .min_change = 1.0, .top = 30 };
-    const subcmd_spec spec = { usage, "h", longopts, own_option, &o };
+    const subcmd_spec spec = {
+        usage, "h",
+        "json markdown html min-change top fail-if python-version jobs quiet help",
+        own_option, &o
+    };
     int ret = CLI_EXIT_INPUT, r, result = -1;
     subcmd_common co;
     cexpr *expr = NULL;

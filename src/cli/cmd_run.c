@@ -678,19 +678,12 @@ after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code,
 int
 cmd_run(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "mode", required_argument, NULL, 'M' },
-        { "label", required_argument, NULL, 'L' },
-        SUBCMD_OPT_JSON,
-        SUBCMD_OPT_MARKDOWN,
-        SUBCMD_OPT_HTML,
-        SUBCMD_OPT_QUIET,
-        SUBCMD_OPT_HELP,
-        SUBCMD_OPT_END,
-    };
     run_opts o = { .mode = "count" };
-    const subcmd_spec spec = { usage, "+ho:", longopts, own_option, &o };
+    const subcmd_spec spec = {
+        usage, "+ho:",
+        "output mode label json markdown html quiet help",
+        own_option, &o
+    };
     char **cmd, **given, *extra = NULL;
     int r, ret, exit_code = 0, status_known = 0;
     subcmd_common co;

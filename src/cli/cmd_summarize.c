@@ -95,24 +95,14 @@ strict_verdict(const summary *s)
 int
 cmd_summarize(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        SUBCMD_OPT_JSON,
-        SUBCMD_OPT_MARKDOWN,
-        SUBCMD_OPT_HTML,
-        SUBCMD_OPT_STRICT,
-        SUBCMD_OPT_VERSION,
-        SUBCMD_OPT_JOBS,
-        { "top-pairs", required_argument, NULL, 'T' },
-        { "top-sites", required_argument, NULL, 'S' },
-        SUBCMD_OPT_QUIET,
-        { "by-label", no_argument, NULL, 'b' },
-        { "equal-weight", no_argument, NULL, 'e' },
-        SUBCMD_OPT_HELP,
-        SUBCMD_OPT_END,
-    };
     subcmd_common co;
     summarize_opts so = { .ro = { .top_pairs = 100, .top_sites = 50 } };
-    const subcmd_spec spec = { usage, "h", longopts, own_option, &so };
+    const subcmd_spec spec = {
+        usage, "h",
+        "json markdown html strict python-version jobs top-pairs top-sites quiet by-label "
+        "equal-weight help",
+        own_option, &so
+    };
     char **inputs, trust[1024];
     size_t ninputs;
     int ret = CLI_EXIT_OK, r;

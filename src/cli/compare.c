@@ -292,13 +292,170 @@ fill_own(cmp *c)
     }
 }
 
+/* The specialization sections' rows of one instruction. */
+typedef struct spec_secs {
+    cmp_section *spec, *specn, *fail;
+} spec_secs;
+
+static void
+add_op_spec(const spec_secs *secs, int i, const m_op *op)
+{
+    cmp_section *spec = secs->spec, *specn = secs->specn, *fail = secs->fail;
+    static const int f[] = { PSF_SPEC_HIT, PSF_SPEC_MISS, PSF_SPEC_DEFERRED, PSF_SPEC_DEOPT };
+    static const char *const fn[] = { "hit_ratio", "miss_ratio", "deferred_ratio", "deopt_ratio" };
+    uint64_t total = spec_total(op), sf;
+    char name[1200];
+    size_t q;
+
+    if (total)
+        for (q = 0; q < 4; q++) {
+            fmt_name(name, sizeof name, "%s.%s", op->name, fn[q]);
+            add_share(spec, i, name, op->spec[f[q]], total);
+        }
+    sf = sat_add(op->spec[PSF_SPEC_SUCCESS], op->spec[PSF_SPEC_FAILURE]);
+    if (sf) {
+        fmt_name(name, sizeof name, "%s.success_ratio", op->name);
+        add_share(spec, i, name, op->spec[PSF_SPEC_SUCCESS], sf);
+    }
+    for (q = 0; q < PSF_SPEC_COUNT; q++) {
+        fmt_name(name, sizeof name, "%s.%s", op->name, psf_spec_field_name[q]);
+        add_count(specn, i, name, op->spec[q]);
+    }
+    for (q = 0; q < op->fail.n; q++) {
+        fmt_name(name, sizeof name, "%s.%s", op->name, op->fail.v[q].name);
+        add_share(fail, i, name, op->fail.v[q].n, op->spec[PSF_SPEC_FAILURE]);
+    }
+}
+
+/* The pair rows of one instruction (by family when c->by_family). */
+static void
+add_op_pairs(cmp *c, cmp_section *pairs, int i, const m_op *op)
+{
+    char name[1200];
+    size_t j;
+
+    for (j = 0; j < op->succ.n; j++) {
+        const char *b = op->succ.v[j].name;
+        if (c->by_family) {
+            const char *fb = psf_tab_family(c->side[i].g->minor, b);
+            fmt_name(name, sizeof name, "%s %s", op->family, fb ? fb : b);
+        } else {
+            fmt_name(name, sizeof name, "%s %s", op->name, b);
+        }
+        add_count(pairs, i, name, op->succ.v[j].n);
+    }
+}
+
+/* GC stats: gc[N].uncollectable and .time_ns by key, the rest as CPython names them. */
+static void
+fill_gc(cmp *c)
+{
+    cmp_section *s;
+    char name[1200];
+    size_t k;
+    int i;
+
+    s = NULL;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = c->side[i].m;
+        for (k = 0; k < m->gc.n; k++) {
+            const char *sp = strchr(m->gc.v[k].name, ' ');
+            if (s == NULL)
+                s = sec_new(c, "gc", "GC stats", "Counter", CMP_COUNT, 1, NULL);
+            if (sp && (strcmp(sp + 1, "uncollectable") == 0 || strcmp(sp + 1, "time_ns") == 0))
+                fmt_name(name, sizeof name, "gc[%.*s].%s", (int)(sp - m->gc.v[k].name),
+                         m->gc.v[k].name, sp + 1);
+            else if (sp)
+                fmt_name(name, sizeof name, "GC[%.*s] %s", (int)(sp - m->gc.v[k].name),
+                         m->gc.v[k].name, sp + 1);
+            else
+                fmt_name(name, sizeof name, "GC %s", m->gc.v[k].name);
+            add_count(s, i, name, m->gc.v[k].n);
+        }
+    }
+}
+
+/* Optimization histograms: a row per bucket. */
+static void
+fill_hist(cmp *c)
+{
+    cmp_section *s;
+    char name[1200];
+    size_t k, j;
+    int i;
+
+    s = NULL;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = c->side[i].m;
+        for (k = 0; k < m->nhist; k++)
+            for (j = 0; j < m->hist[k].buckets.n; j++) {
+                if (s == NULL)
+                    s = sec_new(c, "histograms", "Optimization histograms", "Bucket",
+                                CMP_COUNT, 1, NULL);
+                fmt_name(name, sizeof name, "%s <= %s", m->hist[k].name,
+                         m->hist[k].buckets.v[j].name);
+                add_count(s, i, name, m->hist[k].buckets.v[j].n);
+            }
+    }
+}
+
+/* Uop execution counts. */
+static void
+fill_uops(cmp *c)
+{
+    cmp_section *s;
+    size_t k;
+    int i;
+
+    s = NULL;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = c->side[i].m;
+        for (k = 0; k < m->uops.n; k++) {
+            if (!m->uops.v[k].has_exec)
+                continue;
+            if (s == NULL)
+                s = sec_new(c, "uops", "Uop execution counts", "Uop", CMP_COUNT, 1, NULL);
+            add_count(s, i, m->uops.v[k].name, m->uops.v[k].exec);
+        }
+    }
+}
+
+/* Per family (native dumps): the share of its executions that ran a
+ * specialized form. */
+static void
+add_specialized_shares(cmp_section *spec, int i, const m_group *m, const m_list *famexec,
+                       const m_list *famspec)
+{
+    char name[1200];
+    size_t k;
+
+    for (k = 0; k < famexec->n; k++) {
+        const m_op *base = model_op(m, famexec->v[k].name);
+        uint64_t sp = m_list_get(famspec, famexec->v[k].name);
+        if (famexec->v[k].n == 0 || (sp == 0 && !(base && base->specializable)))
+            continue;
+        fmt_name(name, sizeof name, "%s.specialized_share", famexec->v[k].name);
+        add_share(spec, i, name, sp, famexec->v[k].n);
+    }
+}
+
+static void
+free_list(m_list *l)
+{
+    size_t k;
+
+    for (k = 0; k < l->n; k++)
+        free(l->v[k].name);
+    free(l->v);
+}
+
 static void
 fill(cmp *c)
 {
     cmp_section *exec = NULL, *fam, *eff, *spec, *specn, *fail, *pairs = NULL, *s;
-    char name[1200];
+    spec_secs secs;
     int i;
-    size_t k, j;
+    size_t k;
 
     s = sec_new(c, "total", "Totals", "Figure", CMP_COUNT, 0, NULL);
     for (i = 0; i < 2; i++) {
@@ -324,6 +481,7 @@ fill(cmp *c)
                     CMP_COUNT, 1, NULL);
     fail = sec_new(c, "failure_kinds", "Specialization failure kinds", "Family.kind",
                    CMP_SHARE, 0, "Shares of the family's specialization failures.");
+    secs = (spec_secs){ spec, specn, fail };
     if (c->side[0].m->has_pairs || c->side[1].m->has_pairs)
         pairs = sec_new(c, "pairs", c->by_family ? "Pair counts by family" : "Pair counts",
                         "Pair", CMP_COUNT, 1, NULL);
@@ -352,41 +510,10 @@ fill(cmp *c)
                     basic += op->exec;
                 }
             }
-            if (op->specializable && op->has_spec) {
-                uint64_t total = spec_total(op), sf;
-                static const int f[] = { PSF_SPEC_HIT, PSF_SPEC_MISS, PSF_SPEC_DEFERRED, PSF_SPEC_DEOPT };
-                static const char *const fn[] = { "hit_ratio", "miss_ratio", "deferred_ratio", "deopt_ratio" };
-                size_t q;
-                if (total)
-                    for (q = 0; q < 4; q++) {
-                        fmt_name(name, sizeof name, "%s.%s", op->name, fn[q]);
-                        add_share(spec, i, name, op->spec[f[q]], total);
-                    }
-                sf = sat_add(op->spec[PSF_SPEC_SUCCESS], op->spec[PSF_SPEC_FAILURE]);
-                if (sf) {
-                    fmt_name(name, sizeof name, "%s.success_ratio", op->name);
-                    add_share(spec, i, name, op->spec[PSF_SPEC_SUCCESS], sf);
-                }
-                for (q = 0; q < PSF_SPEC_COUNT; q++) {
-                    fmt_name(name, sizeof name, "%s.%s", op->name, psf_spec_field_name[q]);
-                    add_count(specn, i, name, op->spec[q]);
-                }
-                for (q = 0; q < op->fail.n; q++) {
-                    fmt_name(name, sizeof name, "%s.%s", op->name, op->fail.v[q].name);
-                    add_share(fail, i, name, op->fail.v[q].n, op->spec[PSF_SPEC_FAILURE]);
-                }
-            }
+            if (op->specializable && op->has_spec)
+                add_op_spec(&secs, i, op);
             if (pairs)
-                for (j = 0; j < op->succ.n; j++) {
-                    const char *b = op->succ.v[j].name;
-                    if (c->by_family) {
-                        const char *fb = psf_tab_family(c->side[i].g->minor, b);
-                        fmt_name(name, sizeof name, "%s %s", op->family, fb ? fb : b);
-                    } else {
-                        fmt_name(name, sizeof name, "%s %s", op->name, b);
-                    }
-                    add_count(pairs, i, name, op->succ.v[j].n);
-                }
+                add_op_pairs(c, pairs, i, op);
         }
         if (native && m->total_exec) {
             add_share(eff, i, "basic", basic, m->total_exec);
@@ -395,20 +522,9 @@ fill(cmp *c)
             add_share(eff, i, "specialized_misses", misses, m->total_exec);
         }
         if (native)
-            for (k = 0; k < famexec.n; k++) {
-                const m_op *base = model_op(m, famexec.v[k].name);
-                uint64_t sp = m_list_get(&famspec, famexec.v[k].name);
-                if (famexec.v[k].n == 0 || (sp == 0 && !(base && base->specializable)))
-                    continue;
-                fmt_name(name, sizeof name, "%s.specialized_share", famexec.v[k].name);
-                add_share(spec, i, name, sp, famexec.v[k].n);
-            }
-        for (k = 0; k < famexec.n; k++)
-            free(famexec.v[k].name);
-        for (k = 0; k < famspec.n; k++)
-            free(famspec.v[k].name);
-        free(famexec.v);
-        free(famspec.v);
+            add_specialized_shares(spec, i, m, &famexec, &famspec);
+        free_list(&famexec);
+        free_list(&famspec);
     }
 
     fill_own(c);
@@ -416,50 +532,11 @@ fill(cmp *c)
     fill_list(c, "own_calls", "Calls (collector's frame events)", "Event", 1,
               offsetof(m_group, own_calls));
     fill_list(c, "objects", "Object stats", "Counter", 1, offsetof(m_group, objects));
-    s = NULL;
-    for (i = 0; i < 2; i++) {
-        const m_group *m = c->side[i].m;
-        for (k = 0; k < m->gc.n; k++) {
-            const char *sp = strchr(m->gc.v[k].name, ' ');
-            if (s == NULL)
-                s = sec_new(c, "gc", "GC stats", "Counter", CMP_COUNT, 1, NULL);
-            if (sp && (strcmp(sp + 1, "uncollectable") == 0 || strcmp(sp + 1, "time_ns") == 0))
-                fmt_name(name, sizeof name, "gc[%.*s].%s", (int)(sp - m->gc.v[k].name),
-                         m->gc.v[k].name, sp + 1);
-            else if (sp)
-                fmt_name(name, sizeof name, "GC[%.*s] %s", (int)(sp - m->gc.v[k].name),
-                         m->gc.v[k].name, sp + 1);
-            else
-                fmt_name(name, sizeof name, "GC %s", m->gc.v[k].name);
-            add_count(s, i, name, m->gc.v[k].n);
-        }
-    }
+    fill_gc(c);
     fill_list(c, "optimization", "Optimization (Tier 2) counters", "Counter", 1,
               offsetof(m_group, opt));
-    s = NULL;
-    for (i = 0; i < 2; i++) {
-        const m_group *m = c->side[i].m;
-        for (k = 0; k < m->nhist; k++)
-            for (j = 0; j < m->hist[k].buckets.n; j++) {
-                if (s == NULL)
-                    s = sec_new(c, "histograms", "Optimization histograms", "Bucket",
-                                CMP_COUNT, 1, NULL);
-                fmt_name(name, sizeof name, "%s <= %s", m->hist[k].name,
-                         m->hist[k].buckets.v[j].name);
-                add_count(s, i, name, m->hist[k].buckets.v[j].n);
-            }
-    }
-    s = NULL;
-    for (i = 0; i < 2; i++) {
-        const m_group *m = c->side[i].m;
-        for (k = 0; k < m->uops.n; k++) {
-            if (!m->uops.v[k].has_exec)
-                continue;
-            if (s == NULL)
-                s = sec_new(c, "uops", "Uop execution counts", "Uop", CMP_COUNT, 1, NULL);
-            add_count(s, i, m->uops.v[k].name, m->uops.v[k].exec);
-        }
-    }
+    fill_hist(c);
+    fill_uops(c);
     fill_list(c, "unsupported_opcodes", "Unsupported opcodes", "Opcode", 1,
               offsetof(m_group, unsupported));
     fill_list(c, "errors_in_opcode", "Errors in uops", "Uop", 1, offsetof(m_group, errors));

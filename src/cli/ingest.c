@@ -63,6 +63,7 @@ ingest_counter(ingest_worker *w, const char *key, size_t klen, uint64_t v)
         psf_key_parse(key, klen, &k);
         w->ri[id].kind = k.kind;
         w->ri[id].marks = psf_key_marks(&k, key, klen);
+        agg_key_from(key, &k, &w->ri[id].key);
         w->ri[id].next = NO_ID;
     }
     w->prev = (uint32_t)id;
@@ -167,10 +168,10 @@ canon_slot(ingest_worker *w, agg_group *g, uint32_t raw)
     char buf[1024];
     psf_key k;
 
-    psf_key_parse(key, klen, &k);
+    agg_key_to(key, &w->ri[raw].key, &k);
     n = psf_key_canon(&k, key, klen, g->minor, buf, sizeof buf);
     if (n == 0)
-        return agg_slot(g, key, klen);
+        return agg_slot_parsed(g, key, klen, &w->ri[raw].key);
     return agg_slot(g, buf, n);
 }
 

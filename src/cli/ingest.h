@@ -30,6 +30,7 @@ typedef struct load_opts {
 typedef struct ingest_rawinfo {
     int kind;
     unsigned marks;
+    agg_key key;            /* the spelling parsed */
     uint32_t next;          /* raw id that followed this one last time */
 } ingest_rawinfo;
 

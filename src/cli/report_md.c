@@ -321,13 +321,59 @@ sec_specialization(md *m, const m_group *g)
     }
 }
 
+/* A row of the table by family: executions, base and specialized, and
+ * the three most used forms (none for a family that never specialized). */
+static void
+family_row(md *m, const m_group *g, const m_kv *f)
+{
+    m_list forms = { 0 };
+    uint64_t base = 0, spec = 0;
+    char c[32], p[32], b[32], s[32], sp[32];
+    size_t j;
+
+    for (j = 0; j < g->ops.n; j++) {
+        const m_op *op = &g->ops.v[j];
+        if (!op->has_exec || strcmp(op->family, f->name) != 0)
+            continue;
+        if (model_is_specialized(op)) {
+            spec += op->exec;
+            if (op->exec)
+                m_list_add(&forms, op->name, strlen(op->name), op->exec);
+        } else {
+            base += op->exec;
+        }
+    }
+    if (spec == 0 && forms.n == 0) {
+        free(forms.v);
+        return;
+    }
+    m_list_sort(&forms);
+    cli_count_str(c, sizeof c, f->n);
+    cli_count_str(b, sizeof b, base);
+    cli_count_str(s, sizeof s, spec);
+    pct_str(sp, spec, f->n);
+    fputs("| ", m->out);
+    cell(m->out, f->name);
+    fprintf(m->out, " | %s | %s | %s | %s | ", c, b, s, sp);
+    for (j = 0; j < forms.n; j++) {
+        if (j < 3) {
+            pct_str(p, forms.v[j].n, f->n);
+            fputs(j ? ", " : "", m->out);
+            cell(m->out, forms.v[j].name);
+            fprintf(m->out, " %s", p);
+        }
+        free(forms.v[j].name);
+    }
+    free(forms.v);
+    fputs(" |\n", m->out);
+}
+
 static void
 sec_effectiveness(md *m, const m_group *g)
 {
     uint64_t basic = 0, hits = 0, misses = 0, notspec = 0;
     m_list deferred = { 0 }, miss = { 0 }, fam = { 0 };
-    size_t i, j;
-    char c[32], p[32], b[32], s[32], sp[32];
+    size_t i;
 
     if (g->src->source == AGG_OWN || g->total_exec == 0)
         return;
@@ -366,45 +412,8 @@ sec_effectiveness(md *m, const m_group *g)
           "forms): the share that ran a specialized form, and the most used forms.\n\n"
           "| Family | Executions | Base | Specialized | Specialized share | Most used specializations |\n"
           "| :--- | ---: | ---: | ---: | ---: | :--- |\n", m->out);
-    for (i = 0; i < fam.n; i++) {
-        m_list forms = { 0 };
-        uint64_t base = 0, spec = 0;
-        for (j = 0; j < g->ops.n; j++) {
-            const m_op *op = &g->ops.v[j];
-            if (!op->has_exec || strcmp(op->family, fam.v[i].name) != 0)
-                continue;
-            if (model_is_specialized(op)) {
-                spec += op->exec;
-                if (op->exec)
-                    m_list_add(&forms, op->name, strlen(op->name), op->exec);
-            } else {
-                base += op->exec;
-            }
-        }
-        if (spec == 0 && forms.n == 0) {
-            free(forms.v);
-            continue;
-        }
-        m_list_sort(&forms);
-        cli_count_str(c, sizeof c, fam.v[i].n);
-        cli_count_str(b, sizeof b, base);
-        cli_count_str(s, sizeof s, spec);
-        pct_str(sp, spec, fam.v[i].n);
-        fputs("| ", m->out);
-        cell(m->out, fam.v[i].name);
-        fprintf(m->out, " | %s | %s | %s | %s | ", c, b, s, sp);
-        for (j = 0; j < forms.n; j++) {
-            if (j < 3) {
-                pct_str(p, forms.v[j].n, fam.v[i].n);
-                fputs(j ? ", " : "", m->out);
-                cell(m->out, forms.v[j].name);
-                fprintf(m->out, " %s", p);
-            }
-            free(forms.v[j].name);
-        }
-        free(forms.v);
-        fputs(" |\n", m->out);
-    }
+    for (i = 0; i < fam.n; i++)
+        family_row(m, g, &fam.v[i]);
     if (deferred.n) {
         m_list_sort_input(&deferred, g->input_order);
         heading(m, 1, "Deferred by instruction");

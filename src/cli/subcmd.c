@@ -8,8 +8,62 @@
 #include "../format/psf_write.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+
+/* Every long option of the command: the common ones (SUBCMD_O_*), then
+ * each subcommand's own (its getopt value its own to interpret). */
+static const struct option every_option[] = {
+    { "json", required_argument, NULL, SUBCMD_O_JSON },
+    { "markdown", required_argument, NULL, SUBCMD_O_MARKDOWN },
+    { "html", required_argument, NULL, SUBCMD_O_HTML },
+    { "strict", no_argument, NULL, SUBCMD_O_STRICT },
+    { "python-version", required_argument, NULL, SUBCMD_O_VERSION },
+    { "jobs", required_argument, NULL, SUBCMD_O_JOBS },
+    { "quiet", no_argument, NULL, SUBCMD_O_QUIET },
+    { "help", no_argument, NULL, SUBCMD_O_HELP },
+    /* summarize */
+    { "top-pairs", required_argument, NULL, 'T' },
+    { "top-sites", required_argument, NULL, 'S' },
+    { "by-label", no_argument, NULL, 'b' },
+    { "equal-weight", no_argument, NULL, 'e' },
+    /* compare */
+    { "min-change", required_argument, NULL, 'c' },
+    { "top", required_argument, NULL, 'T' },
+    { "fail-if", required_argument, NULL, 'f' },
+    /* check */
+    { "all-files", no_argument, NULL, 'a' },
+    /* run */
+    { "output", required_argument, NULL, 'o' },
+    { "mode", required_argument, NULL, 'M' },
+    { "label", required_argument, NULL, 'L' },
+};
+#define NOPTIONS (sizeof every_option / sizeof every_option[0])
+
+/* The getopt_long table of the options named in names (space-separated,
+ * in that order), into opts (NOPTIONS + 1 rows). */
+static void
+build_longopts(const char *names, struct option *opts)
+{
+    size_t n = 0, len, i;
+
+    while (*names) {
+        len = strcspn(names, " ");
+        for (i = 0; i < NOPTIONS; i++)
+            if (strlen(every_option[i].name) == len
+                && memcmp(every_option[i].name, names, len) == 0)
+                break;
+        if (i == NOPTIONS || n == NOPTIONS) {
+            fprintf(stderr, "pystats: internal error: no option '%.*s'\n", (int)len, names);
+            exit(CLI_EXIT_INTERNAL);
+        }
+        opts[n++] = every_option[i];
+        names += len;
+        names += strspn(names, " ");
+    }
+    memset(&opts[n], 0, sizeof opts[n]);
+}
 
 /* A common option: 0, or CLI_EXIT_USAGE. */
 static int
@@ -33,11 +87,13 @@ common_option(subcmd_common *co, int c, const char *arg)
 int
 subcmd_parse(const subcmd_spec *s, int argc, char **argv, subcmd_common *co)
 {
+    struct option longopts[NOPTIONS + 1];
     int c, r;
 
     memset(co, 0, sizeof *co);
+    build_longopts(s->options, longopts);
     optind = 1;
-    while ((c = getopt_long(argc, argv, s->shortopts, s->longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, s->shortopts, longopts, NULL)) != -1) {
         if (c == 'h' || c == SUBCMD_O_HELP) {
             fputs(s->usage, stdout);
             return CLI_EXIT_OK;

@@ -1,10 +1,11 @@
 /* subcmd.h: the plumbing every subcommand shares: the common options,
  * the default input, writing a report whole.
  *
- * A subcommand lists its options in one getopt_long table, the common
- * ones by the SUBCMD_OPT_* entries below (so that each is spelled, and
- * means, the same everywhere), and hands subcmd_parse() a function for
- * its own.  Then subcmd_inputs() gives its operands (or the default
+ * Every option of every subcommand is one row of subcmd.c's table (its
+ * name, whether it takes a value, its getopt value), so that a common
+ * option is spelled, and means, the same everywhere.  A subcommand names
+ * the options it takes, in the order getopt_long is to see them, and
+ * hands subcmd_parse() a function for its own.  Then subcmd_inputs() gives its operands (or the default
  * directory) and subcmd_write() writes each report it was asked for.
  */
 #ifndef SUBCMD_H
@@ -12,7 +13,7 @@
 
 #include "load.h"
 
-#include <getopt.h>
+#include <getopt.h>   /* optind, for the operands */
 #include <stddef.h>
 #include <stdio.h>
 
@@ -27,16 +28,6 @@ enum subcmd_opt {
     SUBCMD_O_QUIET,          /* --quiet */
     SUBCMD_O_HELP            /* --help, -h */
 };
-
-#define SUBCMD_OPT_JSON     { "json", required_argument, NULL, SUBCMD_O_JSON }
-#define SUBCMD_OPT_MARKDOWN { "markdown", required_argument, NULL, SUBCMD_O_MARKDOWN }
-#define SUBCMD_OPT_HTML     { "html", required_argument, NULL, SUBCMD_O_HTML }
-#define SUBCMD_OPT_STRICT   { "strict", no_argument, NULL, SUBCMD_O_STRICT }
-#define SUBCMD_OPT_VERSION  { "python-version", required_argument, NULL, SUBCMD_O_VERSION }
-#define SUBCMD_OPT_JOBS     { "jobs", required_argument, NULL, SUBCMD_O_JOBS }
-#define SUBCMD_OPT_QUIET    { "quiet", no_argument, NULL, SUBCMD_O_QUIET }
-#define SUBCMD_OPT_HELP     { "help", no_argument, NULL, SUBCMD_O_HELP }
-#define SUBCMD_OPT_END      { NULL, 0, NULL, 0 }
 
 /* The largest --jobs (reader threads) and --top-* row count. */
 #define SUBCMD_JOBS_MAX 1024
@@ -54,7 +45,8 @@ typedef struct subcmd_common {
 typedef struct subcmd_spec {
     const char *usage;                    /* --help text */
     const char *shortopts;                /* getopt's ("h", "+ho:") */
-    const struct option *longopts;        /* common and own, SUBCMD_OPT_END last */
+    const char *options;                  /* "json strict all-files ...": the
+                                           * names of its long options */
     /* One of the subcommand's own options: 0, or a cli_exit to stop with
      * (having said why on stderr). */
     int (*own)(void *ctx, int c, const char *arg);
