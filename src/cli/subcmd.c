@@ -1,6 +1,7 @@
 /* subcmd.c: the plumbing every subcommand shares: common options,
  * default input, writing a report whole. */
 #include "subcmd.h"
+#include "suggest.h"
 
 #include "cli.h"
 #include "outfile.h"
@@ -99,6 +100,12 @@ subcmd_parse(const subcmd_spec *s, int argc, char **argv, subcmd_common *co)
             return CLI_EXIT_OK;
         }
         if (c == '?' || c == ':') {
+            /* getopt_long said what is wrong; a close option name, if
+             * any, instead of the whole usage. */
+            if (c == '?' && suggest_after_getopt(argv[0], argv, optind, longopts)) {
+                fprintf(stderr, "Run 'pystats %s --help' for its options.\n", argv[0]);
+                return CLI_EXIT_USAGE;
+            }
             fputs(s->usage, stderr);
             return CLI_EXIT_USAGE;
         }

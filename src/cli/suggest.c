@@ -88,17 +88,19 @@ suggest_option(const char *word, const struct option *opts)
     return suggest(buf, names, n);
 }
 
-void
+int
 suggest_after_getopt(const char *cmd, char **argv, int optind_now,
                      const struct option *opts)
 {
     const char *word, *hint;
     if (optind_now < 1)
-        return;
+        return 0;
     word = argv[optind_now - 1];
     if (word == NULL || strncmp(word, "--", 2) != 0 || word[2] == '\0')
-        return;
+        return 0;
     hint = suggest_option(word, opts);
-    if (hint != NULL)
-        fprintf(stderr, "pystats %s: did you mean '--%s'?\n", cmd, hint);
+    if (hint == NULL)
+        return 0;
+    fprintf(stderr, "pystats %s: did you mean '--%s'?\n", cmd, hint);
+    return 1;
 }

@@ -25,3 +25,18 @@ run frobnicate
 check "unknown command, nothing close: no suggestion, the usage" \
     "pystats: unknown command 'frobnicate'|usage: pystats <command> [options]" \
     "$(head -n 2 "$T/stderr" | paste -sd '|')"
+
+# A mistyped option: getopt's line, then the option meant.
+run summarize --jsn "$T/x.json" "$HERE/hotcode"
+check "mistyped option: usage error" 2 "$rc"
+check "mistyped option: the option meant" "pystats summarize: did you mean '--json'?" \
+    "$(sed -n 2p "$T/stderr")"
+run compare --fail_if 'total.files > 1' "$HERE/hotcode" "$HERE/hotcode"
+check "mistyped compare option: the option meant" "pystats compare: did you mean '--fail-if'?" \
+    "$(sed -n 2p "$T/stderr")"
+run check --stirct "$HERE/hotcode"
+check "mistyped check option: the option meant" "pystats check: did you mean '--strict'?" \
+    "$(sed -n 2p "$T/stderr")"
+run check --frobnicate "$HERE/hotcode"
+check "unknown option, nothing close: the usage" "usage: pystats check" \
+    "$(sed -n 2p "$T/stderr" | cut -c1-20)"
