@@ -81,6 +81,16 @@ add_count(cmp_section *s, int side, const char *name, uint64_t n)
     }
 }
 
+/* FILE:LINE:QUALNAME (canonical text) as FILE:QUALNAME: a line moves between
+ * Python versions of the standard library. */
+static void
+drop_line(char *name)
+{
+    char *c1 = strchr(name, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    if (c2 != NULL)
+        memmove(c1 + 1, c2 + 1, strlen(c2 + 1) + 1);
+}
+
 static void
 add_share(cmp_section *s, int side, const char *name, uint64_t num, uint64_t den)
 {
@@ -243,8 +253,11 @@ fill_own(cmp *c)
                         CMP_COUNT, 0, "Sites backing off, merged by family, file, line and function.");
     if (c->side[0].m->ncode || c->side[1].m->ncode) {
         hot = sec_new(c, "hot_code", "Hot code: instructions", "Code object", CMP_COUNT, 1,
-                      "Instructions executed by FILE:LINE:FUNCTION. Self: the share of all "
-                      "instructions executed on that side.");
+                      "Instructions executed by FILE:FUNCTION, FILE by module where it "
+                      "is importable (else relative to the working directory), without "
+                      "the line, so that code matches across environments and Python "
+                      "versions; code objects alike in both are added. Self: the share "
+                      "of all instructions executed on that side.");
         hot->self_share = 1;
         hotc = sec_new(c, "hot_code_calls", "Hot code: calls", "Code object", CMP_COUNT, 1,
                        NULL);
@@ -284,7 +297,10 @@ fill_own(cmp *c)
             }
         if (hot)
             for (k = 0; k < m->ncode; k++) {
-                char *cn = text_display(m->code[k].name);
+                char *enc = cli_xstrdup(m->code[k].name), *cn;
+                drop_line(enc);     /* encoded: FILE and QUALNAME hold no raw ':' */
+                cn = text_display(enc);
+                free(enc);
                 add_count(hot, i, cn, m->code[k].instructions);
                 add_count(hotc, i, cn, m->code[k].calls);
                 free(cn);

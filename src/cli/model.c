@@ -197,18 +197,42 @@ get_site(m_group *m, ktab *index, const char *row, size_t len)
     return c;
 }
 
+/* The entry of hot code key FILE:LINE:QUALNAME (canonical text), FILE
+ * renamed portably (where.h). */
 static m_code *
 get_code(m_group *m, ktab *index, const char *name, size_t len)
 {
-    int is_new;
-    size_t id = ktab_intern(index, name, len, &is_new);
+    const char *c1 = memchr(name, ':', len);
+    char *file = c1 ? cli_xstrndup(name, (size_t)(c1 - name)) : NULL, *port, *key;
+    size_t id, klen;
+    int is_new, kind = WHERE_AS_IS;
+    m_code *c;
 
-    if (!is_new)
+    port = file ? where_name(&m->wh, file, &kind) : NULL;
+    if (port == NULL || kind == WHERE_AS_IS) {
+        key = cli_xstrndup(name, len);
+        klen = len;
+    } else {
+        klen = strlen(port) + (len - (size_t)(c1 - name));
+        key = cli_xmalloc(klen + 1);
+        snprintf(key, klen + 1, "%s%.*s", port, (int)(len - (size_t)(c1 - name)), c1);
+    }
+    free(port);
+    id = ktab_intern(index, key, klen, &is_new);
+    if (!is_new) {
+        free(key);
+        free(file);
         return &m->code[id];
+    }
     m->code = cli_xrealloc(m->code, (m->ncode + 1) * sizeof *m->code);
-    memset(&m->code[m->ncode], 0, sizeof *m->code);
-    m->code[m->ncode].name = cli_xstrndup(name, len);
-    return &m->code[m->ncode++];
+    c = &m->code[m->ncode++];
+    memset(c, 0, sizeof *c);
+    c->name = key;
+    if (kind != WHERE_AS_IS)
+        c->path = file;
+    else
+        free(file);
+    return c;
 }
 
 static void
@@ -634,6 +658,10 @@ model_build(m_group *m, const agg_group *g)
 
     memset(m, 0, sizeof *m);
     m->src = g;
+    /* Dumps without these headers (older ones, native ones) name every
+     * file as it is. */
+    if (where_init(&m->wh, model_hdr_top(g, PSF_H_CWD), model_hdr_top(g, PSF_H_PY_PATH)) != 0)
+        where_init(&m->wh, NULL, NULL);
     for (i = 0; i < IDX_COUNT; i++)
         ktab_init(&idx[i]);
     for (i = 0; i < g->keys.n; i++)
@@ -731,9 +759,11 @@ model_free(m_group *m)
     free(m->sites);
     for (i = 0; i < m->ncode; i++) {
         free(m->code[i].name);
+        free(m->code[i].path);
         list_free(&m->code[i].ops);
     }
     free(m->code);
+    where_free(&m->wh);
     list_free(&m->own_calls);
     list_free(&m->own_rare);
     memset(m, 0, sizeof *m);

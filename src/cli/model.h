@@ -9,6 +9,7 @@
 #define MODEL_H
 
 #include "agg.h"
+#include "where.h"
 #include "../format/psf_key.h"
 
 #include <stddef.h>
@@ -79,9 +80,14 @@ typedef struct m_csite {
     uint64_t count;       /* sites, over all dumps */
 } m_csite;
 
-/* A hot code object: code[FILE:LINE:QUALNAME].* */
+/* A hot code object: code[FILE:LINE:QUALNAME].*, FILE named portably
+ * (where.h: by module, or relative to the working directory) with the
+ * sys.path and working directory most of the group's dumps had; code
+ * that FILE names alike is one entry. */
 typedef struct m_code {
-    char *name;           /* owned: FILE:LINE:QUALNAME */
+    char *name;           /* owned: FILE:LINE:QUALNAME, FILE portable */
+    char *path;           /* owned: FILE as the dump wrote it (the first
+                           * in key order if several), or NULL if the same */
     uint64_t instructions, calls;
     m_list ops;           /* opcode[NAME], largest first */
 } m_code;
@@ -115,6 +121,7 @@ typedef struct m_group {
     m_code *code;         /* owned, most instructions first */
     size_t ncode;
     uint64_t code_instructions;  /* sum over code */
+    where wh;             /* owned: the group's cwd and sys.path */
     m_list own_calls;     /* calls.B, B as the name, in the format's order */
     m_list own_rare;      /* rare.B, B as the name */
     /* Ties (equal counts) keep the input's order, as CPython's report

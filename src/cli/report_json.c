@@ -213,6 +213,9 @@ code_obj(const m_group *g)
             set(c, "line", json_stringn(c1 + 1, (size_t)(c2 - c1 - 1)));
             set(c, "function", text_json(c2 + 1));
         }
+        /* The file as the dump named it, where "file" is portable. */
+        if (g->code[i].path)
+            set(c, "path", text_json(g->code[i].path));
         text_json_set(o, name, c);
     }
     return o;

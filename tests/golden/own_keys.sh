@@ -184,7 +184,7 @@ run compare "$HOT"/dump-1.txt "$HOT"/dump-2.txt --json "$T/cmp-hot.json"
 check "compare hot code: exit status" 0 "$rc"
 check "compare hot code: Calc.total both sides" \
     "$(awk_sum '^code\[/srv/app/calc\.py:10:Calc\.total\]\.instructions$' "$HOT"/dump-1.txt) $(awk_sum '^code\[/srv/app/calc\.py:10:Calc\.total\]\.instructions$' "$HOT"/dump-2.txt)" \
-    "$(jget "$T/cmp-hot.json" "' '.join(str(r['base']) + ' ' + str(r['head']) for r in d['sections']['hot_code']['rows'] if r['name'] == '/srv/app/calc.py:10:Calc.total')")"
+    "$(jget "$T/cmp-hot.json" "' '.join(str(r['base']) + ' ' + str(r['head']) for r in d['sections']['hot_code']['rows'] if r['name'] == '/srv/app/calc.py:Calc.total')")"
 check "compare calls.*: python_starts both sides" \
     "$(awk_sum '^calls\.python_starts$' "$HOT"/dump-1.txt) $(awk_sum '^calls\.python_starts$' "$HOT"/dump-2.txt)" \
     "$(jget "$T/cmp-hot.json" "' '.join(str(r['base']) + ' ' + str(r['head']) for r in d['sections']['own_calls']['rows'] if r['name'] == 'python_starts')")"

@@ -525,6 +525,7 @@ fi
 . "$HERE/own_keys.sh"
 . "$HERE/usage.sh"
 . "$HERE/overview.sh"
+. "$HERE/portable.sh"
 
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

@@ -360,3 +360,54 @@ def test_dump_records_cwd_and_sys_path(tmp_path):
     assert dump.header["meta.python.path"] == [
         os.path.abspath(os.path.join(cwd, p)) for p in path]
     assert str(odd / "rel lib") in dump.header["meta.python.path"]
+
+
+def test_summary_names_code_by_module(tmp_path):
+    """The summary names hot code by the module the import system gave it
+    (module.__name__, the independent source), code outside sys.path by
+    its path relative to the working directory (my-scripts is no
+    identifier, so the working directory, on sys.path under -c, makes no
+    module of it)."""
+    lib = tmp_path / "lib"
+    (lib / "pkg" / "sub").mkdir(parents=True)
+    (lib / "pkg" / "__init__.py").write_text("def init_fn():\n    return sum(range(9))\n")
+    (lib / "pkg" / "sub" / "leaf.py").write_text("def leaf_fn():\n    return sum(range(7))\n")
+    (lib / "top.py").write_text("def top_fn():\n    return sum(range(5))\n")
+    work = tmp_path / "work"
+    (work / "my-scripts").mkdir(parents=True)
+    (work / "my-scripts" / "helper.py").write_text("def helper_fn():\n    return 1\n")
+    out = tmp_path / "dumps"
+    proc = subprocess.run(
+        [sys.executable, "-X", "pystats", "-c", textwrap.dedent("""
+            import json, runpy
+            import pkg, pkg.sub.leaf, top
+            pkg.init_fn(); pkg.sub.leaf.leaf_fn(); top.top_fn()
+            import os
+            ns = runpy.run_path(os.path.abspath("my-scripts/helper.py"))
+            ns["helper_fn"]()
+            print(json.dumps({f.__name__: m.__name__ for m, f in
+                              ((pkg, pkg.init_fn), (pkg.sub.leaf, pkg.sub.leaf.leaf_fn),
+                               (top, top.top_fn))}))
+        """)],
+        cwd=work, env=clean_env(PYTHONPATH=os.pathsep.join(
+            [str(lib), os.environ.get("PYTHONPATH", "")]), PYSTATS_DIR=str(out)),
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    modules = json.loads(proc.stdout)
+    cli = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "build", "pystats")
+    if not os.access(cli, os.X_OK):
+        pytest.skip("build/pystats is not built")
+    summary = json.loads(subprocess.run(
+        [cli, "summarize", "--json", "-", str(out)], capture_output=True,
+        text=True, check=True, timeout=60).stdout)
+    by_function = {}
+    for key, c in summary["code"].items():
+        by_function.setdefault(c["function"], []).append(c)
+    for fn, mod in modules.items():
+        (c,) = by_function[fn]
+        assert c["file"] == mod, (fn, c)
+        assert c["path"].startswith(str(lib) + os.sep)
+    (h,) = by_function["helper_fn"]
+    assert h["file"] == os.path.join("my-scripts", "helper.py")
+    assert h["path"] == str(work / "my-scripts" / "helper.py")
