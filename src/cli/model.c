@@ -162,21 +162,53 @@ enum { IDX_OP = 0, IDX_UOP, IDX_SITE, IDX_CODE, IDX_COUNT };
 
 /* Site rows can be many (hundreds per program, summed over many
  * programs): found through a key table, like ops. */
+/* A site row with its FILE named portably (where.h), as a new string. */
+static char *
+portable_row(const where *w, const char *row, size_t len, size_t *out_len)
+{
+    const char *a = strstr(row, " | "), *b = a ? strstr(a + 3, " | ") : NULL;
+    char *file, *port, *out;
+    int kind = WHERE_AS_IS;
+
+    if (b == NULL || (size_t)(b - row) > len) {
+        *out_len = len;
+        return cli_xstrndup(row, len);
+    }
+    file = cli_xstrndup(a + 3, (size_t)(b - a - 3));
+    port = where_name(w, file, &kind);
+    free(file);
+    if (port == NULL || kind == WHERE_AS_IS) {
+        free(port);
+        *out_len = len;
+        return cli_xstrndup(row, len);
+    }
+    *out_len = (size_t)(a + 3 - row) + strlen(port) + (len - (size_t)(b - row));
+    out = cli_xmalloc(*out_len + 1);
+    snprintf(out, *out_len + 1, "%.*s%s%.*s", (int)(a + 3 - row), row, port,
+             (int)(len - (size_t)(b - row)), b);
+    free(port);
+    return out;
+}
+
 static m_csite *
-get_site(m_group *m, ktab *index, const char *row, size_t len)
+get_site(m_group *m, ktab *index, const char *raw_row, size_t raw_len)
 {
     m_csite *c;
     char *p;
     const char **f[5];
     int i, is_new;
-    size_t id = ktab_intern(index, row, len, &is_new);
+    size_t len, id;
+    char *row = portable_row(&m->wh, raw_row, raw_len, &len);
 
-    if (!is_new)
+    id = ktab_intern(index, row, len, &is_new);
+    if (!is_new) {
+        free(row);
         return &m->sites[id];
+    }
     m->sites = cli_xrealloc(m->sites, (m->nsites + 1) * sizeof *m->sites);
     c = &m->sites[m->nsites++];
     memset(c, 0, sizeof *c);
-    c->row = cli_xstrndup(row, len);
+    c->row = row;
     c->fields = cli_xstrndup(row, len);
     f[0] = &c->family;
     f[1] = &c->file;
