@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-/* Every check, by its stable name (check_info[] in check.c). */
+/* Every check, by its stable name (its row of check_info[], check_table.c). */
 enum ck_id {
     CK_NO_FILES, CK_UNREADABLE, CK_EMPTY, CK_BINARY, CK_TRUNCATED,
     CK_UNPARSABLE, CK_OVERFLOW, CK_UNSUPPORTED, CK_ALL_ZERO,
