@@ -124,17 +124,6 @@ ck_tally(agg_strs *s, const char *v, uint64_t n)
 }
 
 void
-ck_tally_free(agg_strs *s)
-{
-    size_t i;
-
-    for (i = 0; i < s->n; i++)
-        free(s->v[i].text);
-    free(s->v);
-    memset(s, 0, sizeof *s);
-}
-
-void
 ck_lazy_add(ck_lazy *l, const ck_file *r, char *detail)
 {
     if (l->d == NULL)
