@@ -52,14 +52,15 @@ agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n)
     s->n++;
 }
 
-static void
-strs_free(agg_strs *s)
+void
+agg_strs_free(agg_strs *s)
 {
     size_t i;
 
     for (i = 0; i < s->n; i++)
         free(s->v[i].text);
     free(s->v);
+    memset(s, 0, sizeof *s);
 }
 
 void
@@ -76,12 +77,13 @@ group_free(agg_group *g)
     free(g->counts);
     ktab_free(&g->keys);
     free(g->val);
+    free(g->key);
     free(g->flag);
-    strs_free(&g->how);
-    strs_free(&g->collectors);
+    agg_strs_free(&g->how);
+    agg_strs_free(&g->collectors);
     for (i = 0; i < g->nhdr; i++) {
         free(g->hdr[i].key);
-        strs_free(&g->hdr[i].vals);
+        agg_strs_free(&g->hdr[i].vals);
     }
     free(g->hdr);
     free(g->time_start);
@@ -147,8 +149,40 @@ agg_group_get_label(agg *a, int source, int minor, const char *counts, const cha
     return g;
 }
 
+static uint32_t
+part_off(const char *s, const char *part)
+{
+    return part ? (uint32_t)(part - s) : AGG_KEY_NONE;
+}
+
+void
+agg_key_from(const char *s, const psf_key *k, agg_key *out)
+{
+    out->kind = k->kind;
+    out->field = k->field;
+    out->a_off = part_off(s, k->a);
+    out->a_len = (uint32_t)k->a_len;
+    out->b_off = part_off(s, k->b);
+    out->b_len = (uint32_t)k->b_len;
+    out->a_num = k->a_num;
+    out->b_num = k->b_num;
+}
+
+void
+agg_key_to(const char *s, const agg_key *p, psf_key *k)
+{
+    k->kind = p->kind;
+    k->field = p->field;
+    k->a = p->a_off == AGG_KEY_NONE ? NULL : s + p->a_off;
+    k->a_len = p->a_len;
+    k->b = p->b_off == AGG_KEY_NONE ? NULL : s + p->b_off;
+    k->b_len = p->b_len;
+    k->a_num = p->a_num;
+    k->b_num = p->b_num;
+}
+
 size_t
-agg_slot(agg_group *g, const char *s, size_t n)
+agg_slot_parsed(agg_group *g, const char *s, size_t n, const agg_key *parsed)
 {
     int is_new;
     size_t id = ktab_intern(&g->keys, s, n, &is_new);
@@ -158,12 +192,32 @@ agg_slot(agg_group *g, const char *s, size_t n)
             size_t cap = g->val_cap ? g->val_cap * 2 : 1024;
             g->val = cli_xrealloc(g->val, cap * sizeof *g->val);
             g->flag = cli_xrealloc(g->flag, cap);
+            g->key = cli_xrealloc(g->key, cap * sizeof *g->key);
             g->val_cap = cap;
         }
         g->val[id] = 0;
         g->flag[id] = 0;
+        if (parsed) {
+            g->key[id] = *parsed;
+        } else {
+            psf_key k;
+            psf_key_parse(s, n, &k);
+            agg_key_from(s, &k, &g->key[id]);
+        }
     }
     return id;
+}
+
+size_t
+agg_slot(agg_group *g, const char *s, size_t n)
+{
+    return agg_slot_parsed(g, s, n, NULL);
+}
+
+void
+agg_key_of(const agg_group *g, size_t slot, psf_key *k)
+{
+    agg_key_to(ktab_key(&g->keys, slot), &g->key[slot], k);
 }
 
 int
@@ -278,7 +332,8 @@ agg_merge(agg *dst, const agg *src)
         const agg_group *s = src->g[i];
         agg_group *d = agg_group_get_label(dst, s->source, s->minor, s->counts, s->label);
         for (j = 0; j < s->keys.n; j++) {
-            size_t slot = agg_slot(d, ktab_key(&s->keys, j), ktab_len(&s->keys, j));
+            size_t slot = agg_slot_parsed(d, ktab_key(&s->keys, j), ktab_len(&s->keys, j),
+                                          &s->key[j]);
             int is_flag = (s->flag[j] & AGG_F_FLAG) ? AGG_ADD_FLAG
                         : (s->flag[j] & AGG_F_MAX) ? AGG_ADD_MAX : AGG_ADD_SUM;
             /* Each reader thread checked its own sums; the sum of theirs

@@ -12,6 +12,7 @@
 #define AGG_H
 
 #include "ktab.h"
+#include "../format/psf_key.h"
 
 #include <stdint.h>
 
@@ -58,11 +59,13 @@ typedef struct agg_strs {
     size_t n, cap;
 } agg_strs;
 
+/* Free the texts and the list; s is left empty. */
+void agg_strs_free(agg_strs *s);
 void agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n);
 
 /* Header keys a CPython summary (summarize_stats.py --json-output) gives
  * the group it is read into: what the file says about itself, used
- * before any built-in table (load_json.c writes them, model.c reads
+ * before any built-in table (read_json.c writes them, model.c reads
  * them).  Values are names separated by single spaces. */
 #define AGG_HDR_CPY_SPECIALIZED "cpython.specialized_instructions"
 #define AGG_HDR_CPY_DEFINES     "cpython.defines"        /* "[N]" follows */
@@ -76,6 +79,18 @@ typedef struct agg_hdr {
     agg_strs vals;
 } agg_hdr;
 
+/* A key as parsed once, when its slot was made (psf_key_parse against
+ * the format's vocabulary): the kind and fields of a psf_key, its parts
+ * as offsets into the key (AGG_KEY_NONE: absent).  Later stages read it
+ * (agg_key_of) instead of parsing the key again. */
+#define AGG_KEY_NONE UINT32_MAX
+typedef struct agg_key {
+    int kind;                 /* psf_key_kind */
+    int field;
+    uint32_t a_off, a_len, b_off, b_len;
+    long a_num, b_num;
+} agg_key;
+
 typedef struct agg_group {
     int source;               /* agg_source */
     int minor;                /* 3.minor; 0 if unknown */
@@ -83,6 +98,7 @@ typedef struct agg_group {
     ktab keys;                /* canonical key -> slot */
     uint64_t *val;            /* owned, keys.n entries */
     unsigned char *flag;      /* owned, AGG_F_* per slot */
+    agg_key *key;             /* owned: each slot's key, parsed */
     size_t val_cap;
     uint64_t files;
     uint64_t fmt[AGG_FMT_COUNT];
@@ -134,6 +150,14 @@ int agg_same_kind(const agg_group *x, const agg_group *y);
 
 /* Slot of canonical key s[0..n) in g, created (zero) if new. */
 size_t agg_slot(agg_group *g, const char *s, size_t n);
+/* The same, the key already parsed (parsed: as another group parsed
+ * the same spelling), as merging does. */
+size_t agg_slot_parsed(agg_group *g, const char *s, size_t n, const agg_key *parsed);
+/* k (parsed from key s) as an agg_key, and back (k's parts into s). */
+void agg_key_from(const char *s, const psf_key *k, agg_key *out);
+void agg_key_to(const char *s, const agg_key *p, psf_key *k);
+/* The parsed key of slot: k's parts point into the group's key. */
+void agg_key_of(const agg_group *g, size_t slot, psf_key *k);
 
 /* Add v to a slot (mode AGG_ADD_*: or OR it in for flag keys, or keep the
  * larger).  Returns 0, or 1 if the sum overflowed 64 bits (the slot then

@@ -1,5 +1,14 @@
-/* check_int.h: the inside of a check set, shared by check.c (the checks)
- * and check_report.c (writing the findings). */
+/* check_int.h: the inside of a check set, shared by the files of
+ * `pystats check`:
+ *
+ *   check.c          the driver: check_new() .. check_verdict()
+ *   check_table.c    the catalogue: one row per check (name, title,
+ *                    reason, severity, and the function of a set check)
+ *   check_file.c     the per-file checks: the readers' observer
+ *   check_set.c      the whole-set checks, one function each
+ *   check_finding.c  issues, findings and the helpers they share
+ *   check_report.c   writing the findings (text, JSON)
+ */
 #ifndef CHECK_INT_H
 #define CHECK_INT_H
 
@@ -8,7 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-/* Every check, by its stable name (check_info[] in check.c). */
+/* Every check, by its stable name (its row of check_info[], check_table.c). */
 enum ck_id {
     CK_NO_FILES, CK_UNREADABLE, CK_EMPTY, CK_BINARY, CK_TRUNCATED,
     CK_UNPARSABLE, CK_OVERFLOW, CK_UNSUPPORTED, CK_ALL_ZERO,
@@ -23,10 +32,18 @@ enum ck_id {
     CK_COUNT
 };
 
+/* A check of the whole set, run once everything is read (check_finish):
+ * id and severity are its row's; it may raise or lower the severity
+ * where its row's reason says so. */
+typedef void ck_run_fn(check_set *c, const agg *a, int id, int severity);
+
 typedef struct ck_info {
     const char *name;     /* stable: JSON "check", docs */
     const char *title;
-    const char *why;
+    const char *why;      /* the reason, for people */
+    int severity;         /* check_severity of its findings (see run) */
+    ck_run_fn *run;       /* a set check; NULL: raised per file by the
+                           * observer (check_file.c), as issues */
 } ck_info;
 extern const ck_info check_info[CK_COUNT];
 
@@ -83,5 +100,53 @@ struct check_set {
     size_t count[CHECK_SEVERITY_COUNT];
     int finished;
 };
+
+/* ---- check_file.c ---- */
+
+/* Fill obs with the per-file checks' callbacks, reporting into c. */
+void ck_observer_init(load_observer *obs, check_set *c);
+
+/* ---- check_set.c: the set checks (the rows' run functions) ---- */
+
+ck_run_fn ck_no_files, ck_all_zero, ck_mixed_versions, ck_mixed_builds, ck_mixed_sources,
+    ck_mixed_formats, ck_mixed_modes, ck_mixed_collectors, ck_dup_content, ck_dup_process,
+    ck_no_window, ck_time_order, ck_signal, ck_leakage, ck_on_at_exit, ck_parent_missing,
+    ck_os_exit, ck_forked, ck_windows, ck_starts, ck_cache_pairs, ck_summary_input;
+
+/* The findings of the issues raised per file: one per (check, severity),
+ * its files and one detail per issue; then the problems JSON summaries
+ * read back recorded. */
+void ck_issue_findings(check_set *c, const agg *a);
+
+/* ---- check_finding.c ---- */
+
+/* An issue of one file (thread-safe: the observer runs on readers). */
+void ck_add_issue(check_set *c, int id, int severity, const char *file,
+                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* A new finding (its summary from fmt); the set owns it. */
+ck_finding *ck_new_finding(check_set *c, int id, int severity, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+void ck_finding_file(ck_finding *d, const char *path);
+void ck_finding_detail(ck_finding *d, char *owned);
+
+/* A finding built file by file: created at the first file added, its
+ * summary "N files: TEXT" made at the end. */
+typedef struct ck_lazy {
+    check_set *c;
+    int id, severity;
+    ck_finding *d;
+    uint64_t files;
+} ck_lazy;
+void ck_lazy_add(ck_lazy *l, const ck_file *r, char *detail);
+void ck_lazy_done(ck_lazy *l, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Distinct values of one property over the files. */
+void ck_tally(agg_strs *s, const char *v, uint64_t n);
+
+uint64_t ck_sadd(uint64_t a, uint64_t b);          /* saturating */
+char *ck_xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char *ck_plural(uint64_t n, const char *one, const char *many);
+/* qsort, which must not be given a NULL array even when it is empty. */
+void ck_sort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *));
 
 #endif

@@ -3,12 +3,9 @@
 #include "compare.h"
 #include "compare_expr.h"
 #include "load.h"
-#include "outfile.h"
 #include "report_html.h"
-#include "../format/psf_detect.h"
+#include "subcmd.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,40 +58,54 @@ static const char usage[] =
     "2 usage error or malformed --fail-if, 3 a report could not be written,\n"
     "4 internal error, 5 the --fail-if condition is true.\n";
 
-typedef struct writer {
+typedef struct compare_opts {
+    double min_change;
+    int top;
+    const char *expr;       /* --fail-if */
+} compare_opts;
+
+typedef struct report_job {
+    int which;              /* 0 Markdown, 1 JSON, 2 HTML */
+    const cmp *c;
     const char *expr;
-    int result;
-} writer;
+    int result;             /* of --fail-if: 1, 0, -1 (none) */
+} report_job;
 
 static int
-write_report(const char *path, int which, const cmp *c, const writer *w)
+write_job(FILE *out, const void *ctx)
 {
-    outfile o;
-    int r;
+    const report_job *j = ctx;
 
-    if (outfile_open(&o, path) != 0) {
-        fprintf(stderr, "pystats: error: %s: cannot create report: %s\n", path, strerror(errno));
-        return CLI_EXIT_OUTPUT;
+    if (j->which == 0)
+        return cmp_report_markdown(out, j->c);
+    if (j->which == 1)
+        return cmp_report_json(out, j->c, j->expr, j->result);
+    return cmp_report_html(out, j->c);
+}
+
+static int
+own_option(void *ctx, int c, const char *arg)
+{
+    compare_opts *o = ctx;
+    char *end;
+
+    switch (c) {
+    case 'f': o->expr = arg; return 0;
+    case 'T':
+        return cli_opt_count("top", arg, SUBCMD_ROWS_MAX, &o->top) < 0 ? CLI_EXIT_USAGE : 0;
+    case 'c':
+        o->min_change = strtod(arg, &end);
+        if (end != arg && *end == '%')
+            end++;
+        if (end == arg || *end || !(o->min_change >= 0) || o->min_change > 1e9) {
+            fprintf(stderr, "pystats: error: --min-change wants a percentage >= 0, not '%s'\n",
+                    arg);
+            return CLI_EXIT_USAGE;
+        }
+        return 0;
+    default:
+        return CLI_EXIT_USAGE;
     }
-    errno = 0;
-    if (which == 0)
-        r = cmp_report_markdown(o.fp, c);
-    else if (which == 1)
-        r = cmp_report_json(o.fp, c, w->expr, w->result);
-    else
-        r = cmp_report_html(o.fp, c);
-    if (r != 0) {
-        int e = errno;
-        outfile_abort(&o);
-        fprintf(stderr, "pystats: error: %s: writing report failed: %s\n", path,
-                strerror(e ? e : EIO));
-        return CLI_EXIT_OUTPUT;
-    }
-    if (outfile_commit(&o) != 0) {
-        fprintf(stderr, "pystats: error: %s: writing report failed: %s\n", path, strerror(errno));
-        return CLI_EXIT_OUTPUT;
-    }
-    return CLI_EXIT_OK;
 }
 
 /* --fail-if names: SECTION.ROW. */
@@ -146,147 +157,124 @@ lookup(void *ctx, int fn, const char *path, double *out, char *err, size_t errsi
     return 0;
 }
 
+/* One side: its input read and summarized. */
 static int
-load_side(char *input, const load_opts *lo, agg *a, const char *label)
+load_side(char *input, const load_opts *lo, agg *a, summary *s, const char *label)
 {
+    static const summary_opts so = { .top_pairs = 100, .top_sites = 50 };
+
     load_inputs(&input, 1, lo, a);
     if (agg_files(a) == 0) {
-        fprintf(stderr, "pystats: error: %s: no dump files found in ", label);
-        cli_fput_esc(stderr, input);
-        fputc('\n', stderr);
+        subcmd_say_no_files(label, &input, 1);
         return -1;
     }
     agg_sort(a);
+    summary_build(s, a, &so);
     return 0;
+}
+
+/* Evaluate --fail-if over the comparison: 1 true, 0 false, or -1 after
+ * saying why it cannot be. */
+static int
+fail_if(const cexpr *expr, const char *text, cmp *cm, int quiet)
+{
+    char err[1024];
+    int result;
+    size_t i;
+
+    if (!quiet)
+        for (i = 0; i < cm->nwarn; i++) {
+            fputs("pystats: warning: ", stderr);
+            cli_fput_esc(stderr, cm->warn[i]);
+            fputc('\n', stderr);
+        }
+    if (expr == NULL)
+        return -1;
+    if (!quiet)
+        fprintf(stderr, "pystats: --fail-if %s\n", text);
+    result = cexpr_eval(expr, lookup, cm, quiet ? NULL : stderr, err, sizeof err);
+    if (result < 0)
+        fprintf(stderr, "pystats: error: --fail-if: %s\n", err);
+    return result;
+}
+
+/* Every report asked for (Markdown on stdout when none is). */
+static int
+write_reports(const subcmd_common *co, report_job *j)
+{
+    const char *md = co->markdown;
+    int ret = CLI_EXIT_OK, r;
+
+    if (co->json == NULL && md == NULL && co->html == NULL)
+        md = "-";
+    j->which = 0;
+    if (md && (r = subcmd_write(md, "report", write_job, j)) != CLI_EXIT_OK)
+        ret = r;
+    j->which = 1;
+    if (co->json && (r = subcmd_write(co->json, "report", write_job, j)) != CLI_EXIT_OK)
+        ret = r;
+    j->which = 2;
+    if (co->html && (r = subcmd_write(co->html, "report", write_job, j)) != CLI_EXIT_OK)
+        ret = r;
+    return ret;
 }
 
 int
 cmd_compare(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "json", required_argument, NULL, 'j' },
-        { "markdown", required_argument, NULL, 'm' },
-        { "html", required_argument, NULL, 'H' },
-        { "min-change", required_argument, NULL, 'c' },
-        { "top", required_argument, NULL, 'T' },
-        { "fail-if", required_argument, NULL, 'f' },
-        { "python-version", required_argument, NULL, 'V' },
-        { "jobs", required_argument, NULL, 'J' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+    compare_opts o = { .min_change = 1.0, .top = 30 };
+    const subcmd_spec spec = {
+        usage, "h",
+        "json markdown html min-change top fail-if python-version jobs quiet help",
+        own_option, &o
     };
-    const char *json_path = NULL, *md_path = NULL, *html_path = NULL, *expr_text = NULL;
-    double min_change = 1.0;
-    int top = 30, c, ret = CLI_EXIT_OK, r, result = -1;
-    load_opts lo = { 0 };
+    int ret = CLI_EXIT_INPUT, r, result = -1;
+    subcmd_common co;
     cexpr *expr = NULL;
     char err[1024];
     agg base, head;
+    summary sb, sh;
+    report_job j;
     cmp cm;
-    writer w;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json_path = optarg; break;
-        case 'm': md_path = optarg; break;
-        case 'H': html_path = optarg; break;
-        case 'f': expr_text = optarg; break;
-        case 'q': lo.quiet = 1; break;
-        case 'c': {
-            char *end;
-            min_change = strtod(optarg, &end);
-            if (end != optarg && *end == '%')
-                end++;
-            if (end == optarg || *end || !(min_change >= 0) || min_change > 1e9) {
-                fprintf(stderr, "pystats: error: --min-change wants a percentage >= 0, not '%s'\n",
-                        optarg);
-                return CLI_EXIT_USAGE;
-            }
-            break;
-        }
-        case 'V':
-            if (cli_opt_version(optarg, &lo.force_minor) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 'J':
-            if (cli_opt_count("jobs", optarg, 1000000, &lo.jobs) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 'T':
-            if (cli_opt_count("top", optarg, 1000000, &top) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            fputs(usage, stderr);
-            return CLI_EXIT_USAGE;
-        }
-    }
+    if ((r = subcmd_parse(&spec, argc, argv, &co)) >= 0)
+        return r;
+    co.lo.quiet = co.quiet;
     if (argc - optind != 2) {
         fprintf(stderr, "pystats: error: compare wants two inputs, BASE and HEAD (got %d)\n",
                 argc - optind);
         fputs(usage, stderr);
         return CLI_EXIT_USAGE;
     }
-    if (expr_text) {
-        expr = cexpr_parse(expr_text, err, sizeof err);
-        if (expr == NULL) {
-            fprintf(stderr, "pystats: error: --fail-if: %s\n  %s\n", err, expr_text);
-            return CLI_EXIT_USAGE;
-        }
+    if (o.expr && (expr = cexpr_parse(o.expr, err, sizeof err)) == NULL) {
+        fprintf(stderr, "pystats: error: --fail-if: %s\n  %s\n", err, o.expr);
+        return CLI_EXIT_USAGE;
     }
-    if (load_side(argv[optind], &lo, &base, "base") != 0) {
-        agg_free(&base);
-        cexpr_free(expr);
-        return CLI_EXIT_INPUT;
+    memset(&head, 0, sizeof head);
+    memset(&sb, 0, sizeof sb);
+    memset(&sh, 0, sizeof sh);
+    if (load_side(argv[optind], &co.lo, &base, &sb, "base") != 0
+        || load_side(argv[optind + 1], &co.lo, &head, &sh, "head") != 0)
+        goto fail;
+    cmp_build(&cm, &sb, argv + optind, 1, &sh, argv + optind + 1, 1, o.min_change, o.top);
+    result = fail_if(expr, o.expr, &cm, co.quiet);
+    if (expr && result < 0) {
+        ret = CLI_EXIT_USAGE;
+        goto done;
     }
-    if (load_side(argv[optind + 1], &lo, &head, "head") != 0) {
-        agg_free(&base);
-        agg_free(&head);
-        cexpr_free(expr);
-        return CLI_EXIT_INPUT;
-    }
-    cmp_build(&cm, &base, argv + optind, 1, &head, argv + optind + 1, 1, min_change, top);
-    if (!lo.quiet) {
-        size_t i;
-        for (i = 0; i < cm.nwarn; i++) {
-            fputs("pystats: warning: ", stderr);
-            cli_fput_esc(stderr, cm.warn[i]);
-            fputc('\n', stderr);
-        }
-    }
-    if (expr) {
-        if (!lo.quiet)
-            fprintf(stderr, "pystats: --fail-if %s\n", expr_text);
-        result = cexpr_eval(expr, lookup, &cm, lo.quiet ? NULL : stderr, err, sizeof err);
-        if (result < 0) {
-            fprintf(stderr, "pystats: error: --fail-if: %s\n", err);
-            ret = CLI_EXIT_USAGE;
-            goto done;
-        }
-    }
-    w.expr = expr_text;
-    w.result = result;
-    if (json_path == NULL && md_path == NULL && html_path == NULL)
-        md_path = "-";
-    if (md_path && (r = write_report(md_path, 0, &cm, &w)) != CLI_EXIT_OK)
-        ret = r;
-    if (json_path && (r = write_report(json_path, 1, &cm, &w)) != CLI_EXIT_OK)
-        ret = r;
-    if (html_path && (r = write_report(html_path, 2, &cm, &w)) != CLI_EXIT_OK)
-        ret = r;
+    j = (report_job){ 0, &cm, o.expr, result };
+    ret = write_reports(&co, &j);
     if (ret == CLI_EXIT_OK && result == 1) {
         fprintf(stderr, "pystats: --fail-if condition is true (exit %d)\n", CLI_EXIT_CONDITION);
         ret = CLI_EXIT_CONDITION;
-    } else if (result == 0 && !lo.quiet) {
+    } else if (result == 0 && !co.quiet) {
         fputs("pystats: --fail-if condition is false\n", stderr);
     }
 done:
     cmp_free(&cm);
+fail:
+    summary_free(&sb);
+    summary_free(&sh);
     agg_free(&base);
     agg_free(&head);
     cexpr_free(expr);

@@ -4,12 +4,12 @@
  * why, never an empty success. */
 #include "check.h"
 #include "cli.h"
+#include "subcmd.h"
 #include "../format/psf_write.h"
 
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <getopt.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -387,69 +387,45 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
 #undef REASON
 }
 
-int
-cmd_run(int argc, char **argv)
-{
-    static const struct option longopts[] = {
-        { "output", required_argument, NULL, 'o' },
-        { "mode", required_argument, NULL, 'M' },
-        { "label", required_argument, NULL, 'L' },
-        { "json", required_argument, NULL, 'j' },
-        { "markdown", required_argument, NULL, 'm' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
-    };
-    const char *out = NULL, *mode = "count", *label = NULL, *json = NULL, *md = NULL;
-    char *sargv[8], **cmd, **given, *dir, *extra = NULL, verdict[1024];
-    int c, quiet = 0, st, ret, sret, sargc = 0, exit_code = 0, status_known = 0;
-    struct sigaction ign, old_int, old_quit;
-    run_dir rd;
-    size_t ndumps;
-    pid_t pid;
+typedef struct run_opts {
+    const char *out, *mode, *label;
+} run_opts;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "+ho:", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'o': out = optarg; break;
-        case 'M': mode = optarg; break;
-        case 'L': label = optarg; break;
-        case 'j': json = optarg; break;
-        case 'm': md = optarg; break;
-        case 'q': quiet = 1; break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            fputs(usage, stderr);
-            return CLI_EXIT_USAGE;
-        }
+static int
+own_option(void *ctx, int c, const char *arg)
+{
+    run_opts *o = ctx;
+
+    switch (c) {
+    case 'o': o->out = arg; return 0;
+    case 'M': o->mode = arg; return 0;
+    case 'L': o->label = arg; return 0;
+    default: return CLI_EXIT_USAGE;
     }
-    cmd = argv + optind;
-    if (*cmd == NULL) {
-        fputs("pystats: error: run needs a command: pystats run [options] -- COMMAND ...\n",
-              stderr);
-        return CLI_EXIT_USAGE;
-    }
-    if (*mode == '\0' || strcmp(mode, "0") == 0 || strcmp(mode, "noop") == 0) {
-        fprintf(stderr, "pystats: error: --mode %s writes no dump; use count\n",
-                *mode ? mode : "''");
-        return CLI_EXIT_USAGE;
-    }
-    if (make_run_dir(out, &rd) != 0)
-        return CLI_EXIT_OUTPUT;
-    dir = rd.path;
-    given = cmd;
-    cmd = pyperf_environ(cmd, &extra);
-    setenv("PYTHONSTATS", mode, 1);
+}
+
+/* The environment of the command: collection on, into dir. */
+static void
+set_environment(const run_opts *o, const char *dir)
+{
+    setenv("PYTHONSTATS", o->mode, 1);
     setenv("PYSTATS_DIR", dir, 1);
-    if (label)
-        setenv("PYSTATS_LABEL", label, 1);
+    if (o->label)
+        setenv("PYSTATS_LABEL", o->label, 1);
     /* Native --enable-pystats counters write to CPython's fixed directory,
      * where runs would mix: count with the collector unless told. */
     setenv("PYSTATS_BACKEND", getenv("PYSTATS_BACKEND") ? getenv("PYSTATS_BACKEND") : "own", 1);
-    fprintf(stderr, "pystats run: dumps go to %s\n", dir);
-    fflush(NULL);
+}
+
+/* Run cmd and wait for it.  Its exit status into *exit_code
+ * (*status_known = 1), or 128 + the signal that killed it; returns 0, or
+ * -1 if it could not be started. */
+static int
+run_command(char **cmd, int *exit_code, int *status_known)
+{
+    struct sigaction ign, old_int, old_quit;
+    pid_t pid;
+    int st;
 
     /* Like time(1): Ctrl-C is for the command; the summary still follows. */
     memset(&ign, 0, sizeof ign);
@@ -466,65 +442,92 @@ cmd_run(int argc, char **argv)
     }
     if (pid < 0) {
         fprintf(stderr, "pystats: error: cannot start the command: %s\n", strerror(errno));
-        ret = CLI_EXIT_INTERNAL;
-        goto done;
+        return -1;
     }
     while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
         ;
     sigaction(SIGINT, &old_int, NULL);
     sigaction(SIGQUIT, &old_quit, NULL);
+    *status_known = 0;
+    *exit_code = 0;
     if (WIFEXITED(st)) {
-        status_known = 1;
-        exit_code = WEXITSTATUS(st);
+        *status_known = 1;
+        *exit_code = WEXITSTATUS(st);
     } else if (WIFSIGNALED(st)) {
-        exit_code = 128 + WTERMSIG(st);
+        *exit_code = 128 + WTERMSIG(st);
     }
+    return 0;
+}
 
-    if (!same_dir(&rd)) {
-        fprintf(stderr, "pystats: error: %s is no longer the directory this run created "
-                "(renamed, replaced or opened to others while the command ran): "
-                "nothing in it is read\n", dir);
-        ret = CLI_EXIT_UNTRUSTED;
-        goto done;
-    }
-    ndumps = count_dumps(dir);
-    if (ndumps == 0) {
-        explain_no_dump(cmd, dir, status_known, exit_code);
-        ret = CLI_EXIT_INPUT;
-        goto done;
-    }
+/* The summary, exactly as `pystats summarize DIR` writes it (options
+ * first: getopt still parses in the "+" order used above). */
+static int
+summarize_run(const subcmd_common *co, char *dir)
+{
+    char *sargv[8];
+    int sargc = 0;
 
-    /* The summary, exactly as `pystats summarize DIR` writes it (options
-     * first: getopt still parses in the "+" order used above). */
     sargv[sargc++] = "summarize";
-    if (json) {
+    if (co->json) {
         sargv[sargc++] = "--json";
-        sargv[sargc++] = (char *)json;
+        sargv[sargc++] = (char *)co->json;
     }
-    if (md || !quiet) {
+    if (co->markdown || !co->quiet) {
         sargv[sargc++] = "--markdown";
-        sargv[sargc++] = (char *)(md ? md : "-");
+        sargv[sargc++] = (char *)(co->markdown ? co->markdown : "-");
     }
     sargv[sargc++] = dir;
     sargv[sargc] = NULL;
-    sret = sargc > 2 ? cmd_summarize(sargc, sargv) : CLI_EXIT_OK;
-    fflush(stdout);
+    return sargc > 2 ? cmd_summarize(sargc, sargv) : CLI_EXIT_OK;
+}
 
-    {
-        load_opts lo = { .quiet = 1 };
-        agg a;
-        check_set *cs = check_load(&dir, 1, &lo, &a);
-        check_verdict(cs, verdict, sizeof verdict);
-        ret = check_count(cs, CHECK_ERROR) ? CLI_EXIT_UNTRUSTED : CLI_EXIT_OK;
-        check_free(cs);
-        agg_free(&a);
-    }
+/* Check what the run wrote, as `pystats check DIR`; the verdict on
+ * stderr (and on stdout with --quiet).  Returns a cli_exit. */
+static int
+check_run(char *dir, size_t ndumps, int quiet)
+{
+    load_opts lo = { .quiet = 1 };
+    char verdict[1024];
+    check_set *cs;
+    int ret;
+    agg a;
+
+    cs = check_load(&dir, 1, &lo, &a);
+    check_verdict(cs, verdict, sizeof verdict);
+    ret = check_count(cs, CHECK_ERROR) ? CLI_EXIT_UNTRUSTED : CLI_EXIT_OK;
+    check_free(cs);
+    agg_free(&a);
     fprintf(stderr, "pystats run: %zu %s in %s\n", ndumps, ndumps == 1 ? "dump" : "dumps", dir);
     fprintf(stderr, "pystats run: trust: %s\n", verdict);
     if (ret != CLI_EXIT_OK)
         fprintf(stderr, "pystats run: details: pystats check %s\n", dir);
     if (quiet)
         printf("verdict: %s\n", verdict);
+    return ret;
+}
+
+/* After the command: what it wrote, summarized and checked. */
+static int
+after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code,
+          int status_known)
+{
+    size_t ndumps;
+    int ret, sret;
+
+    if (!same_dir(rd)) {
+        fprintf(stderr, "pystats: error: %s is no longer the directory this run created "
+                "(renamed, replaced or opened to others while the command ran): "
+                "nothing in it is read\n", rd->path);
+        return CLI_EXIT_UNTRUSTED;
+    }
+    ndumps = count_dumps(rd->path);
+    if (ndumps == 0) {
+        explain_no_dump(cmd, rd->path, status_known, exit_code);
+        return CLI_EXIT_INPUT;
+    }
+    sret = summarize_run(co, rd->path);
+    fflush(stdout);
+    ret = check_run(rd->path, ndumps, co->quiet);
     if (sret != CLI_EXIT_OK)
         ret = sret;
     if (exit_code != 0) {
@@ -533,10 +536,50 @@ cmd_run(int argc, char **argv)
                 status_known ? exit_code : exit_code - 128);
         ret = CLI_EXIT_COMMAND;
     }
-done:
+    return ret;
+}
+
+int
+cmd_run(int argc, char **argv)
+{
+    run_opts o = { .mode = "count" };
+    const subcmd_spec spec = {
+        usage, "+ho:",
+        "output mode label json markdown quiet help",
+        own_option, &o
+    };
+    char **cmd, **given, *extra = NULL;
+    int r, ret, exit_code = 0, status_known = 0;
+    subcmd_common co;
+    run_dir rd;
+
+    if ((r = subcmd_parse(&spec, argc, argv, &co)) >= 0)
+        return r;
+    cmd = argv + optind;
+    if (*cmd == NULL) {
+        fputs("pystats: error: run needs a command: pystats run [options] -- COMMAND ...\n",
+              stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (*o.mode == '\0' || strcmp(o.mode, "0") == 0 || strcmp(o.mode, "noop") == 0) {
+        fprintf(stderr, "pystats: error: --mode %s writes no dump; use count\n",
+                *o.mode ? o.mode : "''");
+        return CLI_EXIT_USAGE;
+    }
+    if (make_run_dir(o.out, &rd) != 0)
+        return CLI_EXIT_OUTPUT;
+    given = cmd;
+    cmd = pyperf_environ(cmd, &extra);
+    set_environment(&o, rd.path);
+    fprintf(stderr, "pystats run: dumps go to %s\n", rd.path);
+    fflush(NULL);
+    if (run_command(cmd, &exit_code, &status_known) != 0)
+        ret = CLI_EXIT_INTERNAL;
+    else
+        ret = after_run(&co, &rd, cmd, exit_code, status_known);
     if (cmd != given)
         free(cmd);
     free(extra);
-    free(dir);
+    free(rd.path);
     return ret;
 }

@@ -2,15 +2,11 @@
 #include "check.h"
 #include "cli.h"
 #include "load.h"
-#include "outfile.h"
 #include "report.h"
 #include "report_html.h"
+#include "subcmd.h"
 #include "weight.h"
-#include "../format/psf_detect.h"
-#include "../format/psf_write.h"
 
-#include <errno.h>
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,148 +46,123 @@ static const char usage[] =
     "Exit status: 0 ok, 1 no usable input or --strict and a problem,\n"
     "2 usage error, 3 a report could not be written, 4 internal error.\n";
 
-typedef int (*writer_fn)(FILE *, const agg *, const report_opts *);
+typedef struct summarize_opts {
+    int equal_weight;
+    load_opts *lo;
+    summary_opts ro;
+} summarize_opts;
 
-/* Write one report through a temporary file; returns a cli_exit. */
 static int
-write_report(const char *path, writer_fn fn, const agg *a, const report_opts *ro)
+own_option(void *ctx, int c, const char *arg)
 {
-    outfile o;
+    summarize_opts *so = ctx;
 
-    if (outfile_open(&o, path) != 0) {
-        fprintf(stderr, "pystats: error: %s: cannot create report: %s\n", path, strerror(errno));
-        return CLI_EXIT_OUTPUT;
+    switch (c) {
+    case 'b': so->lo->by_label = 1; return 0;
+    case 'e': so->lo->by_label = so->equal_weight = 1; return 0;
+    case 'T':
+        return cli_opt_count("top-pairs", arg, SUBCMD_ROWS_MAX, &so->ro.top_pairs) < 0
+            ? CLI_EXIT_USAGE : 0;
+    case 'S':
+        return cli_opt_count("top-sites", arg, SUBCMD_ROWS_MAX, &so->ro.top_sites) < 0
+            ? CLI_EXIT_USAGE : 0;
+    default:
+        return CLI_EXIT_USAGE;
     }
-    if (fn(o.fp, a, ro) != 0) {
-        int e = errno;
-        outfile_abort(&o);
-        fprintf(stderr, "pystats: error: %s: writing report failed: %s\n", path,
-                strerror(e ? e : EIO));
-        return CLI_EXIT_OUTPUT;
+}
+
+typedef struct report_job {
+    int (*render)(FILE *, const summary *);
+    const summary *s;
+} report_job;
+
+static int
+write_job(FILE *out, const void *ctx)
+{
+    const report_job *j = ctx;
+    return j->render(out, j->s);
+}
+
+static int
+write_report(const char *path, int (*render)(FILE *, const summary *), const summary *s)
+{
+    report_job j = { render, s };
+    return subcmd_write(path, "report", write_job, &j);
+}
+
+/* --strict: any input problem, or inputs that are not like for like,
+ * fail the run. */
+static int
+strict_verdict(const summary *s)
+{
+    int ret = CLI_EXIT_OK;
+
+    if (s->nproblems) {
+        fprintf(stderr, "pystats: error: --strict: %llu input problems\n",
+                (unsigned long long)s->nproblems);
+        ret = CLI_EXIT_INPUT;
     }
-    if (outfile_commit(&o) != 0) {
-        fprintf(stderr, "pystats: error: %s: writing report failed: %s\n", path, strerror(errno));
-        return CLI_EXIT_OUTPUT;
+    if (s->mix) {
+        fputs("pystats: error: --strict: ", stderr);
+        cli_fput_esc(stderr, s->mix);
+        fputc('\n', stderr);
+        ret = CLI_EXIT_INPUT;
     }
-    return CLI_EXIT_OK;
+    return ret;
 }
 
 int
 cmd_summarize(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        { "json", required_argument, NULL, 'j' },
-        { "markdown", required_argument, NULL, 'm' },
-        { "html", required_argument, NULL, 'H' },
-        { "strict", no_argument, NULL, 's' },
-        { "python-version", required_argument, NULL, 'V' },
-        { "jobs", required_argument, NULL, 'J' },
-        { "top-pairs", required_argument, NULL, 'T' },
-        { "top-sites", required_argument, NULL, 'S' },
-        { "quiet", no_argument, NULL, 'q' },
-        { "by-label", no_argument, NULL, 'b' },
-        { "equal-weight", no_argument, NULL, 'e' },
-        { "help", no_argument, NULL, 'h' },
-        { NULL, 0, NULL, 0 },
+    subcmd_common co;
+    summarize_opts so = { .ro = { .top_pairs = 100, .top_sites = 50 } };
+    const subcmd_spec spec = {
+        usage, "h",
+        "json markdown html strict python-version jobs top-pairs top-sites quiet by-label "
+        "equal-weight help",
+        own_option, &so
     };
-    const char *json_path = NULL, *md_path = NULL, *html_path = NULL;
-    static char default_dir[PSF_PATH_MAX], *default_input[] = { default_dir };
-    char **inputs;
-    size_t ninputs, i;
-    int strict = 0, equal_weight = 0, c, ret = CLI_EXIT_OK, r;
-    load_opts lo = { 0 };
-    report_opts ro = { .top_pairs = 100, .top_sites = 50 };
-    uint64_t problems = 0;
-    char warn[2048], trust[1024];
+    char **inputs, trust[1024];
+    size_t ninputs;
+    int ret = CLI_EXIT_OK, r;
+    const char *md_path;
     check_set *cs;
+    summary sum;
     agg a;
 
-    optind = 1;
-    while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'j': json_path = optarg; break;
-        case 'm': md_path = optarg; break;
-        case 'H': html_path = optarg; break;
-        case 's': strict = 1; break;
-        case 'q': lo.quiet = 1; break;
-        case 'b': lo.by_label = 1; break;
-        case 'e': lo.by_label = equal_weight = 1; break;
-        case 'V':
-            if (cli_opt_version(optarg, &lo.force_minor) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 'J':
-            if (cli_opt_count("jobs", optarg, 100000, &lo.jobs) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 'T':
-            if (cli_opt_count("top-pairs", optarg, 100000, &ro.top_pairs) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 'S':
-            if (cli_opt_count("top-sites", optarg, 100000, &ro.top_sites) < 0)
-                return CLI_EXIT_USAGE;
-            break;
-        case 'h':
-            fputs(usage, stdout);
-            return CLI_EXIT_OK;
-        default:
-            fputs(usage, stderr);
-            return CLI_EXIT_USAGE;
-        }
-    }
-    inputs = argv + optind;
-    ninputs = (size_t)(argc - optind);
-    if (ninputs == 0) {
-        /* The collector's default for this user (base/py_stats, or
-         * base/py_stats-UID when another user owns that). */
-        psf_default_dir(getenv("PYSTATS_TMPDIR"), default_dir, sizeof default_dir);
-        inputs = default_input;
-        ninputs = 1;
-    }
+    so.lo = &co.lo;
+    if ((r = subcmd_parse(&spec, argc, argv, &co)) >= 0)
+        return r;
+    co.lo.quiet = co.quiet;
+    subcmd_inputs(argc, argv, &inputs, &ninputs);
     /* The trust verdict comes from the checks of `pystats check`, made
      * while the files are read. */
-    cs = check_load(inputs, ninputs, &lo, &a);
-    ro.trust = check_verdict(cs, trust, sizeof trust);
+    cs = check_load(inputs, ninputs, &co.lo, &a);
+    so.ro.trust = check_verdict(cs, trust, sizeof trust);
     check_free(cs);
     if (agg_files(&a) == 0) {
-        fputs("pystats: error: no dump files found in", stderr);
-        for (i = 0; i < ninputs; i++) {
-            fputc(' ', stderr);
-            cli_fput_esc(stderr, inputs[i]);
-        }
-        fputc('\n', stderr);
+        subcmd_say_no_files(NULL, inputs, ninputs);
         agg_free(&a);
         return CLI_EXIT_INPUT;
     }
-    if (equal_weight && weight_equal_labels(&a) != 0) {
+    if (so.equal_weight && weight_equal_labels(&a) != 0) {
         agg_free(&a);
         return CLI_EXIT_INPUT;
     }
     agg_sort(&a);
-    if (json_path == NULL && md_path == NULL && html_path == NULL)
+    summary_build(&sum, &a, &so.ro);
+    md_path = co.markdown;
+    if (co.json == NULL && md_path == NULL && co.html == NULL)
         md_path = "-";
-    if (md_path && (r = write_report(md_path, report_markdown, &a, &ro)) != CLI_EXIT_OK)
+    if (md_path && (r = write_report(md_path, report_markdown, &sum)) != CLI_EXIT_OK)
         ret = r;
-    if (json_path && (r = write_report(json_path, report_json, &a, &ro)) != CLI_EXIT_OK)
+    if (co.json && (r = write_report(co.json, report_json, &sum)) != CLI_EXIT_OK)
         ret = r;
-    if (html_path && (r = write_report(html_path, report_html, &a, &ro)) != CLI_EXIT_OK)
+    if (co.html && (r = write_report(co.html, report_html, &sum)) != CLI_EXIT_OK)
         ret = r;
-    for (i = 0; i < AGG_P_COUNT; i++)
-        problems += a.problems[i];
-    if (strict && ret == CLI_EXIT_OK) {
-        if (problems) {
-            fprintf(stderr, "pystats: error: --strict: %llu input problems\n",
-                    (unsigned long long)problems);
-            ret = CLI_EXIT_INPUT;
-        }
-        if (report_mix_warning(&a, warn, sizeof warn)) {
-            fputs("pystats: error: --strict: ", stderr);
-            cli_fput_esc(stderr, warn);
-            fputc('\n', stderr);
-            ret = CLI_EXIT_INPUT;
-        }
-    }
+    if (co.strict && ret == CLI_EXIT_OK)
+        ret = strict_verdict(&sum);
+    summary_free(&sum);
     agg_free(&a);
     return ret;
 }

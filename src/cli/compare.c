@@ -5,7 +5,7 @@
 
 #include "cli.h"
 #include "ktab.h"
-#include "report.h"
+#include "summary.h"
 #include "../format/psf_tables.h"
 
 #include <math.h>
@@ -137,7 +137,7 @@ row_cmp(const void *pa, const void *pb)
 static void
 sec_finish(cmp *c, cmp_section *s)
 {
-    uint64_t tb = c->side[0].m.total_exec, th = c->side[1].m.total_exec;
+    uint64_t tb = c->side[0].m->total_exec, th = c->side[1].m->total_exec;
     int pm = s->normalized && tb > 0 && th > 0;
     double total = 0, *mag;
     size_t i;
@@ -212,7 +212,7 @@ fill_list(cmp *c, const char *name, const char *title, const char *col, int norm
     size_t k;
 
     for (i = 0; i < 2; i++) {
-        const m_list *l = (const m_list *)((const char *)&c->side[i].m + list_off);
+        const m_list *l = (const m_list *)((const char *)c->side[i].m + list_off);
         for (k = 0; k < l->n; k++) {
             if (s == NULL)
                 s = sec_new(c, name, title, col, CMP_COUNT, normalized, NULL);
@@ -231,17 +231,17 @@ fill_own(cmp *c)
     int i, f;
     size_t k;
 
-    if (c->side[0].m.has_census || c->side[1].m.has_census) {
+    if (c->side[0].m->has_census || c->side[1].m->has_census) {
         cen = sec_new(c, "census", "Specialization census", "Family.state", CMP_SHARE, 0,
                       "Shares of the family's sites at dump time: specialized, backing off "
                       "after failed attempts, never tried.");
         cenn = sec_new(c, "census_counts", "Specialization census counts", "Counter",
                        CMP_COUNT, 0, "Code objects and sites, summed over dumps.");
     }
-    if (c->side[0].m.nsites || c->side[1].m.nsites)
+    if (c->side[0].m->nsites || c->side[1].m->nsites)
         sites = sec_new(c, "census_sites", "Sites that fail to specialize", "Family file:line function",
                         CMP_COUNT, 0, "Sites backing off, merged by family, file, line and function.");
-    if (c->side[0].m.ncode || c->side[1].m.ncode) {
+    if (c->side[0].m->ncode || c->side[1].m->ncode) {
         hot = sec_new(c, "hot_code", "Hot code: instructions", "Code object", CMP_COUNT, 1,
                       "Instructions executed by FILE:LINE:FUNCTION. Self: the share of all "
                       "instructions executed on that side.");
@@ -250,7 +250,7 @@ fill_own(cmp *c)
                        NULL);
     }
     for (i = 0; i < 2; i++) {
-        const m_group *m = &c->side[i].m;
+        const m_group *m = c->side[i].m;
         if (cen) {
             for (k = 0; k < m->census.n; k++)
                 add_count(cenn, i, m->census.v[k].name, m->census.v[k].n);
@@ -292,17 +292,164 @@ fill_own(cmp *c)
     }
 }
 
+/* The specialization sections' rows of one instruction. */
+typedef struct spec_secs {
+    cmp_section *spec, *specn, *fail;
+} spec_secs;
+
+static void
+add_op_spec(const spec_secs *secs, int i, const m_op *op)
+{
+    cmp_section *spec = secs->spec, *specn = secs->specn, *fail = secs->fail;
+    static const int f[] = { PSF_SPEC_HIT, PSF_SPEC_MISS, PSF_SPEC_DEFERRED, PSF_SPEC_DEOPT };
+    static const char *const fn[] = { "hit_ratio", "miss_ratio", "deferred_ratio", "deopt_ratio" };
+    uint64_t total = spec_total(op), sf;
+    char name[1200];
+    size_t q;
+
+    if (total)
+        for (q = 0; q < 4; q++) {
+            fmt_name(name, sizeof name, "%s.%s", op->name, fn[q]);
+            add_share(spec, i, name, op->spec[f[q]], total);
+        }
+    sf = sat_add(op->spec[PSF_SPEC_SUCCESS], op->spec[PSF_SPEC_FAILURE]);
+    if (sf) {
+        fmt_name(name, sizeof name, "%s.success_ratio", op->name);
+        add_share(spec, i, name, op->spec[PSF_SPEC_SUCCESS], sf);
+    }
+    for (q = 0; q < PSF_SPEC_COUNT; q++) {
+        fmt_name(name, sizeof name, "%s.%s", op->name, psf_spec_field_name[q]);
+        add_count(specn, i, name, op->spec[q]);
+    }
+    for (q = 0; q < op->fail.n; q++) {
+        fmt_name(name, sizeof name, "%s.%s", op->name, op->fail.v[q].name);
+        add_share(fail, i, name, op->fail.v[q].n, op->spec[PSF_SPEC_FAILURE]);
+    }
+}
+
+/* The pair rows of one instruction (by family when c->by_family). */
+static void
+add_op_pairs(cmp *c, cmp_section *pairs, int i, const m_op *op)
+{
+    char name[1200];
+    size_t j;
+
+    for (j = 0; j < op->succ.n; j++) {
+        const char *b = op->succ.v[j].name;
+        if (c->by_family) {
+            const char *fb = psf_tab_family(c->side[i].g->minor, b);
+            fmt_name(name, sizeof name, "%s %s", op->family, fb ? fb : b);
+        } else {
+            fmt_name(name, sizeof name, "%s %s", op->name, b);
+        }
+        add_count(pairs, i, name, op->succ.v[j].n);
+    }
+}
+
+/* GC stats: gc[N].uncollectable and .time_ns by key, the rest as CPython names them. */
+static void
+fill_gc(cmp *c)
+{
+    cmp_section *s;
+    char name[1200];
+    size_t k;
+    int i;
+
+    s = NULL;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = c->side[i].m;
+        for (k = 0; k < m->gc.n; k++) {
+            const char *sp = strchr(m->gc.v[k].name, ' ');
+            if (s == NULL)
+                s = sec_new(c, "gc", "GC stats", "Counter", CMP_COUNT, 1, NULL);
+            if (sp && (strcmp(sp + 1, "uncollectable") == 0 || strcmp(sp + 1, "time_ns") == 0))
+                fmt_name(name, sizeof name, "gc[%.*s].%s", (int)(sp - m->gc.v[k].name),
+                         m->gc.v[k].name, sp + 1);
+            else if (sp)
+                fmt_name(name, sizeof name, "GC[%.*s] %s", (int)(sp - m->gc.v[k].name),
+                         m->gc.v[k].name, sp + 1);
+            else
+                fmt_name(name, sizeof name, "GC %s", m->gc.v[k].name);
+            add_count(s, i, name, m->gc.v[k].n);
+        }
+    }
+}
+
+/* Optimization histograms: a row per bucket. */
+static void
+fill_hist(cmp *c)
+{
+    cmp_section *s;
+    char name[1200];
+    size_t k, j;
+    int i;
+
+    s = NULL;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = c->side[i].m;
+        for (k = 0; k < m->nhist; k++)
+            for (j = 0; j < m->hist[k].buckets.n; j++) {
+                if (s == NULL)
+                    s = sec_new(c, "histograms", "Optimization histograms", "Bucket",
+                                CMP_COUNT, 1, NULL);
+                fmt_name(name, sizeof name, "%s <= %s", m->hist[k].name,
+                         m->hist[k].buckets.v[j].name);
+                add_count(s, i, name, m->hist[k].buckets.v[j].n);
+            }
+    }
+}
+
+/* Uop execution counts. */
+static void
+fill_uops(cmp *c)
+{
+    cmp_section *s;
+    size_t k;
+    int i;
+
+    s = NULL;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = c->side[i].m;
+        for (k = 0; k < m->uops.n; k++) {
+            if (!m->uops.v[k].has_exec)
+                continue;
+            if (s == NULL)
+                s = sec_new(c, "uops", "Uop execution counts", "Uop", CMP_COUNT, 1, NULL);
+            add_count(s, i, m->uops.v[k].name, m->uops.v[k].exec);
+        }
+    }
+}
+
+/* Per family (native dumps): the share of its executions that ran a
+ * specialized form. */
+static void
+add_specialized_shares(cmp_section *spec, int i, const m_group *m, const m_list *famexec,
+                       const m_list *famspec)
+{
+    char name[1200];
+    size_t k;
+
+    for (k = 0; k < famexec->n; k++) {
+        const m_op *base = model_op(m, famexec->v[k].name);
+        uint64_t sp = m_list_get(famspec, famexec->v[k].name);
+        if (famexec->v[k].n == 0 || (sp == 0 && !(base && base->specializable)))
+            continue;
+        fmt_name(name, sizeof name, "%s.specialized_share", famexec->v[k].name);
+        add_share(spec, i, name, sp, famexec->v[k].n);
+    }
+}
+
 static void
 fill(cmp *c)
 {
     cmp_section *exec = NULL, *fam, *eff, *spec, *specn, *fail, *pairs = NULL, *s;
-    char name[1200];
+    spec_secs secs;
     int i;
-    size_t k, j;
+    size_t k;
 
     s = sec_new(c, "total", "Totals", "Figure", CMP_COUNT, 0, NULL);
     for (i = 0; i < 2; i++) {
-        add_count(s, i, "instructions", c->side[i].m.total_exec);
+        add_count(s, i, "instructions", c->side[i].m->total_exec);
         add_count(s, i, "files", c->side[i].g->files);
     }
     if (!c->by_family) {
@@ -324,12 +471,13 @@ fill(cmp *c)
                     CMP_COUNT, 1, NULL);
     fail = sec_new(c, "failure_kinds", "Specialization failure kinds", "Family.kind",
                    CMP_SHARE, 0, "Shares of the family's specialization failures.");
-    if (c->side[0].m.has_pairs || c->side[1].m.has_pairs)
+    secs = (spec_secs){ spec, specn, fail };
+    if (c->side[0].m->has_pairs || c->side[1].m->has_pairs)
         pairs = sec_new(c, "pairs", c->by_family ? "Pair counts by family" : "Pair counts",
                         "Pair", CMP_COUNT, 1, NULL);
 
     for (i = 0; i < 2; i++) {
-        const m_group *m = &c->side[i].m;
+        const m_group *m = c->side[i].m;
         int native = c->side[i].g->source == AGG_NATIVE;
         uint64_t basic = 0, notspec = 0, hits = 0, misses = 0;
         m_list famexec = { 0 }, famspec = { 0 };
@@ -352,41 +500,10 @@ fill(cmp *c)
                     basic += op->exec;
                 }
             }
-            if (op->specializable && op->has_spec) {
-                uint64_t total = spec_total(op), sf;
-                static const int f[] = { PSF_SPEC_HIT, PSF_SPEC_MISS, PSF_SPEC_DEFERRED, PSF_SPEC_DEOPT };
-                static const char *const fn[] = { "hit_ratio", "miss_ratio", "deferred_ratio", "deopt_ratio" };
-                size_t q;
-                if (total)
-                    for (q = 0; q < 4; q++) {
-                        fmt_name(name, sizeof name, "%s.%s", op->name, fn[q]);
-                        add_share(spec, i, name, op->spec[f[q]], total);
-                    }
-                sf = sat_add(op->spec[PSF_SPEC_SUCCESS], op->spec[PSF_SPEC_FAILURE]);
-                if (sf) {
-                    fmt_name(name, sizeof name, "%s.success_ratio", op->name);
-                    add_share(spec, i, name, op->spec[PSF_SPEC_SUCCESS], sf);
-                }
-                for (q = 0; q < PSF_SPEC_COUNT; q++) {
-                    fmt_name(name, sizeof name, "%s.%s", op->name, psf_spec_field_name[q]);
-                    add_count(specn, i, name, op->spec[q]);
-                }
-                for (q = 0; q < op->fail.n; q++) {
-                    fmt_name(name, sizeof name, "%s.%s", op->name, op->fail.v[q].name);
-                    add_share(fail, i, name, op->fail.v[q].n, op->spec[PSF_SPEC_FAILURE]);
-                }
-            }
+            if (op->specializable && op->has_spec)
+                add_op_spec(&secs, i, op);
             if (pairs)
-                for (j = 0; j < op->succ.n; j++) {
-                    const char *b = op->succ.v[j].name;
-                    if (c->by_family) {
-                        const char *fb = psf_tab_family(c->side[i].g->minor, b);
-                        fmt_name(name, sizeof name, "%s %s", op->family, fb ? fb : b);
-                    } else {
-                        fmt_name(name, sizeof name, "%s %s", op->name, b);
-                    }
-                    add_count(pairs, i, name, op->succ.v[j].n);
-                }
+                add_op_pairs(c, pairs, i, op);
         }
         if (native && m->total_exec) {
             add_share(eff, i, "basic", basic, m->total_exec);
@@ -395,20 +512,9 @@ fill(cmp *c)
             add_share(eff, i, "specialized_misses", misses, m->total_exec);
         }
         if (native)
-            for (k = 0; k < famexec.n; k++) {
-                const m_op *base = model_op(m, famexec.v[k].name);
-                uint64_t sp = m_list_get(&famspec, famexec.v[k].name);
-                if (famexec.v[k].n == 0 || (sp == 0 && !(base && base->specializable)))
-                    continue;
-                fmt_name(name, sizeof name, "%s.specialized_share", famexec.v[k].name);
-                add_share(spec, i, name, sp, famexec.v[k].n);
-            }
-        for (k = 0; k < famexec.n; k++)
-            free(famexec.v[k].name);
-        for (k = 0; k < famspec.n; k++)
-            free(famspec.v[k].name);
-        free(famexec.v);
-        free(famspec.v);
+            add_specialized_shares(spec, i, m, &famexec, &famspec);
+        m_list_free(&famexec);
+        m_list_free(&famspec);
     }
 
     fill_own(c);
@@ -416,50 +522,11 @@ fill(cmp *c)
     fill_list(c, "own_calls", "Calls (collector's frame events)", "Event", 1,
               offsetof(m_group, own_calls));
     fill_list(c, "objects", "Object stats", "Counter", 1, offsetof(m_group, objects));
-    s = NULL;
-    for (i = 0; i < 2; i++) {
-        const m_group *m = &c->side[i].m;
-        for (k = 0; k < m->gc.n; k++) {
-            const char *sp = strchr(m->gc.v[k].name, ' ');
-            if (s == NULL)
-                s = sec_new(c, "gc", "GC stats", "Counter", CMP_COUNT, 1, NULL);
-            if (sp && (strcmp(sp + 1, "uncollectable") == 0 || strcmp(sp + 1, "time_ns") == 0))
-                fmt_name(name, sizeof name, "gc[%.*s].%s", (int)(sp - m->gc.v[k].name),
-                         m->gc.v[k].name, sp + 1);
-            else if (sp)
-                fmt_name(name, sizeof name, "GC[%.*s] %s", (int)(sp - m->gc.v[k].name),
-                         m->gc.v[k].name, sp + 1);
-            else
-                fmt_name(name, sizeof name, "GC %s", m->gc.v[k].name);
-            add_count(s, i, name, m->gc.v[k].n);
-        }
-    }
+    fill_gc(c);
     fill_list(c, "optimization", "Optimization (Tier 2) counters", "Counter", 1,
               offsetof(m_group, opt));
-    s = NULL;
-    for (i = 0; i < 2; i++) {
-        const m_group *m = &c->side[i].m;
-        for (k = 0; k < m->nhist; k++)
-            for (j = 0; j < m->hist[k].buckets.n; j++) {
-                if (s == NULL)
-                    s = sec_new(c, "histograms", "Optimization histograms", "Bucket",
-                                CMP_COUNT, 1, NULL);
-                fmt_name(name, sizeof name, "%s <= %s", m->hist[k].name,
-                         m->hist[k].buckets.v[j].name);
-                add_count(s, i, name, m->hist[k].buckets.v[j].n);
-            }
-    }
-    s = NULL;
-    for (i = 0; i < 2; i++) {
-        const m_group *m = &c->side[i].m;
-        for (k = 0; k < m->uops.n; k++) {
-            if (!m->uops.v[k].has_exec)
-                continue;
-            if (s == NULL)
-                s = sec_new(c, "uops", "Uop execution counts", "Uop", CMP_COUNT, 1, NULL);
-            add_count(s, i, m->uops.v[k].name, m->uops.v[k].exec);
-        }
-    }
+    fill_hist(c);
+    fill_uops(c);
     fill_list(c, "unsupported_opcodes", "Unsupported opcodes", "Opcode", 1,
               offsetof(m_group, unsupported));
     fill_list(c, "errors_in_opcode", "Errors in uops", "Uop", 1, offsetof(m_group, errors));
@@ -572,10 +639,10 @@ warnings(cmp *c)
 
     for (k = 0; k < 2; k++) {
         const cmp_side *sd = &c->side[k];
-        if (sd->a->ng > 1) {
+        if (sd->s->ng > 1) {
             cmp_side_title(c, k, tb, sizeof tb);
             warn(c, "%s mixes %zu kinds of dumps; compared: %s (%llu files), the others are left out",
-                 sd->label, sd->a->ng, tb, (unsigned long long)sd->g->files);
+                 sd->label, sd->s->ng, tb, (unsigned long long)sd->g->files);
         }
         if (sd->problems)
             warn(c, "%s had %llu input problems (run `pystats summarize` on it for details)",
@@ -608,11 +675,11 @@ warnings(cmp *c)
             warn(c, "different builds: %s is '%s' in base and '%s' in head", build_keys[i], tb, th);
         }
     }
-    if (c->side[0].m.has_pairs != c->side[1].m.has_pairs)
-        warn(c, "only %s has pair counts", c->side[0].m.has_pairs ? "base" : "head");
-    if (c->side[0].m.has_census && c->side[1].m.has_census) {
-        excluded_text(&c->side[0].m, tb, sizeof tb);
-        excluded_text(&c->side[1].m, th, sizeof th);
+    if (c->side[0].m->has_pairs != c->side[1].m->has_pairs)
+        warn(c, "only %s has pair counts", c->side[0].m->has_pairs ? "base" : "head");
+    if (c->side[0].m->has_census && c->side[1].m->has_census) {
+        excluded_text(c->side[0].m, tb, sizeof tb);
+        excluded_text(c->side[1].m, th, sizeof th);
         if (strcmp(tb, th) != 0)
             warn(c, "the censuses leave out different families (base: %s; head: %s): a census "
                  "taken alongside counting (meta.census.scope : count) leaves out the families "
@@ -630,10 +697,11 @@ group_matches(const agg_group *a, const agg_group *b)
 }
 
 void
-cmp_build(cmp *c, const agg *base, char **base_in, size_t nbase,
-          const agg *head, char **head_in, size_t nhead, double min_change, int top)
+cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase,
+          const summary *head, char **head_in, size_t nhead, double min_change, int top)
 {
-    size_t i, j, k;
+    const summary *sides[2] = { base, head };
+    size_t i, j, k, gi[2] = { 0, 0 };
     int done = 0;
 
     memset(c, 0, sizeof *c);
@@ -646,21 +714,19 @@ cmp_build(cmp *c, const agg *base, char **base_in, size_t nbase,
     c->side[0].ninputs = nbase;
     c->side[1].inputs = head_in;
     c->side[1].ninputs = nhead;
-    c->side[0].a = base;
-    c->side[1].a = head;
-    c->side[0].g = base->g[0];
-    c->side[1].g = head->g[0];
     for (i = 0; i < base->ng && !done; i++)
         for (j = 0; j < head->ng && !done; j++)
-            if (group_matches(base->g[i], head->g[j])) {
-                c->side[0].g = base->g[i];
-                c->side[1].g = head->g[j];
+            if (group_matches(base->g[i].meta, head->g[j].meta)) {
+                gi[0] = i;
+                gi[1] = j;
                 done = 1;
             }
     for (k = 0; k < 2; k++) {
-        for (i = 0; i < AGG_P_COUNT; i++)
-            c->side[k].problems += c->side[k].a->problems[i];
-        model_build(&c->side[k].m, c->side[k].g);
+        c->side[k].s = sides[k];
+        c->side[k].sg = &sides[k]->g[gi[k]];
+        c->side[k].g = c->side[k].sg->meta;
+        c->side[k].m = &c->side[k].sg->m;
+        c->side[k].problems = sides[k]->nproblems;
     }
     c->by_family = c->side[0].g->source != c->side[1].g->source
         || strcmp(c->side[0].g->counts, c->side[1].g->counts) != 0;
@@ -696,8 +762,6 @@ cmp_free(cmp *c)
     for (i = 0; i < c->nwarn; i++)
         free(c->warn[i]);
     free(c->warn);
-    model_free(&c->side[0].m);
-    model_free(&c->side[1].m);
     memset(c, 0, sizeof *c);
 }
 
@@ -726,5 +790,5 @@ cmp_find_row(const cmp_section *s, const char *name)
 void
 cmp_side_title(const cmp *c, int i, char *buf, size_t size)
 {
-    report_group_title(c->side[i].g, buf, size);
+    snprintf(buf, size, "%s", c->side[i].sg->title);
 }

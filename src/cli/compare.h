@@ -1,6 +1,6 @@
 /* compare.h: two runs side by side (`pystats compare`).
  *
- * Each side is an aggregate as `summarize` reads it; one group of each
+ * Each side is a summary (summary.h) as `summarize` builds it; one group of each
  * side is compared (the largest, or the one that matches the other
  * side).  The comparison is a list of sections; a section is a list of
  * rows of one kind:
@@ -21,6 +21,7 @@
 
 #include "agg.h"
 #include "model.h"
+#include "summary.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -65,9 +66,10 @@ typedef struct cmp_side {
     const char *label;      /* "base" / "head" */
     char **inputs;          /* borrowed */
     size_t ninputs;
-    const agg *a;           /* borrowed */
-    const agg_group *g;     /* borrowed: the group compared */
-    m_group m;              /* owned */
+    const summary *s;       /* borrowed: the side's summary */
+    const summary_group *sg;  /* borrowed: the group compared */
+    const agg_group *g;     /* borrowed: its metadata (sg->meta) */
+    const m_group *m;       /* borrowed: its model (&sg->m) */
     uint64_t problems;
 } cmp_side;
 
@@ -82,9 +84,10 @@ typedef struct cmp {
     size_t nwarn;
 } cmp;
 
-/* Build the comparison of the aggregates (each with at least one file). */
-void cmp_build(cmp *c, const agg *base, char **base_in, size_t nbase,
-               const agg *head, char **head_in, size_t nhead,
+/* Build the comparison of two summaries (each with at least one file);
+ * both must outlive c. */
+void cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase,
+               const summary *head, char **head_in, size_t nhead,
                double min_change, int top);
 void cmp_free(cmp *c);
 

@@ -184,10 +184,10 @@ header_row(FILE *out, const cmp *c, const char *label, int which)
             build_cell(out, g);
             break;
         case 8:
-            fputs(sd->m.has_pairs ? "yes" : "no", out);
+            fputs(sd->m->has_pairs ? "yes" : "no", out);
             break;
         case 9:
-            cli_count_str(t, sizeof t, sd->m.total_exec);
+            cli_count_str(t, sizeof t, sd->m->total_exec);
             fputs(t, out);
             break;
         case 10:
@@ -401,7 +401,7 @@ side_obj(const cmp *c, int i)
     set(o, "inputs", in);
     cmp_side_title(c, i, t, sizeof t);
     set(o, "title", json_string(t));
-    set(o, "groups", jcount(sd->a->ng));
+    set(o, "groups", jcount(sd->s->ng));
     set(o, "files", jcount(g->files));
     set(o, "source", json_string(agg_source_name[g->source]));
     if (g->minor) {
@@ -420,8 +420,8 @@ side_obj(const cmp *c, int i)
         if (strncmp(g->hdr[k].key, PSF_H_PREFIX_PYTHON, sizeof PSF_H_PREFIX_PYTHON - 1) == 0)
             set(b, g->hdr[k].key, strs_obj(&g->hdr[k].vals));
     set(o, "build", b);
-    set(o, "pair_counts", json_boolean(sd->m.has_pairs));
-    set(o, "total_execution_count", jcount(sd->m.total_exec));
+    set(o, "pair_counts", json_boolean(sd->m->has_pairs));
+    set(o, "total_execution_count", jcount(sd->m->total_exec));
     set(o, "problems", jcount(sd->problems));
     return o;
 }

@@ -85,8 +85,8 @@ bucket_cmp(const void *pa, const void *pb)
     return x < y ? -1 : x > y;
 }
 
-static void
-list_free(m_list *l)
+void
+m_list_free(m_list *l)
 {
     size_t i;
 
@@ -338,17 +338,48 @@ fail_label(const agg_group *g, const char *opname, int kind, char *buf, size_t s
         snprintf(raw, rsize, "kind %d", kind);
 }
 
+/* opcode[NAME].specialization.failure_kinds[KIND]: by CPython's label
+ * and by SPEC_FAIL_ name, a kind given by number or by name. */
 static void
-add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
+add_fail_kind(const agg_group *g, m_op *op, const psf_key *kp, uint64_t v)
 {
-    const char *s = ktab_key(&g->keys, slot);
-    size_t n = ktab_len(&g->keys, slot);
-    uint64_t v = g->val[slot];
-    psf_key k;
-    m_op *op;
-    char name[600];
+    const psf_key k = *kp;
+    char kname[128], raw[128];
 
-    psf_key_parse(s, n, &k);
+    op->has_spec = 1;
+    if (k.b_num >= 0) {
+        fail_label(g, op->name, (int)k.b_num, kname, sizeof kname, raw, sizeof raw);
+        fail_add(&op->fail, kname, v, (uint64_t)k.b_num);
+        fail_add(&op->fail_names, raw, v, (uint64_t)k.b_num);
+    } else {
+        /* A name: a label already, or a SPEC_FAIL_ name of an older
+         * summary ("ATTR_CLASS_METHOD_OBJ"), labelled alike. */
+        size_t j;
+        int upper = k.b_len < sizeof raw;
+        for (j = 0; upper && j < k.b_len; j++)
+            upper = (k.b[j] >= 'A' && k.b[j] <= 'Z') || k.b[j] == '_'
+                    || (k.b[j] >= '0' && k.b[j] <= '9');
+        if (upper) {
+            const char *one[1] = { raw };
+            memcpy(raw, k.b, k.b_len);
+            raw[k.b_len] = '\0';
+            if (!psf_tab_fail_label(g->minor, op->name, 9, one, 1, kname, sizeof kname, NULL))
+                psf_tab_fail_label(g->minor, op->name, 0, one, 1, kname, sizeof kname, NULL);
+            m_list_add(&op->fail, kname, strlen(kname), v);
+        } else {
+            m_list_add(&op->fail, k.b, k.b_len, v);
+        }
+        m_list_add(&op->fail_names, k.b, k.b_len, v);
+    }
+}
+
+/* An instruction's or micro-op's key: 1 if k is one (added), else 0. */
+static int
+add_op_key(m_group *m, ktab *idx, const agg_group *g, size_t slot, const psf_key *kp, uint64_t v)
+{
+    const psf_key k = *kp;
+    m_op *op;
+
     switch (k.kind) {
     case PSF_K_OP_EXEC: case PSF_K_OP_SPECIALIZABLE: case PSF_K_OP_SPEC:
     case PSF_K_OP_FAIL_KIND: case PSF_K_OP_PAIR:
@@ -364,67 +395,58 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
         op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->has_exec = 1;
         op->exec += v;
-        break;
+        return 1;
     case PSF_K_OP_SPECIALIZABLE:
         op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->specializable |= v != 0;
-        break;
+        return 1;
     case PSF_K_OP_SPEC:
         op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         op->has_spec = 1;
         op->spec[k.field] += v;
-        break;
+        return 1;
     case PSF_K_OP_FAIL_KIND:
-        op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
-        op->has_spec = 1;
-        if (k.b_num >= 0) {
-            char kname[128], raw[128];
-            fail_label(g, op->name, (int)k.b_num, kname, sizeof kname, raw, sizeof raw);
-            fail_add(&op->fail, kname, v, (uint64_t)k.b_num);
-            fail_add(&op->fail_names, raw, v, (uint64_t)k.b_num);
-        } else {
-            /* A name: a label already, or a SPEC_FAIL_ name of an older
-             * summary ("ATTR_CLASS_METHOD_OBJ"), labelled alike. */
-            char kname[128], raw[128];
-            size_t j;
-            int upper = k.b_len < sizeof raw;
-            for (j = 0; upper && j < k.b_len; j++)
-                upper = (k.b[j] >= 'A' && k.b[j] <= 'Z') || k.b[j] == '_'
-                        || (k.b[j] >= '0' && k.b[j] <= '9');
-            if (upper) {
-                const char *one[1] = { raw };
-                memcpy(raw, k.b, k.b_len);
-                raw[k.b_len] = '\0';
-                if (!psf_tab_fail_label(g->minor, op->name, 9, one, 1, kname, sizeof kname, NULL))
-                    psf_tab_fail_label(g->minor, op->name, 0, one, 1, kname, sizeof kname, NULL);
-                m_list_add(&op->fail, kname, strlen(kname), v);
-            } else {
-                m_list_add(&op->fail, k.b, k.b_len, v);
-            }
-            m_list_add(&op->fail_names, k.b, k.b_len, v);
-        }
-        break;
+        add_fail_kind(g, get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len), kp, v);
+        return 1;
     case PSF_K_OP_PAIR:
         op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         m_list_add(&op->succ, k.b, k.b_len, v);
         op = get_op(&m->ops, &idx[IDX_OP], k.b, k.b_len);
         m_list_add(&op->pred, k.a, k.a_len, v);
         m->has_pairs = 1;
-        break;
+        return 1;
     case PSF_K_UOP_EXEC:
         op = get_op(&m->uops, &idx[IDX_UOP], k.a, k.a_len);
         op->has_exec = 1;
         op->exec += v;
-        break;
+        return 1;
     case PSF_K_UOP_MISS:
         op = get_op(&m->uops, &idx[IDX_UOP], k.a, k.a_len);
         op->has_spec = 1;
         op->spec[PSF_SPEC_MISS] += v;
-        break;
+        return 1;
     case PSF_K_UOP_PAIR:
         op = get_op(&m->uops, &idx[IDX_UOP], k.a, k.a_len);
         m_list_add(&op->succ, k.b, k.b_len, v);
-        break;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static void
+add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
+{
+    const char *s = ktab_key(&g->keys, slot);
+    size_t n = ktab_len(&g->keys, slot);
+    uint64_t v = g->val[slot];
+    psf_key k;
+    char name[600];
+
+    agg_key_of(g, slot, &k);
+    if (add_op_key(m, idx, g, slot, &k, v))
+        return;
+    switch (k.kind) {
     case PSF_K_UNSUPPORTED:
         m_list_add(&m->unsupported, k.a, k.a_len, v);
         break;
@@ -665,10 +687,10 @@ ops_free(m_ops *ops)
 
     for (i = 0; i < ops->n; i++) {
         free(ops->v[i].name);
-        list_free(&ops->v[i].fail);
-        list_free(&ops->v[i].fail_names);
-        list_free(&ops->v[i].succ);
-        list_free(&ops->v[i].pred);
+        m_list_free(&ops->v[i].fail);
+        m_list_free(&ops->v[i].fail_names);
+        m_list_free(&ops->v[i].succ);
+        m_list_free(&ops->v[i].pred);
     }
     free(ops->v);
 }
@@ -680,26 +702,26 @@ model_free(m_group *m)
 
     ops_free(&m->ops);
     ops_free(&m->uops);
-    list_free(&m->calls);
-    list_free(&m->objects);
-    list_free(&m->gc);
-    list_free(&m->opt);
-    list_free(&m->jit);
+    m_list_free(&m->calls);
+    m_list_free(&m->objects);
+    m_list_free(&m->gc);
+    m_list_free(&m->opt);
+    m_list_free(&m->jit);
     for (i = 0; i < m->nhist; i++) {
         free(m->hist[i].name);
-        list_free(&m->hist[i].buckets);
+        m_list_free(&m->hist[i].buckets);
     }
     free(m->hist);
-    list_free(&m->unsupported);
-    list_free(&m->errors);
-    list_free(&m->rare);
-    list_free(&m->other);
-    list_free(&m->census);
-    list_free(&m->census_excluded);
+    m_list_free(&m->unsupported);
+    m_list_free(&m->errors);
+    m_list_free(&m->rare);
+    m_list_free(&m->other);
+    m_list_free(&m->census);
+    m_list_free(&m->census_excluded);
     for (i = 0; i < m->ncfam; i++) {
         free(m->cfam[i].name);
-        list_free(&m->cfam[i].forms);
-        list_free(&m->cfam[i].extra);
+        m_list_free(&m->cfam[i].forms);
+        m_list_free(&m->cfam[i].extra);
     }
     free(m->cfam);
     for (i = 0; i < m->nsites; i++) {
@@ -709,11 +731,11 @@ model_free(m_group *m)
     free(m->sites);
     for (i = 0; i < m->ncode; i++) {
         free(m->code[i].name);
-        list_free(&m->code[i].ops);
+        m_list_free(&m->code[i].ops);
     }
     free(m->code);
-    list_free(&m->own_calls);
-    list_free(&m->own_rare);
+    m_list_free(&m->own_calls);
+    m_list_free(&m->own_rare);
     memset(m, 0, sizeof *m);
 }
 

@@ -656,22 +656,14 @@ chart_spec(FILE *out, const m_group *g)
 /* ---- summarize --html ------------------------------------------------------ */
 
 typedef struct sum_ctx {
-    const agg *a;
-    m_group *models;        /* owned, built on first use */
-    int *built;
-    size_t group;
+    const summary *s;
+    size_t group;           /* the group whose sections follow */
 } sum_ctx;
 
 static const m_group *
-sum_model(sum_ctx *s)
+sum_model(sum_ctx *c)
 {
-    if (s->group >= s->a->ng)
-        return NULL;
-    if (!s->built[s->group]) {
-        model_build(&s->models[s->group], s->a->g[s->group]);
-        s->built[s->group] = 1;
-    }
-    return &s->models[s->group];
+    return c->group < c->s->ng ? &c->s->g[c->group].m : NULL;
 }
 
 static void
@@ -693,30 +685,24 @@ sum_hook(void *ctx, FILE *out, int level, const char *text)
 }
 
 static int
-md_summary(FILE *out, const void *a, const void *opt)
+md_summary(FILE *out, const void *s, const void *unused)
 {
-    return report_markdown(out, a, opt);
+    (void)unused;
+    return report_markdown(out, s);
 }
 
 int
-report_html(FILE *out, const agg *a, const report_opts *opt)
+report_html(FILE *out, const summary *s)
 {
-    sum_ctx s = { a, NULL, NULL, 0 };
-    size_t len = 0, i;
-    char *md = render(md_summary, a, opt, &len);
+    sum_ctx c = { s, 0 };
+    size_t len = 0;
+    char *md = render(md_summary, s, NULL, &len);
 
     if (md == NULL)
         return -1;
-    s.models = cli_xcalloc(a->ng ? a->ng : 1, sizeof *s.models);
-    s.built = cli_xcalloc(a->ng ? a->ng : 1, sizeof *s.built);
     page_begin(out, "pystats summary");
-    md_to_html(out, md, len, sum_hook, &s);
+    md_to_html(out, md, len, sum_hook, &c);
     page_end(out);
-    for (i = 0; i < a->ng; i++)
-        if (s.built[i])
-            model_free(&s.models[i]);
-    free(s.models);
-    free(s.built);
     free(md);
     return ferror(out) ? -1 : 0;
 }

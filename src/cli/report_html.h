@@ -12,13 +12,11 @@
 #ifndef REPORT_HTML_H
 #define REPORT_HTML_H
 
-#include "agg.h"
 #include "compare.h"
 #include "report.h"
 
 #include <stdio.h>
 
-int report_html(FILE *out, const agg *a, const report_opts *opt);
 int cmp_report_html(FILE *out, const cmp *c);
 
 #endif

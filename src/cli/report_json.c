@@ -1,6 +1,6 @@
 /* report_json.c: the JSON summary (schema 1, documented in
  * docs/FORMAT.md, section 3): name-keyed, self-contained, readable back as input
- * by load_json.c. */
+ * by read_json.c. */
 #include "report.h"
 
 #include "cli.h"
@@ -220,89 +220,86 @@ code_obj(const m_group *g)
 
 /* The sections of one group, added to o (the root or a group object). */
 static void
-group_fill(json_t *o, const agg_group *ag, const agg *a, int with_problems)
+group_fill(json_t *o, const summary_group *sg, const summary *s, int with_problems)
 {
-    m_group g;
+    const agg_group *ag = sg->meta;
+    const m_group *g = &sg->m;
     json_t *ops = json_object(), *opt = json_object(), *h = json_object(), *u = json_object();
     json_t *meta = group_meta(ag), *p;
     size_t i;
 
-    model_build(&g, ag);
     if (with_problems) {
         p = json_object();
         for (i = 0; i < AGG_P_COUNT; i++)
-            set(p, agg_problem_name[i], count(a->problems[i]));
+            set(p, agg_problem_name[i], count(s->problems[i]));
         set(meta, "problems", p);
     }
     set(o, "meta", meta);
-    set(meta, "total_execution_count", count(g.total_exec));
-    for (i = 0; i < g.ops.n; i++)
-        set(ops, g.ops.v[i].name, op_obj(&g.ops.v[i], 0));
+    set(meta, "total_execution_count", count(g->total_exec));
+    for (i = 0; i < g->ops.n; i++)
+        set(ops, g->ops.v[i].name, op_obj(&g->ops.v[i], 0));
     set(o, "opcodes", ops);
-    set(o, "calls", list_obj(&g.calls, 0));
-    set(o, "objects", list_obj(&g.objects, 0));
-    set(o, "gc", gc_obj(&g.gc));
-    set(opt, "counters", list_obj(&g.opt, 0));
-    for (i = 0; i < g.nhist; i++)
-        set(h, g.hist[i].name, list_obj(&g.hist[i].buckets, 0));
+    set(o, "calls", list_obj(&g->calls, 0));
+    set(o, "objects", list_obj(&g->objects, 0));
+    set(o, "gc", gc_obj(&g->gc));
+    set(opt, "counters", list_obj(&g->opt, 0));
+    for (i = 0; i < g->nhist; i++)
+        set(h, g->hist[i].name, list_obj(&g->hist[i].buckets, 0));
     set(opt, "histograms", h);
-    for (i = 0; i < g.uops.n; i++)
-        set(u, g.uops.v[i].name, op_obj(&g.uops.v[i], 1));
+    for (i = 0; i < g->uops.n; i++)
+        set(u, g->uops.v[i].name, op_obj(&g->uops.v[i], 1));
     set(opt, "uops", u);
-    set(opt, "unsupported_opcodes", list_obj(&g.unsupported, 0));
-    set(opt, "errors_in_opcode", list_obj(&g.errors, 0));
-    set(opt, "jit", list_obj(&g.jit, 0));
+    set(opt, "unsupported_opcodes", list_obj(&g->unsupported, 0));
+    set(opt, "errors_in_opcode", list_obj(&g->errors, 0));
+    set(opt, "jit", list_obj(&g->jit, 0));
     set(o, "optimization", opt);
-    set(o, "rare_events", list_obj(&g.rare, 0));
+    set(o, "rare_events", list_obj(&g->rare, 0));
     /* The collector's own sections, present only when the dumps had them. */
-    if (g.has_census)
-        set(o, "census", census_obj(&g));
-    if (g.ncode)
-        set(o, "code", code_obj(&g));
-    if (g.own_calls.n)
-        set(o, "own_calls", list_obj(&g.own_calls, 0));
-    if (g.own_rare.n)
-        set(o, "rare_watchers", list_obj(&g.own_rare, 0));
-    set(o, "other", list_obj(&g.other, 0));
-    model_free(&g);
+    if (g->has_census)
+        set(o, "census", census_obj(g));
+    if (g->ncode)
+        set(o, "code", code_obj(g));
+    if (g->own_calls.n)
+        set(o, "own_calls", list_obj(&g->own_calls, 0));
+    if (g->own_rare.n)
+        set(o, "rare_watchers", list_obj(&g->own_rare, 0));
+    set(o, "other", list_obj(&g->other, 0));
 }
 
 int
-report_json(FILE *out, const agg *a, const report_opts *opt)
+report_json(FILE *out, const summary *s)
 {
     json_t *root = json_object(), *groups, *meta, *p, *notes, *g;
-    char warn[2048];
     size_t i;
     int ret = -1;
 
-    (void)opt;
     set(root, "schema", json_integer(SUMMARY_SCHEMA));
-    if (a->ng == 1) {
-        group_fill(root, a->g[0], a, 1);
+    if (s->ng == 1) {
+        group_fill(root, &s->g[0], s, 1);
         meta = json_object_get(root, "meta");
     } else {
         meta = json_object();
-        set(meta, "files", count(agg_files(a)));
+        set(meta, "files", count(s->files));
         p = json_object();
         for (i = 0; i < AGG_P_COUNT; i++)
-            set(p, agg_problem_name[i], count(a->problems[i]));
+            set(p, agg_problem_name[i], count(s->problems[i]));
         set(meta, "problems", p);
         set(root, "meta", meta);
         groups = json_array();
-        for (i = 0; i < a->ng; i++) {
+        for (i = 0; i < s->ng; i++) {
             g = json_object();
-            group_fill(g, a->g[i], a, 0);
+            group_fill(g, &s->g[i], s, 0);
             json_array_append_new(groups, g);
         }
         set(root, "groups", groups);
     }
-    if (report_mix_warning(a, warn, sizeof warn))
-        set(meta, "mix_warning", text_json_str(warn));
+    if (s->mix)
+        set(meta, "mix_warning", text_json_str(s->mix));
     notes = json_array();
-    for (i = 0; i < a->nnotes; i++) {
+    for (i = 0; i < s->nnotes; i++) {
         json_t *n = json_object();
-        set(n, "kind", json_string(agg_problem_name[a->notes[i].kind]));
-        set(n, "where", text_json_str(a->notes[i].text));
+        set(n, "kind", json_string(agg_problem_name[s->notes[i].kind]));
+        set(n, "where", text_json_str(s->notes[i].text));
         json_array_append_new(notes, n);
     }
     set(meta, "problem_notes", notes);

@@ -15,7 +15,7 @@
 typedef struct md {
     FILE *out;
     int level;           /* heading level of a group's sections */
-    const report_opts *opt;
+    const summary_opts *opt;
 } md;
 
 /* CPython's Ratio: one decimal of percent; empty when den is 0. */
@@ -320,13 +320,59 @@ sec_specialization(md *m, const m_group *g)
     }
 }
 
+/* A row of the table by family: executions, base and specialized, and
+ * the three most used forms (none for a family that never specialized). */
+static void
+family_row(md *m, const m_group *g, const m_kv *f)
+{
+    m_list forms = { 0 };
+    uint64_t base = 0, spec = 0;
+    char c[32], p[32], b[32], s[32], sp[32];
+    size_t j;
+
+    for (j = 0; j < g->ops.n; j++) {
+        const m_op *op = &g->ops.v[j];
+        if (!op->has_exec || strcmp(op->family, f->name) != 0)
+            continue;
+        if (model_is_specialized(op)) {
+            spec += op->exec;
+            if (op->exec)
+                m_list_add(&forms, op->name, strlen(op->name), op->exec);
+        } else {
+            base += op->exec;
+        }
+    }
+    if (spec == 0 && forms.n == 0) {
+        free(forms.v);
+        return;
+    }
+    m_list_sort(&forms);
+    cli_count_str(c, sizeof c, f->n);
+    cli_count_str(b, sizeof b, base);
+    cli_count_str(s, sizeof s, spec);
+    pct_str(sp, spec, f->n);
+    fputs("| ", m->out);
+    cell(m->out, f->name);
+    fprintf(m->out, " | %s | %s | %s | %s | ", c, b, s, sp);
+    for (j = 0; j < forms.n; j++) {
+        if (j < 3) {
+            pct_str(p, forms.v[j].n, f->n);
+            fputs(j ? ", " : "", m->out);
+            cell(m->out, forms.v[j].name);
+            fprintf(m->out, " %s", p);
+        }
+        free(forms.v[j].name);
+    }
+    free(forms.v);
+    fputs(" |\n", m->out);
+}
+
 static void
 sec_effectiveness(md *m, const m_group *g)
 {
     uint64_t basic = 0, hits = 0, misses = 0, notspec = 0;
     m_list deferred = { 0 }, miss = { 0 }, fam = { 0 };
-    size_t i, j;
-    char c[32], p[32], b[32], s[32], sp[32];
+    size_t i;
 
     if (g->src->source == AGG_OWN || g->total_exec == 0)
         return;
@@ -365,45 +411,8 @@ sec_effectiveness(md *m, const m_group *g)
           "forms): the share that ran a specialized form, and the most used forms.\n\n"
           "| Family | Executions | Base | Specialized | Specialized share | Most used specializations |\n"
           "| :--- | ---: | ---: | ---: | ---: | :--- |\n", m->out);
-    for (i = 0; i < fam.n; i++) {
-        m_list forms = { 0 };
-        uint64_t base = 0, spec = 0;
-        for (j = 0; j < g->ops.n; j++) {
-            const m_op *op = &g->ops.v[j];
-            if (!op->has_exec || strcmp(op->family, fam.v[i].name) != 0)
-                continue;
-            if (model_is_specialized(op)) {
-                spec += op->exec;
-                if (op->exec)
-                    m_list_add(&forms, op->name, strlen(op->name), op->exec);
-            } else {
-                base += op->exec;
-            }
-        }
-        if (spec == 0 && forms.n == 0) {
-            free(forms.v);
-            continue;
-        }
-        m_list_sort(&forms);
-        cli_count_str(c, sizeof c, fam.v[i].n);
-        cli_count_str(b, sizeof b, base);
-        cli_count_str(s, sizeof s, spec);
-        pct_str(sp, spec, fam.v[i].n);
-        fputs("| ", m->out);
-        cell(m->out, fam.v[i].name);
-        fprintf(m->out, " | %s | %s | %s | %s | ", c, b, s, sp);
-        for (j = 0; j < forms.n; j++) {
-            if (j < 3) {
-                pct_str(p, forms.v[j].n, fam.v[i].n);
-                fputs(j ? ", " : "", m->out);
-                cell(m->out, forms.v[j].name);
-                fprintf(m->out, " %s", p);
-            }
-            free(forms.v[j].name);
-        }
-        free(forms.v);
-        fputs(" |\n", m->out);
-    }
+    for (i = 0; i < fam.n; i++)
+        family_row(m, g, &fam.v[i]);
     if (deferred.n) {
         m_list_sort_input(&deferred, g->input_order);
         heading(m, 1, "Deferred by instruction");
@@ -414,15 +423,9 @@ sec_effectiveness(md *m, const m_group *g)
         heading(m, 1, "Misses by instruction");
         table3(m, "Name", &miss, list_total(&miss), 10);
     }
-    for (i = 0; i < deferred.n; i++)
-        free(deferred.v[i].name);
-    for (i = 0; i < miss.n; i++)
-        free(miss.v[i].name);
-    for (i = 0; i < fam.n; i++)
-        free(fam.v[i].name);
-    free(deferred.v);
-    free(miss.v);
-    free(fam.v);
+    m_list_free(&deferred);
+    m_list_free(&miss);
+    m_list_free(&fam);
 }
 
 static void
@@ -708,7 +711,7 @@ sec_group_meta(md *m, const agg_group *g)
     strs_line(m, "Python version detected from", &g->how, 0);
     strs_line(m, "Collectors", &g->collectors, 0);
     for (i = 0; i < g->nhdr; i++)
-        if (!report_hdr_is_self_description(g->hdr[i].key))
+        if (!summary_hdr_is_self_description(g->hdr[i].key))
             strs_line(m, g->hdr[i].key, &g->hdr[i].vals,
                       text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key)));
     if (g->time_start) {
@@ -951,14 +954,6 @@ sec_own_rare(md *m, const m_group *g)
     }
 }
 
-int
-report_hdr_is_self_description(const char *key)
-{
-    return strcmp(key, AGG_HDR_CPY_SPECIALIZED) == 0 || strcmp(key, AGG_HDR_CPY_INPUT) == 0
-           || strncmp(key, AGG_HDR_CPY_DEFINES "[", strlen(AGG_HDR_CPY_DEFINES) + 1) == 0
-           || strncmp(key, AGG_HDR_CPY_STATS_DEFINES "[", strlen(AGG_HDR_CPY_STATS_DEFINES) + 1) == 0;
-}
-
 /* The metadata of Faster CPython's published summaries (commit, fork,
  * branch, date, actor), one line under the group's title. */
 static void
@@ -986,170 +981,85 @@ cpython_metadata(md *m, const agg_group *g)
 }
 
 static void
-report_group(md *m, const agg_group *ag)
+report_group(md *m, const summary_group *sg)
 {
-    m_group g;
+    const agg_group *ag = sg->meta;
+    const m_group *g = &sg->m;
 
-    model_build(&g, ag);
     cpython_metadata(m, ag);
-    sec_execution(m, &g);
-    sec_pairs(m, &g);
-    sec_pred_succ(m, &g);
-    sec_specialization(m, &g);
-    sec_effectiveness(m, &g);
-    sec_census(m, &g);
-    sec_census_sites(m, &g);
-    sec_hot_code(m, &g);
-    sec_calls(m, &g);
-    sec_own_calls(m, &g);
-    sec_objects(m, &g);
-    sec_gc(m, &g);
-    sec_optimization(m, &g);
-    sec_simple(m, "Rare events", "Event", &g.rare);
-    sec_own_rare(m, &g);
-    sec_simple(m, "Other counters", "Key", &g.other);
+    sec_execution(m, g);
+    sec_pairs(m, g);
+    sec_pred_succ(m, g);
+    sec_specialization(m, g);
+    sec_effectiveness(m, g);
+    sec_census(m, g);
+    sec_census_sites(m, g);
+    sec_hot_code(m, g);
+    sec_calls(m, g);
+    sec_own_calls(m, g);
+    sec_objects(m, g);
+    sec_gc(m, g);
+    sec_optimization(m, g);
+    sec_simple(m, "Rare events", "Event", &g->rare);
+    sec_own_rare(m, g);
+    sec_simple(m, "Other counters", "Key", &g->other);
     sec_group_meta(m, ag);
-    model_free(&g);
-}
-
-void
-report_group_title(const agg_group *g, char *buf, size_t size)
-{
-    char ver[32];
-
-    if (g->minor)
-        snprintf(ver, sizeof ver, "3.%d", g->minor);
-    else
-        snprintf(ver, sizeof ver, "(version unknown)");
-    if (g->source == AGG_OWN)
-        snprintf(buf, size, "pystats collector dumps, Python %s, counting %s", ver, g->counts);
-    else
-        snprintf(buf, size, "CPython %s native dumps", ver);
-    if (g->label) {
-        size_t n = strlen(buf);
-        char *l = text_display(g->label);
-        snprintf(buf + n, size - n, ", label %s", *l ? l : "(none)");
-        free(l);
-    }
-}
-
-const char *
-report_mix_warning(const agg *a, char *buf, size_t size)
-{
-    size_t i, j, used = 0, nfmt = 0, nkinds = 0;
-    uint64_t fmt[AGG_FMT_COUNT] = { 0 };
-
-    for (i = 0; i < a->ng; i++) {
-        size_t k;
-        for (k = 0; k < AGG_FMT_COUNT; k++)
-            fmt[k] += a->g[i]->fmt[k];
-        for (j = 0; j < i && !agg_same_kind(a->g[j], a->g[i]); j++)
-            ;
-        nkinds += j == i;   /* groups by label are not kinds */
-    }
-    for (i = 0; i < AGG_FMT_COUNT; i++)
-        nfmt += fmt[i] != 0;
-    if (nkinds <= 1 && nfmt <= 1)
-        return NULL;
-    buf[0] = '\0';
-    if (nkinds > 1) {
-        used += (size_t)snprintf(buf + used, size - used,
-                                 "the inputs mix %zu kinds of dumps (", nkinds);
-        int first = 1;
-        for (i = 0; i < a->ng && used < size; i++) {
-            agg_group kind;
-            uint64_t files = 0;
-            char t[128];
-            for (j = 0; j < i && !agg_same_kind(a->g[j], a->g[i]); j++)
-                ;
-            if (j < i)
-                continue;
-            for (j = i; j < a->ng; j++)
-                if (agg_same_kind(a->g[j], a->g[i]))
-                    files += a->g[j]->files;
-            kind = *a->g[i];
-            kind.label = NULL;
-            report_group_title(&kind, t, sizeof t);
-            used += (size_t)snprintf(buf + used, size - used, "%s%s: %llu files",
-                                     first ? "" : "; ", t, (unsigned long long)files);
-            first = 0;
-        }
-        if (used < size)
-            used += (size_t)snprintf(buf + used, size - used,
-                                     "); each is summarized on its own, never added together");
-    }
-    if (nfmt > 1 && used < size) {
-        used += (size_t)snprintf(buf + used, size - used, "%sthe inputs mix formats (",
-                                 used ? "; " : "");
-        for (i = 0; i < AGG_FMT_COUNT && used < size; i++)
-            if (fmt[i])
-                used += (size_t)snprintf(buf + used, size - used, "%s %llu ",
-                                         agg_format_name[i], (unsigned long long)fmt[i]);
-        if (used < size)
-            snprintf(buf + used, size - used, ")");
-    }
-    return buf;
 }
 
 int
-report_markdown(FILE *out, const agg *a, const report_opts *opt)
+report_markdown(FILE *out, const summary *s)
 {
-    md m = { out, 2, opt };
-    char warn[2048], t[256];
-    uint64_t problems = 0;
+    md m = { out, 2, &s->opt };
+    char t[256];
     size_t i;
 
-    for (i = 0; i < AGG_P_COUNT; i++)
-        problems += a->problems[i];
     fputs("# pystats summary\n\n", out);
-    fprintf(out, "%llu data files", (unsigned long long)agg_files(a));
-    if (a->ng == 1) {
-        report_group_title(a->g[0], t, sizeof t);
+    fprintf(out, "%llu data files", (unsigned long long)s->files);
+    if (s->ng == 1) {
         fputs(": ", out);
-        cell(out, t);
+        cell(out, s->g[0].title);
         fputs(".\n", out);
     } else {
-        fprintf(out, " in %zu groups.\n", a->ng);
+        fprintf(out, " in %zu groups.\n", s->ng);
     }
-    if (opt->trust)
-        fprintf(out, "\n**Trust:** %s. Details: `pystats check`.\n", opt->trust);
-    if (a->ng && a->g[0]->weight_total) {
-        cli_count_str(t, sizeof t, a->g[0]->weight_total);
+    if (s->trust)
+        fprintf(out, "\n**Trust:** %s. Details: `pystats check`.\n", s->trust);
+    if (s->weight_total) {
+        cli_count_str(t, sizeof t, s->weight_total);
         fprintf(out, "\n**Weighting:** every label counts the same: each of the %llu labels "
                 "is scaled to %s executions before adding (--equal-weight).\n",
-                (unsigned long long)a->g[0]->weight_labels, t);
+                (unsigned long long)s->weight_labels, t);
     }
-    if (report_mix_warning(a, warn, sizeof warn)) {
+    if (s->mix) {
         fputs("\n**Warning:** ", out);
-        cell(out, warn);
+        cell(out, s->mix);
         fputs(".\n", out);
     }
-    if (problems)
+    if (s->nproblems)
         fprintf(out, "\n**Warning:** %llu input problems (see \"Input problems\" below).\n",
-                (unsigned long long)problems);
-    if (a->ng == 1) {
-        report_group(&m, a->g[0]);
+                (unsigned long long)s->nproblems);
+    if (s->ng == 1) {
+        report_group(&m, &s->g[0]);
     } else {
         m.level = 3;
-        for (i = 0; i < a->ng; i++) {
-            report_group_title(a->g[i], t, sizeof t);
+        for (i = 0; i < s->ng; i++) {
             fprintf(out, "\n## Group %zu: ", i + 1);
-            cell(out, t);
-            fprintf(out, " (%llu files)\n", (unsigned long long)a->g[i]->files);
-            report_group(&m, a->g[i]);
+            cell(out, s->g[i].title);
+            fprintf(out, " (%llu files)\n", (unsigned long long)s->g[i].meta->files);
+            report_group(&m, &s->g[i]);
         }
     }
-    if (problems) {
+    if (s->nproblems) {
         fputs("\n## Input problems\n\n| Problem | Count |\n| :--- | ---: |\n", out);
         for (i = 0; i < AGG_P_COUNT; i++)
-            if (a->problems[i])
+            if (s->problems[i])
                 fprintf(out, "| %s | %llu |\n", agg_problem_name[i],
-                        (unsigned long long)a->problems[i]);
-        if (a->nnotes) {
+                        (unsigned long long)s->problems[i]);
+        if (s->nnotes) {
             fputs("\nFirst problems found:\n\n", out);
-            for (i = 0; i < a->nnotes; i++) {
-                fprintf(out, "- %s: ", agg_problem_name[a->notes[i].kind]);
-                cell(out, a->notes[i].text);
+            for (i = 0; i < s->nnotes; i++) {
+                fprintf(out, "- %s: ", agg_problem_name[s->notes[i].kind]);
+                cell(out, s->notes[i].text);
                 fputc('\n', out);
             }
         }

@@ -18,8 +18,7 @@ group_exec(const agg_group *g)
     size_t i;
 
     for (i = 0; i < g->keys.n; i++) {
-        psf_key k;
-        if (psf_key_parse(ktab_key(&g->keys, i), ktab_len(&g->keys, i), &k) == PSF_K_OP_EXEC)
+        if (g->key[i].kind == PSF_K_OP_EXEC)
             n = n > UINT64_MAX - g->val[i] ? UINT64_MAX : n + g->val[i];
     }
     return n;

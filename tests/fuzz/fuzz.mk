@@ -20,13 +20,11 @@ FUZZ_BUILD         := $(BUILD)/fuzz
 FUZZ_CFLAGS        := -g -O1 -std=c11 -D_GNU_SOURCE \
                       -fsanitize=fuzzer,address,undefined \
                       -fno-sanitize-recover=undefined $(JANSSON_CFLAGS)
-# load.c is compiled into the harness (its reader is static); main.c is
-# the program's, not the harness's.
-FUZZ_LIB_SRC       := $(filter-out src/cli/main.c src/cli/load.c,$(wildcard src/cli/*.c)) \
+# main.c is the program's, not the harness's.
+FUZZ_LIB_SRC       := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c)) \
                       $(wildcard src/format/*.c)
 FUZZ_BINS          := $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_ENTRIES)) $(FUZZ_BUILD)/fuzz-set
-# The set harness links load.c as the program does.
-FUZZ_SET_SRC       := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c)) $(wildcard src/format/*.c)
+FUZZ_SET_SRC       := $(FUZZ_LIB_SRC)
 
 fuzz_entry_native  := 1
 fuzz_entry_own     := 2

@@ -8,13 +8,13 @@
  *   cpython  a JSON file of CPython's summarize_stats.py --json-output
  *
  * Each input is read the way `pystats summarize` and `pystats check` read
- * a file (load.c is compiled in, so its static reader is reachable), and
+ * a file (load_bytes, or the JSON reader itself for the JSON entries), and
  * then everything downstream runs on it: the check observer, the set
  * checks, --by-label and --equal-weight (picked by the input's length),
  * the report model and both reports. */
-#include "../../src/cli/load.c"
-
 #include "../../src/cli/check.h"
+#include "../../src/cli/load.h"
+#include "../../src/cli/read.h"
 #include "../../src/cli/report.h"
 #include "../../src/cli/weight.h"
 
@@ -42,10 +42,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const char own_head[] = "pystats.format : 1\n";
     /* The input's length picks --by-label (odd) and --equal-weight. */
     const load_opts opt = { .jobs = 1, .quiet = 1, .by_label = (int)(size & 1) };
-    static const report_opts ro = { .top_pairs = 100 };
+    static const summary_opts ro = { .top_pairs = 100 };
+    summary sum;
     char *buf;
     size_t n = 0;
-    load_worker w;
+    ingest_worker w;
     check_set *cs;
     agg a;
     char verdict[512];
@@ -64,15 +65,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     buf[n] = '\0';
 
     cs = check_new();
-    worker_init(&w, &opt, check_observer(cs));
+    ingest_init(&w, &opt, check_observer(cs));
     if (FUZZ_ENTRY == ENTRY_SUMMARY || FUZZ_ENTRY == ENTRY_CPYTHON)
-        load_json(&w, "fuzz-input", buf, n);
+        read_json(&w, "fuzz-input", buf, n);
     else
-        parse_text(&w, "fuzz-input", buf, n);
+        load_bytes(&w, "fuzz-input", buf, n);
     agg_init(&a);
     a.quiet = 1;
     agg_merge(&a, &w.a);
-    worker_free(&w);
+    ingest_free(&w);
     check_finish(cs, &a);
     if ((size & 3) == 3)
         weight_equal_labels(&a);
@@ -80,8 +81,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_verdict(cs, verdict, sizeof verdict);
     check_report_text(cs, devnull, 0);
     check_report_json(cs, devnull);
-    report_markdown(devnull, &a, &ro);
-    report_json(devnull, &a, &ro);
+    summary_build(&sum, &a, &ro);
+    report_markdown(devnull, &sum);
+    report_json(devnull, &sum);
+    summary_free(&sum);
     agg_free(&a);
     check_free(cs);
     free(buf);

@@ -86,8 +86,9 @@ put_file(const uint8_t *p, size_t n)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const report_opts ro0 = { .top_pairs = 100, .top_sites = 50 };
-    report_opts ro = ro0;
+    static const summary_opts ro0 = { .top_pairs = 100, .top_sites = 50 };
+    summary_opts ro = ro0;
+    summary sum;
     load_opts opt = { .quiet = 1, .jobs = 1 };
     const uint8_t *p, *end, *sep;
     char *inputs[1] = { dir };
@@ -128,9 +129,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (equal)
             weight_equal_labels(&a);
         agg_sort(&a);
-        report_markdown(devnull, &a, &ro);
-        report_json(devnull, &a, &ro);
-        report_html(devnull, &a, &ro);
+        summary_build(&sum, &a, &ro);
+        report_markdown(devnull, &sum);
+        report_json(devnull, &sum);
+        report_html(devnull, &sum);
+        summary_free(&sum);
     }
     check_free(cs);
     agg_free(&a);

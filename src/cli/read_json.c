@@ -1,6 +1,6 @@
-/* load_json.c: reading JSON inputs: summaries written by --json (schema 1)
+/* read_json.c: reading JSON inputs: summaries written by --json (schema 1)
  * and CPython's summarize_stats.py --json-output files. */
-#include "load.h"
+#include "read.h"
 
 #include "cli.h"
 #include "summary_schema.h"
@@ -46,7 +46,7 @@ get_count(json_t *v, uint64_t *out)
 }
 
 typedef struct jctx {
-    load_worker *w;
+    ingest_worker *w;
     const char *path;
     agg_group *g;
     int bad;                 /* values that were not counts */
@@ -329,7 +329,7 @@ load_group(jctx *c, json_t *grp)
         files = 0;
     c->g->files += files;
     c->g->fmt[AGG_FMT_SUMMARY_JSON] += files;
-    load_observe(c->w, c->path, AGG_FMT_SUMMARY_JSON, files, c->g, NULL);
+    ingest_observe(c->w, c->path, AGG_FMT_SUMMARY_JSON, files, c->g, NULL);
     strs_from(&c->g->how, json_object_get(meta, "version_detection"), NULL);
     strs_from(&c->g->collectors, json_object_get(meta, "collectors"), NULL);
     json_object_foreach(json_object_get(meta, "headers"), name, o) {
@@ -407,7 +407,7 @@ defines_headers(jctx *c, json_t *obj, const char *prefix)
             continue;
         }
         snprintf(key, sizeof key, "%s[%s]", prefix, num);
-        load_header(c->w, key, strlen(key), val, strlen(val));
+        ingest_header(c->w, key, strlen(key), val, strlen(val));
     }
 }
 
@@ -471,7 +471,7 @@ load_cpython(jctx *c, json_t *root)
     uint64_t n, nfiles = 1;
     char hkey[256], val[16384];
 
-    load_file_begin(c->w);
+    ingest_begin(c->w);
     json_object_foreach(root, key, v) {
         if (strcmp(key, "__nfiles__") == 0) {
             if (get_count(v, &nfiles) != 0)
@@ -480,7 +480,7 @@ load_cpython(jctx *c, json_t *root)
         }
         if (strcmp(key, "_specialized_instructions") == 0) {
             if (names_value(v, val, sizeof val) == 0)
-                load_header(c->w, AGG_HDR_CPY_SPECIALIZED, strlen(AGG_HDR_CPY_SPECIALIZED),
+                ingest_header(c->w, AGG_HDR_CPY_SPECIALIZED, strlen(AGG_HDR_CPY_SPECIALIZED),
                             val, strlen(val));
             else
                 c->bad++;
@@ -502,7 +502,7 @@ load_cpython(jctx *c, json_t *root)
                     continue;
                 }
                 snprintf(hkey, sizeof hkey, "%s%s", AGG_HDR_CPY_METADATA, name);
-                load_header(c->w, hkey, strlen(hkey), t, strlen(t));
+                ingest_header(c->w, hkey, strlen(hkey), t, strlen(t));
             }
             continue;
         }
@@ -513,23 +513,23 @@ load_cpython(jctx *c, json_t *root)
             continue;
         }
         if (eval_call_key(root, key, hkey, sizeof hkey))
-            load_counter(c->w, hkey, strlen(hkey), n);
+            ingest_counter(c->w, hkey, strlen(hkey), n);
         else
-            load_counter(c->w, key, strlen(key), n);
+            ingest_counter(c->w, key, strlen(key), n);
     }
-    load_header(c->w, AGG_HDR_CPY_INPUT, strlen(AGG_HDR_CPY_INPUT), c->path, strlen(c->path));
+    ingest_header(c->w, AGG_HDR_CPY_INPUT, strlen(AGG_HDR_CPY_INPUT), c->path, strlen(c->path));
     if (benchmark_of(c->path, val, sizeof val)) {
         /* A label is free text, held in the dump's encoding (text.h). */
         size_t ll;
         char *l = text_from_dump(1, val, strlen(val), &ll);
-        load_header(c->w, PSF_H_LABEL, sizeof PSF_H_LABEL - 1, l, ll);
+        ingest_header(c->w, PSF_H_LABEL, sizeof PSF_H_LABEL - 1, l, ll);
         free(l);
     }
-    load_file_end(c->w, c->path, AGG_FMT_CPYTHON_JSON, nfiles);
+    ingest_end(c->w, c->path, AGG_FMT_CPYTHON_JSON, nfiles);
 }
 
 void
-load_json(load_worker *w, const char *path, const char *buf, size_t n)
+read_json(ingest_worker *w, const char *path, const char *buf, size_t n)
 {
     json_error_t err;
     json_t *root = text_json_loadb(buf, n, 0, &err);
@@ -559,7 +559,7 @@ load_json(load_worker *w, const char *path, const char *buf, size_t n)
             json_decref(root);
             return;
         }
-        if (load_reserve(w, path, summary_count_total(root)) != 0) {
+        if (ingest_reserve(w, path, summary_count_total(root)) != 0) {
             json_decref(root);
             return;
         }

@@ -1,0 +1,281 @@
+/* read_text.c: the text reader: this collector's dumps (format 1 and 2)
+ * and CPython's --enable-pystats dumps, line by line into the sink. */
+#include "read.h"
+
+#include "cli.h"
+#include "text.h"
+#include "../format/psf_keys.h"
+#include "../format/psf_line.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- census sites and hot-code keys ------------------------------------- */
+
+/* Split "census.site[I]"'s value F | ATTEMPTS | COUNTER | FILE | LINE |
+ * QUALNAME | SOURCE into f[0..6].  In format 2 every field is encoded, so
+ * " | " only ever separates; in format 1 SOURCE, last, may hold " | ".
+ * A line's trailing blanks are gone, so an empty SOURCE leaves the value
+ * ending in " |".  Returns 0, or -1 if a field is missing or ATTEMPTS /
+ * LINE are not numbers. */
+static int
+site_fields(const char *val, size_t vlen, const char **f, size_t *fl)
+{
+    const char *p = val, *e = val + vlen, *sep;
+    uint64_t n;
+    int i;
+
+    for (i = 0; i < 6; i++) {
+        for (sep = p; sep + 3 <= e && memcmp(sep, PSF_SEP_FIELD, 3) != 0; sep++)
+            ;
+        if (sep + 3 > e) {
+            if (i == 5 && e - p >= 2 && memcmp(e - 2, " |", 2) == 0) {
+                f[5] = p;
+                fl[5] = (size_t)(e - 2 - p);
+                f[6] = e;
+                fl[6] = 0;
+                goto numbers;
+            }
+            return -1;
+        }
+        f[i] = p;
+        fl[i] = (size_t)(sep - p);
+        p = sep + 3;
+    }
+    f[6] = p;
+    fl[6] = (size_t)(e - p);
+numbers:
+    if (psf_parse_u64(f[1], fl[1], &n) != PSF_NUM_OK || psf_parse_u64(f[4], fl[4], &n) != PSF_NUM_OK
+        || fl[0] == 0)
+        return -1;
+    return 0;
+}
+
+/* A census site becomes two counters of its row (family, file, line,
+ * function, source, each in the canonical text form of text.h):
+ * census.sites[ROW].count, 1, summed, and census.sites[ROW].attempts,
+ * kept at the maximum. */
+static int
+census_site(ingest_worker *w, const char *val, size_t vlen)
+{
+    static const int keep[] = {0, 3, 5, 6};   /* family, file, function, source */
+    const char *f[7];
+    size_t fl[7], n, len, i;
+    char *t[4] = {NULL}, *key;
+    uint64_t attempts, line;
+    int ret = -1;
+
+    if (site_fields(val, vlen, f, fl) != 0)
+        return -1;
+    psf_parse_u64(f[1], fl[1], &attempts);
+    psf_parse_u64(f[4], fl[4], &line);
+    for (i = 0; i < 4; i++)
+        if ((t[i] = text_from_dump(w->version, f[keep[i]], fl[keep[i]], &len)) == NULL)
+            goto done;
+    n = strlen(t[0]) + strlen(t[1]) + strlen(t[2]) + strlen(t[3]) + 96;
+    key = cli_xmalloc(n);
+    n = (size_t)snprintf(key, n, PSF_KEY_CENSUS_ROWS "%s | %s | %llu | %s | %s].count", t[0], t[1],
+                         (unsigned long long)line, t[2], t[3]);
+    ingest_counter(w, key, n, 1);
+    memcpy(key + n - 6, ".attempts", 10);
+    ingest_counter(w, key, n + 3, attempts);
+    free(key);
+    ret = 0;
+done:
+    for (i = 0; i < 4; i++)
+        free(t[i]);
+    return ret;
+}
+
+/* A hot-code key code[FILE:LINE:QUALNAME]<rest> with FILE and QUALNAME in
+ * the canonical text form, as a new string (*len its length); NULL if
+ * the key is not one or does not decode.  Format 1 wrote FILE raw (it
+ * may hold ':'): the key splits at its last two ':' before "]." there. */
+static char *
+code_key(int version, const char *k, size_t n, size_t *len)
+{
+    const char *b = k + 5, *e = NULL, *c1 = NULL, *c2 = NULL, *p;
+    char *file = NULL, *qual = NULL, *out = NULL;
+    size_t fl, ql, cap;
+
+    for (p = k + n; p > b; p--)
+        if (p[-1] == ']' && p < k + n && p[0] == '.') {
+            e = p - 1;
+            break;
+        }
+    if (e == NULL)
+        return NULL;
+    if (version >= 2) {
+        c1 = memchr(b, ':', (size_t)(e - b));
+        c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+    } else {
+        for (p = e; p > b && c2 == NULL; p--)
+            if (p[-1] == ':')
+                c2 = p - 1;
+        for (p = c2; c2 && p > b && c1 == NULL; p--)
+            if (p[-1] == ':')
+                c1 = p - 1;
+    }
+    if (c1 == NULL || c2 == NULL)
+        return NULL;
+    file = text_from_dump(version, b, (size_t)(c1 - b), &fl);
+    qual = text_from_dump(version, c2 + 1, (size_t)(e - c2 - 1), &ql);
+    if (file && qual) {
+        cap = fl + ql + (size_t)(c2 - c1) + (size_t)(k + n - e) + 8;
+        out = cli_xmalloc(cap);
+        *len = (size_t)snprintf(out, cap, PSF_KEY_CODE "%s%.*s%s%.*s", file, (int)(c2 - c1 + 1), c1,
+                                qual, (int)(k + n - e), e);
+    }
+    free(file);
+    free(qual);
+    return out;
+}
+
+/* ---- text dumps -------------------------------------------------------- */
+
+/* Line problems: the first LINE_WARN_MAX of a file are warned one by one,
+ * the rest counted and summed up in one warning, so that a file that is
+ * not a dump at all does not flood stderr. */
+#define LINE_WARN_MAX 10
+#define LINE_PROBLEM(kind, ...)                                          \
+    do {                                                                 \
+        if (shown++ < LINE_WARN_MAX)                                     \
+            agg_problem(&w->a, (kind), path, lineno, __VA_ARGS__);       \
+        else {                                                           \
+            w->a.problems[(kind)]++;                                     \
+            hidden++;                                                    \
+        }                                                                \
+    } while (0)
+
+/* A hot-code counter, its key in canonical form. */
+static void
+own_code_counter(ingest_worker *w, const char *path, unsigned long lineno, const psf_line *ln,
+                 uint64_t v, unsigned long *shown, unsigned long *hidden)
+{
+    size_t cl;
+    char *ck = code_key(w->version, ln->key, ln->key_len, &cl);
+
+    if (ck != NULL) {
+        ingest_counter(w, ck, cl, v);
+        free(ck);
+    } else if ((*shown)++ < LINE_WARN_MAX) {
+        agg_problem(&w->a, AGG_P_UNPARSABLE, path, lineno,
+                    "hot-code key is not \"code[FILE:LINE:QUALNAME]...\" in the dump's "
+                    "text encoding, line not counted");
+    } else {
+        w->a.problems[AGG_P_UNPARSABLE]++;
+        (*hidden)++;
+    }
+}
+
+/* Whether the line p..nl is a census site, and then its key and value in
+ * *ln: split after "census.site[I]", not at the last ':' (format 1 wrote
+ * source lines raw, colons and all). */
+static int
+site_line(const char *p, const char *nl, psf_line *ln)
+{
+    const char *b = p, *e = nl, *k;
+    size_t pre = sizeof PSF_KEY_CENSUS_SITE - 1;
+
+    while (b < e && (*b == ' ' || *b == '\t'))
+        b++;
+    while (e > b && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r'))
+        e--;
+    if ((size_t)(e - b) <= pre || memcmp(b, PSF_KEY_CENSUS_SITE, pre) != 0)
+        return 0;
+    k = memchr(b, ']', (size_t)(e - b));
+    if (k == NULL || k + 1 >= e || (k[1] != ':' && (k + 2 >= e || memcmp(k + 1, " :", 2) != 0)))
+        return 0;
+    ln->key = b;
+    ln->key_len = (size_t)(k + 1 - b);
+    ln->val = k + (k[1] == ':' ? 2 : 3);
+    while (ln->val < e && *ln->val == ' ')
+        ln->val++;
+    ln->val_len = (size_t)(e - ln->val);
+    return 1;
+}
+
+void
+read_text(ingest_worker *w, const char *path, const char *buf, size_t n)
+{
+    const char *p = buf, *end = buf + n, *nl;
+    unsigned long lineno = 0;
+    int own, st;
+    psf_line ln;
+    uint64_t v;
+    unsigned long shown = 0, hidden = 0;
+
+    own = n >= 14 && memcmp(buf, PSF_H_FORMAT, 14) == 0;
+    w->version = 1;
+    if (own) {
+        nl = memchr(buf, '\n', n);
+        if (psf_line_split(buf, (size_t)((nl ? nl : end) - buf), &ln) != PSF_LINE_OK
+            || ln.val_len != 1 || ln.val[0] < '1' || ln.val[0] > '0' + PSF_FORMAT_VERSION) {
+            agg_problem(&w->a, AGG_P_UNSUPPORTED, path, 1,
+                        "unsupported dump format version, file not counted");
+            return;
+        }
+    }
+    if (own)
+        w->version = ln.val[0] - '0';
+    ingest_begin(w);
+    while (p < end) {
+        lineno++;
+        nl = memchr(p, '\n', (size_t)(end - p));
+        if (nl == NULL) {
+            agg_problem(&w->a, AGG_P_TRUNCATED, path, lineno,
+                        "last line has no newline (file cut short?), line not counted");
+            break;
+        }
+        st = psf_line_split(p, (size_t)(nl - p), &ln);
+        if (st == PSF_LINE_OK) {
+            if (ln.header) {
+                size_t tl;
+                char *t = NULL;
+                if (text_header_is_free(ln.key, ln.key_len)
+                    && (t = text_from_dump(w->version, ln.val, ln.val_len, &tl)) == NULL)
+                    LINE_PROBLEM(AGG_P_UNPARSABLE, "%% not followed by two hexadecimal digits "
+                                 "in free text, line not counted%s", "");
+                else
+                    ingest_header(w, ln.key, ln.key_len, t ? t : ln.val, t ? tl : ln.val_len);
+                free(t);
+            } else if (site_line(p, nl, &ln)) {
+                if (census_site(w, ln.val, ln.val_len) != 0)
+                    LINE_PROBLEM(AGG_P_UNPARSABLE, "census site is not \"FAMILY | ATTEMPTS | "
+                                 "COUNTER | FILE | LINE | FUNCTION | SOURCE\", line not counted%s", "");
+            } else {
+                st = psf_parse_u64(ln.val, ln.val_len, &v);
+                if (st == PSF_NUM_OK && own && ln.key_len > 5
+                    && memcmp(ln.key, PSF_KEY_CODE, 5) == 0)
+                    own_code_counter(w, path, lineno, &ln, v, &shown, &hidden);
+                else if (st == PSF_NUM_OK)
+                    ingest_counter(w, ln.key, ln.key_len, v);
+                else if (st == PSF_NUM_OVERFLOW)
+                    LINE_PROBLEM(AGG_P_OVERFLOW, "value of %.*s exceeds 2**64-1, line not counted",
+                                 (int)(ln.key_len > 200 ? 200 : ln.key_len), ln.key);
+                else
+                    LINE_PROBLEM(AGG_P_UNPARSABLE,
+                                 "value is not an unsigned integer, line not counted%s", "");
+            }
+        } else if (st != PSF_LINE_BLANK) {
+            LINE_PROBLEM(AGG_P_UNPARSABLE, "no \"key : value\" on this line, not counted%s", "");
+        }
+        p = nl + 1;
+    }
+    if (hidden && !w->a.quiet) {
+        fputs("pystats: warning: ", stderr);
+        cli_fput_esc(stderr, path);
+        fprintf(stderr, ": %lu more bad lines not shown (counted in the report)\n", hidden);
+    }
+    if (w->nent == 0) {
+        /* A header alone (an own dump cut after its header) counts
+         * nothing: not a data file. */
+        agg_problem(&w->a, AGG_P_EMPTY, path, 0, "%s, file not counted",
+                    w->nhdr ? "a header and no counters" : "no counters");
+        ingest_discard(w);
+        return;
+    }
+    ingest_end(w, path, own ? AGG_FMT_OWN_TEXT : AGG_FMT_NATIVE_TEXT, 1);
+}
+

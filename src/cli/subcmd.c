@@ -1,0 +1,171 @@
+/* subcmd.c: the plumbing every subcommand shares: common options,
+ * default input, writing a report whole. */
+#include "subcmd.h"
+
+#include "cli.h"
+#include "outfile.h"
+#include "../format/psf_detect.h"
+#include "../format/psf_write.h"
+
+#include <errno.h>
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Every long option of the command: the common ones (SUBCMD_O_*), then
+ * each subcommand's own (its getopt value its own to interpret). */
+static const struct option every_option[] = {
+    { "json", required_argument, NULL, SUBCMD_O_JSON },
+    { "markdown", required_argument, NULL, SUBCMD_O_MARKDOWN },
+    { "html", required_argument, NULL, SUBCMD_O_HTML },
+    { "strict", no_argument, NULL, SUBCMD_O_STRICT },
+    { "python-version", required_argument, NULL, SUBCMD_O_VERSION },
+    { "jobs", required_argument, NULL, SUBCMD_O_JOBS },
+    { "quiet", no_argument, NULL, SUBCMD_O_QUIET },
+    { "help", no_argument, NULL, SUBCMD_O_HELP },
+    /* summarize */
+    { "top-pairs", required_argument, NULL, 'T' },
+    { "top-sites", required_argument, NULL, 'S' },
+    { "by-label", no_argument, NULL, 'b' },
+    { "equal-weight", no_argument, NULL, 'e' },
+    /* compare */
+    { "min-change", required_argument, NULL, 'c' },
+    { "top", required_argument, NULL, 'T' },
+    { "fail-if", required_argument, NULL, 'f' },
+    /* check */
+    { "all-files", no_argument, NULL, 'a' },
+    /* run */
+    { "output", required_argument, NULL, 'o' },
+    { "mode", required_argument, NULL, 'M' },
+    { "label", required_argument, NULL, 'L' },
+};
+#define NOPTIONS (sizeof every_option / sizeof every_option[0])
+
+/* The getopt_long table of the options named in names (space-separated,
+ * in that order), into opts (NOPTIONS + 1 rows). */
+static void
+build_longopts(const char *names, struct option *opts)
+{
+    size_t n = 0, len, i;
+
+    while (*names) {
+        len = strcspn(names, " ");
+        for (i = 0; i < NOPTIONS; i++)
+            if (strlen(every_option[i].name) == len
+                && memcmp(every_option[i].name, names, len) == 0)
+                break;
+        if (i == NOPTIONS || n == NOPTIONS) {
+            fprintf(stderr, "pystats: internal error: no option '%.*s'\n", (int)len, names);
+            exit(CLI_EXIT_INTERNAL);
+        }
+        opts[n++] = every_option[i];
+        names += len;
+        names += strspn(names, " ");
+    }
+    memset(&opts[n], 0, sizeof opts[n]);
+}
+
+/* A common option: 0, or CLI_EXIT_USAGE. */
+static int
+common_option(subcmd_common *co, int c, const char *arg)
+{
+    switch (c) {
+    case SUBCMD_O_JSON: co->json = arg; return 0;
+    case SUBCMD_O_MARKDOWN: co->markdown = arg; return 0;
+    case SUBCMD_O_HTML: co->html = arg; return 0;
+    case SUBCMD_O_STRICT: co->strict = 1; return 0;
+    case SUBCMD_O_QUIET: co->quiet = 1; return 0;
+    case SUBCMD_O_VERSION:
+        return cli_opt_version(arg, &co->lo.force_minor) < 0 ? CLI_EXIT_USAGE : 0;
+    case SUBCMD_O_JOBS:
+        return cli_opt_count("jobs", arg, SUBCMD_JOBS_MAX, &co->lo.jobs) < 0 ? CLI_EXIT_USAGE : 0;
+    default:
+        return CLI_EXIT_USAGE;
+    }
+}
+
+int
+subcmd_parse(const subcmd_spec *s, int argc, char **argv, subcmd_common *co)
+{
+    struct option longopts[NOPTIONS + 1];
+    int c, r;
+
+    memset(co, 0, sizeof *co);
+    build_longopts(s->options, longopts);
+    optind = 1;
+    while ((c = getopt_long(argc, argv, s->shortopts, longopts, NULL)) != -1) {
+        if (c == 'h' || c == SUBCMD_O_HELP) {
+            fputs(s->usage, stdout);
+            return CLI_EXIT_OK;
+        }
+        if (c == '?' || c == ':') {
+            fputs(s->usage, stderr);
+            return CLI_EXIT_USAGE;
+        }
+        if (c >= SUBCMD_O_JSON && c < SUBCMD_O_HELP)
+            r = common_option(co, c, optarg);
+        else
+            r = s->own ? s->own(s->ctx, c, optarg) : CLI_EXIT_USAGE;
+        if (r != 0)
+            return r;
+    }
+    return -1;
+}
+
+void
+subcmd_inputs(int argc, char **argv, char ***inputs, size_t *ninputs)
+{
+    static char default_dir[PSF_PATH_MAX], *default_input[] = { default_dir };
+
+    *inputs = argv + optind;
+    *ninputs = (size_t)(argc - optind);
+    if (*ninputs == 0) {
+        psf_default_dir(getenv("PYSTATS_TMPDIR"), default_dir, sizeof default_dir);
+        *inputs = default_input;
+        *ninputs = 1;
+    }
+}
+
+int
+subcmd_write(const char *path, const char *noun,
+             int (*fn)(FILE *out, const void *ctx), const void *ctx)
+{
+    const char *sp = noun ? " " : "", *nn = noun ? noun : "";
+    outfile o;
+
+    if (outfile_open(&o, path) != 0) {
+        fprintf(stderr, "pystats: error: %s: cannot create%s%s: %s\n", path, sp, nn,
+                strerror(errno));
+        return CLI_EXIT_OUTPUT;
+    }
+    errno = 0;
+    if (fn(o.fp, ctx) != 0) {
+        int e = errno;
+        outfile_abort(&o);
+        fprintf(stderr, "pystats: error: %s: writing%s%s failed: %s\n", path, sp, nn,
+                strerror(e ? e : EIO));
+        return CLI_EXIT_OUTPUT;
+    }
+    if (outfile_commit(&o) != 0) {
+        fprintf(stderr, "pystats: error: %s: writing%s%s failed: %s\n", path, sp, nn,
+                strerror(errno));
+        return CLI_EXIT_OUTPUT;
+    }
+    return CLI_EXIT_OK;
+}
+
+void
+subcmd_say_no_files(const char *what, char **inputs, size_t ninputs)
+{
+    size_t i;
+
+    fputs("pystats: error: ", stderr);
+    if (what)
+        fprintf(stderr, "%s: ", what);
+    fputs("no dump files found in", stderr);
+    for (i = 0; i < ninputs; i++) {
+        fputc(' ', stderr);
+        cli_fput_esc(stderr, inputs[i]);
+    }
+    fputc('\n', stderr);
+}

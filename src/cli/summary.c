@@ -1,0 +1,146 @@
+/* summary.c: the summary every report renders, built once. */
+#include "summary.h"
+
+#include "cli.h"
+#include "text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int
+summary_hdr_is_self_description(const char *key)
+{
+    return strcmp(key, AGG_HDR_CPY_SPECIALIZED) == 0 || strcmp(key, AGG_HDR_CPY_INPUT) == 0
+           || strncmp(key, AGG_HDR_CPY_DEFINES "[", strlen(AGG_HDR_CPY_DEFINES) + 1) == 0
+           || strncmp(key, AGG_HDR_CPY_STATS_DEFINES "[", strlen(AGG_HDR_CPY_STATS_DEFINES) + 1) == 0;
+}
+
+void
+summary_group_title(const agg_group *g, char *buf, size_t size)
+{
+    char ver[32];
+
+    if (g->minor)
+        snprintf(ver, sizeof ver, "3.%d", g->minor);
+    else
+        snprintf(ver, sizeof ver, "(version unknown)");
+    if (g->source == AGG_OWN)
+        snprintf(buf, size, "pystats collector dumps, Python %s, counting %s", ver, g->counts);
+    else
+        snprintf(buf, size, "CPython %s native dumps", ver);
+    if (g->label) {
+        size_t n = strlen(buf);
+        char *l = text_display(g->label);
+        snprintf(buf + n, size - n, ", label %s", *l ? l : "(none)");
+        free(l);
+    }
+}
+
+const char *
+summary_mix_warning(const agg *a, char *buf, size_t size)
+{
+    size_t i, j, used = 0, nfmt = 0, nkinds = 0;
+    uint64_t fmt[AGG_FMT_COUNT] = { 0 };
+
+    for (i = 0; i < a->ng; i++) {
+        size_t k;
+        for (k = 0; k < AGG_FMT_COUNT; k++)
+            fmt[k] += a->g[i]->fmt[k];
+        for (j = 0; j < i && !agg_same_kind(a->g[j], a->g[i]); j++)
+            ;
+        nkinds += j == i;   /* groups by label are not kinds */
+    }
+    for (i = 0; i < AGG_FMT_COUNT; i++)
+        nfmt += fmt[i] != 0;
+    if (nkinds <= 1 && nfmt <= 1)
+        return NULL;
+    buf[0] = '\0';
+    if (nkinds > 1) {
+        used += (size_t)snprintf(buf + used, size - used,
+                                 "the inputs mix %zu kinds of dumps (", nkinds);
+        int first = 1;
+        for (i = 0; i < a->ng && used < size; i++) {
+            agg_group kind;
+            uint64_t files = 0;
+            char t[128];
+            for (j = 0; j < i && !agg_same_kind(a->g[j], a->g[i]); j++)
+                ;
+            if (j < i)
+                continue;
+            for (j = i; j < a->ng; j++)
+                if (agg_same_kind(a->g[j], a->g[i]))
+                    files += a->g[j]->files;
+            kind = *a->g[i];
+            kind.label = NULL;
+            summary_group_title(&kind, t, sizeof t);
+            used += (size_t)snprintf(buf + used, size - used, "%s%s: %llu files",
+                                     first ? "" : "; ", t, (unsigned long long)files);
+            first = 0;
+        }
+        if (used < size)
+            used += (size_t)snprintf(buf + used, size - used,
+                                     "); each is summarized on its own, never added together");
+    }
+    if (nfmt > 1 && used < size) {
+        used += (size_t)snprintf(buf + used, size - used, "%sthe inputs mix formats (",
+                                 used ? "; " : "");
+        for (i = 0; i < AGG_FMT_COUNT && used < size; i++)
+            if (fmt[i])
+                used += (size_t)snprintf(buf + used, size - used, "%s %llu ",
+                                         agg_format_name[i], (unsigned long long)fmt[i]);
+        if (used < size)
+            snprintf(buf + used, size - used, ")");
+    }
+    return buf;
+}
+
+void
+summary_build(summary *s, const agg *a, const summary_opts *opt)
+{
+    size_t i;
+
+    memset(s, 0, sizeof *s);
+    s->opt = *opt;
+    s->trust = opt->trust;
+    s->files = agg_files(a);
+    for (i = 0; i < AGG_P_COUNT; i++) {
+        s->problems[i] = a->problems[i];
+        s->nproblems += a->problems[i];
+    }
+    s->notes = a->notes;
+    s->nnotes = a->nnotes;
+    s->mix = summary_mix_warning(a, s->mix_buf, sizeof s->mix_buf);
+    if (a->ng) {
+        s->weight_labels = a->g[0]->weight_labels;
+        s->weight_total = a->g[0]->weight_total;
+    }
+    s->ng = a->ng;
+    s->g = cli_xcalloc(a->ng ? a->ng : 1, sizeof *s->g);
+    for (i = 0; i < a->ng; i++) {
+        s->g[i].meta = a->g[i];
+        model_build(&s->g[i].m, a->g[i]);
+        summary_group_title(a->g[i], s->g[i].title, sizeof s->g[i].title);
+    }
+}
+
+void
+summary_free(summary *s)
+{
+    size_t i;
+
+    for (i = 0; i < s->ng; i++)
+        model_free(&s->g[i].m);
+    free(s->g);
+    memset(s, 0, sizeof *s);
+}
+
+size_t
+summary_find(const summary *s, const agg_group *g)
+{
+    size_t i;
+
+    for (i = 0; i < s->ng && s->g[i].meta != g; i++)
+        ;
+    return i;
+}
