@@ -52,14 +52,15 @@ agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n)
     s->n++;
 }
 
-static void
-strs_free(agg_strs *s)
+void
+agg_strs_free(agg_strs *s)
 {
     size_t i;
 
     for (i = 0; i < s->n; i++)
         free(s->v[i].text);
     free(s->v);
+    memset(s, 0, sizeof *s);
 }
 
 void
@@ -78,11 +79,11 @@ group_free(agg_group *g)
     free(g->val);
     free(g->key);
     free(g->flag);
-    strs_free(&g->how);
-    strs_free(&g->collectors);
+    agg_strs_free(&g->how);
+    agg_strs_free(&g->collectors);
     for (i = 0; i < g->nhdr; i++) {
         free(g->hdr[i].key);
-        strs_free(&g->hdr[i].vals);
+        agg_strs_free(&g->hdr[i].vals);
     }
     free(g->hdr);
     free(g->time_start);

@@ -59,6 +59,8 @@ typedef struct agg_strs {
     size_t n, cap;
 } agg_strs;
 
+/* Free the texts and the list; s is left empty. */
+void agg_strs_free(agg_strs *s);
 void agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n);
 
 /* Header keys a CPython summary (summarize_stats.py --json-output) gives

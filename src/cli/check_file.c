@@ -19,10 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const check_leak_ops[CK_NLEAK] = {
-    "IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR", "LOAD_BUILD_CLASS",
-    "SETUP_ANNOTATIONS", "LOAD_NAME", "STORE_NAME", "DELETE_NAME",
-};
+/* The severity of a check's issues: its row's (check_table.c). */
+#define SEV(id) (check_info[(id)].severity)
 
 static uint64_t
 mix64(uint64_t x)
@@ -318,10 +316,10 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
         return;
     if (cause && *cause) {
         char *shown = text_display(cause);
-        ck_add_issue(c, CK_INEXACT, CHECK_ERROR, path, "%s; the first: %s", text, shown);
+        ck_add_issue(c, CK_INEXACT, SEV(CK_INEXACT), path, "%s; the first: %s", text, shown);
         free(shown);
     } else {
-        ck_add_issue(c, CK_INEXACT, CHECK_ERROR, path, "%s", text);
+        ck_add_issue(c, CK_INEXACT, SEV(CK_INEXACT), path, "%s", text);
     }
 }
 
@@ -392,7 +390,7 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
             list_add(&into, "%s: %llu pairs end with it, %llu executions", name,
                      (unsigned long long)o->col, (unsigned long long)o->exec);
         if (own && (int32_t)i == cache && (o->exec || o->row || o->col))
-            ck_add_issue(c, CK_OWN_CACHE, CHECK_ERROR, r->path,
+            ck_add_issue(c, CK_OWN_CACHE, SEV(CK_OWN_CACHE), r->path,
                       "CACHE: %llu executions, %llu pairs", (unsigned long long)o->exec,
                       (unsigned long long)(o->row + o->col));
         if (own && o->exec && psf_tab_has_opcodes(r->minor)) {
@@ -405,21 +403,21 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
             list_add(&hits, "%s (%llu hits)", name, (unsigned long long)o->hit);
     }
     if (exceed.n)
-        ck_add_issue(c, CK_PAIRS_EXCEED, CHECK_ERROR, r->path, "%s", list_text(&exceed));
+        ck_add_issue(c, CK_PAIRS_EXCEED, SEV(CK_PAIRS_EXCEED), r->path, "%s", list_text(&exceed));
     if (into.n)
-        ck_add_issue(c, CK_PAIRS_INTO, exact ? CHECK_ERROR : CHECK_WARNING, r->path,
+        ck_add_issue(c, CK_PAIRS_INTO, exact ? SEV(CK_PAIRS_INTO) : CHECK_WARNING, r->path,
                   "%s", list_text(&into));
     if (spec.n)
-        ck_add_issue(c, CK_OWN_SPECIALIZED, CHECK_ERROR, r->path, "%s", list_text(&spec));
+        ck_add_issue(c, CK_OWN_SPECIALIZED, SEV(CK_OWN_SPECIALIZED), r->path, "%s", list_text(&spec));
     /* Normal in an aggregate of several processes (CPython's
      * summarize_stats.py --json-output of a benchmark run, where the
      * harness turns stats on after warm-up): a note there; in one dump it
      * means that dump's success and failure figures are partial. */
     if (hits.n)
-        ck_add_issue(c, CK_HITS_NO_SUCCESS, f->nfiles > 1 ? CHECK_NOTE : CHECK_WARNING,
+        ck_add_issue(c, CK_HITS_NO_SUCCESS, f->nfiles > 1 ? CHECK_NOTE : SEV(CK_HITS_NO_SUCCESS),
                   r->path, "%s", list_text(&hits));
     if (own && r->exec && r->pairs == r->exec)
-        ck_add_issue(c, CK_NO_START, CHECK_ERROR, r->path,
+        ck_add_issue(c, CK_NO_START, SEV(CK_NO_START), r->path,
                   "%llu executions and as many pairs", (unsigned long long)r->exec);
 }
 
@@ -469,20 +467,20 @@ on_problem(void *ctx, int kind, const char *file, unsigned long line,
 
     if (line)
         snprintf(where, sizeof where, "line %lu: ", line);
-    ck_add_issue(c, CK_UNREADABLE + kind, CHECK_ERROR, file, "%s%s", where, msg);
+    ck_add_issue(c, CK_UNREADABLE + kind, SEV(CK_UNREADABLE + kind), file, "%s%s", where, msg);
 }
 
 static void
 on_hidden(void *ctx, const char *path)
 {
-    ck_add_issue(ctx, CK_HIDDEN_TMP, CHECK_WARNING, path,
+    ck_add_issue(ctx, CK_HIDDEN_TMP, SEV(CK_HIDDEN_TMP), path,
               "a dump's temporary file: its writer did not finish");
 }
 
 static void
 on_foreign(void *ctx, const char *path, unsigned long uid)
 {
-    ck_add_issue(ctx, CK_FOREIGN, CHECK_WARNING, path,
+    ck_add_issue(ctx, CK_FOREIGN, SEV(CK_FOREIGN), path,
               "owned by uid %lu, in a directory others can write", uid);
 }
 

@@ -1,6 +1,7 @@
 /* check_finding.c: what the checks build: issues raised per file,
  * findings (a check that fired, its files and details) and the small
- * text helpers the checks share. */
+ * text helpers the checks share, and the startup instructions the
+ * per-file and the set checks both name. */
 #include "check_int.h"
 
 #include "cli.h"
@@ -9,6 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+const char *const check_leak_ops[CK_NLEAK] = {
+    "IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR", "LOAD_BUILD_CLASS",
+    "SETUP_ANNOTATIONS", "LOAD_NAME", "STORE_NAME", "DELETE_NAME",
+};
 
 uint64_t
 ck_sadd(uint64_t a, uint64_t b)
@@ -115,17 +121,6 @@ void
 ck_tally(agg_strs *s, const char *v, uint64_t n)
 {
     agg_strs_add(s, v, strlen(v), n);
-}
-
-void
-ck_tally_free(agg_strs *s)
-{
-    size_t i;
-
-    for (i = 0; i < s->n; i++)
-        free(s->v[i].text);
-    free(s->v);
-    memset(s, 0, sizeof *s);
 }
 
 void

@@ -17,7 +17,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
-/* Every check, by its stable name (check_info[] in check.c). */
+/* Every check, by its stable name (its row of check_info[], check_table.c). */
 enum ck_id {
     CK_NO_FILES, CK_UNREADABLE, CK_EMPTY, CK_BINARY, CK_TRUNCATED,
     CK_UNPARSABLE, CK_OVERFLOW, CK_UNSUPPORTED, CK_ALL_ZERO,
@@ -142,7 +142,6 @@ void ck_lazy_done(ck_lazy *l, const char *fmt, ...) __attribute__((format(printf
 
 /* Distinct values of one property over the files. */
 void ck_tally(agg_strs *s, const char *v, uint64_t n);
-void ck_tally_free(agg_strs *s);
 
 uint64_t ck_sadd(uint64_t a, uint64_t b);          /* saturating */
 char *ck_xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -94,7 +94,7 @@ mixed(check_set *c, int id, int severity, ck_value_fn *value)
             free(v);
         }
     mix_finding(c, id, severity, &s);
-    ck_tally_free(&s);
+    agg_strs_free(&s);
 }
 
 static char *
@@ -593,5 +593,5 @@ ck_windows(check_set *c, const agg *a, int id, int severity)
                                      ck_plural(win.v[i].n, "dump", "dumps"));
         ck_new_finding(c, id, severity, "%s", text);
     }
-    ck_tally_free(&win);
+    agg_strs_free(&win);
 }

@@ -4,8 +4,8 @@
  * per file by the observer (check_file.c).  To add a check: an id in
  * check_int.h, a row here, its function, and a line in docs/CLI.md.
  *
- * Where a row's reason names two cases, its function picks the severity
- * of each: all-zero (an error when every file is all zero),
+ * Every finding takes its row's severity, except where the row's reason
+ * names two cases and its function picks the severity of each: all-zero (an error when every file is all zero),
  * duplicate-content (a warning for native dumps), on-at-exit and leakage
  * (notes for whole-program collection); per file: pairs-into (a warning
  * when not exact), hits-without-success (a note for CPython summaries).

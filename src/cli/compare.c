@@ -456,16 +456,6 @@ add_specialized_shares(cmp_section *spec, int i, const m_group *m, const m_list 
 }
 
 static void
-free_list(m_list *l)
-{
-    size_t k;
-
-    for (k = 0; k < l->n; k++)
-        free(l->v[k].name);
-    free(l->v);
-}
-
-static void
 fill(cmp *c)
 {
     cmp_section *exec = NULL, *fam, *eff, *spec, *specn, *fail, *pairs = NULL, *s;
@@ -539,8 +529,8 @@ fill(cmp *c)
         }
         if (native)
             add_specialized_shares(spec, i, m, &famexec, &famspec);
-        free_list(&famexec);
-        free_list(&famspec);
+        m_list_free(&famexec);
+        m_list_free(&famspec);
     }
 
     fill_own(c);

@@ -85,8 +85,8 @@ bucket_cmp(const void *pa, const void *pb)
     return x < y ? -1 : x > y;
 }
 
-static void
-list_free(m_list *l)
+void
+m_list_free(m_list *l)
 {
     size_t i;
 
@@ -747,10 +747,10 @@ ops_free(m_ops *ops)
 
     for (i = 0; i < ops->n; i++) {
         free(ops->v[i].name);
-        list_free(&ops->v[i].fail);
-        list_free(&ops->v[i].fail_names);
-        list_free(&ops->v[i].succ);
-        list_free(&ops->v[i].pred);
+        m_list_free(&ops->v[i].fail);
+        m_list_free(&ops->v[i].fail_names);
+        m_list_free(&ops->v[i].succ);
+        m_list_free(&ops->v[i].pred);
     }
     free(ops->v);
 }
@@ -762,26 +762,26 @@ model_free(m_group *m)
 
     ops_free(&m->ops);
     ops_free(&m->uops);
-    list_free(&m->calls);
-    list_free(&m->objects);
-    list_free(&m->gc);
-    list_free(&m->opt);
-    list_free(&m->jit);
+    m_list_free(&m->calls);
+    m_list_free(&m->objects);
+    m_list_free(&m->gc);
+    m_list_free(&m->opt);
+    m_list_free(&m->jit);
     for (i = 0; i < m->nhist; i++) {
         free(m->hist[i].name);
-        list_free(&m->hist[i].buckets);
+        m_list_free(&m->hist[i].buckets);
     }
     free(m->hist);
-    list_free(&m->unsupported);
-    list_free(&m->errors);
-    list_free(&m->rare);
-    list_free(&m->other);
-    list_free(&m->census);
-    list_free(&m->census_excluded);
+    m_list_free(&m->unsupported);
+    m_list_free(&m->errors);
+    m_list_free(&m->rare);
+    m_list_free(&m->other);
+    m_list_free(&m->census);
+    m_list_free(&m->census_excluded);
     for (i = 0; i < m->ncfam; i++) {
         free(m->cfam[i].name);
-        list_free(&m->cfam[i].forms);
-        list_free(&m->cfam[i].extra);
+        m_list_free(&m->cfam[i].forms);
+        m_list_free(&m->cfam[i].extra);
     }
     free(m->cfam);
     for (i = 0; i < m->nsites; i++) {
@@ -792,12 +792,12 @@ model_free(m_group *m)
     for (i = 0; i < m->ncode; i++) {
         free(m->code[i].name);
         free(m->code[i].path);
-        list_free(&m->code[i].ops);
+        m_list_free(&m->code[i].ops);
     }
     free(m->code);
     where_free(&m->wh);
-    list_free(&m->own_calls);
-    list_free(&m->own_rare);
+    m_list_free(&m->own_calls);
+    m_list_free(&m->own_rare);
     memset(m, 0, sizeof *m);
 }
 

@@ -146,6 +146,8 @@ const m_op *model_op(const m_group *m, const char *name);
 /* A label's count in a list, 0 if absent. */
 uint64_t m_list_get(const m_list *l, const char *name);
 void m_list_add(m_list *l, const char *name, size_t len, uint64_t n);
+/* Free the names and the list; l is left empty. */
+void m_list_free(m_list *l);
 /* Sort by count descending, then name. */
 void m_list_sort(m_list *l);
 /* Sort by count descending, then seq if by_input (else name). */

@@ -424,15 +424,9 @@ sec_effectiveness(md *m, const m_group *g)
         heading(m, 1, "Misses by instruction");
         table3(m, "Name", &miss, list_total(&miss), 10);
     }
-    for (i = 0; i < deferred.n; i++)
-        free(deferred.v[i].name);
-    for (i = 0; i < miss.n; i++)
-        free(miss.v[i].name);
-    for (i = 0; i < fam.n; i++)
-        free(fam.v[i].name);
-    free(deferred.v);
-    free(miss.v);
-    free(fam.v);
+    m_list_free(&deferred);
+    m_list_free(&miss);
+    m_list_free(&fam);
 }
 
 static void
