@@ -1,5 +1,6 @@
 /* report_html.c: the HTML reports (see report_html.h). */
 #include "report_html.h"
+#include "overview.h"
 
 #include "cli.h"
 #include "model.h"
@@ -135,6 +136,49 @@ split_cells(const char *s, size_t n, line *cells, size_t max)
 
 #define MAX_COLS 32
 
+/* A cell; a long path (over CELL_MAX bytes, with a '/') is shortened to
+ * its last CELL_MAX bytes from a '/', the whole on hover, so that wide
+ * tables keep their figures on screen. */
+#define CELL_MAX 48
+
+static void
+cell_html(FILE *out, const char *s, size_t n)
+{
+    size_t cut;
+
+    if (n <= CELL_MAX || memchr(s, '`', n) != NULL) {
+        inline_md(out, s, n);
+        return;
+    }
+    if (memchr(s, '/', n) == NULL) {
+        /* Other long text (a sys.version, configure arguments): its
+         * start, the whole on hover. */
+        if (n <= 2 * CELL_MAX) {
+            inline_md(out, s, n);
+            return;
+        }
+        for (cut = 2 * CELL_MAX; cut > CELL_MAX && s[cut] != ' '; cut--)
+            ;
+        fputs("<span class=\"short\" title=\"", out);
+        inline_md(out, s, n);
+        fputs("\">", out);
+        inline_md(out, s, cut);
+        fputs("\u2026</span>", out);
+        return;
+    }
+    for (cut = n - CELL_MAX; cut < n && s[cut] != '/'; cut++)
+        ;
+    if (cut >= n) {
+        inline_md(out, s, n);
+        return;
+    }
+    fputs("<span class=\"short\" title=\"", out);
+    inline_md(out, s, n);
+    fputs("\">\u2026", out);
+    inline_md(out, s + cut, n - cut);
+    fputs("</span>", out);
+}
+
 static void
 emit_table(FILE *out, const line *lines, size_t nl)
 {
@@ -161,7 +205,7 @@ emit_table(FILE *out, const line *lines, size_t nl)
         fputs("<tr>", out);
         for (k = 0; k < nc && k < ncols; k++) {
             fputs(right[k] ? "<td class=\"n\">" : "<td>", out);
-            inline_md(out, cells[k].s, cells[k].n);
+            cell_html(out, cells[k].s, cells[k].n);
             fputs("</td>", out);
         }
         for (; k < ncols; k++)
@@ -171,12 +215,129 @@ emit_table(FILE *out, const line *lines, size_t nl)
     fputs("</tbody></table></div>\n", out);
 }
 
+/* Section anchors: the heading's words ("pair-counts"), under a group
+ * its number first ("g2-pair-counts"), made unique with -2, -3 ... */
+typedef struct anchors {
+    char (*id)[96];
+    size_t n;
+    int group;
+} anchors;
+
+static void
+anchor_make(anchors *a, int level, const char *text, char *out, size_t size)
+{
+    char base[80];
+    size_t k = 0, i, dup = 0;
+    int dash = 0;
+
+    if (level == 2)
+        a->group = strncmp(text, "Group ", 6) == 0 ? atoi(text + 6) : 0;
+    if (a->group && level > 2)
+        k = (size_t)snprintf(base, sizeof base, "g%d-", a->group);
+    for (; *text && k + 1 < sizeof base; text++) {
+        unsigned char c = (unsigned char)*text;
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+            base[k++] = (char)c;
+            dash = 0;
+        } else if (c >= 'A' && c <= 'Z') {
+            base[k++] = (char)(c - 'A' + 'a');
+            dash = 0;
+        } else if (!dash && k > 0 && base[k - 1] != '-') {
+            base[k++] = '-';
+            dash = 1;
+        }
+    }
+    while (k > 0 && base[k - 1] == '-')
+        k--;
+    base[k] = '\0';
+    if (k == 0)
+        snprintf(base, sizeof base, "section");
+    snprintf(out, size, "%s", base);
+    for (i = 0; i < a->n; i++)
+        if (strcmp(a->id[i], out) == 0) {
+            snprintf(out, size, "%s-%zu", base, ++dup + 1);
+            i = (size_t)-1;   /* again from the start */
+        }
+    a->id = cli_xrealloc(a->id, (a->n + 1) * sizeof *a->id);
+    snprintf(a->id[a->n++], sizeof a->id[0], "%s", out);
+}
+
+/* Headings whose sections are long lists of small tables: collapsed. */
+static int
+collapsed(const char *text)
+{
+    return strcmp(text, "Predecessors and successors") == 0;
+}
+
+static int
+is_heading(const line *l)
+{
+    return l->n > 1 && l->s[0] == '#';
+}
+
+static int
+heading_level(const line *l, size_t *text_at)
+{
+    int level = 0;
+    size_t j;
+
+    while ((size_t)level < l->n && l->s[level] == '#')
+        level++;
+    for (j = (size_t)level; j < l->n && l->s[j] == ' '; j++)
+        ;
+    *text_at = j;
+    return level > 6 ? 6 : level;
+}
+
+/* A table of contents of the h2 and h3 headings, linked to their
+ * anchors (the same ones md_to_html gives them). */
+static void
+toc(FILE *out, const line *lines, size_t nl)
+{
+    anchors a = { NULL, 0, 0 };
+    char id[96], text[512];
+    size_t i, at;
+    int level, open3 = 0, hidden = 0;
+
+    fputs("<nav class=\"toc\"><b>Contents</b>\n<ul>\n", out);
+    for (i = 0; i < nl; i++) {
+        if (!is_heading(&lines[i]))
+            continue;
+        level = heading_level(&lines[i], &at);
+        snprintf(text, sizeof text, "%.*s", (int)(lines[i].n - at), lines[i].s + at);
+        anchor_make(&a, level, text, id, sizeof id);
+        if (hidden && level <= hidden)
+            hidden = 0;
+        if (level < 2 || level > 3 || hidden)
+            continue;
+        if (collapsed(text))
+            hidden = level;     /* its many small tables: not listed */
+        if (level == 2 && open3) {
+            fputs("</ul></li>\n", out);
+            open3 = 0;
+        }
+        if (level == 3 && !open3) {
+            fputs("<li><ul>\n", out);
+            open3 = 1;
+        }
+        fprintf(out, "<li><a href=\"#%s\">", id);
+        inline_md(out, lines[i].s + at, lines[i].n - at);
+        fputs("</a></li>\n", out);
+    }
+    if (open3)
+        fputs("</ul></li>\n", out);
+    fputs("</ul></nav>\n", out);
+    free(a.id);
+}
+
 static void
 md_to_html(FILE *out, const char *buf, size_t len, heading_hook hook, void *ctx)
 {
     line *lines = NULL;
-    size_t nl = 0, cap = 0, i, j, hid = 0;
+    size_t nl = 0, cap = 0, i, j;
     const char *p = buf, *end = buf + len;
+    anchors an = { NULL, 0, 0 };
+    int open_details = 0;   /* level of the open <details>, 0: none */
 
     while (p < end) {
         const char *nlp = memchr(p, '\n', (size_t)(end - p));
@@ -197,21 +358,25 @@ md_to_html(FILE *out, const char *buf, size_t len, heading_hook hook, void *ctx)
             continue;
         }
         if (l->s[0] == '#') {
-            int level = 0;
-            char text[512];
-            while ((size_t)level < l->n && l->s[level] == '#')
-                level++;
-            j = (size_t)level;
-            while (j < l->n && l->s[j] == ' ')
-                j++;
-            if (level > 6)
-                level = 6;
+            char text[512], id[96];
+            int level = heading_level(l, &j);
             snprintf(text, sizeof text, "%.*s", (int)(l->n - j), l->s + j);
-            fprintf(out, "<h%d id=\"h%zu\">", level, ++hid);
+            anchor_make(&an, level, text, id, sizeof id);
+            if (open_details && level <= open_details) {
+                fputs("</details>\n", out);
+                open_details = 0;
+            }
+            fprintf(out, "<h%d id=\"%s\">", level, id);
             inline_md(out, l->s + j, l->n - j);
             fprintf(out, "</h%d>\n", level);
+            if (level == 1)
+                toc(out, lines, nl);
             if (hook)
                 hook(ctx, out, level, text);
+            if (collapsed(text)) {
+                fputs("<details><summary>Show the tables</summary>\n", out);
+                open_details = level;
+            }
             i++;
             continue;
         }
@@ -242,6 +407,9 @@ md_to_html(FILE *out, const char *buf, size_t len, heading_hook hook, void *ctx)
         fputs("</p>\n", out);
         i = j;
     }
+    if (open_details)
+        fputs("</details>\n", out);
+    free(an.id);
     free(lines);
 }
 
@@ -266,7 +434,19 @@ static const char css[] =
     "svg.chart rect.seg:hover,svg.chart rect.cell:hover,svg.chart rect.div:hover{stroke:#000;"
     "stroke-width:1}\n"
     ".legend{font-size:12px;color:#57606a;margin:-.6em 0 1em}\n"
-    ".legend i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px;vertical-align:middle}\n";
+    ".legend i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px;vertical-align:middle}\n"
+    "nav.toc{position:fixed;top:0;left:0;width:230px;height:100vh;overflow:auto;"
+    "padding:12px 10px;box-sizing:border-box;border-right:1px solid #d0d7de;"
+    "background:#f6f8fa;font-size:13px}\n"
+    "nav.toc ul{list-style:none;margin:.2em 0;padding-left:.8em}nav.toc a{color:#0969da;"
+    "text-decoration:none}\n"
+    "@media(min-width:1100px){main{margin-left:240px}}@media(max-width:1099px){nav.toc{"
+    "position:static;width:auto;height:auto;border:1px solid #d0d7de}}\n"
+    "span.short{border-bottom:1px dotted #8c959f}\n"
+    "details>summary{cursor:pointer;color:#0969da;margin:.3em 0}\n"
+    ".badge{display:inline-block;padding:2px 10px;border-radius:12px;font-weight:600;"
+    "color:#fff}.badge.ok{background:#1a7f37}.badge.caution{background:#bf8700}"
+    ".badge.untrusted{background:#cf222e}\n";
 
 /* Sorting: one delegated listener; keys computed once per sort; rows are
  * reordered in a detached tbody, so thousands of rows sort quickly. */
@@ -431,9 +611,17 @@ chart_exec(FILE *out, const m_group *g)
         fprintf(out, "<text class=\"val\" x=\"%.2f\" y=\"15\">%s (%.1f%%)</text></g>\n", x + 6, c,
                 100.0 * (double)fam.v[i].n / (double)g->total_exec);
     }
-    fputs("</svg>\n<p class=\"legend\"><i style=\"background:" BASE_COLOR "\"></i>base "
-          "instruction<i style=\"background:#f28e2b\"></i>specialized forms, stacked within "
-          "their family (hover a segment for its name and count)</p>\n", out);
+    /* The legend names only what the chart shows: collector dumps count
+     * base instructions, with no specialized forms to stack. */
+    for (i = 0, k = 0; i < g->ops.n && !k; i++)
+        k = g->ops.v[i].exec && model_is_specialized(&g->ops.v[i]);
+    fputs("</svg>\n<p class=\"legend\">The most executed families, each bar its "
+          "executions and share of all instructions:<i style=\"background:" BASE_COLOR
+          "\"></i>base instruction", out);
+    if (k)
+        fputs("<i style=\"background:#f28e2b\"></i>specialized forms, stacked within their "
+              "family (hover a segment for its name and count)", out);
+    fputs("</p>\n", out);
     free(forms);
     for (i = 0; i < fam.n; i++)
         free(fam.v[i].name);
@@ -521,8 +709,13 @@ chart_pairs(FILE *out, const m_group *g)
         }
         fputc('\n', out);
     }
-    fputs("</svg>\n<p class=\"legend\">Rows: an instruction; columns: the instruction that "
-          "ran next. Darker is more (log scale); hover a cell for its count.</p>\n", out);
+    cli_count_str(c, sizeof c, max);
+    fprintf(out, "</svg>\n<p class=\"legend\">Rows: an instruction; columns: the instruction "
+            "that ran next (the %zu most executed). Scale (log): "
+            "<i style=\"background:#f6f8fa;border:1px solid #d0d7de\"></i>0"
+            "<i style=\"background:#deebf7\"></i>1 to "
+            "<i style=\"background:#08306b\"></i><span class=\"scale-max\">%s</span> pairs, "
+            "darker is more; hover a cell for its count.</p>\n", n, c);
 done:
     for (i = 0; i < top.n; i++)
         free(top.v[i].name);
@@ -676,6 +869,12 @@ sum_hook(void *ctx, FILE *out, int level, const char *text)
         s->group = strtoul(text + 6, NULL, 10) - 1;
         return;
     }
+    if (strcmp(text, "Overview") == 0 && overview_verdict(s->s->trust)) {
+        const char *v = overview_verdict(s->s->trust);
+        fprintf(out, "<p class=\"verdict\">Verdict: <span class=\"badge %s\">%s</span></p>\n",
+                v, v);
+        return;
+    }
     if (strcmp(text, "Execution counts") == 0 && (g = sum_model(s)))
         chart_exec(out, g);
     else if (strcmp(text, "Pair counts") == 0 && (g = sum_model(s)))
@@ -719,11 +918,13 @@ div_value(const cmp_section *s, const cmp_row *r, const char **unit)
         *unit = " pp";
         return r->change * 100.0;
     }
-    if (s->normalized && s->self_share) {
-        *unit = " pp";
-        return r->change_pm / 1e4;
-    }
     if (s->normalized) {
+        /* Counts per million instructions; a count that did not change
+         * has no bar, whatever its share did. */
+        if (r->has_base && r->has_head && r->base_n == r->head_n) {
+            *unit = " /M";
+            return 0;
+        }
         *unit = " /M";
         return r->change_pm;
     }
@@ -761,7 +962,7 @@ chart_diverging(FILE *out, const cmp_section *s)
         v = div_value(s, rows[i], &unit);
         w = half * fabs(v) / max;
         x = v < 0 ? mid - w : mid;
-        snprintf(val, sizeof val, "%+.*f%s", s->normalized && !s->self_share ? 1 : 2, v, unit);
+        snprintf(val, sizeof val, "%+.*f%s", s->normalized ? 1 : 2, v, unit);
         fprintf(out, "<g transform=\"translate(0,%.0f)\"><text x=\"%.0f\" y=\"13\" "
                 "text-anchor=\"end\">", i * rh + 4, lw - 6);
         esc(out, rows[i]->name);
@@ -776,10 +977,12 @@ chart_diverging(FILE *out, const cmp_section *s)
                 v < 0 ? mid + 6 : mid + w + 6, "", val);
     }
     fputs("</svg>\n", out);
-    fprintf(out, "<p class=\"legend\">The %zu largest changes, in the unit of the table's "
-            "change column (%s): <i style=\"background:#4e79a7\"></i>up"
-            "<i style=\"background:#e15759\"></i>down.</p>\n", n,
-            unit[0] ? unit + 1 : "count");
+    fprintf(out, "<p class=\"legend\">The %zu largest changes%s: "
+            "<i style=\"background:#4e79a7\"></i>up<i style=\"background:#e15759\"></i>down.</p>\n",
+            n, s->kind == CMP_SHARE ? ", in percentage points"
+               : s->normalized ? " per million instructions executed on each side (a count that "
+                                 "did not change has no bar)"
+               : ", in counts");
 }
 
 static void

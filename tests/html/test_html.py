@@ -127,10 +127,92 @@ def families(summary):
     return fam
 
 
+JS_NAV = """(() => ({
+  toc: Array.from(document.querySelectorAll('nav.toc a')).map(a => ({href: a.getAttribute('href'),
+    text: a.textContent, target: (document.getElementById(a.getAttribute('href').slice(1)) || {}).tagName,
+    targetText: (document.getElementById(a.getAttribute('href').slice(1)) || {}).textContent})),
+  ids: Array.from(document.querySelectorAll('[id]')).map(e => e.id),
+  details: Array.from(document.querySelectorAll('details')).map(d => ({open: d.open,
+    after: d.previousElementSibling ? d.previousElementSibling.textContent : '',
+    tables: d.querySelectorAll('table').length})),
+  badge: Array.from(document.querySelectorAll('span.badge')).map(b => [b.className, b.textContent]),
+  short: Array.from(document.querySelectorAll('span.short')).map(s => [s.title, s.textContent]),
+  tocRight: (document.querySelector('nav.toc') || {getBoundingClientRect: () => ({right: 0})})
+    .getBoundingClientRect().right,
+  mainLeft: document.querySelector('main').getBoundingClientRect().left}))()"""
+
+
+def md_text(t):
+    """A Markdown heading's text as the page shows it: backslash escapes
+    and code marks gone."""
+    return re.sub(r"\\(.)", r"\1", t).replace("`", "").replace("**", "")
+
+
+def check_navigation(page, name, md):
+    """The table of contents lists the Markdown's h2 and h3 headings, each
+    link reaching a heading of that text with a named anchor; long tables
+    collapsed; the verdict a badge of its word; shortened cells keep the
+    whole on hover; the contents do not cover the text (1400 px)."""
+    nav = page.eval(JS_NAV)
+    want, hidden = [], 0
+    for l in md.split("\n"):
+        m = re.match(r"^(#+) (.*)$", l)
+        if not m:
+            continue
+        level = len(m.group(1))
+        if hidden and level <= hidden:
+            hidden = 0
+        if hidden or level not in (2, 3):
+            continue
+        want.append(md_text(m.group(2)))
+        if m.group(2) == "Predecessors and successors":
+            hidden = level      # collapsed: its tables are not listed
+    got = [a["text"] for a in nav["toc"]]
+    check("%s: contents list the report's sections (%d)" % (name, len(want)), got == want,
+          "page %s, markdown %s" % (got[:6], want[:6]))
+    bad = [a for a in nav["toc"] if a["target"] not in ("H2", "H3") or a["targetText"] != a["text"]]
+    check("%s: every contents link reaches its heading" % name, not bad, str(bad[:3]))
+    check("%s: anchors are named, unique" % name,
+          not any(re.match(r"^h\d+$", i) for i in nav["ids"]) and len(set(nav["ids"])) == len(nav["ids"]),
+          str(nav["ids"][:8]))
+    if "## Predecessors and successors" in md or "### Predecessors and successors" in md:
+        d = [x for x in nav["details"] if x["after"].startswith("Predecessors and successors")]
+        check("%s: predecessors and successors collapsed" % name,
+              len(d) >= 1 and not any(x["open"] for x in d) and all(x["tables"] > 0 for x in d), str(d))
+    m = re.search(r"^\| Verdict \| \*\*(\w+)\*\* \|$", md, re.M)
+    if m:
+        check("%s: the verdict a badge of its word" % name,
+              ["badge " + m.group(1), m.group(1)] in nav["badge"], str(nav["badge"]))
+    bad = [x for x in nav["short"] if not (
+        (x[1].startswith("\u2026") and x[0].endswith(x[1][1:])) or
+        (x[1].endswith("\u2026") and x[0].startswith(x[1][:-1])))]
+    check("%s: shortened cells keep the whole on hover (%d)" % (name, len(nav["short"])),
+          not bad, str(bad[:3]))
+    legends = page.eval("Array.from(document.querySelectorAll('svg[data-chart=exec]')).map(svg => "
+                        "[Array.from(svg.querySelectorAll('rect.seg title')).some(t => "
+                        "t.textContent.includes('(specialized)')), "
+                        "svg.nextElementSibling.textContent.includes('specialized forms')])")
+    check("%s: the execution legend names specialized forms only where the chart has some" % name,
+          all(drawn == named for drawn, named in legends), str(legends))
+    scale = page.eval("Array.from(document.querySelectorAll('svg[data-chart=pairs]')).map(svg => "
+                      "[Math.max(...Array.from(svg.querySelectorAll('rect.cell')).map(r => "
+                      "Number(r.dataset.count))), svg.nextElementSibling.querySelector('.scale-max')"
+                      ".textContent])")
+    check("%s: the heatmap's scale ends at its largest cell" % name,
+          all("{:,}".format(mx) == txt for mx, txt in scale), str(scale))
+    right = page.eval("[document.querySelector('table').getBoundingClientRect().right, "
+                      "document.documentElement.clientWidth]")
+    check("%s: the first table fits the window (%.0f <= %.0f px)" % (name, right[0], right[1]),
+          right[0] <= right[1], str(right))
+    check("%s: the contents do not cover the report" % name, nav["tocRight"] <= nav["mainLeft"] + 1,
+          "%s > %s" % (nav["tocRight"], nav["mainLeft"]))
+
+
 def check_common(page, name, md, shot):
     check("%s: loads without console errors" % name, not page.errors, "; ".join(page.errors)[:500])
     check("%s: its script ran" % name,
           page.eval("document.documentElement.getAttribute('data-ready')") == "1")
+    check_navigation(page, name, md)
     want = md_tables(md)
     got = page.eval(JS_TABLES)
     check("%s: every Markdown table, same rows (%d tables)" % (name, len(want)), want == got,
@@ -243,13 +325,11 @@ def div_value(sec, row):
     if sec["kind"] == "share":
         return None if row["change"] is None else row["change"] * 100
     if sec["normalized"]:
-        if row.get("change_pm") is None:
-            return None
-        return row["change_pm"] / 1e4 if SELF_SHARE.get(sec["title"]) else row["change_pm"]
+        # Per million instructions; an unchanged count has no bar.
+        if row.get("base") is not None and row.get("base") == row.get("head"):
+            return 0
+        return row.get("change_pm")
     return row["change"]
-
-
-SELF_SHARE = {"Execution counts": True, "Execution counts by family": True}
 
 
 def check_diverging(name, charts, comp):
@@ -317,7 +397,7 @@ def main():
                 *extra)
         return html, json.load(open(js)), open(md).read()
 
-    with cdp.Browser() as b:
+    with cdp.Browser(width=1400) as b:
         # ---- summarize: one native group ---------------------------------
         html, summ, md = summarize("summary-3.13", os.path.join(NAT, "cpython-3.13.5-whole"))
         page = b.open("file://" + html)
