@@ -164,24 +164,26 @@ enum { IDX_OP = 0, IDX_UOP, IDX_SITE, IDX_CODE, IDX_COUNT };
  * programs): found through a key table, like ops. */
 /* A site row with its FILE named portably (where.h), as a new string. */
 static char *
-portable_row(const where *w, const char *row, size_t len, size_t *out_len)
+portable_row(const where *w, const char *row, size_t len, size_t *out_len, char **path)
 {
     const char *a = strstr(row, " | "), *b = a ? strstr(a + 3, " | ") : NULL;
     char *file, *port, *out;
     int kind = WHERE_AS_IS;
 
+    *path = NULL;
     if (b == NULL || (size_t)(b - row) > len) {
         *out_len = len;
         return cli_xstrndup(row, len);
     }
     file = cli_xstrndup(a + 3, (size_t)(b - a - 3));
     port = where_name(w, file, &kind);
-    free(file);
     if (port == NULL || kind == WHERE_AS_IS) {
         free(port);
+        free(file);
         *out_len = len;
         return cli_xstrndup(row, len);
     }
+    *path = file;
     *out_len = (size_t)(a + 3 - row) + strlen(port) + (len - (size_t)(b - row));
     out = cli_xmalloc(*out_len + 1);
     snprintf(out, *out_len + 1, "%.*s%s%.*s", (int)(a + 3 - row), row, port,
@@ -198,17 +200,19 @@ get_site(m_group *m, ktab *index, const char *raw_row, size_t raw_len)
     const char **f[5];
     int i, is_new;
     size_t len, id;
-    char *row = portable_row(&m->wh, raw_row, raw_len, &len);
+    char *path, *row = portable_row(&m->wh, raw_row, raw_len, &len, &path);
 
     id = ktab_intern(index, row, len, &is_new);
     if (!is_new) {
         free(row);
+        free(path);
         return &m->sites[id];
     }
     m->sites = cli_xrealloc(m->sites, (m->nsites + 1) * sizeof *m->sites);
     c = &m->sites[m->nsites++];
     memset(c, 0, sizeof *c);
     c->row = row;
+    c->path = path;
     c->fields = cli_xstrndup(row, len);
     f[0] = &c->family;
     f[1] = &c->file;
@@ -787,6 +791,7 @@ model_free(m_group *m)
     for (i = 0; i < m->nsites; i++) {
         free(m->sites[i].row);
         free(m->sites[i].fields);
+        free(m->sites[i].path);
     }
     free(m->sites);
     for (i = 0; i < m->ncode; i++) {

@@ -76,6 +76,8 @@ typedef struct m_csite {
     char *row;            /* owned: "F | FILE | LINE | QUALNAME | SOURCE" */
     const char *family, *file, *line, *func, *source;  /* in fields */
     char *fields;         /* owned: the row split at its separators */
+    char *path;           /* owned: FILE as the dump wrote it where file is
+                           * named portably (see m_code), else NULL */
     uint64_t attempts;    /* the most consecutive failed attempts */
     uint64_t count;       /* sites, over all dumps */
 } m_csite;

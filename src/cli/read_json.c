@@ -178,8 +178,13 @@ put_census(jctx *c, json_t *cen)
         char *t[4], *row;
         size_t j, n;
         int ok = line != NULL;
-        for (j = 0; j < 4; j++)
-            ok &= (t[j] = text_from_json(json_object_get(site, field[j]))) != NULL;
+        for (j = 0; j < 4; j++) {
+            /* "path": the file as the dumps named it, where "file" is
+             * portable (the summary names it again when it is built). */
+            json_t *f = j == 1 && json_object_get(site, "path") ? json_object_get(site, "path")
+                                                                : json_object_get(site, field[j]);
+            ok &= (t[j] = text_from_json(f)) != NULL;
+        }
         if (ok) {
             n = strlen(t[0]) + strlen(t[1]) + strlen(line) + strlen(t[2]) + strlen(t[3]) + 64;
             row = cli_xmalloc(n);
@@ -210,7 +215,9 @@ code_name(const char *name, size_t nlen, json_t *v)
     size_t n;
 
     if (line != NULL) {
-        file = text_from_json(json_object_get(v, "file"));
+        /* "path" where "file" is portable: the dumps' own file, named
+         * again when the summary is built. */
+        file = text_from_json(json_object_get(v, json_object_get(v, "path") ? "path" : "file"));
         fn = text_from_json(json_object_get(v, "function"));
     } else {
         for (p = name + nlen; p > name && c1 == NULL; p--)

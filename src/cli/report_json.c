@@ -183,6 +183,8 @@ census_obj(const m_group *g)
         json_t *so = json_object();
         set(so, "family", text_json(st->family));
         set(so, "file", text_json(st->file));
+        if (st->path)
+            set(so, "path", text_json(st->path));
         set(so, "line", text_json_str(st->line));
         set(so, "function", text_json(st->func));
         set(so, "source", text_json(st->source));
