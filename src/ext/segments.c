@@ -638,7 +638,7 @@ top_mismatch(seg_thread *t, PyObject *code)
      * and PY_UNWIND are not ours to follow. */
     while (p != NULL && pc_iframe_code(p) == NULL)
         p = p->previous;
-    if (p != NULL && p->code == code && at_resume(p))
+    if (p != NULL && pc_iframe_executable(p) == code && at_resume(p))
         return NULL;
     desync++;
     for (i = t->depth - 2; i >= 0; i--) {
