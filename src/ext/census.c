@@ -25,7 +25,6 @@
  * both scopes.
  */
 #include "census.h"
-#include "segments.h"
 #include "text.h"
 
 #include <string.h>
@@ -760,36 +759,6 @@ census_module_codes_fn(PyObject *self, PyObject *unused)
     return PyList_GetSlice(module_codes, 0, PyList_GET_SIZE(module_codes));
 }
 
-/* The sys.monitoring events of segment counting, by name (none on
- * 3.11): _census.py derives from them which INSTRUMENTED_* opcodes a
- * count window puts in code. */
-static PyObject *
-census_segment_events_fn(PyObject *self, PyObject *unused)
-{
-#if PC_HAVE_MONITORING
-    size_t n, i;
-    const pc_seg_callback *cb = pc_seg_callbacks(0, &n);
-    PyObject *t = PyTuple_New((Py_ssize_t)n);   /* owned */
-    (void)self;
-    (void)unused;
-    if (t == NULL)
-        return NULL;
-    for (i = 0; i < n; i++) {
-        PyObject *s = PyUnicode_FromString(cb[i].event);
-        if (s == NULL) {
-            Py_DECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, (Py_ssize_t)i, s);
-    }
-    return t;
-#else
-    (void)self;
-    (void)unused;
-    return PyTuple_New(0);
-#endif
-}
-
 PyMethodDef pc_census_methods[] = {
     {"_census_tables", census_setup_fn, METH_VARARGS, NULL},
     {"_census_begin", census_begin_fn, METH_VARARGS, NULL},
@@ -799,6 +768,5 @@ PyMethodDef pc_census_methods[] = {
     {"_census_take", census_take_fn, METH_NOARGS, NULL},
     {"_census_module_codes", census_module_codes_fn, METH_NOARGS, NULL},
     {"_census_gather", census_gather_fn, METH_O, NULL},
-    {"_census_segment_events", census_segment_events_fn, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

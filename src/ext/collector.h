@@ -21,6 +21,7 @@
 #include "compat.h"
 #include "../format/psf_write.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -87,6 +88,8 @@ typedef struct pc_state {
     pc_meta meta;
     char dir[PSF_PATH_MAX]; /* output directory */
     volatile int dumping;   /* a dump is being written (signal re-entry) */
+    uint64_t desync;        /* events segment counting could not place
+                               (PC_DESYNC), since the process started */
 } pc_state;
 
 /* Hidden: the hot paths address it directly, not through the GOT. */
@@ -102,33 +105,6 @@ typedef struct pc_thread {
 } pc_thread;
 
 extern __thread pc_thread pc_t __attribute__((tls_model("initial-exec")));
-
-/* What we know about one code object: its base opcodes, indexed by code
- * unit.  Hung on the code object's co_extra slot, freed with it. */
-typedef struct pc_codeinfo {
-    PyObject *code;         /* borrowed: identifies the cache entry */
-    Py_ssize_t n;           /* code units */
-    void *seg;              /* segment counts (segments.c), or NULL */
-    struct pc_hot *hot;     /* per code statistics (hotcode.c) */
-    uint8_t *slot;          /* per unit: its opcode's slot in hot */
-    Py_ssize_t first_resume;    /* unit of the first RESUME, or n */
-    uint8_t op[];
-} pc_codeinfo;
-
-/* Returns the info for code, creating it on first sight; NULL (with
- * error_pending set, no exception) if that fails. */
-pc_codeinfo *pc_codeinfo_slow(PyObject *code);
-
-extern pc_codeinfo *pc_last_info;
-
-static inline pc_codeinfo *
-pc_codeinfo_get(PyObject *code)
-{
-    pc_codeinfo *ci = pc_last_info;
-    if (ci != NULL && ci->code == code)
-        return ci;
-    return pc_codeinfo_slow(code);
-}
 
 /* Does this thread count right now? */
 static inline int
@@ -160,12 +136,24 @@ pc_wants_events(void)
 
 const char *pc_mode_name(pc_mode mode);
 
-/* Slow-path API used by module.c and the backends. */
+/* Slow-path API used by the module layer and the backends. */
 int pc_collector_init(PyObject *opnames);   /* -1 with exception */
-void pc_clear(void);
-int pc_has_data(void);
+void pc_counts_zero(void);                  /* exec and pair counts */
+int pc_counts_any(void);                    /* an instruction was counted */
 void pc_note_start(void);                     /* a window or measure begins */
 void pc_forget_prev(void);
+
+/* An event segment counting cannot place (its shadow stack does not fit
+ * the event, a walk leaves the code): a bug.  A release build counts it
+ * (pc_g.desync, written as meta.collection.desync, so that the counts
+ * are reported inexact); a debug build (make DEBUG=1) stops there. */
+#define PC_DESYNC() (assert(!"segment counting: event does not fit"), \
+                     (void)pc_g.desync++)
+
+/* lifecycle.c: what touches every source (module layer). */
+void pc_clear(void);
+int pc_has_data(void);
+void pc_after_fork(void);   /* in a fork child: its own counts start now */
 
 /* dump.c */
 enum { PC_DUMP_FAILED = -1, PC_DUMP_NOTHING = 0, PC_DUMP_FILE = 1,
@@ -189,8 +177,16 @@ int pc_backend_sync(void);
 /* May the backend be switched on here?  -1 with exception if not. */
 int pc_backend_check(void);
 const char *pc_backend_name(void);
+/* How many threads another tool displaced still go uncounted in the
+ * open window (3.11; 0 on 3.12+).  With the GIL, interpreter alive. */
+int pc_backend_displaced(void);
+/* The same for this thread only (a fork child's one thread). */
+int pc_backend_displaced_here(void);
 #if PC_HAVE_MONITORING
 PyObject *pc_monitoring_module(void);   /* sys.monitoring, a new reference */
+#else
+/* trace.c: a "sys.settrace" audit event in the current thread. */
+void pc_trace_settrace_event(void);
 #endif
 
 /* native.c: a CPython built with --enable-pystats (3.12+). */

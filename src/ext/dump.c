@@ -279,30 +279,6 @@ on_sigterm(int sig)
     raise(sig);
 }
 
-static void
-after_fork_child(void)
-{
-    /* The parent's counts are the parent's: this process starts from
-     * zero and writes its own file. */
-    if (pc_has_data()) {
-        memset(pc_g.exec, 0, sizeof pc_g.exec);
-        memset(pc_g.pair, 0, sizeof pc_g.pair);
-    }
-    pc_stats_clear();
-    pc_census_clear();
-    pc_seg_after_fork();
-    pc_hot_clear();
-    pc_guard_clear(pc_backend_displaced_here());
-    pc_forget_prev();
-    pc_g.forked = 1;
-    pc_g.ppid = (long)getppid();
-    pc_g.windows = 0;
-    pc_g.started = 0;
-    pc_g.dumping = 0;
-    if (pc_g.on || pc_g.measuring)
-        pc_note_start();
-}
-
 static PyObject *orig_os_exit;  /* owned */
 
 static PyObject *
@@ -337,7 +313,7 @@ pc_dump_install_hooks(PyObject *os_module)
                         "pystats: no room for an exit function");
         return -1;
     }
-    if (pthread_atfork(NULL, NULL, after_fork_child) != 0) {
+    if (pthread_atfork(NULL, NULL, pc_after_fork) != 0) {
         PyErr_SetString(PyExc_RuntimeError, "pystats: pthread_atfork failed");
         return -1;
     }

@@ -64,7 +64,7 @@ utf8_bytes(PyObject *s)
 }
 
 pc_hot *
-pc_hot_new(PyObject *code, pc_codeinfo *ci)
+pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n, uint8_t *slot)
 {
     PyCodeObject *co = (PyCodeObject *)code;
     int16_t map[PC_NOPS];
@@ -81,13 +81,13 @@ pc_hot_new(PyObject *code, pc_codeinfo *ci)
         return NULL;
     for (i = 0; i < PC_NOPS; i++)
         map[i] = -1;
-    for (i = 0; i < ci->n; i++) {
-        int op = ci->op[i];
-        if (map[op] < 0) {
-            map[op] = (int16_t)nops;
-            ops[nops++] = (uint8_t)op;
+    for (i = 0; i < n; i++) {
+        int o = op[i];
+        if (map[o] < 0) {
+            map[o] = (int16_t)nops;
+            ops[nops++] = (uint8_t)o;
         }
-        ci->slot[i] = (uint8_t)map[op];
+        slot[i] = (uint8_t)map[o];
     }
     file = utf8_bytes(co->co_filename);
     qual = utf8_bytes(co->co_qualname);

@@ -1,8 +1,11 @@
 /* module.c: the pystats._collector module: its API, and nothing else.
  *
- * Counting lives in collector.c and the backends, writing in dump.c.
+ * Counting lives in collector.c and the backends, writing in dump.c,
+ * what touches every source (init, clear, fork, a code object's death)
+ * in lifecycle.c.
  */
 #include "collector.h"
+#include "lifecycle.h"
 #include "census.h"
 #include "stats.h"
 #include "segments.h"
@@ -533,6 +536,36 @@ pc_state_fn(PyObject *self, PyObject *unused)
         "census_scope", scopes[pc_census_period_scope()]);
 }
 
+/* The sys.monitoring events of segment counting, by name (none on
+ * 3.11): _census.py derives from them which INSTRUMENTED_* opcodes a
+ * count window puts in code. */
+static PyObject *
+pc_seg_events_fn(PyObject *self, PyObject *unused)
+{
+#if PC_HAVE_MONITORING
+    size_t n, i;
+    const pc_seg_callback *cb = pc_seg_callbacks(0, &n);
+    PyObject *t = PyTuple_New((Py_ssize_t)n);   /* owned */
+    (void)self;
+    (void)unused;
+    if (t == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *s = PyUnicode_FromString(cb[i].event);
+        if (s == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)i, s);
+    }
+    return t;
+#else
+    (void)self;
+    (void)unused;
+    return PyTuple_New(0);
+#endif
+}
+
 /* Segment counting's own state, for the tests: the method of the current
  * mode, and how many events did not fit the shadow stack (0). */
 static PyObject *
@@ -542,7 +575,7 @@ pc_seg_state_fn(PyObject *self, PyObject *unused)
     (void)unused;
     return Py_BuildValue("{sssK}", "method",
                          pc_seg_mode() ? "segments" : "instructions",
-                         "desync", pc_seg_desync());
+                         "desync", (unsigned long long)pc_g.desync);
 }
 
 static PyObject *
@@ -576,6 +609,7 @@ static PyMethodDef module_methods[] = {
     {"_set_native", pc_set_native, METH_O, NULL},
     {"_state", pc_state_fn, METH_NOARGS, NULL},
     {"_seg_state", pc_seg_state_fn, METH_NOARGS, NULL},
+    {"_census_segment_events", pc_seg_events_fn, METH_NOARGS, NULL},
     {"_set_measure_mode", pc_set_measure_mode, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };
@@ -598,14 +632,18 @@ module_exec(PyObject *module)
     if (opcode == NULL)
         goto done;
     opnames = PyObject_GetAttrString(opcode, "opname");
-    if (opnames == NULL || pc_collector_init(opnames) < 0 ||
-        pc_seg_init() < 0 || pc_stats_init() < 0)
+    if (opnames == NULL || pc_lifecycle_init(opnames) < 0 ||
+        pc_stats_init() < 0)
         goto done;
     os = PyImport_ImportModule("os");
     if (os == NULL || pc_dump_install_hooks(os) < 0)
         goto done;
     pc_dump_set_dir("/tmp/py_stats", 1);
-    pc_guard_init();
+#if PC_HAVE_MONITORING
+    pc_guard_init(NULL);
+#else
+    pc_guard_init(pc_trace_settrace_event);
+#endif
     initialized = 1;
     ret = 0;
 done:

@@ -8,9 +8,8 @@
  * sys.monitoring module.  Events are interpreter-wide: the callbacks
  * filter by pc_counting() for measure(), which counts one thread.
  */
-#include "collector.h"
+#include "codeinfo.h"
 #include "segments.h"
-#include "hotcode.h"
 #include "guard.h"
 
 #if PC_HAVE_MONITORING
@@ -31,7 +30,7 @@ cb_instruction(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (ci != NULL && off >= 0 && off / 2 < ci->n) {
             if (pc_g.mode == PC_MODE_INSTRUCTIONS) {
                 pc_count(ci->op[off / 2]);
-                pc_hot_count(ci, off / 2);
+                pc_codeinfo_count_hot(ci, off / 2);
             }
         }
     }
@@ -57,7 +56,7 @@ resume(PyObject *const *args, Py_ssize_t nargs, int call)
         return;
     off = pc_small_int(args[1]);
     if (off >= 0 && off / 2 < ci->n) {
-        pc_hot_count(ci, off / 2);
+        pc_codeinfo_count_hot(ci, off / 2);
         if (call)
             ci->hot->calls++;
     }
@@ -281,6 +280,20 @@ const char *
 pc_backend_name(void)
 {
     return "monitoring";
+}
+
+/* No other tool can displace sys.monitoring callbacks (3.11's trace
+ * function can be replaced, trace.c). */
+int
+pc_backend_displaced(void)
+{
+    return 0;
+}
+
+int
+pc_backend_displaced_here(void)
+{
+    return 0;
 }
 
 #endif /* PC_HAVE_MONITORING */

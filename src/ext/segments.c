@@ -114,8 +114,6 @@ static int op_cache = -1, op_send = -1, op_jbni = -1, op_jump_backward = -1,
            op_resume = -1, op_exit_init_check = -1, op_not_taken = -1,
            op_pop_iter = -1, op_end_async_for = -1;
 
-static unsigned long long desync;
-
 /* ---- per thread ---- */
 
 typedef struct seg_frame {
@@ -436,7 +434,7 @@ fold_code(seg_code *sc)
         v = next_unit(sc, u);
         run += sc->starts[u];
         if (sc->ends[u] > run) {
-            desync++;
+            PC_DESYNC();
             run = sc->ends[u];
         }
         if (run) {
@@ -451,7 +449,7 @@ fold_code(seg_code *sc)
         u = v;
     }
     if (run)
-        desync++;
+        PC_DESYNC();
 }
 
 void
@@ -640,7 +638,7 @@ top_mismatch(seg_thread *t, PyObject *code)
         p = p->previous;
     if (p != NULL && pc_iframe_executable(p) == code && at_resume(p))
         return NULL;
-    desync++;
+    PC_DESYNC();
     for (i = t->depth - 2; i >= 0; i--) {
         if (t->stack[i].sc->code == code) {
             t->depth = i + 1;
@@ -682,7 +680,7 @@ walk_silent(seg_frame *f, int32_t e, int yielding)
 
     while ((j = sc->silent[s]) < e || s > e) {
         if (j >= sc->n || ++guard > 10000) {
-            desync++;
+            PC_DESYNC();
             break;
         }
         if (yielding && sc->op[j] == op_send && e == next_unit(sc, j))
@@ -775,7 +773,7 @@ restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
     int32_t u = resume_unit(f, e, yielding);
     if (!valid_unit(f->sc, u)) {
-        desync++;
+        PC_DESYNC();
         u = e;
     }
     pair(t->last, f->sc->op[u]);
@@ -1039,7 +1037,7 @@ caller_stop_slow(seg_thread *t)
         in_flight = 1;
     }
     if (c < 0) {
-        desync++;
+        PC_DESYNC();
         return;
     }
     stop_at(t, f, c);
@@ -1142,7 +1140,7 @@ start_other(PyObject *const *args, Py_ssize_t nargs, int call)
         Py_RETURN_NONE;
     off = unit_arg(args[1]);
     if (!valid_unit(f->sc, off)) {
-        desync++;
+        PC_DESYNC();
         t->depth--;
         Py_RETURN_NONE;
     }
@@ -1204,7 +1202,7 @@ leave_other(PyObject *const *args, Py_ssize_t nargs, int yielding)
     sc = f->sc;
     off = unit_arg(args[1]);
     if (!valid_unit(sc, off)) {
-        desync++;
+        PC_DESYNC();
         Py_RETURN_NONE;
     }
     if (f->start >= 0 && f->at != off && straight(sc, f->start, off)) {
@@ -1294,7 +1292,7 @@ branch_fixup(seg_frame *f, int32_t *src, int32_t *dst, int kind)
         return 0;
     v = owner_unit(sc, *dst - 1);
     if (v < 0) {
-        desync++;
+        PC_DESYNC();
         return -1;
     }
     if (kind == BR_RIGHT && sc->op[v] == op_pop_iter) {
@@ -1311,7 +1309,7 @@ branch_fixup(seg_frame *f, int32_t *src, int32_t *dst, int kind)
         *src = v;
         return 0;
     }
-    desync++;
+    PC_DESYNC();
     return -1;
 }
 
@@ -1343,7 +1341,7 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
         Py_RETURN_NONE;
     sc = f->sc;
     if (!valid_unit(sc, src) || !valid_unit(sc, dst)) {
-        desync++;
+        PC_DESYNC();
         Py_RETURN_NONE;
     }
     if ((kind == BR_LEFT || kind == BR_RIGHT) &&
@@ -1608,7 +1606,7 @@ cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;     /* after PY_THROW: its YIELD_VALUE already ran */
     r = own_instruction(t, f);
     if (r < 0) {
-        desync++;
+        PC_DESYNC();
         Py_RETURN_NONE;
     }
     eager_settle(t, f, r);
@@ -1631,7 +1629,7 @@ cb_reraise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     r = owner_unit(f->sc, unit_arg(args[1]));
     if (r < 0) {
-        desync++;
+        PC_DESYNC();
         Py_RETURN_NONE;
     }
     eager_settle(t, f, r);
@@ -1657,7 +1655,7 @@ close_raised(seg_thread *t, seg_frame *f)
     }
     if (f->start >= 0) {
         if (!valid_unit(f->sc, f->raised)) {
-            desync++;
+            PC_DESYNC();
             f->start = -1;
             return SEG_NONE;
         }
@@ -1682,7 +1680,7 @@ cb_handled(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE;
     h = unit_arg(args[1]);
     if (!valid_unit(f->sc, h)) {
-        desync++;
+        PC_DESYNC();
         Py_RETURN_NONE;
     }
     prev = close_raised(t, f);
@@ -1811,7 +1809,7 @@ opcode_of(const char *name)
 }
 
 int
-pc_seg_init(void)
+pc_seg_init(PyObject *mon)
 {
     static int done;
     if (done)
@@ -1835,14 +1833,9 @@ pc_seg_init(void)
     op_return_value = opcode_of("RETURN_VALUE");
     op_return_const = opcode_of("RETURN_CONST");
     op_yield_value = opcode_of("YIELD_VALUE");
-    {
-        PyObject *mon = pc_monitoring_module();
-        monitoring_disable = mon ? PyObject_GetAttrString(mon, "DISABLE")
-                                 : NULL;
-        Py_XDECREF(mon);
-        if (monitoring_disable == NULL)
-            return -1;
-    }
+    monitoring_disable = PyObject_GetAttrString(mon, "DISABLE");
+    if (monitoring_disable == NULL)
+        return -1;
     {
         static const char *const not_eager[] = {
             "SEND", "JUMP_BACKWARD_NO_INTERRUPT", "FOR_ITER", "JUMP_BACKWARD",
@@ -1979,7 +1972,7 @@ cut_thread(seg_thread *t, PyThreadState *ts)
         ;
     c = iframe_instruction(p, f);
     if (c < 0) {
-        desync++;
+        PC_DESYNC();
         return;
     }
     stop_at(t, f, c);
@@ -2028,12 +2021,6 @@ pc_seg_after_fork(void)
     memset(pc_g.exec, 0, sizeof pc_g.exec);
     memset(pc_g.pair, 0, sizeof pc_g.pair);
     pc_seg_zero();
-}
-
-unsigned long long
-pc_seg_desync(void)
-{
-    return desync;
 }
 
 #endif /* PC_HAVE_MONITORING */

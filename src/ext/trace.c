@@ -9,9 +9,8 @@
  * from throw() into a generator, where the frame's current instruction
  * is not RESUME: RESUME is counted only when it is.
  */
-#include "collector.h"
+#include "codeinfo.h"
 #include "guard.h"
-#include "hotcode.h"
 
 #if !PC_HAVE_MONITORING
 
@@ -75,14 +74,14 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 Py_ssize_t i = lasti / 2;
                 int op = ci->op[i];
                 pc_count(op);
-                pc_hot_count(ci, i);
+                pc_codeinfo_count_hot(ci, i);
                 /* 3.11's EXTENDED_ARG jumps straight into the instruction
                  * it extends, which therefore gets no event of its own:
                  * count it (and any further EXTENDED_ARG) here. */
                 while (op == pc_g.extended_arg_op && ++i < ci->n) {
                     op = ci->op[i];
                     pc_count(op);
-                    pc_hot_count(ci, i);
+                    pc_codeinfo_count_hot(ci, i);
                 }
             }
         }
@@ -97,7 +96,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
             if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
                 ci->op[lasti / 2] == pc_g.resume_op) {
                 pc_count(pc_g.resume_op);
-                pc_hot_count(ci, lasti / 2);
+                pc_codeinfo_count_hot(ci, lasti / 2);
                 if (lasti / 2 == ci->first_resume) {
                     pc_calls_g.python_starts++;
                     ci->hot->calls++;
