@@ -12,12 +12,20 @@
 #                             about 850 s of CPU time, 2 processes at a time)
 #   make SANITIZER=address    build with ASan (also: undefined)
 #   make WERROR=1             treat warnings as errors
+#   make DEBUG=1              the extension's asserts on, -O0 -g, into
+#                             build/debug (make test runs the Python suite
+#                             once against it, with test-asan)
 #   make test-asan            the Python suite against the extension built
-#                             with ASan and UBSan (ASAN_PYTHON: which Python)
+#                             with ASan, UBSan and DEBUG=1 (ASAN_PYTHON:
+#                             which Python)
 
 PYTHON    ?= python3
 CC        ?= cc
 PREFIX    ?= /usr/local
+ifeq ($(DEBUG),1)
+BUILD     ?= build/debug
+OPT       := -O0 -g
+endif
 BUILD     ?= build
 OPT       ?= -O2 -g
 WARN      := -Wall -Wextra
@@ -80,6 +88,9 @@ example: cli
 # runtimes preloaded into every Python process of the suite, with
 # PYTHONMALLOC=malloc so that ASan sees Python's allocations too.  Leak
 # detection is off: CPython itself does not free everything at exit.
+# Built with DEBUG=1 as well: the collector's asserts (and the
+# CPython headers') are on, so that this run is also the suite's run
+# against the debug build, where a broken invariant stops the process.
 # The slow suites (packaging, pyperf) are skipped.  Ends with
 # "asan-X.Y: N passed, N failed".
 ASAN_PYTHON ?= $(shell $(PYTHON) tools/pythons.py 2>/dev/null | tail -n 1)
@@ -95,7 +106,7 @@ test-asan: faults
 	@$(ASAN_VENV)/bin/python -c 'import pytest' 2>/dev/null || \
 	    $(ASAN_VENV)/bin/python -m pip install -q --disable-pip-version-check pytest
 	$(MAKE) -s install-ext BUILD=$(BUILD)/asan SANITIZER=address,undefined \
-	    PYTHON=$(ASAN_VENV)/bin/python
+	    DEBUG=1 PYTHON=$(ASAN_VENV)/bin/python
 	@rm -f $(ASAN_XML)
 	-LD_PRELOAD="$(ASAN_RT)" PYTHONMALLOC=malloc \
 	    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1 \

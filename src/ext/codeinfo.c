@@ -35,6 +35,7 @@ pc_codeinfo_slow(PyObject *code)
 
     assert(code_extra_index >= 0);
     if (pc_code_get_extra(code, code_extra_index, &extra) == 0 && extra) {
+        assert(((pc_codeinfo *)extra)->code == code);
         pc_last_info = extra;
         return extra;
     }

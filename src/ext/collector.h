@@ -118,6 +118,8 @@ static inline void
 pc_count(int op)
 {
     pc_thread *t = &pc_t;
+    assert(op >= 0 && op < PC_NOPS);
+    assert(t->epoch != pc_g.epoch || (t->prev >= 0 && t->prev < PC_NOPS));
     pc_g.exec[op]++;
     if (t->epoch == pc_g.epoch)
         pc_g.pair[t->prev][op]++;

@@ -59,6 +59,7 @@ pc_lifecycle_init(PyObject *opnames)
 void
 pc_clear(void)
 {
+    assert(PyGILState_Check());
     pc_seg_cut();       /* what runs now counts up to here, then goes */
     pc_counts_zero();
     pc_seg_zero();

@@ -131,23 +131,69 @@ quiet_eligible(const seg_code *sc, int32_t u)
 
 /* ---- first sight (slow path) ---- */
 
+/* The arrays of sc (allocated, zeroed, n and op set) from the code's
+ * raw bytecode: see the invariants in seg_code.h. */
+static void
+fill_tables(seg_code *sc, const uint8_t *raw)
+{
+    int32_t n = sc->n, i, owner = 0, nxt = n;
+    const uint8_t *op = sc->op;
+
+    sc->first_resume = n;
+    for (i = 0; i < n; i++) {
+        sc->arg[i] = raw[2 * i + 1];
+        if (sc->first_resume == n && op[i] == seg_op.resume)
+            sc->first_resume = i;
+    }
+    for (i = 0; i < n; i++) {
+        if (op[i] == seg_op.cache && i > 0 && i - owner <= 127) {
+            sc->span[i] = (int8_t)(owner - i);
+        }
+        else {
+            int32_t j = i + 1;
+            while (j < n && op[j] == seg_op.cache && j - i <= 127)
+                j++;
+            sc->span[i] = (int8_t)(j - i);
+            owner = i;
+        }
+    }
+    for (i = n - 1; i >= 0; i--) {
+        if (op[i] == seg_op.send || op[i] == seg_op.jbni)
+            nxt = i;
+        sc->silent[i] = nxt;
+    }
+    for (i = 0; i < n; i++) {
+        int32_t tg = i;
+        if (sc->span[i] > 0 &&
+            (op[i] == seg_op.send || op[i] == seg_op.jbni ||
+             op[i] == seg_op.jump_forward || op[i] == seg_op.jump_backward)) {
+            tg = jump_target(sc, i);
+            if (tg < 0 || tg >= n)
+                tg = i;         /* never: seg_walk_silent's guard stops it */
+        }
+        sc->target[i] = tg;
+    }
+    for (i = 0; i < n; i += sc->span[i] > 0 ? sc->span[i] : 1)
+        sc->quiet_ok[i] = quiet_eligible(sc, i);
+    assert(n == 0 || sc->span[0] > 0);
+}
+
 static seg_code *
 seg_code_slow(pc_codeinfo *ci)
 {
     PyObject *exc_type, *exc_value, *exc_tb;
     PyObject *bytes;    /* owned */
     seg_code *sc = NULL;
-    int32_t n = (int32_t)ci->n, i;
+    int32_t n = (int32_t)ci->n;
     size_t size;
     char *p;
-    const uint8_t *raw;
 
+    assert(ci->seg == NULL && PyGILState_Check());
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     bytes = PyCode_GetCode((PyCodeObject *)ci->code);
     if (bytes == NULL || !PyBytes_Check(bytes) ||
         PyBytes_GET_SIZE(bytes) / 2 != ci->n)
         goto done;
-    raw = (const uint8_t *)PyBytes_AS_STRING(bytes);
     size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) +
            2 * (size_t)n * sizeof(int32_t) + 3 * (size_t)n + 1;
     p = calloc(1, size);
@@ -173,49 +219,7 @@ seg_code_slow(pc_codeinfo *ci)
     sc->op = ci->op;
     sc->slot = ci->slot;
     sc->hot = ci->hot;
-    sc->first_resume = n;
-    for (i = 0; i < n; i++) {
-        sc->arg[i] = raw[2 * i + 1];
-        if (sc->first_resume == n && ci->op[i] == seg_op.resume)
-            sc->first_resume = i;
-    }
-    {
-        int32_t owner = 0;
-        for (i = 0; i < n; i++) {
-            if (ci->op[i] == seg_op.cache && i > 0 && i - owner <= 127) {
-                sc->span[i] = (int8_t)(owner - i);
-            }
-            else {
-                int32_t j = i + 1;
-                while (j < n && ci->op[j] == seg_op.cache && j - i <= 127)
-                    j++;
-                sc->span[i] = (int8_t)(j - i);
-                owner = i;
-            }
-        }
-    }
-    {
-        int32_t nxt = n;
-        for (i = n - 1; i >= 0; i--) {
-            if (ci->op[i] == seg_op.send || ci->op[i] == seg_op.jbni)
-                nxt = i;
-            sc->silent[i] = nxt;
-        }
-    }
-    for (i = 0; i < n; i++) {
-        int op = ci->op[i];
-        int32_t tg = i;
-        if (sc->span[i] > 0 &&
-            (op == seg_op.send || op == seg_op.jbni || op == seg_op.jump_forward ||
-             op == seg_op.jump_backward)) {
-            tg = jump_target(sc, i);
-            if (tg < 0 || tg >= n)
-                tg = i;         /* never: seg_walk_silent's guard stops it */
-        }
-        sc->target[i] = tg;
-    }
-    for (i = 0; i < n; i += sc->span[i] > 0 ? sc->span[i] : 1)
-        sc->quiet_ok[i] = quiet_eligible(sc, i);
+    fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes));
     sc->next = codes;
     if (codes)
         codes->pprev = &sc->next;

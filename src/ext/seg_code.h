@@ -172,6 +172,7 @@ static inline PyObject *
 quiet_site(seg_code *sc, int32_t u)
 {
     int32_t v;
+    assert(valid_unit(sc, u) && sc->quiet_ok[u]);
     for (v = u; v >= 0 && sc->silent[v] > u; v--)
         sc->silent[v] = u;
     return Py_NewRef(seg_disable);

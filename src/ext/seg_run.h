@@ -27,6 +27,10 @@
 static inline __attribute__((always_inline)) void
 close_run(seg_code *sc, int32_t s, int32_t e)
 {
+    /* A segment runs between two instructions of the code (no cache
+     * unit, nothing outside it). */
+    assert(valid_unit(sc, s) && valid_unit(sc, e));
+    assert(sc->span[s] > 0 && sc->span[e] > 0);
     sc->starts[s]++;
     sc->ends[e]++;
 }
@@ -118,6 +122,7 @@ restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
         PC_DESYNC();
         u = e;
     }
+    assert(valid_unit(f->sc, u));
     pair(t->last, f->sc->op[u]);
     f->start = u;
     f->at = f->raised = f->resume = -1;
@@ -142,6 +147,7 @@ eager_restart(seg_thread *t, seg_frame *g, int last)
     if ((g->start & g->resume & g->raised & ~g->at) >= 0 || g->seeded ||
         !seg_op.eager[sc->op[g->at]])
         return 0;
+    assert(valid_unit(sc, g->at));
     u = next_unit(sc, g->at);
     if (u >= sc->n)
         return 0;
@@ -194,6 +200,7 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 static inline void
 stop_at(seg_thread *t, seg_frame *f, int32_t c)
 {
+    assert(valid_unit(f->sc, c));
     eager_settle(t, f, c);
     if (f->start < 0 && (f->at < 0 || f->at == c))
         return;

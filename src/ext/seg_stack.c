@@ -132,6 +132,7 @@ seg_top_mismatch(seg_thread *t, PyObject *code)
      * RESUME raised.  Nothing of it ran (mode instructions, whose RESUME
      * is counted at PY_START too, counts nothing of it either): its RAISE
      * and PY_UNWIND are not ours to follow. */
+    assert(t->depth == 0 || t->stack[t->depth - 1].sc->code != code);
     while (p != NULL && pc_iframe_code(p) == NULL)
         p = p->previous;
     if (p != NULL && pc_iframe_executable(p) == code && at_resume(p))

@@ -110,6 +110,7 @@ push(seg_thread *t, PyObject *code)
     sc = seg_code_for(code);
     if (sc == NULL)
         return NULL;
+    assert(t->depth < t->cap);
     f = &t->stack[t->depth++];
     f->sc = sc;
     f->iframe = pc_tstate_iframe(t->ts);    /* the frame starting now */

@@ -93,6 +93,7 @@ pc_seg_window_start(void)
     PyThreadState *ts;
     int ret = 0;
 
+    assert(PyGILState_Check());
     seg_gen++;
     pthread_mutex_lock(&seg_threads_lock);
     for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL;
