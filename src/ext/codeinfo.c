@@ -28,7 +28,7 @@ pc_codeinfo_slow(PyObject *code)
 {
     void *extra = NULL;
     pc_codeinfo *ci = NULL;
-    PyObject *bytes = NULL;   /* owned */
+    PyObject *bytes = NULL; /* owned */
     PyObject *exc_type, *exc_value, *exc_tb;
     Py_ssize_t i, n;
     const uint8_t *raw;

@@ -19,12 +19,12 @@
 #include "hotcode.h"
 
 typedef struct pc_codeinfo {
-    PyObject *code;         /* borrowed: identifies the cache entry */
-    Py_ssize_t n;           /* code units */
-    void *seg;              /* segment counts (seg_code.c), or NULL */
-    struct pc_hot *hot;     /* per code statistics (hotcode.c) */
-    uint8_t *slot;          /* per unit: its opcode's slot in hot */
-    Py_ssize_t first_resume;    /* unit of the first RESUME, or n */
+    PyObject *code;          /* borrowed: identifies the cache entry */
+    Py_ssize_t n;            /* code units */
+    void *seg;               /* segment counts (seg_code.c), or NULL */
+    struct pc_hot *hot;      /* per code statistics (hotcode.c) */
+    uint8_t *slot;           /* per unit: its opcode's slot in hot */
+    Py_ssize_t first_resume; /* unit of the first RESUME, or n */
     uint8_t op[];
 } pc_codeinfo;
 

@@ -43,7 +43,7 @@ pc_forget_prev(void)
     pc_g.epoch++;
     if (pc_g.epoch == 0)
         pc_g.epoch = 1;
-    assert(pc_g.epoch != 0);    /* 0 is measure()'s "no predecessor" */
+    assert(pc_g.epoch != 0); /* 0 is measure()'s "no predecessor" */
 }
 
 void

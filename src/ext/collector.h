@@ -30,16 +30,16 @@
 #define PC_META_MAX 1024
 
 typedef enum pc_mode {
-    PC_MODE_COUNT = 0,  /* exact per-instruction counts and pairs */
-    PC_MODE_NOOP = 1,   /* same events, callback does nothing: the cost floor */
+    PC_MODE_COUNT = 0, /* exact per-instruction counts and pairs */
+    PC_MODE_NOOP = 1,  /* same events, callback does nothing: the cost floor */
     PC_MODE_CENSUS = 2, /* no per-instruction events: specialization census */
-    PC_MODE_INSTRUCTIONS = 3,   /* exact, from one event per instruction
-                                   (3.12+; on 3.11 COUNT is this) */
-    PC_MODE_NOOP_QUIET = 5,     /* exactly the events COUNT receives (its
-                                   quiet jumps turned off too), callbacks
-                                   do nothing (3.12+) */
-    PC_MODE_NOOP_SEGMENTS = 4,  /* the segment events of COUNT (3.12+),
-                                   callbacks do nothing: its cost floor */
+    PC_MODE_INSTRUCTIONS = 3,  /* exact, from one event per instruction
+                                  (3.12+; on 3.11 COUNT is this) */
+    PC_MODE_NOOP_QUIET = 5,    /* exactly the events COUNT receives (its
+                                  quiet jumps turned off too), callbacks
+                                  do nothing (3.12+) */
+    PC_MODE_NOOP_SEGMENTS = 4, /* the segment events of COUNT (3.12+),
+                                  callbacks do nothing: its cost floor */
 } pc_mode;
 
 typedef enum pc_reason {
@@ -68,20 +68,20 @@ typedef struct pc_state {
     uint64_t pair[PC_NOPS][PC_NOPS];
 
     uint32_t epoch;
-    int on;                 /* an on() window is open: every thread counts */
-    int measuring;          /* measure() calls active, all threads */
-    int installed;          /* backend instrumentation is in place */
+    int on;        /* an on() window is open: every thread counts */
+    int measuring; /* measure() calls active, all threads */
+    int installed; /* backend instrumentation is in place */
     pc_mode mode;
-    uint64_t windows;       /* on()/measure() starts since last dump/clear */
-    int forked;             /* this process is a fork child */
+    uint64_t windows; /* on()/measure() starts since last dump/clear */
+    int forked;       /* this process is a fork child */
     long ppid;
-    struct timespec start;  /* first start since last dump/clear */
-    int started;            /* start is set */
-    int error_pending;      /* a hot-path failure to report */
-    int native;             /* drive the interpreter's own counters */
-    int census_wanted;      /* a census window was open since last dump/clear */
+    struct timespec start; /* first start since last dump/clear */
+    int started;           /* start is set */
+    int error_pending;     /* a hot-path failure to report */
+    int native;            /* drive the interpreter's own counters */
+    int census_wanted;     /* a census window was open since last dump/clear */
 
-    int resume_op;          /* RESUME's number in this interpreter */
+    int resume_op; /* RESUME's number in this interpreter */
     int extended_arg_op;
     int yield_value_op;
     char opname[PC_NOPS][PC_OPNAME_MAX];
@@ -101,7 +101,7 @@ extern pc_state pc_g __attribute__((visibility("hidden")));
 typedef struct pc_thread {
     uint32_t epoch;
     int prev;
-    int measure_depth;      /* measure() calls active on this thread */
+    int measure_depth; /* measure() calls active on this thread */
 } pc_thread;
 
 extern __thread pc_thread pc_t __attribute__((tls_model("initial-exec")));
@@ -139,27 +139,31 @@ pc_wants_events(void)
 const char *pc_mode_name(pc_mode mode);
 
 /* Slow-path API used by the module layer and the backends. */
-int pc_collector_init(PyObject *opnames);   /* -1 with exception */
-void pc_counts_zero(void);                  /* exec and pair counts */
-int pc_counts_any(void);                    /* an instruction was counted */
-void pc_note_start(void);                     /* a window or measure begins */
+int pc_collector_init(PyObject *opnames); /* -1 with exception */
+void pc_counts_zero(void);                /* exec and pair counts */
+int pc_counts_any(void);                  /* an instruction was counted */
+void pc_note_start(void);                 /* a window or measure begins */
 void pc_forget_prev(void);
 
 /* An event segment counting cannot place (its shadow stack does not fit
  * the event, a walk leaves the code): a bug.  A release build counts it
  * (pc_g.desync, written as meta.collection.desync, so that the counts
  * are reported inexact); a debug build (make DEBUG=1) stops there. */
-#define PC_DESYNC() (assert(!"segment counting: event does not fit"), \
-                     (void)pc_g.desync++)
+#define PC_DESYNC() \
+    (assert(!"segment counting: event does not fit"), (void)pc_g.desync++)
 
 /* lifecycle.c: what touches every source (module layer). */
 void pc_clear(void);
 int pc_has_data(void);
-void pc_after_fork(void);   /* in a fork child: its own counts start now */
+void pc_after_fork(void); /* in a fork child: its own counts start now */
 
 /* dump.c */
-enum { PC_DUMP_FAILED = -1, PC_DUMP_NOTHING = 0, PC_DUMP_FILE = 1,
-       PC_DUMP_STDERR = 2 };
+enum {
+    PC_DUMP_FAILED = -1,
+    PC_DUMP_NOTHING = 0,
+    PC_DUMP_FILE = 1,
+    PC_DUMP_STDERR = 2
+};
 int pc_dump(pc_reason reason);
 /* The output directory, absolute; is_default: the default directory
  * (base/py_stats), which falls back to the user's private one when it
@@ -185,7 +189,7 @@ int pc_backend_displaced(void);
 /* The same for this thread only (a fork child's one thread). */
 int pc_backend_displaced_here(void);
 #if PC_HAVE_MONITORING
-PyObject *pc_monitoring_module(void);   /* sys.monitoring, a new reference */
+PyObject *pc_monitoring_module(void); /* sys.monitoring, a new reference */
 #else
 /* trace.c: a "sys.settrace" audit event in the current thread. */
 void pc_trace_settrace_event(void);
@@ -193,6 +197,6 @@ void pc_trace_settrace_event(void);
 
 /* native.c: a CPython built with --enable-pystats (3.12+). */
 int pc_native_available(void);
-PyObject *pc_native_call(const char *what);   /* sys._stats_<what>() */
+PyObject *pc_native_call(const char *what); /* sys._stats_<what>() */
 
 #endif

@@ -32,16 +32,16 @@
 #include <unistd.h>
 
 static struct {
-    uint64_t displaced;         /* threads whose trace function another
-                                   tool replaced while counting (3.11) */
-    uint64_t jumps;             /* f_lineno assignments that moved a
-                                   frame counted by segments (3.12+) */
-    uint64_t lost;              /* other tools' sys.settrace,
-                                   sys.setprofile, register_callback while
-                                   mode instructions counts (3.12+) */
-    unsigned long long desync_base;     /* pc_g.desync at the last clear */
-    char cause[PC_META_MAX];    /* the first cause, free text (1.16) */
-    int said_displaced, said_jump, said_lost;   /* once per process */
+    uint64_t displaced;             /* threads whose trace function another
+                                       tool replaced while counting (3.11) */
+    uint64_t jumps;                 /* f_lineno assignments that moved a
+                                       frame counted by segments (3.12+) */
+    uint64_t lost;                  /* other tools' sys.settrace,
+                                       sys.setprofile, register_callback while
+                                       mode instructions counts (3.12+) */
+    unsigned long long desync_base; /* pc_g.desync at the last clear */
+    char cause[PC_META_MAX];        /* the first cause, free text (1.16) */
+    int said_displaced, said_jump, said_lost; /* once per process */
 } g;
 
 int pc_guard_own;
@@ -64,17 +64,16 @@ describe(const char *what, char *out, size_t cap, char *raw, size_t rawcap)
 {
     PyObject *exc_type, *exc_value, *exc_tb;
     PyFrameObject *frame;
-    PyObject *text = NULL;   /* owned */
+    PyObject *text = NULL; /* owned */
     int cut;
 
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
-    frame = PyEval_GetFrame();      /* borrowed */
+    frame = PyEval_GetFrame(); /* borrowed */
     if (frame != NULL) {
-        PyCodeObject *code = PyFrame_GetCode(frame);    /* owned */
-        text = PyUnicode_FromFormat("%s at \"%U\", line %d, in %U", what,
-                                    code->co_filename,
-                                    PyFrame_GetLineNumber(frame),
-                                    code->co_qualname);
+        PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
+        text = PyUnicode_FromFormat(
+            "%s at \"%U\", line %d, in %U", what, code->co_filename,
+            PyFrame_GetLineNumber(frame), code->co_qualname);
         Py_DECREF(code);
     }
     else {

@@ -8,8 +8,8 @@
  *    "FILE:LINE:QUALNAME" as a C string then, so that dumps (Py_AtExit,
  *    SIGTERM) read only C data.
  *  - counts[] has one slot per distinct base opcode of the code;
- *    pc_codeinfo.slot[u] (codeinfo.h) is the slot of unit u.  The hot paths only
- *    increment counts[] and calls.
+ *    pc_codeinfo.slot[u] (codeinfo.h) is the slot of unit u.  The hot
+ *    paths only increment counts[] and calls.
  *  - Every record is in the process-wide table until the next clear,
  *    also after its code object died (then it is no longer live); dead
  *    records with nothing counted are freed at once.
@@ -21,19 +21,19 @@
 
 #include "collector.h"
 
-#define PC_HOT_CAP 2000     /* code objects a dump writes, by instructions */
-#define PC_HOT_TOP_OPS 5    /* opcodes written per code object */
+#define PC_HOT_CAP 2000  /* code objects a dump writes, by instructions */
+#define PC_HOT_TOP_OPS 5 /* opcodes written per code object */
 
 typedef struct pc_hot {
-    uint64_t calls;         /* starts (PY_START / 'call' at the first RESUME) */
-    uint64_t total;         /* scratch: instructions, computed at dump time */
-    uint64_t *counts;       /* per slot */
-    const uint8_t *ops;     /* slot -> base opcode */
-    char *key;              /* FILE:LINE:QUALNAME, FILE and QUALNAME in the
-                             * dump's text encoding (psf_text.h) */
-    size_t idx;             /* its place in the table */
+    uint64_t calls;     /* starts (PY_START / 'call' at the first RESUME) */
+    uint64_t total;     /* scratch: instructions, computed at dump time */
+    uint64_t *counts;   /* per slot */
+    const uint8_t *ops; /* slot -> base opcode */
+    char *key;          /* FILE:LINE:QUALNAME, FILE and QUALNAME in the
+                         * dump's text encoding (psf_text.h) */
+    size_t idx;         /* its place in the table */
     int nops;
-    int live;               /* its code object is alive */
+    int live; /* its code object is alive */
 } pc_hot;
 
 typedef struct pc_calls {
@@ -54,7 +54,7 @@ void pc_hot_code_dead(pc_hot *h);
 void pc_hot_clear(void);
 int pc_hot_has_data(void);
 void pc_hot_write(psf_out *o);
-int pc_hot_snapshot(PyObject *dict);   /* adds "code", "calls"; -1 on error */
+int pc_hot_snapshot(PyObject *dict); /* adds "code", "calls"; -1 on error */
 
 /* One executed instruction, of the opcode in slot (pc_codeinfo.slot). */
 static inline void

@@ -20,7 +20,7 @@ static void
 code_dead(void *p)
 {
     pc_codeinfo *ci = p;
-    pc_seg_code_free(ci);   /* its segment counts go into pc_g first */
+    pc_seg_code_free(ci); /* its segment counts go into pc_g first */
     pc_hot_code_dead(ci->hot);
     pc_codeinfo_free(ci);
 }
@@ -43,7 +43,7 @@ pc_lifecycle_init(PyObject *opnames)
         return -1;
 #if PC_HAVE_MONITORING
     {
-        PyObject *mon = pc_monitoring_module();     /* owned */
+        PyObject *mon = pc_monitoring_module(); /* owned */
         int r;
         if (mon == NULL)
             return -1;
@@ -60,7 +60,7 @@ void
 pc_clear(void)
 {
     assert(PyGILState_Check());
-    pc_seg_cut();       /* what runs now counts up to here, then goes */
+    pc_seg_cut(); /* what runs now counts up to here, then goes */
     pc_counts_zero();
     pc_seg_zero();
     pc_hot_clear();

@@ -7,7 +7,7 @@
 int
 pc_native_available(void)
 {
-    PyObject *sys = PyImport_AddModule("sys");  /* borrowed */
+    PyObject *sys = PyImport_AddModule("sys"); /* borrowed */
     return sys != NULL && PyObject_HasAttrString(sys, "_stats_on");
 }
 
@@ -15,7 +15,7 @@ PyObject *
 pc_native_call(const char *what)
 {
     char name[32] = "_stats_";
-    PyObject *sys = PyImport_AddModule("sys");  /* borrowed */
+    PyObject *sys = PyImport_AddModule("sys"); /* borrowed */
     if (sys == NULL)
         return NULL;
     psf_strlcat(name, what, sizeof name);

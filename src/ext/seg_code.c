@@ -9,16 +9,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-seg_ops seg_op = {
-    .cache = -1, .send = -1, .jbni = -1, .jump_backward = -1,
-    .jump_forward = -1, .for_iter = -1, .extended_arg = -1, .resume = -1,
-    .exit_init_check = -1, .not_taken = -1, .pop_iter = -1,
-    .end_async_for = -1, .return_value = -1, .return_const = -1,
-    .yield_value = -1, .pop_jump = {-1, -1, -1, -1}};
+seg_ops seg_op = {.cache = -1,
+                  .send = -1,
+                  .jbni = -1,
+                  .jump_backward = -1,
+                  .jump_forward = -1,
+                  .for_iter = -1,
+                  .extended_arg = -1,
+                  .resume = -1,
+                  .exit_init_check = -1,
+                  .not_taken = -1,
+                  .pop_iter = -1,
+                  .end_async_for = -1,
+                  .return_value = -1,
+                  .return_const = -1,
+                  .yield_value = -1,
+                  .pop_jump = {-1, -1, -1, -1}};
 PyObject *seg_disable;
 seg_cache_entry seg_cache[SEG_CACHE];
 
-static seg_code *codes;     /* every live table (fold, zero) */
+static seg_code *codes; /* every live table (fold, zero) */
 
 static int
 opcode_of(const char *name)
@@ -42,9 +52,9 @@ seg_ops_init(PyObject *mon)
     seg_op.for_iter = opcode_of("FOR_ITER");
     seg_op.extended_arg = opcode_of("EXTENDED_ARG");
     seg_op.resume = opcode_of("RESUME");
-    seg_op.exit_init_check = opcode_of("EXIT_INIT_CHECK");   /* 3.13 */
-    seg_op.not_taken = opcode_of("NOT_TAKEN");               /* 3.14 */
-    seg_op.pop_iter = opcode_of("POP_ITER");                 /* 3.14 */
+    seg_op.exit_init_check = opcode_of("EXIT_INIT_CHECK"); /* 3.13 */
+    seg_op.not_taken = opcode_of("NOT_TAKEN");             /* 3.14 */
+    seg_op.pop_iter = opcode_of("POP_ITER");               /* 3.14 */
     seg_op.end_async_for = opcode_of("END_ASYNC_FOR");
     seg_op.pop_jump[0] = opcode_of("POP_JUMP_IF_FALSE");
     seg_op.pop_jump[1] = opcode_of("POP_JUMP_IF_TRUE");
@@ -54,11 +64,17 @@ seg_ops_init(PyObject *mon)
     seg_op.return_const = opcode_of("RETURN_CONST");
     seg_op.yield_value = opcode_of("YIELD_VALUE");
     {
-        static const char *const not_eager[] = {
-            "SEND", "JUMP_BACKWARD_NO_INTERRUPT", "FOR_ITER", "JUMP_BACKWARD",
-            "JUMP_FORWARD", "POP_JUMP_IF_FALSE", "POP_JUMP_IF_TRUE",
-            "POP_JUMP_IF_NONE", "POP_JUMP_IF_NOT_NONE", "RESUME",
-            "CACHE"};
+        static const char *const not_eager[] = {"SEND",
+                                                "JUMP_BACKWARD_NO_INTERRUPT",
+                                                "FOR_ITER",
+                                                "JUMP_BACKWARD",
+                                                "JUMP_FORWARD",
+                                                "POP_JUMP_IF_FALSE",
+                                                "POP_JUMP_IF_TRUE",
+                                                "POP_JUMP_IF_NONE",
+                                                "POP_JUMP_IF_NOT_NONE",
+                                                "RESUME",
+                                                "CACHE"};
         int i;
         size_t k;
         for (i = 0; i < PC_NOPS; i++)
@@ -67,11 +83,12 @@ seg_ops_init(PyObject *mon)
             if ((i = opcode_of(not_eager[k])) >= 0)
                 seg_op.eager[i] = 0;
     }
-    if (seg_op.cache < 0 || seg_op.send < 0 || seg_op.jbni < 0 || seg_op.jump_backward < 0 ||
-        seg_op.jump_forward < 0 || seg_op.for_iter < 0 || seg_op.extended_arg < 0 ||
-        seg_op.resume < 0) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "pystats: an opcode segment counting needs is missing");
+    if (seg_op.cache < 0 || seg_op.send < 0 || seg_op.jbni < 0 ||
+        seg_op.jump_backward < 0 || seg_op.jump_forward < 0 ||
+        seg_op.for_iter < 0 || seg_op.extended_arg < 0 || seg_op.resume < 0) {
+        PyErr_SetString(
+            PyExc_RuntimeError,
+            "pystats: an opcode segment counting needs is missing");
         return -1;
     }
     seg_disable = PyObject_GetAttrString(mon, "DISABLE");
@@ -169,11 +186,11 @@ fill_tables(seg_code *sc, const uint8_t *raw)
              op[i] == seg_op.jump_forward || op[i] == seg_op.jump_backward)) {
             tg = jump_target(sc, i);
             if (tg < 0 || tg >= n)
-                tg = i;         /* never: seg_walk_silent's guard stops it */
+                tg = i; /* never: seg_walk_silent's guard stops it */
         }
         sc->target[i] = tg;
     }
-    for (i = 0; i < n; i += sc->span[i] > 0 ? sc->span[i] : 1)
+    for (i = 0; i<n; i += sc->span[i]> 0 ? sc->span[i] : 1)
         sc->quiet_ok[i] = quiet_eligible(sc, i);
     assert(n == 0 || sc->span[0] > 0);
 }
@@ -182,7 +199,7 @@ static seg_code *
 seg_code_slow(pc_codeinfo *ci)
 {
     PyObject *exc_type, *exc_value, *exc_tb;
-    PyObject *bytes;    /* owned */
+    PyObject *bytes; /* owned */
     seg_code *sc = NULL;
     int32_t n = (int32_t)ci->n;
     size_t size;

@@ -30,25 +30,25 @@
 #if PC_HAVE_MONITORING
 
 typedef struct seg_code {
-    struct seg_code *next, **pprev;     /* live ones, for fold and zero */
-    PyObject *code;                     /* borrowed */
-    int32_t n;                          /* code units */
-    int32_t first_resume;               /* unit of the first RESUME */
-    const uint8_t *op;                  /* base opcode per unit (codeinfo) */
-    const uint8_t *slot;                /* hot->counts slot per unit */
-    pc_hot *hot;                        /* per code statistics */
-    uint8_t *arg;                       /* oparg byte per unit */
-    int8_t *span;                       /* instruction start: its length in
-                                           units; cache unit: minus the
-                                           distance back to its owner */
-    int32_t *silent;                    /* first silent jump at or after u
-                                           (SEND, JBNI, a quiet jump), n if
-                                           none */
-    uint8_t *quiet_ok;                  /* a jump whose event may be turned
-                                           off (see quiet_site()) */
-    int32_t *target;                    /* a silent-capable jump's target
-                                           (SEND, JBNI, JUMP_FORWARD,
-                                           JUMP_BACKWARD), else itself */
+    struct seg_code *next, **pprev; /* live ones, for fold and zero */
+    PyObject *code;                 /* borrowed */
+    int32_t n;                      /* code units */
+    int32_t first_resume;           /* unit of the first RESUME */
+    const uint8_t *op;              /* base opcode per unit (codeinfo) */
+    const uint8_t *slot;            /* hot->counts slot per unit */
+    pc_hot *hot;                    /* per code statistics */
+    uint8_t *arg;                   /* oparg byte per unit */
+    int8_t *span;                   /* instruction start: its length in
+                                       units; cache unit: minus the
+                                       distance back to its owner */
+    int32_t *silent;                /* first silent jump at or after u
+                                       (SEND, JBNI, a quiet jump), n if
+                                       none */
+    uint8_t *quiet_ok;              /* a jump whose event may be turned
+                                       off (see quiet_site()) */
+    int32_t *target;                /* a silent-capable jump's target
+                                       (SEND, JBNI, JUMP_FORWARD,
+                                       JUMP_BACKWARD), else itself */
     uint64_t *starts, *ends;
 } seg_code;
 
@@ -59,15 +59,15 @@ typedef struct seg_code {
  * or fire an event of their own, are not in it).  Set once by
  * seg_ops_init(). */
 typedef struct seg_ops {
-    int cache, send, jbni, jump_backward, jump_forward, for_iter,
-        extended_arg, resume, exit_init_check, not_taken, pop_iter,
-        end_async_for, return_value, return_const, yield_value;
-    int pop_jump[4];            /* POP_JUMP_IF_FALSE, _TRUE, _NONE, _NOT_NONE */
+    int cache, send, jbni, jump_backward, jump_forward, for_iter, extended_arg,
+        resume, exit_init_check, not_taken, pop_iter, end_async_for,
+        return_value, return_const, yield_value;
+    int pop_jump[4]; /* POP_JUMP_IF_FALSE, _TRUE, _NONE, _NOT_NONE */
     uint8_t eager[PC_NOPS];
 } seg_ops;
 
 extern seg_ops seg_op;
-extern PyObject *seg_disable;           /* sys.monitoring.DISABLE, owned */
+extern PyObject *seg_disable; /* sys.monitoring.DISABLE, owned */
 
 /* Module init: the opcode numbers and sys.monitoring.DISABLE, from the
  * monitoring module handed down.  -1 with exception. */

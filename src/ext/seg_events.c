@@ -52,7 +52,7 @@ caller_stop_slow(seg_thread *t)
     }
     stop_at(t, f, c);
     if (!in_flight)
-        f->raised = -1;     /* restart() resets it; eager_restart() reads it */
+        f->raised = -1; /* restart() resets it; eager_restart() reads it */
 }
 
 
@@ -80,18 +80,18 @@ caller_stop(seg_thread *t)
 
 /* Counting threads only (measure() counts one); t->measuring mirrors
  * pc_t.measure_depth so that one thread-local access suffices. */
-#define ENTER(t)                                            \
-    do {                                                    \
-        t = seg_t;                                          \
-        if (t == NULL || t->gen != seg_gen) {               \
-            if (!pc_counting())                             \
-                Py_RETURN_NONE;                             \
-            t = seg_thread_adopt(0);                            \
-            if (t == NULL)                                  \
-                Py_RETURN_NONE;                             \
-        }                                                   \
-        if (!(pc_g.on | t->measuring))                      \
-            Py_RETURN_NONE;                                 \
+#define ENTER(t)                              \
+    do {                                      \
+        t = seg_t;                            \
+        if (t == NULL || t->gen != seg_gen) { \
+            if (!pc_counting())               \
+                Py_RETURN_NONE;               \
+            t = seg_thread_adopt(0);          \
+            if (t == NULL)                    \
+                Py_RETURN_NONE;               \
+        }                                     \
+        if (!(pc_g.on | t->measuring))        \
+            Py_RETURN_NONE;                   \
     } while (0)
 
 #define HOT static inline __attribute__((always_inline))
@@ -221,7 +221,7 @@ cb_yield(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 #define BR_PLAIN 0
 #define BR_LEFT 1
 #define BR_RIGHT 2
-#define BR_FIXED 3      /* a BR_LEFT or BR_RIGHT event branch_fixup() fixed */
+#define BR_FIXED 3 /* a BR_LEFT or BR_RIGHT event branch_fixup() fixed */
 
 /* Whether a 3.14 branch event may name another instruction than the
  * one that fired it: NOT_TAKEN (BRANCH_LEFT, naming its POP_JUMP_IF_*),
@@ -278,7 +278,7 @@ branch_fixup(seg_frame *f, int32_t *src, int32_t *dst, int kind)
         if (sc->op[*src] != seg_op.for_iter)
             return 1;
         if (f->at == *src && f->seeded && f->start < 0)
-            f->seeded = 0;  /* the exit of the FOR_ITER under way */
+            f->seeded = 0; /* the exit of the FOR_ITER under way */
         *dst = v;
         return 0;
     }
@@ -392,7 +392,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     if (seg_cache[k].code != code)
         goto other;
     nsc = seg_cache[k].sc;
-    off = unit_arg(args[1]);        /* RESUME is often at offset 0 */
+    off = unit_arg(args[1]); /* RESUME is often at offset 0 */
     if ((uint32_t)off >= (uint32_t)nsc->n)
         goto other;
     if ((c = caller_unit_fast(t, f, &cur)) < 0)
@@ -563,7 +563,7 @@ raised_at(seg_thread *t, seg_frame *f, int32_t r)
 {
     if (f->start < 0) {
         if (f->at < 0 || f->at == r)
-            return;         /* thrown in, or raised where it stopped */
+            return; /* thrown in, or raised where it stopped */
         restart(t, f, r, 0);
     }
     f->raised = r;
@@ -582,7 +582,7 @@ cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     if (f->start < 0 && f->at < 0)
-        Py_RETURN_NONE;     /* after PY_THROW: its YIELD_VALUE already ran */
+        Py_RETURN_NONE; /* after PY_THROW: its YIELD_VALUE already ran */
     r = seg_own_instruction(t, f);
     if (r < 0) {
         PC_DESYNC();
@@ -715,7 +715,7 @@ cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-#define DEF(name, fn) \
+#define DEF(name, fn)                                                     \
     static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, \
                                    METH_FASTCALL, NULL}
 DEF("_pystats_seg_start", cb_start);
@@ -770,7 +770,8 @@ pc_seg_callbacks(int noop, size_t *n)
         pc_seg_callback *cb = &noop_callbacks[noop == 2][i];
         cb->event = seg_callbacks[i].event;
         cb->def = noop == 2 && strcmp(cb->event, "JUMP") == 0
-                      ? &cb_noop_jump_def : &cb_noop_def;
+                      ? &cb_noop_jump_def
+                      : &cb_noop_def;
     }
     return noop_callbacks[noop == 2];
 }

@@ -95,7 +95,7 @@ resume_unit(const seg_frame *f, int32_t e, int yielding)
         return jump_target(sc, c);
     if ((op == seg_op.jump_backward || op == seg_op.jump_forward) &&
         sc->silent[c] == c)
-        return jump_target(sc, c);      /* a quiet jump (no event) */
+        return jump_target(sc, c); /* a quiet jump (no event) */
     if (f->seeded) {
         /* The instruction was under way, uninstrumented, when collection
          * started: a jump fires no event for it any more. */

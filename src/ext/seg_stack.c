@@ -11,7 +11,7 @@ seg_thread *seg_threads;
 pthread_mutex_t seg_threads_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t seg_gen = 1;
 __thread seg_thread *seg_t __attribute__((tls_model("initial-exec")));
-static pthread_key_t thread_key;    /* its destructor: thread_exit() */
+static pthread_key_t thread_key; /* its destructor: thread_exit() */
 
 static void
 thread_exit(void *p)
@@ -20,7 +20,7 @@ thread_exit(void *p)
     pthread_mutex_lock(&seg_threads_lock);
     if (!t->adopted || !pthread_equal(t->owner, pthread_self())) {
         pthread_mutex_unlock(&seg_threads_lock);
-        return;             /* another thread has taken it over */
+        return; /* another thread has taken it over */
     }
     for (pp = &seg_threads; *pp != NULL; pp = &(*pp)->next) {
         if (*pp == t) {
@@ -154,7 +154,7 @@ seg_top_mismatch(seg_thread *t, PyObject *code)
 static int
 public_skipped(PyFrameObject *fr, PyCodeObject *code)
 {
-    PyObject *gen = PyFrame_GetGenerator(fr);       /* new reference */
+    PyObject *gen = PyFrame_GetGenerator(fr); /* new reference */
     pc_codeinfo *ci;
     int lasti;
     if (gen != NULL) {
@@ -179,7 +179,7 @@ frame_unit_public(const seg_frame *f, int caller)
     int32_t r = -1;
 
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
-    cur = PyEval_GetFrame();                /* borrowed */
+    cur = PyEval_GetFrame(); /* borrowed */
     if (cur == NULL)
         goto done;
     fr = caller ? PyFrame_GetBack(cur) : (Py_INCREF(cur), cur);
@@ -214,8 +214,8 @@ static inline int
 init_shim(pc_iframe *p)
 {
     return seg_op.exit_init_check >= 0 &&
-           (((PyCodeObject *)pc_iframe_executable(p))->co_code_adaptive[0] & 0xff) ==
-               seg_op.exit_init_check;
+           (((PyCodeObject *)pc_iframe_executable(p))->co_code_adaptive[0] &
+            0xff) == seg_op.exit_init_check;
 }
 
 

@@ -34,13 +34,13 @@
 #include <pthread.h>
 
 #ifdef PC_FRAME_READ_PUBLIC
-#  define PC_PUBLIC_FRAMES 1
+#define PC_PUBLIC_FRAMES 1
 #else
-#  define PC_PUBLIC_FRAMES 0
+#define PC_PUBLIC_FRAMES 0
 #endif
 
-#define SEG_NONE (-1)   /* the thread's last instruction: none (no pair) */
-#define SEG_TOP (-2)    /* ... is the top frame's, inside its open segment */
+#define SEG_NONE (-1) /* the thread's last instruction: none (no pair) */
+#define SEG_TOP (-2)  /* ... is the top frame's, inside its open segment */
 
 typedef struct seg_frame {
     seg_code *sc;       /* its code (sc->code) and counts */
@@ -64,21 +64,21 @@ typedef struct seg_frame {
 typedef struct seg_thread {
     struct seg_thread *next;
     PyThreadState *ts;
-    pthread_t owner;        /* the thread that adopted it */
+    pthread_t owner; /* the thread that adopted it */
     int adopted;
-    uint64_t gen;           /* valid while == seg_gen */
-    int last;               /* opcode, SEG_NONE or SEG_TOP */
-    int measuring;          /* its measure() depth */
+    uint64_t gen;  /* valid while == seg_gen */
+    int last;      /* opcode, SEG_NONE or SEG_TOP */
+    int measuring; /* its measure() depth */
     int depth, cap;
     seg_frame *stack;
 } seg_thread;
 
-extern seg_thread *seg_threads;             /* guarded by seg_threads_lock */
+extern seg_thread *seg_threads; /* guarded by seg_threads_lock */
 extern pthread_mutex_t seg_threads_lock;
 extern uint64_t seg_gen;
 extern __thread seg_thread *seg_t __attribute__((tls_model("initial-exec")));
 
-int seg_stack_init(void);           /* module init; -1 with exception */
+int seg_stack_init(void); /* module init; -1 with exception */
 /* The entry of ts, created if asked.  Caller holds seg_threads_lock. */
 seg_thread *seg_thread_find(PyThreadState *ts, int create);
 void seg_thread_reset(seg_thread *t);
@@ -113,7 +113,7 @@ push(seg_thread *t, PyObject *code)
     assert(t->depth < t->cap);
     f = &t->stack[t->depth++];
     f->sc = sc;
-    f->iframe = pc_tstate_iframe(t->ts);    /* the frame starting now */
+    f->iframe = pc_tstate_iframe(t->ts); /* the frame starting now */
     f->start = f->at = f->raised = f->resume = f->jumped = -1;
     f->seeded = 0;
     return f;
@@ -166,7 +166,7 @@ caller_unit_fast(seg_thread *t, const seg_frame *f, pc_iframe **cur)
     int32_t c;
     *cur = pc_tstate_iframe(t->ts);
     if (PC_PUBLIC_FRAMES)
-        return -1;      /* measure the public API's way: no internal reads */
+        return -1; /* measure the public API's way: no internal reads */
     if (*cur == NULL || (p = (*cur)->previous) == NULL)
         return -1;
     if (p->owner >= PC_FRAME_OWNED_BY_CSTACK && (p = p->previous) == NULL)

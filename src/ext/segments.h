@@ -11,7 +11,7 @@
 #if PC_HAVE_MONITORING
 
 typedef struct pc_seg_callback {
-    const char *event;      /* sys.monitoring.events attribute */
+    const char *event; /* sys.monitoring.events attribute */
     PyMethodDef *def;
 } pc_seg_callback;
 
@@ -53,15 +53,46 @@ void pc_seg_code_free(pc_codeinfo *ci);
 
 #else
 
-static inline int pc_seg_mode(void) { return 0; }
-static inline int pc_seg_window_start(void) { return 0; }
-static inline void pc_seg_measure_start(void) {}
-static inline void pc_seg_measure_set(int depth) { (void)depth; }
-static inline void pc_seg_cut(void) {}
-static inline void pc_seg_fold(void) {}
-static inline void pc_seg_zero(void) {}
-static inline void pc_seg_after_fork(void) {}
-static inline void pc_seg_code_free(pc_codeinfo *ci) { (void)ci; }
+static inline int
+pc_seg_mode(void)
+{
+    return 0;
+}
+static inline int
+pc_seg_window_start(void)
+{
+    return 0;
+}
+static inline void
+pc_seg_measure_start(void)
+{
+}
+static inline void
+pc_seg_measure_set(int depth)
+{
+    (void)depth;
+}
+static inline void
+pc_seg_cut(void)
+{
+}
+static inline void
+pc_seg_fold(void)
+{
+}
+static inline void
+pc_seg_zero(void)
+{
+}
+static inline void
+pc_seg_after_fork(void)
+{
+}
+static inline void
+pc_seg_code_free(pc_codeinfo *ci)
+{
+    (void)ci;
+}
 
 #endif
 #endif

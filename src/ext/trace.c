@@ -5,9 +5,9 @@
  * 3.11 reports an opcode event for every instruction from RESUME on
  * (instructions before RESUME are not traceable) except RESUME itself,
  * which produces the 'call' event instead, and except an instruction
- * prefixed by EXTENDED_ARG, which is counted with its prefix.  A 'call' event also comes
- * from throw() into a generator, where the frame's current instruction
- * is not RESUME: RESUME is counted only when it is.
+ * prefixed by EXTENDED_ARG, which is counted with its prefix.  A 'call'
+ * event also comes from throw() into a generator, where the frame's
+ * current instruction is not RESUME: RESUME is counted only when it is.
  */
 #include "codeinfo.h"
 #include "guard.h"
@@ -18,11 +18,12 @@
 
 #define MAX_MEASURING 64
 
-static Py_ssize_t trace_opcodes_offset = -1;  /* of f_trace_opcodes in a frame */
+static Py_ssize_t trace_opcodes_offset =
+    -1; /* of f_trace_opcodes in a frame */
 static int installed_all;
 static PyThreadState *measuring[MAX_MEASURING];
-static PyObject *thread_hook;                 /* owned: our threading hook */
-static int own_settrace;        /* in one of the collector's own SetTrace calls */
+static PyObject *thread_hook; /* owned: our threading hook */
+static int own_settrace; /* in one of the collector's own SetTrace calls */
 
 /* Threads another tool's trace function displaced in the open window
  * (guard.c): a thread state and its thread id, since a dead thread's
@@ -35,7 +36,7 @@ static struct lost_thread {
 /* This thread was displaced in the open window (dies with the thread,
  * unlike a thread state's address and id, which a new thread reuses). */
 static __thread uint64_t lost_in_window;
-static uint64_t window_gen = 1;     /* bumped when a window installs */
+static uint64_t window_gen = 1; /* bumped when a window installs */
 
 /* Where the frame keeps f_trace_opcodes, read from the frame type's own
  * member table so that no private struct layout is assumed. */
@@ -66,7 +67,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     (void)obj;
     if (what == PyTrace_OPCODE) {
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
-            PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
+            PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
             pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
             int lasti = PyFrame_GetLasti(frame);
             Py_DECREF(code);
@@ -89,7 +90,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     else if (what == PyTrace_CALL) {
         frame_enable_opcodes(frame);
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
-            PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
+            PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
             pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
             int lasti = PyFrame_GetLasti(frame);
             Py_DECREF(code);
@@ -117,7 +118,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 pc_calls_g.unwinds++;
             }
             else {
-                PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
+                PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
                 pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
                 int lasti = PyFrame_GetLasti(frame);
                 Py_DECREF(code);
@@ -140,7 +141,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 static void
 enable_running_frames(PyThreadState *ts)
 {
-    PyFrameObject *f = PyThreadState_GetFrame(ts);  /* owned */
+    PyFrameObject *f = PyThreadState_GetFrame(ts); /* owned */
     while (f != NULL) {
         PyFrameObject *back = PyFrame_GetBack(f);
         frame_enable_opcodes(f);
@@ -205,7 +206,7 @@ static int
 threading_hook_is_ours(void)
 {
     PyObject *exc_type, *exc_value, *exc_tb;
-    PyObject *modules, *threading, *hook;  /* borrowed, borrowed, owned */
+    PyObject *modules, *threading, *hook; /* borrowed, borrowed, owned */
     int ours = 0;
 
     if (thread_hook == NULL)
@@ -213,7 +214,8 @@ threading_hook_is_ours(void)
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     modules = PySys_GetObject("modules");
     threading = modules && PyDict_Check(modules)
-                    ? PyDict_GetItemString(modules, "threading") : NULL;
+                    ? PyDict_GetItemString(modules, "threading")
+                    : NULL;
     if (threading != NULL) {
         hook = PyObject_GetAttrString(threading, "_trace_hook");
         ours = hook == thread_hook;
@@ -336,7 +338,7 @@ static PyMethodDef thread_hook_def = {
 static int
 set_threading_hook(int on)
 {
-    PyObject *threading = NULL, *cur = NULL, *r = NULL;  /* owned */
+    PyObject *threading = NULL, *cur = NULL, *r = NULL; /* owned */
     int ret = -1;
 
     if (thread_hook == NULL) {
