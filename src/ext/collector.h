@@ -42,13 +42,6 @@ typedef enum pc_mode {
                                   callbacks do nothing: its cost floor */
 } pc_mode;
 
-typedef enum pc_reason {
-    PC_REASON_EXIT,
-    PC_REASON_EXPLICIT,
-    PC_REASON_OS_EXIT,
-    PC_REASON_SIGNAL,
-} pc_reason;
-
 /* The header fields captured from Python while it is alive. */
 typedef struct pc_meta {
     char python_version[64];
@@ -138,7 +131,7 @@ pc_wants_events(void)
 
 const char *pc_mode_name(pc_mode mode);
 
-/* Slow-path API used by the module layer and the backends. */
+/* Slow-path API used by the layers above. */
 int pc_collector_init(PyObject *opnames); /* -1 with exception */
 void pc_counts_zero(void);                /* exec and pair counts */
 int pc_counts_any(void);                  /* an instruction was counted */
@@ -151,52 +144,5 @@ void pc_forget_prev(void);
  * are reported inexact); a debug build (make DEBUG=1) stops there. */
 #define PC_DESYNC() \
     (assert(!"segment counting: event does not fit"), (void)pc_g.desync++)
-
-/* lifecycle.c: what touches every source (module layer). */
-void pc_clear(void);
-int pc_has_data(void);
-void pc_after_fork(void); /* in a fork child: its own counts start now */
-
-/* dump.c */
-enum {
-    PC_DUMP_FAILED = -1,
-    PC_DUMP_NOTHING = 0,
-    PC_DUMP_FILE = 1,
-    PC_DUMP_STDERR = 2
-};
-int pc_dump(pc_reason reason);
-/* The output directory, absolute; is_default: the default directory
- * (base/py_stats), which falls back to the user's private one when it
- * is not theirs.  A name too long for a path is kept for the message:
- * every dump then goes to stderr. */
-void pc_dump_set_dir(const char *dir, int is_default);
-int pc_dump_install_hooks(PyObject *os_module); /* -1 with exception */
-PyObject *pc_snapshot(void);
-
-/* Backends: monitoring.c (3.12+) and trace.c (3.11).
- *
- * pc_backend_sync() makes the instrumentation match the state: events
- * for every thread while pc_g.on, for the measuring threads while
- * measure() runs, none otherwise (so that nothing is perturbed while
- * off).  -1 with an exception if it could not (a slot is taken). */
-int pc_backend_sync(void);
-/* May the backend be switched on here?  -1 with exception if not. */
-int pc_backend_check(void);
-const char *pc_backend_name(void);
-/* How many threads another tool displaced still go uncounted in the
- * open window (3.11; 0 on 3.12+).  With the GIL, interpreter alive. */
-int pc_backend_displaced(void);
-/* The same for this thread only (a fork child's one thread). */
-int pc_backend_displaced_here(void);
-#if PC_HAVE_MONITORING
-PyObject *pc_monitoring_module(void); /* sys.monitoring, a new reference */
-#else
-/* trace.c: a "sys.settrace" audit event in the current thread. */
-void pc_trace_settrace_event(void);
-#endif
-
-/* native.c: a CPython built with --enable-pystats (3.12+). */
-int pc_native_available(void);
-PyObject *pc_native_call(const char *what); /* sys._stats_<what>() */
 
 #endif

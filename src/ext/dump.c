@@ -6,7 +6,9 @@
  * the signal-safe writer of src/format, so it works from Py_AtExit
  * (after the interpreter is gone) and from a signal handler.
  */
-#include "collector.h"
+#include "dump.h"
+#include "backend.h"
+#include "lifecycle.h"
 #include "census.h"
 #include "stats.h"
 #include "segments.h"

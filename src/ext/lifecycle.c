@@ -4,6 +4,7 @@
  * file calls each in turn, in the order their invariants need (see each
  * function). */
 #include "lifecycle.h"
+#include "backend.h"
 #include "codeinfo.h"
 #include "census.h"
 #include "guard.h"

@@ -5,7 +5,10 @@
  * in lifecycle.c.
  */
 #include "collector.h"
+#include "backend.h"
+#include "dump.h"
 #include "lifecycle.h"
+#include "native.h"
 #include "census.h"
 #include "stats.h"
 #include "segments.h"

@@ -8,6 +8,7 @@
  * sys.monitoring module.  Events are interpreter-wide: the callbacks
  * filter by pc_counting() for measure(), which counts one thread.
  */
+#include "backend.h"
 #include "codeinfo.h"
 #include "segments.h"
 #include "guard.h"

@@ -2,7 +2,7 @@
  * --enable-pystats (3.12+ has sys._stats_on/off/clear/dump), so that
  * the same API neither counts twice nor leaves the native counters
  * running. */
-#include "collector.h"
+#include "native.h"
 
 int
 pc_native_available(void)

@@ -9,6 +9,7 @@
  * event also comes from throw() into a generator, where the frame's
  * current instruction is not RESUME: RESUME is counted only when it is.
  */
+#include "backend.h"
 #include "codeinfo.h"
 #include "guard.h"
 
