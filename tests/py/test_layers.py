@@ -234,3 +234,34 @@ def test_checks_see_what_they_check():
     assert ("lifecycle.c", "pc_late", []) in bad
     assert ("lifecycle.c", "pc_g", []) in bad
     assert not [b for b in bad if b[1] in ("pc_clear", "pc_census_x")]
+
+
+def long_functions(files, limit=100):
+    """(file, function, lines) for each function definition longer than
+    limit lines, its return-type line and closing brace included."""
+    out = []
+    for name, text in files.items():
+        lines = text.split("\n")
+        for i, line in enumerate(lines):
+            m = re.match(r"([A-Za-z_]\w*)\(", line)
+            if not m or i == 0 or not lines[i - 1] or lines[i - 1][0] in " #/*}":
+                continue
+            j = i
+            while j < len(lines) and lines[j] != "{" and not lines[j].endswith(";"):
+                j += 1
+            if j == len(lines) or lines[j] != "{":
+                continue
+            k = j
+            while k < len(lines) and lines[k] != "}":
+                k += 1
+            n = k - (i - 1) + 1
+            if n > limit:
+                out.append((name, m.group(1), n))
+    return out
+
+
+def test_no_function_over_100_lines():
+    files = sources(EXT)
+    assert long_functions(files, 60), "the check sees no function at all"
+    too_long = long_functions(files)
+    assert not too_long, "\n".join("%s: %s is %d lines" % t for t in too_long)
