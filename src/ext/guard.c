@@ -244,6 +244,9 @@ setlineno(PyObject *f, PyObject *value, void *closure)
     if (r < 0 || PyFrame_GetLasti((PyFrameObject *)f) == before)
         return r;
     g.jumps++;
+    /* The shadow stack no longer fits that frame: what does not fit from
+     * here on is this jump's doing (PC_DESYNC), for the process's life. */
+    pc_g.desync_excused = 1;
     note_cause("frame.f_lineno set", &g.said_jump,
                "pystats: a trace function moved a counted frame by setting "
                "frame.f_lineno (%s): segment counting sees no event for "

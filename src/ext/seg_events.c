@@ -308,7 +308,7 @@ jump_slow(seg_thread *t, seg_frame *f, int32_t src, int32_t dst)
 }
 
 /* JUMP, BRANCH: code, source and destination units (see
- * branch_source()); any case. */
+ * jump_units()); any case. */
 static __attribute__((noinline)) PyObject *
 jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
 {
