@@ -66,8 +66,11 @@ typedef struct seg_ops {
     uint8_t eager[PC_NOPS];
 } seg_ops;
 
-extern seg_ops seg_op;
-extern PyObject *seg_disable; /* sys.monitoring.DISABLE, owned */
+/* Hidden, as every global the fast paths read (collector.h): addressed
+ * directly, not through the GOT. */
+extern seg_ops seg_op __attribute__((visibility("hidden")));
+/* sys.monitoring.DISABLE, owned */
+extern PyObject *seg_disable __attribute__((visibility("hidden")));
 
 /* Module init: the opcode numbers and sys.monitoring.DISABLE, from the
  * monitoring module handed down.  -1 with exception. */
@@ -143,7 +146,8 @@ typedef struct seg_cache_entry {
     PyObject *code;
     seg_code *sc;
 } seg_cache_entry;
-extern seg_cache_entry seg_cache[SEG_CACHE];
+extern seg_cache_entry seg_cache[SEG_CACHE]
+    __attribute__((visibility("hidden")));
 
 static inline unsigned
 cache_slot(PyObject *code)

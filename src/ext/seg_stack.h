@@ -73,10 +73,12 @@ typedef struct seg_thread {
     seg_frame *stack;
 } seg_thread;
 
-extern seg_thread *seg_threads; /* guarded by seg_threads_lock */
-extern pthread_mutex_t seg_threads_lock;
-extern uint64_t seg_gen;
-extern __thread seg_thread *seg_t __attribute__((tls_model("initial-exec")));
+/* Hidden (see seg_code.h).  seg_threads is guarded by seg_threads_lock. */
+extern seg_thread *seg_threads __attribute__((visibility("hidden")));
+extern pthread_mutex_t seg_threads_lock __attribute__((visibility("hidden")));
+extern uint64_t seg_gen __attribute__((visibility("hidden")));
+extern __thread seg_thread *seg_t
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 int seg_stack_init(void); /* module init; -1 with exception */
 /* The entry of ts, created if asked.  Caller holds seg_threads_lock. */
