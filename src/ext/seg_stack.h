@@ -5,8 +5,10 @@
  * Invariants:
  *  - Each thread state that ran a counted event has one seg_thread on
  *    seg_threads (guarded by seg_threads_lock, taken only on slow
- *    paths: adoption, thread exit, window start, cut, zero).  Its owner
- *    thread alone changes its stack, with the GIL held.
+ *    paths: adoption, thread exit, window start, cut, zero).  A stack
+ *    changes only with the GIL held: in its owner thread's callbacks,
+ *    or at a window start, cut or zero from whichever thread holds the
+ *    GIL (the owner then runs no Python code).
  *  - A seg_thread is valid while gen == seg_gen: a window start bumps
  *    seg_gen, which empties every stack at once (seg_thread_reset at its
  *    next adoption, or the seeding).
