@@ -7,9 +7,10 @@ Interpreters: $PYTHONS (space-separated paths) if set; otherwise each of
 $PYTHON314 adds a CPython 3.14 (tools/pythons.py).
 Each gets a virtual environment under build/ with pytest, the collector
 installed into it by `make install-ext` (built with -Werror), and the
-suite in tests/py run inside it.  Then the C unit tests and the
-command-line golden tests, and the Python suite once more against the
-extension built with ASan and UBSan (`make test-asan`).
+suite in tests/py run inside it.  Then the C unit tests, the
+command-line golden tests, the style check of src/ (`make
+test-format`), and the Python suite once more against the extension
+built with ASan, UBSan and its asserts on (`make test-asan`, DEBUG=1).
 """
 import os
 import re
@@ -103,7 +104,8 @@ def main():
     r = run(["make", "-s", "all", "WERROR=1"])
     if r.returncode != 0:
         results.append(("build", 0, 1, 0))
-    for target in ("test-c", "test-golden", "test-html", "test-fuzz"):
+    for target in ("test-c", "test-golden", "test-html", "test-fuzz",
+                   "test-format"):
         results.append(make_suite(target))
     native = os.environ.get("NATIVE_PYTHON")
     if native:

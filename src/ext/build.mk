@@ -18,9 +18,11 @@ EXT_SO    := $(EXT_DIR)/pystats/_collector$(PY_SUFFIX)
 PY_FILES  := $(wildcard python/pystats/*.py)
 PY_OUT    := $(patsubst python/%,$(EXT_DIR)/%,$(PY_FILES)) $(EXT_DIR)/pystats_startup.py
 # NDEBUG as in CPython's own extension builds: the headers' assertions
-# (type checks in every Py_INCREF and PyLong accessor) stay out of the
-# per-event paths.
-EXT_CFLAGS = $(CFLAGS_ALL) -DNDEBUG -fPIC -fvisibility=hidden -I$(PY_INC)
+# (type checks in every Py_INCREF and PyLong accessor) and the
+# collector's own stay out of the per-event paths.  DEBUG=1 (Makefile)
+# keeps them all: an invariant broken stops the process there.
+EXT_NDEBUG = $(if $(filter 1,$(DEBUG)),,-DNDEBUG)
+EXT_CFLAGS = $(CFLAGS_ALL) $(EXT_NDEBUG) -fPIC -fvisibility=hidden -I$(PY_INC)
 
 ext: check-python $(EXT_SO) $(PY_OUT)
 

@@ -25,7 +25,6 @@
  * both scopes.
  */
 #include "census.h"
-#include "segments.h"
 #include "text.h"
 
 #include <string.h>
@@ -35,7 +34,7 @@ pc_census pc_census_live;
 pc_census pc_census_dead;
 
 /* The individually reported sites, as ready-made dump lines. */
-static char *site_lines;      /* PyMem_RawMalloc'd, or NULL */
+static char *site_lines; /* PyMem_RawMalloc'd, or NULL */
 
 /* Since the last dump or clear: a count window that takes the census
  * was open (count_census); the live census was taken, and in what scope
@@ -50,7 +49,7 @@ static pc_census_scope live_scope;
  * holds them once they ran.  Kept for the process, at most
  * MAX_MODULE_CODES of them. */
 #define MAX_MODULE_CODES 20000
-static PyObject *module_codes;  /* owned list, or NULL before setup */
+static PyObject *module_codes; /* owned list, or NULL before setup */
 
 int
 pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
@@ -117,9 +116,9 @@ pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
                     acc->backing_off[fam]++;
                     acc->failures[fam] += fails;
                     if (sites != NULL) {
-                        PyObject *t = Py_BuildValue(
-                            "(nsII)", i * 2, pc_ct.name[fam], fails,
-                            counter >> 4);
+                        PyObject *t =
+                            Py_BuildValue("(nsII)", i * 2, pc_ct.name[fam],
+                                          fails, counter >> 4);
                         if (t == NULL || PyList_Append(sites, t) < 0) {
                             Py_XDECREF(t);
                             return -1;
@@ -241,7 +240,8 @@ pc_census_write(psf_out *o)
     psf_put_counter(o, PSF_KEY_CENSUS_CODE, a->code_objects);
     psf_put_counter(o, PSF_KEY_CENSUS_DEAD, d->code_objects);
     psf_put_counter(o, PSF_KEY_CENSUS_INSTRUMENTED,
-              a->instrumented_code_objects + d->instrumented_code_objects);
+                    a->instrumented_code_objects +
+                        d->instrumented_code_objects);
     /* Scope count: every family left out, with its sites, 0 included, so
      * that the dump says which were left out even where none was seen.
      * Sites of those families read in scope census earlier in the same
@@ -330,7 +330,7 @@ audit_hook(const char *event, PyObject *args, void *data)
     if (!PyCode_Check(co) || PyList_GET_SIZE(module_codes) >= MAX_MODULE_CODES)
         return 0;
     if (PyList_Append(module_codes, co) < 0)
-        PyErr_Clear();          /* a census short of one module, no more */
+        PyErr_Clear(); /* a census short of one module, no more */
     return 0;
 }
 
@@ -362,7 +362,7 @@ static int
 call_census(const char *fn)
 {
     PyThreadState *ts = PyThreadState_Get();
-    PyObject *mod, *r = NULL;  /* owned */
+    PyObject *mod, *r = NULL; /* owned */
     PyThreadState_EnterTracing(ts);
     mod = PyImport_ImportModule("pystats._census");
     if (mod != NULL) {
@@ -452,7 +452,8 @@ census_setup_fn(PyObject *self, PyObject *args)
     for (i = 0; i < PC_NOPS; i++) {
         int fam = pc_ct.base[i];
         if (pc_ct.kind[i] == PC_SITE_SEGMENT &&
-            (pc_ct.kind[fam] == PC_SITE_BASE || pc_ct.kind[fam] == PC_SITE_PLAIN))
+            (pc_ct.kind[fam] == PC_SITE_BASE ||
+             pc_ct.kind[fam] == PC_SITE_PLAIN))
             pc_ct.excluded[fam] = 1;
     }
     pc_ct.ready = 1;
@@ -504,8 +505,8 @@ census_code_fn(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "sites must be a list or None");
         return NULL;
     }
-    if (pc_census_code(code, &pc_census_live,
-                       sites == Py_None ? NULL : sites, live_scope) < 0)
+    if (pc_census_code(code, &pc_census_live, sites == Py_None ? NULL : sites,
+                       live_scope) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -517,31 +518,32 @@ census_code_fn(PyObject *self, PyObject *args)
 static PyObject *
 site_text(PyObject *rows)
 {
-    PyObject *parts = NULL, *sep = NULL, *result = NULL;   /* owned */
+    PyObject *parts = NULL, *sep = NULL, *result = NULL; /* owned */
     Py_ssize_t i, j;
 
     parts = PyList_New(0);
     if (parts == NULL)
         goto done;
     for (i = 0; i < PyList_GET_SIZE(rows); i++) {
-        PyObject *row = PyList_GET_ITEM(rows, i);   /* borrowed */
-        PyObject *f[7] = {NULL}, *line = NULL;      /* owned */
+        PyObject *row = PyList_GET_ITEM(rows, i); /* borrowed */
+        PyObject *f[7] = {NULL}, *line = NULL;    /* owned */
         int err = -1;
         if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 7) {
             PyErr_SetString(PyExc_TypeError, "census site rows are 7-tuples");
             goto done;
         }
         for (j = 0; j < 7; j++) {
-            PyObject *v = PyTuple_GET_ITEM(row, j);   /* borrowed */
+            PyObject *v = PyTuple_GET_ITEM(row, j); /* borrowed */
             f[j] = PyLong_Check(v) ? PyObject_Str(v) : pc_text_encode_str(v);
             if (f[j] == NULL)
                 goto row_done;
         }
-        line = PyUnicode_FromFormat(PSF_KEY_CENSUS_SITE "%zd] : %U | %U | %U | %U | %U | %U | %U\n",
-                                    i, f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
+        line = PyUnicode_FromFormat(
+            PSF_KEY_CENSUS_SITE "%zd] : %U | %U | %U | %U | %U | %U | %U\n", i,
+            f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
         if (line != NULL)
             err = PyList_Append(parts, line);
-    row_done:
+row_done:
         for (j = 0; j < 7; j++)
             Py_XDECREF(f[j]);
         Py_XDECREF(line);
@@ -560,7 +562,7 @@ done:
 static PyObject *
 census_sites_fn(PyObject *self, PyObject *arg)
 {
-    PyObject *text;   /* owned */
+    PyObject *text; /* owned */
     const char *s;
     Py_ssize_t n;
     char *copy;
@@ -582,7 +584,7 @@ census_sites_fn(PyObject *self, PyObject *arg)
     Py_DECREF(text);
     PyMem_RawFree(site_lines);
     site_lines = copy;
-    taken = 1;      /* the walk's last step: the census is whole */
+    taken = 1; /* the walk's last step: the census is whole */
     Py_RETURN_NONE;
 }
 
@@ -594,7 +596,7 @@ static PyObject *
 census_totals_fn(PyObject *self, PyObject *unused)
 {
     const pc_census *a = &pc_census_live;
-    PyObject *fams = NULL, *excl = NULL, *result = NULL;   /* owned */
+    PyObject *fams = NULL, *excl = NULL, *result = NULL; /* owned */
     int f, op;
     (void)self;
     (void)unused;
@@ -635,13 +637,13 @@ census_totals_fn(PyObject *self, PyObject *unused)
                 Py_DECREF(v);
             }
         }
-        d = Py_BuildValue("{sKsKsKsKsKsN}",
-                          "sites", (unsigned long long)a->sites[f],
-                          "specialized", (unsigned long long)a->specialized[f],
-                          "backing_off", (unsigned long long)a->backing_off[f],
-                          "failed_attempts", (unsigned long long)a->failures[f],
-                          "never_tried", (unsigned long long)a->never_tried[f],
-                          "forms", forms);
+        d = Py_BuildValue(
+            "{sKsKsKsKsKsN}", "sites", (unsigned long long)a->sites[f],
+            "specialized", (unsigned long long)a->specialized[f],
+            "backing_off", (unsigned long long)a->backing_off[f],
+            "failed_attempts", (unsigned long long)a->failures[f],
+            "never_tried", (unsigned long long)a->never_tried[f], "forms",
+            forms);
         if (d == NULL)
             goto done;
         err = PyDict_SetItemString(fams, pc_ct.name[f], d);
@@ -652,8 +654,7 @@ census_totals_fn(PyObject *self, PyObject *unused)
     result = Py_BuildValue("{sssKsKsOsO}", "scope",
                            scope_name(live_scope) ? scope_name(live_scope)
                                                   : "census",
-                           "code_objects",
-                           (unsigned long long)a->code_objects,
+                           "code_objects", (unsigned long long)a->code_objects,
                            "instrumented_code_objects",
                            (unsigned long long)a->instrumented_code_objects,
                            "families", fams, "excluded", excl);
@@ -678,7 +679,7 @@ census_take_fn(PyObject *self, PyObject *unused)
 static int
 gather_add(PyObject *seen, PyObject *out, PyObject *co)
 {
-    PyObject *key = PyLong_FromVoidPtr(co);   /* owned */
+    PyObject *key = PyLong_FromVoidPtr(co); /* owned */
     int r;
     if (key == NULL)
         return -1;
@@ -697,7 +698,7 @@ gather_add(PyObject *seen, PyObject *out, PyObject *co)
 static PyObject *
 census_gather_fn(PyObject *self, PyObject *objs)
 {
-    PyObject *seen = NULL, *out = NULL;   /* owned */
+    PyObject *seen = NULL, *out = NULL; /* owned */
     Py_ssize_t i;
     (void)self;
     if (!PyList_Check(objs)) {
@@ -709,7 +710,7 @@ census_gather_fn(PyObject *self, PyObject *objs)
     if (seen == NULL || out == NULL)
         goto error;
     for (i = 0; i < PyList_GET_SIZE(objs); i++) {
-        PyObject *o = PyList_GET_ITEM(objs, i), *co;    /* co owned */
+        PyObject *o = PyList_GET_ITEM(objs, i), *co; /* co owned */
         int r;
         if (PyFunction_Check(o))
             co = Py_NewRef(PyFunction_GET_CODE(o));
@@ -733,7 +734,8 @@ census_gather_fn(PyObject *self, PyObject *objs)
     /* out grows while it is walked: every code found has its co_consts
      * looked at once. */
     for (i = 0; i < PyList_GET_SIZE(out); i++) {
-        PyObject *consts = ((PyCodeObject *)PyList_GET_ITEM(out, i))->co_consts;
+        PyObject *consts =
+            ((PyCodeObject *)PyList_GET_ITEM(out, i))->co_consts;
         Py_ssize_t j;
         for (j = 0; consts && j < PyTuple_GET_SIZE(consts); j++) {
             PyObject *c = PyTuple_GET_ITEM(consts, j);
@@ -760,36 +762,6 @@ census_module_codes_fn(PyObject *self, PyObject *unused)
     return PyList_GetSlice(module_codes, 0, PyList_GET_SIZE(module_codes));
 }
 
-/* The sys.monitoring events of segment counting, by name (none on
- * 3.11): _census.py derives from them which INSTRUMENTED_* opcodes a
- * count window puts in code. */
-static PyObject *
-census_segment_events_fn(PyObject *self, PyObject *unused)
-{
-#if PC_HAVE_MONITORING
-    size_t n, i;
-    const pc_seg_callback *cb = pc_seg_callbacks(0, &n);
-    PyObject *t = PyTuple_New((Py_ssize_t)n);   /* owned */
-    (void)self;
-    (void)unused;
-    if (t == NULL)
-        return NULL;
-    for (i = 0; i < n; i++) {
-        PyObject *s = PyUnicode_FromString(cb[i].event);
-        if (s == NULL) {
-            Py_DECREF(t);
-            return NULL;
-        }
-        PyTuple_SET_ITEM(t, (Py_ssize_t)i, s);
-    }
-    return t;
-#else
-    (void)self;
-    (void)unused;
-    return PyTuple_New(0);
-#endif
-}
-
 PyMethodDef pc_census_methods[] = {
     {"_census_tables", census_setup_fn, METH_VARARGS, NULL},
     {"_census_begin", census_begin_fn, METH_VARARGS, NULL},
@@ -799,6 +771,5 @@ PyMethodDef pc_census_methods[] = {
     {"_census_take", census_take_fn, METH_NOARGS, NULL},
     {"_census_module_codes", census_module_codes_fn, METH_NOARGS, NULL},
     {"_census_gather", census_gather_fn, METH_O, NULL},
-    {"_census_segment_events", census_segment_events_fn, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

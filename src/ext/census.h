@@ -7,15 +7,18 @@
 
 /* What an opcode found in adaptive bytecode is. */
 typedef enum pc_site_kind {
-    PC_SITE_NONE = 0,        /* not a specializable site */
-    PC_SITE_BASE = 1,        /* base form of an adaptive family: counter in cache[0] */
-    PC_SITE_SPECIALIZED = 2, /* a specialized form */
-    PC_SITE_ADAPTIVE = 3,    /* 3.11's *_ADAPTIVE form: counter in cache[0] */
-    PC_SITE_PLAIN = 4,       /* base form of a family with no counter (superinstructions) */
-    PC_SITE_INSTRUMENTED = 5,/* instrumented by sys.monitoring: the site is hidden */
-    PC_SITE_SEGMENT = 6,     /* INSTRUMENTED_X for an event of segment counting
-                                (FOR_ITER, RESUME, jumps, returns...): X's
-                                caches follow, X's state is hidden */
+    PC_SITE_NONE = 0,         /* not a specializable site */
+    PC_SITE_BASE = 1,         /* base form of an adaptive family: counter
+                                 in cache[0] */
+    PC_SITE_SPECIALIZED = 2,  /* a specialized form */
+    PC_SITE_ADAPTIVE = 3,     /* 3.11's *_ADAPTIVE form: counter in cache[0] */
+    PC_SITE_PLAIN = 4,        /* base form of a family with no counter
+                                 (superinstructions) */
+    PC_SITE_INSTRUMENTED = 5, /* instrumented by sys.monitoring: the site
+                                 is hidden */
+    PC_SITE_SEGMENT = 6, /* INSTRUMENTED_X for an event of segment counting
+                            (FOR_ITER, RESUME, jumps, returns...): X's
+                            caches follow, X's state is hidden */
 } pc_site_kind;
 
 /* Which census a dump period takes (docs/FORMAT.md 1.10):
@@ -32,28 +35,30 @@ typedef enum pc_census_scope {
 typedef struct pc_census {
     uint64_t code_objects;
     uint64_t instrumented_code_objects;
-    uint64_t sites[PC_NOPS];        /* by family (base opcode) */
-    uint64_t specialized[PC_NOPS];  /* by family */
-    uint64_t forms[PC_NOPS];        /* by specialized opcode */
-    uint64_t backing_off[PC_NOPS];  /* by family */
-    uint64_t failures[PC_NOPS];     /* failed attempts the backoff counters imply */
-    uint64_t never_tried[PC_NOPS];  /* by family: warming up, no attempt yet */
-    uint64_t excluded[PC_NOPS];     /* by family: sites left out (scope count) */
+    uint64_t sites[PC_NOPS];       /* by family (base opcode) */
+    uint64_t specialized[PC_NOPS]; /* by family */
+    uint64_t forms[PC_NOPS];       /* by specialized opcode */
+    uint64_t backing_off[PC_NOPS]; /* by family */
+    uint64_t failures[PC_NOPS];    /* failed attempts the backoff counters
+                                      imply */
+    uint64_t never_tried[PC_NOPS]; /* by family: warming up, no attempt yet */
+    uint64_t excluded[PC_NOPS];    /* by family: sites left out (scope
+                                      count) */
 } pc_census;
 
 typedef struct pc_census_tables {
     int ready;
     uint8_t kind[PC_NOPS];
-    uint8_t base[PC_NOPS];          /* deopt: opcode -> base opcode;
-                                       INSTRUMENTED_X -> X */
-    uint8_t caches[PC_NOPS];        /* inline cache entries after the opcode */
-    uint8_t excluded[PC_NOPS];      /* families scope count leaves out */
-    char name[PC_NOPS][PC_OPNAME_MAX];  /* every opcode, specialized ones too */
+    uint8_t base[PC_NOPS];     /* deopt: opcode -> base opcode;
+                                  INSTRUMENTED_X -> X */
+    uint8_t caches[PC_NOPS];   /* inline cache entries after the opcode */
+    uint8_t excluded[PC_NOPS]; /* families scope count leaves out */
+    char name[PC_NOPS][PC_OPNAME_MAX]; /* every opcode, specialized ones too */
 } pc_census_tables;
 
 extern pc_census_tables pc_ct;
-extern pc_census pc_census_live;   /* taken at dump time */
-extern pc_census pc_census_dead;   /* code objects destroyed meanwhile (3.12+) */
+extern pc_census pc_census_live; /* taken at dump time */
+extern pc_census pc_census_dead; /* code objects destroyed meanwhile (3.12+) */
 
 /* Tally one code object into acc, read in the given scope.  If sites is
  * not NULL, append (offset, family, attempts, counter value) tuples for
@@ -61,18 +66,19 @@ extern pc_census pc_census_dead;   /* code objects destroyed meanwhile (3.12+) *
  * when appending fails. */
 int pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
                    pc_census_scope scope);
-int pc_census_has_data(void);       /* a census was taken since the last clear */
+int pc_census_has_data(void); /* a census was taken since the last clear */
 void pc_census_clear(void);
 void pc_census_write(psf_out *o);
-const char *pc_census_scope_name(void);  /* of the census taken, or NULL */
-int pc_census_watch(void);          /* start recording dying code objects */
-int pc_census_setup(void);          /* tables, hooks; -1 with exception */
+const char *pc_census_scope_name(void); /* of the census taken, or NULL */
+int pc_census_watch(void); /* start recording dying code objects */
+int pc_census_setup(void); /* tables, hooks; -1 with exception */
 /* A count window opens (after on() succeeded): census says whether it
  * takes the census alongside its counts. */
 void pc_census_count_window(int census);
-int pc_census_count_option(void);   /* the census option of the last count window */
+/* The census option of the last count window. */
+int pc_census_count_option(void);
 pc_census_scope pc_census_period_scope(void);
-int pc_census_take(void);           /* walk live code now; -1 with exception */
-extern PyMethodDef pc_census_methods[];   /* private API for _census.py */
+int pc_census_take(void); /* walk live code now; -1 with exception */
+extern PyMethodDef pc_census_methods[]; /* private API for _census.py */
 
 #endif

@@ -21,6 +21,7 @@
 #include "compat.h"
 #include "../format/psf_write.h"
 
+#include <assert.h>
 #include <stdint.h>
 #include <time.h>
 
@@ -29,24 +30,17 @@
 #define PC_META_MAX 1024
 
 typedef enum pc_mode {
-    PC_MODE_COUNT = 0,  /* exact per-instruction counts and pairs */
-    PC_MODE_NOOP = 1,   /* same events, callback does nothing: the cost floor */
+    PC_MODE_COUNT = 0, /* exact per-instruction counts and pairs */
+    PC_MODE_NOOP = 1,  /* same events, callback does nothing: the cost floor */
     PC_MODE_CENSUS = 2, /* no per-instruction events: specialization census */
-    PC_MODE_INSTRUCTIONS = 3,   /* exact, from one event per instruction
-                                   (3.12+; on 3.11 COUNT is this) */
-    PC_MODE_NOOP_QUIET = 5,     /* exactly the events COUNT receives (its
-                                   quiet jumps turned off too), callbacks
-                                   do nothing (3.12+) */
-    PC_MODE_NOOP_SEGMENTS = 4,  /* the segment events of COUNT (3.12+),
-                                   callbacks do nothing: its cost floor */
+    PC_MODE_INSTRUCTIONS = 3,  /* exact, from one event per instruction
+                                  (3.12+; on 3.11 COUNT is this) */
+    PC_MODE_NOOP_QUIET = 5,    /* exactly the events COUNT receives (its
+                                  quiet jumps turned off too), callbacks
+                                  do nothing (3.12+) */
+    PC_MODE_NOOP_SEGMENTS = 4, /* the segment events of COUNT (3.12+),
+                                  callbacks do nothing: its cost floor */
 } pc_mode;
-
-typedef enum pc_reason {
-    PC_REASON_EXIT,
-    PC_REASON_EXPLICIT,
-    PC_REASON_OS_EXIT,
-    PC_REASON_SIGNAL,
-} pc_reason;
 
 /* The header fields captured from Python while it is alive. */
 typedef struct pc_meta {
@@ -57,8 +51,8 @@ typedef struct pc_meta {
     char git[PC_META_MAX];
     char config_args[PC_META_MAX * 4];
     char label[PC_META_MAX * 4];
-    char cwd[PC_META_MAX * 4];        /* the working directory at configure */
-    char sys_path[PC_META_MAX * 16];  /* sys.path then, entries joined by | */
+    char cwd[PC_META_MAX * 4];       /* the working directory at configure */
+    char sys_path[PC_META_MAX * 16]; /* sys.path then, entries joined by | */
     int pystats_build;
     int free_threading;
     int jit;
@@ -69,26 +63,30 @@ typedef struct pc_state {
     uint64_t pair[PC_NOPS][PC_NOPS];
 
     uint32_t epoch;
-    int on;                 /* an on() window is open: every thread counts */
-    int measuring;          /* measure() calls active, all threads */
-    int installed;          /* backend instrumentation is in place */
+    int on;        /* an on() window is open: every thread counts */
+    int measuring; /* measure() calls active, all threads */
+    int installed; /* backend instrumentation is in place */
     pc_mode mode;
-    uint64_t windows;       /* on()/measure() starts since last dump/clear */
-    int forked;             /* this process is a fork child */
+    uint64_t windows; /* on()/measure() starts since last dump/clear */
+    int forked;       /* this process is a fork child */
     long ppid;
-    struct timespec start;  /* first start since last dump/clear */
-    int started;            /* start is set */
-    int error_pending;      /* a hot-path failure to report */
-    int native;             /* drive the interpreter's own counters */
-    int census_wanted;      /* a census window was open since last dump/clear */
+    struct timespec start; /* first start since last dump/clear */
+    int started;           /* start is set */
+    int error_pending;     /* a hot-path failure to report */
+    int native;            /* drive the interpreter's own counters */
+    int census_wanted;     /* a census window was open since last dump/clear */
 
-    int resume_op;          /* RESUME's number in this interpreter */
+    int resume_op; /* RESUME's number in this interpreter */
     int extended_arg_op;
     int yield_value_op;
     char opname[PC_NOPS][PC_OPNAME_MAX];
     pc_meta meta;
     char dir[PSF_PATH_MAX]; /* output directory */
     volatile int dumping;   /* a dump is being written (signal re-entry) */
+    uint64_t desync;        /* events segment counting could not place
+                               (PC_DESYNC), since the process started */
+    int desync_excused;     /* another tool moved a counted frame without
+                               an event: desyncs may follow, no bug */
 } pc_state;
 
 /* Hidden: the hot paths address it directly, not through the GOT. */
@@ -100,37 +98,10 @@ extern pc_state pc_g __attribute__((visibility("hidden")));
 typedef struct pc_thread {
     uint32_t epoch;
     int prev;
-    int measure_depth;      /* measure() calls active on this thread */
+    int measure_depth; /* measure() calls active on this thread */
 } pc_thread;
 
 extern __thread pc_thread pc_t __attribute__((tls_model("initial-exec")));
-
-/* What we know about one code object: its base opcodes, indexed by code
- * unit.  Hung on the code object's co_extra slot, freed with it. */
-typedef struct pc_codeinfo {
-    PyObject *code;         /* borrowed: identifies the cache entry */
-    Py_ssize_t n;           /* code units */
-    void *seg;              /* segment counts (segments.c), or NULL */
-    struct pc_hot *hot;     /* per code statistics (hotcode.c) */
-    uint8_t *slot;          /* per unit: its opcode's slot in hot */
-    Py_ssize_t first_resume;    /* unit of the first RESUME, or n */
-    uint8_t op[];
-} pc_codeinfo;
-
-/* Returns the info for code, creating it on first sight; NULL (with
- * error_pending set, no exception) if that fails. */
-pc_codeinfo *pc_codeinfo_slow(PyObject *code);
-
-extern pc_codeinfo *pc_last_info;
-
-static inline pc_codeinfo *
-pc_codeinfo_get(PyObject *code)
-{
-    pc_codeinfo *ci = pc_last_info;
-    if (ci != NULL && ci->code == code)
-        return ci;
-    return pc_codeinfo_slow(code);
-}
 
 /* Does this thread count right now? */
 static inline int
@@ -144,6 +115,8 @@ static inline void
 pc_count(int op)
 {
     pc_thread *t = &pc_t;
+    assert(op >= 0 && op < PC_NOPS);
+    assert(t->epoch != pc_g.epoch || (t->prev >= 0 && t->prev < PC_NOPS));
     pc_g.exec[op]++;
     if (t->epoch == pc_g.epoch)
         pc_g.pair[t->prev][op]++;
@@ -162,41 +135,21 @@ pc_wants_events(void)
 
 const char *pc_mode_name(pc_mode mode);
 
-/* Slow-path API used by module.c and the backends. */
-int pc_collector_init(PyObject *opnames);   /* -1 with exception */
-void pc_clear(void);
-int pc_has_data(void);
-void pc_note_start(void);                     /* a window or measure begins */
+/* Slow-path API used by the layers above. */
+int pc_collector_init(PyObject *opnames); /* -1 with exception */
+void pc_counts_zero(void);                /* exec and pair counts */
+int pc_counts_any(void);                  /* an instruction was counted */
+void pc_note_start(void);                 /* a window or measure begins */
 void pc_forget_prev(void);
 
-/* dump.c */
-enum { PC_DUMP_FAILED = -1, PC_DUMP_NOTHING = 0, PC_DUMP_FILE = 1,
-       PC_DUMP_STDERR = 2 };
-int pc_dump(pc_reason reason);
-/* The output directory, absolute; is_default: the default directory
- * (base/py_stats), which falls back to the user's private one when it
- * is not theirs.  A name too long for a path is kept for the message:
- * every dump then goes to stderr. */
-void pc_dump_set_dir(const char *dir, int is_default);
-int pc_dump_install_hooks(PyObject *os_module); /* -1 with exception */
-PyObject *pc_snapshot(void);
-
-/* Backends: monitoring.c (3.12+) and trace.c (3.11).
- *
- * pc_backend_sync() makes the instrumentation match the state: events
- * for every thread while pc_g.on, for the measuring threads while
- * measure() runs, none otherwise (so that nothing is perturbed while
- * off).  -1 with an exception if it could not (a slot is taken). */
-int pc_backend_sync(void);
-/* May the backend be switched on here?  -1 with exception if not. */
-int pc_backend_check(void);
-const char *pc_backend_name(void);
-#if PC_HAVE_MONITORING
-PyObject *pc_monitoring_module(void);   /* sys.monitoring, a new reference */
-#endif
-
-/* native.c: a CPython built with --enable-pystats (3.12+). */
-int pc_native_available(void);
-PyObject *pc_native_call(const char *what);   /* sys._stats_<what>() */
+/* An event segment counting cannot place (its shadow stack does not fit
+ * the event, a walk leaves the code): a bug, unless another tool moved a
+ * frame without an event before (pc_g.desync_excused, set by the guard:
+ * a trace function setting frame.f_lineno).  A release build counts it
+ * (pc_g.desync, written as meta.collection.desync, so that the counts
+ * are reported inexact); a debug build (make DEBUG=1) stops at a bug. */
+#define PC_DESYNC()                                                          \
+    (assert(pc_g.desync_excused || !"segment counting: event does not fit"), \
+     (void)pc_g.desync++)
 
 #endif

@@ -18,21 +18,21 @@
  * exact per-instruction hook; 3.11 only has the trace function with
  * opcode events. */
 #if PY_VERSION_HEX >= 0x030C0000
-#  define PC_HAVE_MONITORING 1
+#define PC_HAVE_MONITORING 1
 #else
-#  define PC_HAVE_MONITORING 0
+#define PC_HAVE_MONITORING 0
 #endif
 
 /* The co_extra slots were renamed PyUnstable_* in 3.12 (PEP 689); the
  * underscored names remain only as deprecated aliases. */
 #if PY_VERSION_HEX >= 0x030C0000
-#  define pc_code_get_extra PyUnstable_Code_GetExtra
-#  define pc_code_set_extra PyUnstable_Code_SetExtra
-#  define pc_request_code_extra_index PyUnstable_Eval_RequestCodeExtraIndex
+#define pc_code_get_extra PyUnstable_Code_GetExtra
+#define pc_code_set_extra PyUnstable_Code_SetExtra
+#define pc_request_code_extra_index PyUnstable_Eval_RequestCodeExtraIndex
 #else
-#  define pc_code_get_extra _PyCode_GetExtra
-#  define pc_code_set_extra _PyCode_SetExtra
-#  define pc_request_code_extra_index _PyEval_RequestCodeExtraIndex
+#define pc_code_get_extra _PyCode_GetExtra
+#define pc_code_set_extra _PyCode_SetExtra
+#define pc_request_code_extra_index _PyEval_RequestCodeExtraIndex
 #endif
 
 /* A monitoring callback's offset argument is a small int.  3.12 exposes
@@ -54,9 +54,9 @@ pc_small_int(PyObject *o)
  * 2**30, so one digit.  The fast paths take one compare: 0 (and anything
  * else) gives -1 there, which sends the event to the general path. */
 #if PY_VERSION_HEX >= 0x030E0000
-#  define PC_LONG_TAG_FLAGS ((uintptr_t)4)
+#define PC_LONG_TAG_FLAGS ((uintptr_t)4)
 #else
-#  define PC_LONG_TAG_FLAGS ((uintptr_t)0)
+#define PC_LONG_TAG_FLAGS ((uintptr_t)0)
 #endif
 static inline int32_t
 pc_offset_unit_nonzero(PyObject *o)
@@ -76,7 +76,9 @@ pc_offset_unit(PyObject *o)
     if (u >= 0)
         return u;
     return (((const PyLongObject *)o)->long_value.lv_tag &
-            ~PC_LONG_TAG_FLAGS) == 1 ? 0 : -1;
+            ~PC_LONG_TAG_FLAGS) == 1
+               ? 0
+               : -1;
 }
 #endif
 
@@ -96,20 +98,20 @@ pc_offset_unit(PyObject *o)
  * specialization increments the exponent from its warm-up value: 5 on
  * 3.11 (adaptive_counter_start), 1 on 3.12+ (adaptive_counter_warmup). */
 #if PY_VERSION_HEX >= 0x030C0000
-#  define PC_WARMUP_BACKOFF 1u
-#  define PC_UNQUICKENED_IS_BASE 0
+#define PC_WARMUP_BACKOFF 1u
+#define PC_UNQUICKENED_IS_BASE 0
 #else
-#  define PC_WARMUP_BACKOFF 5u
+#define PC_WARMUP_BACKOFF 5u
 /* 3.11 turns adaptive instructions into their *_ADAPTIVE forms when it
  * quickens warm code: a base form means the code was never quickened. */
-#  define PC_UNQUICKENED_IS_BASE 1
+#define PC_UNQUICKENED_IS_BASE 1
 #endif
 
 /* Code watchers (PyCode_AddWatcher) arrived in 3.12. */
 #if PY_VERSION_HEX >= 0x030C0000
-#  define PC_HAVE_CODE_WATCHER 1
+#define PC_HAVE_CODE_WATCHER 1
 #else
-#  define PC_HAVE_CODE_WATCHER 0
+#define PC_HAVE_CODE_WATCHER 0
 #endif
 
 /* Segment counting (segments.c, 3.12+) needs the current instruction of
@@ -133,22 +135,22 @@ pc_offset_unit(PyObject *o)
 #if PC_HAVE_MONITORING
 typedef struct pc_iframe {
 #if PY_VERSION_HEX >= 0x030E0000
-    uintptr_t code_bits;            /* f_executable, a _PyStackRef */
+    uintptr_t code_bits; /* f_executable, a _PyStackRef */
     struct pc_iframe *previous;
     uintptr_t funcobj_bits;
     PyObject *globals, *builtins, *locals;
     PyFrameObject *frame_obj;
-    uint16_t *instr;                /* instr_ptr */
+    uint16_t *instr; /* instr_ptr */
     void *stackpointer;
 #ifdef Py_GIL_DISABLED
     int32_t tlbc_index;
 #endif
 #else
-    PyObject *code;                 /* f_code (3.12) / f_executable (3.13) */
+    PyObject *code; /* f_code (3.12) / f_executable (3.13) */
     struct pc_iframe *previous;
     PyObject *funcobj, *globals, *builtins, *locals;
     PyFrameObject *frame_obj;
-    uint16_t *instr;                /* prev_instr (3.12) / instr_ptr (3.13) */
+    uint16_t *instr; /* prev_instr (3.12) / instr_ptr (3.13) */
     int stacktop;
 #endif
     uint16_t return_offset;
@@ -156,7 +158,7 @@ typedef struct pc_iframe {
 } pc_iframe;
 
 #define PC_FRAME_OWNED_BY_GENERATOR 1
-#define PC_FRAME_OWNED_BY_CSTACK 3      /* and above: no Python code */
+#define PC_FRAME_OWNED_BY_CSTACK 3 /* and above: no Python code */
 
 /* The frame's executable (code object, or None for a shim), borrowed. */
 static inline PyObject *
@@ -210,20 +212,20 @@ pc_iframe_unit(pc_iframe *f)
  * the GC and its callbacks run there): 3.12 fires the JUMP event first,
  * 3.13+ handle the breaker first. */
 #if PY_VERSION_HEX >= 0x030D0000
-#  define PC_JUMP_EVENT_BEFORE_BREAKER 0
+#define PC_JUMP_EVENT_BEFORE_BREAKER 0
 #else
-#  define PC_JUMP_EVENT_BEFORE_BREAKER 1
+#define PC_JUMP_EVENT_BEFORE_BREAKER 1
 #endif
 
 /* A FOR_ITER whose iterator is exhausted jumps to its END_FOR target and
  * skips it: 3.12 skips END_FOR, 3.13 END_FOR and the POP_TOP after it;
  * 3.14 skips END_FOR and runs the POP_ITER after it. */
 #if PY_VERSION_HEX >= 0x030E0000
-#  define PC_FOR_ITER_EXIT_SKIP 1
+#define PC_FOR_ITER_EXIT_SKIP 1
 #elif PY_VERSION_HEX >= 0x030D0000
-#  define PC_FOR_ITER_EXIT_SKIP 2
+#define PC_FOR_ITER_EXIT_SKIP 2
 #else
-#  define PC_FOR_ITER_EXIT_SKIP 1
+#define PC_FOR_ITER_EXIT_SKIP 1
 #endif
 
 /* Branch events (Python/instrumentation.c, bytecodes.c).  3.12 and 3.13
@@ -240,26 +242,26 @@ pc_iframe_unit(pc_iframe *f)
  * instruction just before the destination.  (The legacy BRANCH event of
  * 3.14 is both, through a wrapper.) */
 #if PY_VERSION_HEX >= 0x030E0000
-#  define PC_BRANCH_LEFT_RIGHT 1
+#define PC_BRANCH_LEFT_RIGHT 1
 #else
-#  define PC_BRANCH_LEFT_RIGHT 0
+#define PC_BRANCH_LEFT_RIGHT 0
 #endif
 #endif /* PC_HAVE_MONITORING */
 
 /* The counters are process-wide, so the module supports one interpreter
  * per process; 3.12 lets a module say so. */
 #if PY_VERSION_HEX >= 0x030C0000
-#  define PC_SLOT_ONE_INTERPRETER \
+#define PC_SLOT_ONE_INTERPRETER \
     {Py_mod_multiple_interpreters, Py_MOD_MULTIPLE_INTERPRETERS_NOT_SUPPORTED},
 #else
-#  define PC_SLOT_ONE_INTERPRETER
+#define PC_SLOT_ONE_INTERPRETER
 #endif
 
 /* Free-threaded builds (3.13t) have no GIL protecting the counters. */
 #ifdef Py_GIL_DISABLED
-#  define PC_FREE_THREADING 1
+#define PC_FREE_THREADING 1
 #else
-#  define PC_FREE_THREADING 0
+#define PC_FREE_THREADING 0
 #endif
 
 #endif

@@ -6,7 +6,9 @@
  * the signal-safe writer of src/format, so it works from Py_AtExit
  * (after the interpreter is gone) and from a signal handler.
  */
-#include "collector.h"
+#include "dump.h"
+#include "backend.h"
+#include "lifecycle.h"
 #include "census.h"
 #include "stats.h"
 #include "segments.h"
@@ -50,10 +52,10 @@ say(const char *a, const char *b, const char *c, const char *d)
 
 /* The output directory (pc_g.dir holds its name, or the start of a
  * name too long for a path). */
-static int dir_is_default;      /* may fall back to the private one */
+static int dir_is_default;             /* may fall back to the private one */
 static char dir_private[PSF_PATH_MAX]; /* the default's fallback: DIR-EUID */
-static size_t dir_too_long;     /* the length of a name that did not fit */
-static int fallback_said;       /* the private one was announced */
+static size_t dir_too_long; /* the length of a name that did not fit */
+static int fallback_said;   /* the private one was announced */
 
 void
 pc_dump_set_dir(const char *dir, int is_default)
@@ -160,13 +162,13 @@ write_dump(psf_out *o, pc_reason reason)
     psf_put_header(o, PSF_H_MECHANISM, pc_backend_name());
     psf_put_header(o, PSF_H_METHOD,
                    pc_seg_mode() || pc_g.mode == PC_MODE_NOOP_SEGMENTS ||
-                   pc_g.mode == PC_MODE_NOOP_QUIET
-                       ? "segments" : "instructions");
+                           pc_g.mode == PC_MODE_NOOP_QUIET
+                       ? "segments"
+                       : "instructions");
     put_int_header(o, PSF_H_WINDOWS, (long)pc_g.windows);
     put_int_header(o, PSF_H_ON_AT_DUMP, pc_g.on);
     put_int_header(o, PSF_H_PID, (long)getpid());
-    put_int_header(o, PSF_H_PPID,
-                   pc_g.forked ? pc_g.ppid : (long)getppid());
+    put_int_header(o, PSF_H_PPID, pc_g.forked ? pc_g.ppid : (long)getppid());
     put_int_header(o, PSF_H_FORKED, pc_g.forked);
     if (pc_g.started) {
         psf_format_time(when, pc_g.start.tv_sec, pc_g.start.tv_nsec);
@@ -219,7 +221,7 @@ pc_dump(pc_reason reason)
     int err, dirfd, ret = PC_DUMP_FAILED;
 
     if (!pc_g.dumping)
-        pc_seg_fold();      /* segment counts into pc_g: plain C */
+        pc_seg_fold(); /* segment counts into pc_g: plain C */
     if (pc_g.dumping || !pc_has_data())
         return PC_DUMP_NOTHING;
     pc_g.dumping = 1;
@@ -283,31 +285,7 @@ on_sigterm(int sig)
     raise(sig);
 }
 
-static void
-after_fork_child(void)
-{
-    /* The parent's counts are the parent's: this process starts from
-     * zero and writes its own file. */
-    if (pc_has_data()) {
-        memset(pc_g.exec, 0, sizeof pc_g.exec);
-        memset(pc_g.pair, 0, sizeof pc_g.pair);
-    }
-    pc_stats_clear();
-    pc_census_clear();
-    pc_seg_after_fork();
-    pc_hot_clear();
-    pc_guard_clear(pc_backend_displaced_here());
-    pc_forget_prev();
-    pc_g.forked = 1;
-    pc_g.ppid = (long)getppid();
-    pc_g.windows = 0;
-    pc_g.started = 0;
-    pc_g.dumping = 0;
-    if (pc_g.on || pc_g.measuring)
-        pc_note_start();
-}
-
-static PyObject *orig_os_exit;  /* owned */
+static PyObject *orig_os_exit; /* owned */
 
 static PyObject *
 os_exit_hook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
@@ -315,7 +293,7 @@ os_exit_hook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     if (pc_census_take() < 0)
         PyErr_WriteUnraisable(NULL);
-    pc_seg_cut();           /* os._exit's own CALL is counted */
+    pc_seg_cut(); /* os._exit's own CALL is counted */
     pc_dump(PC_REASON_OS_EXIT);
     return PyObject_Vectorcall(orig_os_exit, args, (size_t)nargs, NULL);
 }
@@ -332,7 +310,7 @@ pc_dump_install_hooks(PyObject *os_module)
 {
     static int done;
     struct sigaction old;
-    PyObject *hook = NULL;  /* owned */
+    PyObject *hook = NULL; /* owned */
 
     if (done)
         return 0;
@@ -341,7 +319,7 @@ pc_dump_install_hooks(PyObject *os_module)
                         "pystats: no room for an exit function");
         return -1;
     }
-    if (pthread_atfork(NULL, NULL, after_fork_child) != 0) {
+    if (pthread_atfork(NULL, NULL, pc_after_fork) != 0) {
         PyErr_SetString(PyExc_RuntimeError, "pystats: pthread_atfork failed");
         return -1;
     }
@@ -374,7 +352,7 @@ pc_dump_install_hooks(PyObject *os_module)
 PyObject *
 pc_snapshot(void)
 {
-    PyObject *result = NULL, *exec = NULL, *pairs = NULL;  /* owned */
+    PyObject *result = NULL, *exec = NULL, *pairs = NULL; /* owned */
     int i, j;
 
     exec = PyDict_New();
@@ -406,10 +384,10 @@ pc_snapshot(void)
             Py_DECREF(v);
         }
     }
-    result = Py_BuildValue("{sOsO}", "execution_count", exec, "pair_count",
-                           pairs);
-    if (result != NULL && (pc_stats_snapshot(result) < 0 ||
-                           pc_hot_snapshot(result) < 0))
+    result =
+        Py_BuildValue("{sOsO}", "execution_count", exec, "pair_count", pairs);
+    if (result != NULL &&
+        (pc_stats_snapshot(result) < 0 || pc_hot_snapshot(result) < 0))
         Py_CLEAR(result);
 error:
     Py_XDECREF(exec);

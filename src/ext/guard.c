@@ -32,16 +32,16 @@
 #include <unistd.h>
 
 static struct {
-    uint64_t displaced;         /* threads whose trace function another
-                                   tool replaced while counting (3.11) */
-    uint64_t jumps;             /* f_lineno assignments that moved a
-                                   frame counted by segments (3.12+) */
-    uint64_t lost;              /* other tools' sys.settrace,
-                                   sys.setprofile, register_callback while
-                                   mode instructions counts (3.12+) */
-    unsigned long long desync_base;     /* pc_seg_desync() at the last clear */
-    char cause[PC_META_MAX];    /* the first cause, free text (1.16) */
-    int said_displaced, said_jump, said_lost;   /* once per process */
+    uint64_t displaced;             /* threads whose trace function another
+                                       tool replaced while counting (3.11) */
+    uint64_t jumps;                 /* f_lineno assignments that moved a
+                                       frame counted by segments (3.12+) */
+    uint64_t lost;                  /* other tools' sys.settrace,
+                                       sys.setprofile, register_callback while
+                                       mode instructions counts (3.12+) */
+    unsigned long long desync_base; /* pc_g.desync at the last clear */
+    char cause[PC_META_MAX];        /* the first cause, free text (1.16) */
+    int said_displaced, said_jump, said_lost; /* once per process */
 } g;
 
 int pc_guard_own;
@@ -64,17 +64,16 @@ describe(const char *what, char *out, size_t cap, char *raw, size_t rawcap)
 {
     PyObject *exc_type, *exc_value, *exc_tb;
     PyFrameObject *frame;
-    PyObject *text = NULL;   /* owned */
+    PyObject *text = NULL; /* owned */
     int cut;
 
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
-    frame = PyEval_GetFrame();      /* borrowed */
+    frame = PyEval_GetFrame(); /* borrowed */
     if (frame != NULL) {
-        PyCodeObject *code = PyFrame_GetCode(frame);    /* owned */
-        text = PyUnicode_FromFormat("%s at \"%U\", line %d, in %U", what,
-                                    code->co_filename,
-                                    PyFrame_GetLineNumber(frame),
-                                    code->co_qualname);
+        PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
+        text = PyUnicode_FromFormat(
+            "%s at \"%U\", line %d, in %U", what, code->co_filename,
+            PyFrame_GetLineNumber(frame), code->co_qualname);
         Py_DECREF(code);
     }
     else {
@@ -134,7 +133,7 @@ pc_guard_clear(int still_displaced)
     g.displaced = still_displaced > 0 ? (uint64_t)still_displaced : 0;
     g.jumps = 0;
     g.lost = 0;
-    g.desync_base = pc_seg_desync();
+    g.desync_base = pc_g.desync;
     if (!g.displaced)
         g.cause[0] = '\0';
 }
@@ -150,7 +149,7 @@ put_u64_header(psf_out *o, const char *key, uint64_t v)
 void
 pc_guard_write(psf_out *o)
 {
-    uint64_t desync = pc_seg_desync() - g.desync_base;
+    uint64_t desync = pc_g.desync - g.desync_base;
 
     if (g.displaced)
         put_u64_header(o, PSF_H_DISPLACED, g.displaced);
@@ -189,6 +188,11 @@ events_lost(const char *what)
 }
 #endif
 
+/* The backend's handler of a "sys.settrace" audit event (3.11's
+ * trace.c), handed down by the module layer: the guard calls nothing
+ * above it by name. */
+static void (*settrace_event)(void);
+
 static int
 audit_hook(const char *event, PyObject *args, void *data)
 {
@@ -206,7 +210,8 @@ audit_hook(const char *event, PyObject *args, void *data)
 #if PC_HAVE_MONITORING
         events_lost("sys.settrace");
 #else
-        pc_trace_settrace_event();
+        if (settrace_event != NULL)
+            settrace_event();
 #endif
     }
 #if PC_HAVE_MONITORING
@@ -239,6 +244,9 @@ setlineno(PyObject *f, PyObject *value, void *closure)
     if (r < 0 || PyFrame_GetLasti((PyFrameObject *)f) == before)
         return r;
     g.jumps++;
+    /* The shadow stack no longer fits that frame: what does not fit from
+     * here on is this jump's doing (PC_DESYNC), for the process's life. */
+    pc_g.desync_excused = 1;
     note_cause("frame.f_lineno set", &g.said_jump,
                "pystats: a trace function moved a counted frame by setting "
                "frame.f_lineno (%s): segment counting sees no event for "
@@ -263,24 +271,14 @@ wrap_setlineno(void)
     return -1;
 }
 
-int
-pc_backend_displaced(void)
-{
-    return 0;
-}
-
-int
-pc_backend_displaced_here(void)
-{
-    return 0;
-}
 #endif
 
 void
-pc_guard_init(void)
+pc_guard_init(void (*on_settrace)(void))
 {
     static int done;
 
+    settrace_event = on_settrace;
     if (done)
         return;
     done = 1;

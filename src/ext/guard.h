@@ -15,8 +15,10 @@
 #include "collector.h"
 
 /* Module init: on 3.12+ the f_lineno wrapper.  A failure leaves
- * detection off and says so on stderr; never fatal. */
-void pc_guard_init(void);
+ * detection off and says so on stderr; never fatal.  on_settrace: what
+ * the backend does at a "sys.settrace" audit event in a counting thread
+ * (3.11: pc_trace_settrace_event), or NULL. */
+void pc_guard_init(void (*on_settrace)(void));
 /* A window or measure() starts in pc_g.mode: the audit hook, added at
  * the first start in a mode that needs it (3.11: count; 3.12+:
  * instructions), so that other programs pay nothing for it (every
@@ -37,15 +39,5 @@ extern int pc_guard_own;
 
 /* Into the dump's header: only what is non-zero. */
 void pc_guard_write(psf_out *o);
-
-/* The backend's side.  How many displaced threads still go uncounted
- * in the open window (0 on 3.12+).  With the GIL, interpreter alive. */
-int pc_backend_displaced(void);
-/* The same for this thread only (a fork child's one thread). */
-int pc_backend_displaced_here(void);
-#if !PC_HAVE_MONITORING
-/* trace.c: a "sys.settrace" audit event in the current thread. */
-void pc_trace_settrace_event(void);
-#endif
 
 #endif

@@ -25,7 +25,7 @@ typedef struct hot_group {
     uint64_t calls;
     uint32_t start, len;
 } hot_group;
-static hot_group *groups;   /* tab_cap entries */
+static hot_group *groups; /* tab_cap entries */
 
 static int
 tab_grow(void)
@@ -64,13 +64,13 @@ utf8_bytes(PyObject *s)
 }
 
 pc_hot *
-pc_hot_new(PyObject *code, pc_codeinfo *ci)
+pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n, uint8_t *slot)
 {
     PyCodeObject *co = (PyCodeObject *)code;
     int16_t map[PC_NOPS];
     uint8_t ops[PC_NOPS];
     int nops = 0;
-    PyObject *file = NULL, *qual = NULL;   /* owned: UTF-8 bytes */
+    PyObject *file = NULL, *qual = NULL; /* owned: UTF-8 bytes */
     Py_ssize_t i;
     char line[24];
     size_t flen, qlen, llen, size;
@@ -81,13 +81,13 @@ pc_hot_new(PyObject *code, pc_codeinfo *ci)
         return NULL;
     for (i = 0; i < PC_NOPS; i++)
         map[i] = -1;
-    for (i = 0; i < ci->n; i++) {
-        int op = ci->op[i];
-        if (map[op] < 0) {
-            map[op] = (int16_t)nops;
-            ops[nops++] = (uint8_t)op;
+    for (i = 0; i < n; i++) {
+        int o = op[i];
+        if (map[o] < 0) {
+            map[o] = (int16_t)nops;
+            ops[nops++] = (uint8_t)o;
         }
-        ci->slot[i] = (uint8_t)map[op];
+        slot[i] = (uint8_t)map[o];
     }
     file = utf8_bytes(co->co_filename);
     qual = utf8_bytes(co->co_qualname);
@@ -97,10 +97,10 @@ pc_hot_new(PyObject *code, pc_codeinfo *ci)
      * the longest. */
     flen = PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(file));
     qlen = PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(qual));
-    llen = psf_u64_to_str((uint64_t)(co->co_firstlineno < 0
-                                         ? 0 : co->co_firstlineno), line);
-    size = sizeof *h + (size_t)nops * sizeof(uint64_t) + (size_t)nops +
-           flen + llen + qlen + 3;
+    llen = psf_u64_to_str(
+        (uint64_t)(co->co_firstlineno < 0 ? 0 : co->co_firstlineno), line);
+    size = sizeof *h + (size_t)nops * sizeof(uint64_t) + (size_t)nops + flen +
+           llen + qlen + 3;
     p = calloc(1, size);
     if (p == NULL)
         goto done;
@@ -112,12 +112,14 @@ pc_hot_new(PyObject *code, pc_codeinfo *ci)
     h->ops = (const uint8_t *)p;
     p += nops;
     h->key = p;
-    p += psf_text_encode(PyBytes_AS_STRING(file), (size_t)PyBytes_GET_SIZE(file), p, flen + 1);
+    p += psf_text_encode(PyBytes_AS_STRING(file),
+                         (size_t)PyBytes_GET_SIZE(file), p, flen + 1);
     *p++ = ':';
     memcpy(p, line, llen);
     p += llen;
     *p++ = ':';
-    psf_text_encode(PyBytes_AS_STRING(qual), (size_t)PyBytes_GET_SIZE(qual), p, qlen + 1);
+    psf_text_encode(PyBytes_AS_STRING(qual), (size_t)PyBytes_GET_SIZE(qual), p,
+                    qlen + 1);
     h->nops = nops;
     h->live = 1;
     h->idx = tab_n;
@@ -147,7 +149,7 @@ pc_hot_code_dead(pc_hot *h)
     size_t i = h->idx;
     h->live = 0;
     if (!hot_empty(h))
-        return;             /* kept until the next dump or clear */
+        return; /* kept until the next dump or clear */
     if (i < tab_n && tab[i] == h) {
         /* Shrink first: a dump from a signal handler meanwhile may miss
          * a record, never count one twice. */
@@ -315,12 +317,15 @@ put_key(psf_out *o, const char *key, const char *what)
 /* The calls.* keys (docs/FORMAT.md 1.15), for the dump and snapshot(). */
 static const struct {
     const char *name;
-    size_t offset;      /* of its counter in pc_calls */
+    size_t offset; /* of its counter in pc_calls */
 } call_keys[] = {
-#define CALL_KEY(f) {#f, offsetof(pc_calls, f)}
+#define CALL_KEY(f)               \
+    {                             \
+#f, offsetof(pc_calls, f) \
+    }
     CALL_KEY(python_starts), CALL_KEY(resumptions), CALL_KEY(throws),
-    CALL_KEY(returns), CALL_KEY(yields), CALL_KEY(unwinds),
-    CALL_KEY(raises), CALL_KEY(handled),
+    CALL_KEY(returns),       CALL_KEY(yields),      CALL_KEY(unwinds),
+    CALL_KEY(raises),        CALL_KEY(handled),
 #undef CALL_KEY
 };
 #define NCALL_KEYS (sizeof call_keys / sizeof call_keys[0])

@@ -1,8 +1,14 @@
 /* module.c: the pystats._collector module: its API, and nothing else.
  *
- * Counting lives in collector.c and the backends, writing in dump.c.
+ * Counting lives in collector.c and the backends, writing in dump.c,
+ * what touches every source (init, clear, fork, a code object's death)
+ * in lifecycle.c.
  */
 #include "collector.h"
+#include "backend.h"
+#include "dump.h"
+#include "lifecycle.h"
+#include "native.h"
 #include "census.h"
 #include "stats.h"
 #include "segments.h"
@@ -66,7 +72,8 @@ parse_mode(PyObject *mode, pc_mode *out)
     }
     PyErr_Format(PyExc_ValueError,
                  "pystats: unknown collection mode %R (known: 'count', "
-                 "'instructions', 'census', 'noop'%s)", mode,
+                 "'instructions', 'census', 'noop'%s)",
+                 mode,
                  PC_HAVE_MONITORING ? ", 'noop-segments', 'noop-quiet'" : "");
     return -1;
 }
@@ -85,15 +92,16 @@ native_result(const char *what)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(on_doc,
-"on($module, /, mode=None, census=None)\n--\n\n"
-"Start counting, in every thread, from the instruction after this call.\n"
-"mode: 'count' (default, also '1'); 'census' (no per-instruction events:\n"
-"the specialization state of every code object is taken at dump time);\n"
-"'instructions'; 'noop' (the events, nothing counted: the cost floor).\n"
-"census: mode 'count' on 3.12+ also takes the specialization census at\n"
-"dump time, leaving out the families its events instrument; False\n"
-"leaves it out (True where it cannot be taken is a ValueError).");
+PyDoc_STRVAR(
+    on_doc,
+    "on($module, /, mode=None, census=None)\n--\n\n"
+    "Start counting, in every thread, from the instruction after this call.\n"
+    "mode: 'count' (default, also '1'); 'census' (no per-instruction events:\n"
+    "the specialization state of every code object is taken at dump time);\n"
+    "'instructions'; 'noop' (the events, nothing counted: the cost floor).\n"
+    "census: mode 'count' on 3.12+ also takes the specialization census at\n"
+    "dump time, leaving out the families its events instrument; False\n"
+    "leaves it out (True where it cannot be taken is a ValueError).");
 
 /* Does a window of this mode take the census alongside its counts?
  * Only mode count on 3.12+: its segment events leave most families free
@@ -103,7 +111,7 @@ PyDoc_STRVAR(on_doc,
 static int
 census_option(pc_mode mode, PyObject *arg, int *census)
 {
-    int want = -1;      /* -1: not said */
+    int want = -1; /* -1: not said */
     if (arg != NULL && arg != Py_None) {
         want = PyObject_IsTrue(arg);
         if (want < 0)
@@ -152,8 +160,9 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
     }
     if (pc_g.on) {
         if (mode != pc_g.mode) {
-            PyErr_SetString(PyExc_ValueError,
-                            "pystats: already on in another mode; off() first");
+            PyErr_SetString(
+                PyExc_ValueError,
+                "pystats: already on in another mode; off() first");
             return NULL;
         }
         if (mode == PC_MODE_COUNT && census_obj != NULL &&
@@ -210,10 +219,11 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(off_doc,
-"off($module, /)\n--\n\n"
-"Stop counting (the call instruction that invoked off() is the last one\n"
-"counted) and remove the instrumentation.  Counts are kept.");
+PyDoc_STRVAR(
+    off_doc,
+    "off($module, /)\n--\n\n"
+    "Stop counting (the call instruction that invoked off() is the last one\n"
+    "counted) and remove the instrumentation.  Counts are kept.");
 
 static PyObject *
 pc_off(PyObject *self, PyObject *unused)
@@ -225,7 +235,7 @@ pc_off(PyObject *self, PyObject *unused)
         return native_result("off");
     }
     if (pc_g.on) {
-        pc_seg_cut();   /* off()'s own CALL is the last one counted */
+        pc_seg_cut(); /* off()'s own CALL is the last one counted */
         pc_g.on = 0;
         if (pc_backend_sync() < 0 || pc_stats_remove() < 0)
             return NULL;
@@ -236,8 +246,8 @@ pc_off(PyObject *self, PyObject *unused)
 }
 
 PyDoc_STRVAR(clear_doc,
-"clear($module, /)\n--\n\n"
-"Forget everything counted since the last dump or clear.");
+             "clear($module, /)\n--\n\n"
+             "Forget everything counted since the last dump or clear.");
 
 static PyObject *
 pc_clear_fn(PyObject *self, PyObject *unused)
@@ -250,12 +260,13 @@ pc_clear_fn(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(dump_doc,
-"dump($module, /)\n--\n\n"
-"Write what was counted since the last dump or clear to a new file in\n"
-"the output directory, then clear.  Returns True if a file was written,\n"
-"False if there was nothing to write (or the directory failed and the\n"
-"dump went to stderr, as said there).");
+PyDoc_STRVAR(
+    dump_doc,
+    "dump($module, /)\n--\n\n"
+    "Write what was counted since the last dump or clear to a new file in\n"
+    "the output directory, then clear.  Returns True if a file was written,\n"
+    "False if there was nothing to write (or the directory failed and the\n"
+    "dump went to stderr, as said there).");
 
 static PyObject *
 pc_dump_fn(PyObject *self, PyObject *unused)
@@ -289,9 +300,8 @@ pc_dump_fn(PyObject *self, PyObject *unused)
     return PyBool_FromLong(r == PC_DUMP_FILE);
 }
 
-PyDoc_STRVAR(is_on_doc,
-"is_on($module, /)\n--\n\n"
-"True between on() and off().");
+PyDoc_STRVAR(is_on_doc, "is_on($module, /)\n--\n\n"
+                        "True between on() and off().");
 
 static PyObject *
 pc_is_on(PyObject *self, PyObject *unused)
@@ -301,10 +311,11 @@ pc_is_on(PyObject *self, PyObject *unused)
     return PyBool_FromLong(pc_g.on);
 }
 
-PyDoc_STRVAR(snapshot_doc,
-"snapshot($module, /)\n--\n\n"
-"The counts a dump would write now, as a dict:\n"
-"{'execution_count': {name: n}, 'pair_count': {(first, next): n}}.");
+PyDoc_STRVAR(
+    snapshot_doc,
+    "snapshot($module, /)\n--\n\n"
+    "The counts a dump would write now, as a dict:\n"
+    "{'execution_count': {name: n}, 'pair_count': {(first, next): n}}.");
 
 static PyObject *
 pc_snapshot_fn(PyObject *self, PyObject *unused)
@@ -325,18 +336,19 @@ pc_snapshot_fn(PyObject *self, PyObject *unused)
     return pc_snapshot();
 }
 
-PyDoc_STRVAR(measure_doc,
-"measure($module, fn, /, *args, **kwargs)\n--\n\n"
-"Call fn(*args, **kwargs) and count exactly the instructions it runs in\n"
-"this thread: none of the caller's, none of measure's own.  Returns fn's\n"
-"result; an exception from fn propagates, counted up to the raise.");
+PyDoc_STRVAR(
+    measure_doc,
+    "measure($module, fn, /, *args, **kwargs)\n--\n\n"
+    "Call fn(*args, **kwargs) and count exactly the instructions it runs in\n"
+    "this thread: none of the caller's, none of measure's own.  Returns fn's\n"
+    "result; an exception from fn propagates, counted up to the raise.");
 
 static PyObject *
 pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
            PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
-    PyObject *result;          /* owned */
+    PyObject *result; /* owned */
     PyObject *exc_type, *exc_value, *exc_tb;
     int outermost;
     (void)self;
@@ -382,7 +394,7 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
         if (!pc_g.measuring)
             pc_note_start();
         if (pc_seg_mode())
-            pc_seg_measure_start();     /* fn starts on an empty stack */
+            pc_seg_measure_start(); /* fn starts on an empty stack */
     }
     pc_guard_arm();
     pc_t.measure_depth++;
@@ -394,8 +406,8 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
         pc_seg_measure_set(pc_t.measure_depth);
         return NULL;
     }
-    result = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1),
-                                 kwnames);
+    result =
+        PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), kwnames);
     pc_t.measure_depth--;
     pc_g.measuring--;
     pc_seg_measure_set(pc_t.measure_depth);
@@ -407,12 +419,13 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
     return result;
 }
 
-PyDoc_STRVAR(configure_doc,
-"_configure($module, /, meta, directory, label, default=False)\n--\n\n"
-"Set the output directory, the label and the header facts of later\n"
-"dumps (called by the pystats package).  default: directory is the\n"
-"default one, which falls back to DIRECTORY-UID when it is not the\n"
-"user's.");
+PyDoc_STRVAR(
+    configure_doc,
+    "_configure($module, /, meta, directory, label, default=False)\n--\n\n"
+    "Set the output directory, the label and the header facts of later\n"
+    "dumps (called by the pystats package).  default: directory is the\n"
+    "default one, which falls back to DIRECTORY-UID when it is not the\n"
+    "user's.");
 
 /* A free-text header value, in the dump's text encoding (text.h). */
 static int
@@ -423,15 +436,15 @@ copy_text(PyObject *v, char *dst, size_t size, const char *what)
         return -1;
     if (cut)
         PySys_FormatStderr("pystats: %s is longer than %zu bytes encoded; "
-                           "dumps carry its first %zu\n", what, size - 1,
-                           strlen(dst));
+                           "dumps carry its first %zu\n",
+                           what, size - 1, strlen(dst));
     return 0;
 }
 
 static int
 copy_str(PyObject *d, const char *key, char *dst, size_t size)
 {
-    PyObject *v = PyDict_GetItemString(d, key);  /* borrowed */
+    PyObject *v = PyDict_GetItemString(d, key); /* borrowed */
     if (v == NULL) {
         dst[0] = '\0';
         return 0;
@@ -442,7 +455,7 @@ copy_str(PyObject *d, const char *key, char *dst, size_t size)
 static int
 copy_int(PyObject *d, const char *key, int *dst)
 {
-    PyObject *v = PyDict_GetItemString(d, key);  /* borrowed */
+    PyObject *v = PyDict_GetItemString(d, key); /* borrowed */
     int r;
     if (v == NULL) {
         *dst = 0;
@@ -461,7 +474,7 @@ copy_int(PyObject *d, const char *key, int *dst)
 static int
 copy_text_list(PyObject *d, const char *key, char *dst, size_t size)
 {
-    PyObject *v = PyDict_GetItemString(d, key);  /* borrowed */
+    PyObject *v = PyDict_GetItemString(d, key); /* borrowed */
     char one[PC_META_MAX * 4];
     size_t used = 0, n;
     Py_ssize_t i;
@@ -474,7 +487,7 @@ copy_text_list(PyObject *d, const char *key, char *dst, size_t size)
         return -1;
     }
     for (i = 0; i < PyList_GET_SIZE(v); i++) {
-        PyObject *s = PyList_GET_ITEM(v, i);  /* borrowed */
+        PyObject *s = PyList_GET_ITEM(v, i); /* borrowed */
         if (!PyUnicode_Check(s))
             continue;
         if (pc_text_encode(s, one, sizeof one, &cut) < 0)
@@ -482,8 +495,8 @@ copy_text_list(PyObject *d, const char *key, char *dst, size_t size)
         n = strlen(one);
         if (cut || used + (used > 0) + n >= size) {
             PySys_FormatStderr("pystats: %s is longer than %zu bytes encoded; "
-                               "dumps carry its first %zd entries\n", key,
-                               size - 1, i);
+                               "dumps carry its first %zd entries\n",
+                               key, size - 1, i);
             break;
         }
         if (used > 0)
@@ -498,28 +511,28 @@ static PyObject *
 pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"meta", "directory", "label", "default", NULL};
-    PyObject *meta, *label, *dir = NULL;  /* dir: owned bytes */
+    PyObject *meta, *label, *dir = NULL; /* dir: owned bytes */
     int is_default = 0;
     pc_meta *m = &pc_g.meta;
     (void)self;
     /* The directory as the file system spells it: a name that is not
      * UTF-8 (os.fsdecode's surrogates) is a name like any other. */
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O&U|p:_configure", kwlist,
-                                     &PyDict_Type, &meta, PyUnicode_FSConverter,
-                                     &dir, &label, &is_default))
+    if (!PyArg_ParseTupleAndKeywords(
+            args, kwargs, "O!O&U|p:_configure", kwlist, &PyDict_Type, &meta,
+            PyUnicode_FSConverter, &dir, &label, &is_default))
         return NULL;
     if (copy_str(meta, "python_version", m->python_version,
                  sizeof m->python_version) < 0 ||
         copy_str(meta, "implementation", m->implementation,
                  sizeof m->implementation) < 0 ||
-        copy_str(meta, "sys_version", m->sys_version,
-                 sizeof m->sys_version) < 0 ||
+        copy_str(meta, "sys_version", m->sys_version, sizeof m->sys_version) <
+            0 ||
         copy_str(meta, "git", m->git, sizeof m->git) < 0 ||
-        copy_str(meta, "config_args", m->config_args,
-                 sizeof m->config_args) < 0 ||
+        copy_str(meta, "config_args", m->config_args, sizeof m->config_args) <
+            0 ||
         copy_str(meta, "cwd", m->cwd, sizeof m->cwd) < 0 ||
-        copy_text_list(meta, "sys_path", m->sys_path,
-                       sizeof m->sys_path) < 0 ||
+        copy_text_list(meta, "sys_path", m->sys_path, sizeof m->sys_path) <
+            0 ||
         copy_int(meta, "pystats_build", &m->pystats_build) < 0 ||
         copy_int(meta, "free_threading", &m->free_threading) < 0 ||
         copy_int(meta, "jit", &m->jit) < 0) {
@@ -560,19 +573,49 @@ pc_set_native(PyObject *self, PyObject *arg)
 static PyObject *
 pc_state_fn(PyObject *self, PyObject *unused)
 {
-    static const char *const scopes[] = {
-        [PC_CENSUS_NONE] = NULL, [PC_CENSUS_CENSUS] = "census",
-        [PC_CENSUS_COUNT] = "count"};
+    static const char *const scopes[] = {[PC_CENSUS_NONE] = NULL,
+                                         [PC_CENSUS_CENSUS] = "census",
+                                         [PC_CENSUS_COUNT] = "count"};
     (void)self;
     (void)unused;
     return Py_BuildValue(
         "{sisisssNsisKsisisssisz}", "on", pc_g.on, "measuring", pc_g.measuring,
         "mechanism", pc_backend_name(), "directory",
-        PyUnicode_DecodeFSDefault(pc_g.dir), "installed",
-        pc_g.installed, "windows", (unsigned long long)pc_g.windows, "forked",
-        pc_g.forked, "native", pc_g.native, "mode",
-        pc_mode_name(pc_g.mode), "census_wanted", pc_g.census_wanted,
-        "census_scope", scopes[pc_census_period_scope()]);
+        PyUnicode_DecodeFSDefault(pc_g.dir), "installed", pc_g.installed,
+        "windows", (unsigned long long)pc_g.windows, "forked", pc_g.forked,
+        "native", pc_g.native, "mode", pc_mode_name(pc_g.mode),
+        "census_wanted", pc_g.census_wanted, "census_scope",
+        scopes[pc_census_period_scope()]);
+}
+
+/* The sys.monitoring events of segment counting, by name (none on
+ * 3.11): _census.py derives from them which INSTRUMENTED_* opcodes a
+ * count window puts in code. */
+static PyObject *
+pc_seg_events_fn(PyObject *self, PyObject *unused)
+{
+#if PC_HAVE_MONITORING
+    size_t n, i;
+    const pc_seg_callback *cb = pc_seg_callbacks(0, &n);
+    PyObject *t = PyTuple_New((Py_ssize_t)n); /* owned */
+    (void)self;
+    (void)unused;
+    if (t == NULL)
+        return NULL;
+    for (i = 0; i < n; i++) {
+        PyObject *s = PyUnicode_FromString(cb[i].event);
+        if (s == NULL) {
+            Py_DECREF(t);
+            return NULL;
+        }
+        PyTuple_SET_ITEM(t, (Py_ssize_t)i, s);
+    }
+    return t;
+#else
+    (void)self;
+    (void)unused;
+    return PyTuple_New(0);
+#endif
 }
 
 /* Segment counting's own state, for the tests: the method of the current
@@ -583,8 +626,8 @@ pc_seg_state_fn(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     return Py_BuildValue("{sssK}", "method",
-                         pc_seg_mode() ? "segments" : "instructions",
-                         "desync", pc_seg_desync());
+                         pc_seg_mode() ? "segments" : "instructions", "desync",
+                         (unsigned long long)pc_g.desync);
 }
 
 static PyObject *
@@ -618,6 +661,7 @@ static PyMethodDef module_methods[] = {
     {"_set_native", pc_set_native, METH_O, NULL},
     {"_state", pc_state_fn, METH_NOARGS, NULL},
     {"_seg_state", pc_seg_state_fn, METH_NOARGS, NULL},
+    {"_census_segment_events", pc_seg_events_fn, METH_NOARGS, NULL},
     {"_set_measure_mode", pc_set_measure_mode, METH_O, NULL},
     {NULL, NULL, 0, NULL},
 };
@@ -626,7 +670,7 @@ static int
 module_exec(PyObject *module)
 {
     static int initialized;
-    PyObject *opcode = NULL, *opnames = NULL, *os = NULL;  /* owned */
+    PyObject *opcode = NULL, *opnames = NULL, *os = NULL; /* owned */
     int ret = -1;
 
     if (PyModule_AddFunctions(module, pc_census_methods) < 0 ||
@@ -640,14 +684,18 @@ module_exec(PyObject *module)
     if (opcode == NULL)
         goto done;
     opnames = PyObject_GetAttrString(opcode, "opname");
-    if (opnames == NULL || pc_collector_init(opnames) < 0 ||
-        pc_seg_init() < 0 || pc_stats_init() < 0)
+    if (opnames == NULL || pc_lifecycle_init(opnames) < 0 ||
+        pc_stats_init() < 0)
         goto done;
     os = PyImport_ImportModule("os");
     if (os == NULL || pc_dump_install_hooks(os) < 0)
         goto done;
     pc_dump_set_dir("/tmp/py_stats", 1);
-    pc_guard_init();
+#if PC_HAVE_MONITORING
+    pc_guard_init(NULL);
+#else
+    pc_guard_init(pc_trace_settrace_event);
+#endif
     initialized = 1;
     ret = 0;
 done:
@@ -659,8 +707,7 @@ done:
 
 static PyModuleDef_Slot module_slots[] = {
     {Py_mod_exec, module_exec},
-    PC_SLOT_ONE_INTERPRETER
-    {0, NULL},
+    PC_SLOT_ONE_INTERPRETER{0, NULL},
 };
 
 static struct PyModuleDef module_def = {

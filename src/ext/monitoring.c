@@ -8,9 +8,9 @@
  * sys.monitoring module.  Events are interpreter-wide: the callbacks
  * filter by pc_counting() for measure(), which counts one thread.
  */
-#include "collector.h"
+#include "backend.h"
+#include "codeinfo.h"
 #include "segments.h"
-#include "hotcode.h"
 #include "guard.h"
 
 #if PC_HAVE_MONITORING
@@ -31,7 +31,7 @@ cb_instruction(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         if (ci != NULL && off >= 0 && off / 2 < ci->n) {
             if (pc_g.mode == PC_MODE_INSTRUCTIONS) {
                 pc_count(ci->op[off / 2]);
-                pc_hot_count(ci, off / 2);
+                pc_codeinfo_count_hot(ci, off / 2);
             }
         }
     }
@@ -57,7 +57,7 @@ resume(PyObject *const *args, Py_ssize_t nargs, int call)
         return;
     off = pc_small_int(args[1]);
     if (off >= 0 && off / 2 < ci->n) {
-        pc_hot_count(ci, off / 2);
+        pc_codeinfo_count_hot(ci, off / 2);
         if (call)
             ci->hot->calls++;
     }
@@ -80,19 +80,19 @@ cb_resume(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* The other call events only count (calls.*). */
-#define CALL_EVENT(fn, field)                                           \
-    static PyObject *                                                   \
-    fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs)         \
-    {                                                                   \
-        (void)self;                                                     \
-        (void)args;                                                     \
-        (void)nargs;                                                    \
-        if (pc_counting() && pc_g.mode == PC_MODE_INSTRUCTIONS)         \
-            pc_calls_g.field++;                                         \
-        Py_RETURN_NONE;                                                 \
-    }                                                                   \
-    static PyMethodDef fn##_def = {"_pystats_" #field,                  \
-                                   (PyCFunction)(void (*)(void))fn,     \
+#define CALL_EVENT(fn, field)                                       \
+    static PyObject *fn(PyObject *self, PyObject *const *args,      \
+                        Py_ssize_t nargs)                           \
+    {                                                               \
+        (void)self;                                                 \
+        (void)args;                                                 \
+        (void)nargs;                                                \
+        if (pc_counting() && pc_g.mode == PC_MODE_INSTRUCTIONS)     \
+            pc_calls_g.field++;                                     \
+        Py_RETURN_NONE;                                             \
+    }                                                               \
+    static PyMethodDef fn##_def = {"_pystats_" #field,              \
+                                   (PyCFunction)(void (*)(void))fn, \
                                    METH_FASTCALL, NULL}
 CALL_EVENT(cb_throw, throws);
 CALL_EVENT(cb_return, returns);
@@ -104,22 +104,18 @@ CALL_EVENT(cb_handled, handled);
 static PyMethodDef cb_instruction_def = {
     "_pystats_instruction", (PyCFunction)(void (*)(void))cb_instruction,
     METH_FASTCALL, NULL};
-static PyMethodDef cb_start_def = {
-    "_pystats_start", (PyCFunction)(void (*)(void))cb_start,
-    METH_FASTCALL, NULL};
-static PyMethodDef cb_resume_def = {
-    "_pystats_resume", (PyCFunction)(void (*)(void))cb_resume,
-    METH_FASTCALL, NULL};
+static PyMethodDef cb_start_def = {"_pystats_start",
+                                   (PyCFunction)(void (*)(void))cb_start,
+                                   METH_FASTCALL, NULL};
+static PyMethodDef cb_resume_def = {"_pystats_resume",
+                                    (PyCFunction)(void (*)(void))cb_resume,
+                                    METH_FASTCALL, NULL};
 
 static const pc_seg_callback instruction_callbacks[] = {
-    {"INSTRUCTION", &cb_instruction_def},
-    {"PY_START", &cb_start_def},
-    {"PY_RESUME", &cb_resume_def},
-    {"PY_THROW", &cb_throw_def},
-    {"PY_RETURN", &cb_return_def},
-    {"PY_YIELD", &cb_yield_def},
-    {"PY_UNWIND", &cb_unwind_def},
-    {"RAISE", &cb_raise_def},
+    {"INSTRUCTION", &cb_instruction_def},   {"PY_START", &cb_start_def},
+    {"PY_RESUME", &cb_resume_def},          {"PY_THROW", &cb_throw_def},
+    {"PY_RETURN", &cb_return_def},          {"PY_YIELD", &cb_yield_def},
+    {"PY_UNWIND", &cb_unwind_def},          {"RAISE", &cb_raise_def},
     {"EXCEPTION_HANDLED", &cb_handled_def},
 };
 #define NCALLBACKS \
@@ -128,7 +124,7 @@ static const pc_seg_callback instruction_callbacks[] = {
 PyObject *
 pc_monitoring_module(void)
 {
-    PyObject *sys = PyImport_ImportModule("sys");  /* owned */
+    PyObject *sys = PyImport_ImportModule("sys"); /* owned */
     PyObject *mon;
     if (sys == NULL)
         return NULL;
@@ -140,7 +136,7 @@ pc_monitoring_module(void)
 static int
 event_bit(PyObject *mon, const char *name)
 {
-    PyObject *events = NULL, *v = NULL;  /* owned */
+    PyObject *events = NULL, *v = NULL; /* owned */
     long bit = -1;
     events = PyObject_GetAttrString(mon, "events");
     if (events == NULL)
@@ -165,8 +161,9 @@ claim(PyObject *mon)
 
     if (pc_g.mode == PC_MODE_COUNT || pc_g.mode == PC_MODE_NOOP_SEGMENTS ||
         pc_g.mode == PC_MODE_NOOP_QUIET)
-        callbacks = pc_seg_callbacks(pc_g.mode == PC_MODE_NOOP_SEGMENTS ? 1 :
-                                     pc_g.mode == PC_MODE_NOOP_QUIET ? 2 : 0,
+        callbacks = pc_seg_callbacks(pc_g.mode == PC_MODE_NOOP_SEGMENTS ? 1
+                                     : pc_g.mode == PC_MODE_NOOP_QUIET  ? 2
+                                                                        : 0,
                                      &ncallbacks);
     for (k = 0; k < sizeof candidate_ids / sizeof candidate_ids[0]; k++) {
         PyObject *r = PyObject_CallMethod(mon, "use_tool_id", "is",
@@ -195,8 +192,8 @@ claim(PyObject *mon)
         bitobj = PyLong_FromLong(bit);
         pc_guard_own++;
         if (fn && bitobj)
-            r = PyObject_CallMethod(mon, "register_callback", "iOO",
-                                    tool_id, bitobj, fn);
+            r = PyObject_CallMethod(mon, "register_callback", "iOO", tool_id,
+                                    bitobj, fn);
         pc_guard_own--;
         Py_XDECREF(fn);
         Py_XDECREF(bitobj);
@@ -238,7 +235,7 @@ pc_backend_check(void)
 int
 pc_backend_sync(void)
 {
-    PyObject *mon = NULL;  /* owned */
+    PyObject *mon = NULL; /* owned */
     int want = pc_wants_events();
     int ret = -1;
 
@@ -281,6 +278,20 @@ const char *
 pc_backend_name(void)
 {
     return "monitoring";
+}
+
+/* No other tool can displace sys.monitoring callbacks (3.11's trace
+ * function can be replaced, trace.c). */
+int
+pc_backend_displaced(void)
+{
+    return 0;
+}
+
+int
+pc_backend_displaced_here(void)
+{
+    return 0;
 }
 
 #endif /* PC_HAVE_MONITORING */

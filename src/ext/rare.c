@@ -15,12 +15,12 @@
 
 pc_rare pc_rare_counts;
 
-#if PC_HAVE_CODE_WATCHER   /* the watcher APIs all arrived in 3.12 */
+#if PC_HAVE_CODE_WATCHER /* the watcher APIs all arrived in 3.12 */
 
 static int func_watcher = -1, dict_watcher = -1, type_watcher = -1;
-static PyObject *watched_dicts;     /* owned list, while a window is open */
-static PyObject *watched_types;     /* owned list */
-static PyObject *builtins_dict;     /* borrowed identity, for telling apart */
+static PyObject *watched_dicts; /* owned list, while a window is open */
+static PyObject *watched_types; /* owned list */
+static PyObject *builtins_dict; /* borrowed identity, for telling apart */
 
 static int
 on_func(PyFunction_WatchEvent event, PyFunctionObject *func,
@@ -72,12 +72,12 @@ watch_dict(PyObject *d)
 static int
 watch_dicts(void)
 {
-    PyObject *modules = PyImport_GetModuleDict();  /* borrowed */
-    PyObject *values, *builtins;                   /* owned */
+    PyObject *modules = PyImport_GetModuleDict(); /* borrowed */
+    PyObject *values, *builtins;                  /* owned */
     Py_ssize_t i;
     int ret = -1;
 
-    builtins = PyEval_GetBuiltins();               /* borrowed */
+    builtins = PyEval_GetBuiltins(); /* borrowed */
     builtins_dict = builtins;
     if (builtins && watch_dict(builtins) < 0)
         return -1;
@@ -89,7 +89,7 @@ watch_dicts(void)
         PyObject *d;
         if (!PyModule_Check(m))
             continue;
-        d = PyModule_GetDict(m);                   /* borrowed */
+        d = PyModule_GetDict(m); /* borrowed */
         if (d && d != builtins && watch_dict(d) < 0)
             goto done;
     }
@@ -103,7 +103,7 @@ done:
 static int
 watch_types(void)
 {
-    PyObject *gc = NULL, *objs = NULL;  /* owned */
+    PyObject *gc = NULL, *objs = NULL; /* owned */
     Py_ssize_t i;
     int ret = -1;
     gc = PyImport_ImportModule("gc");
@@ -145,14 +145,13 @@ pc_rare_install(void)
     if (watch_dicts() < 0 || watch_types() < 0)
         goto error;
     return 0;
-error:
-    {
-        PyObject *exc_type, *exc_value, *exc_tb;
-        PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
-        if (pc_rare_remove() < 0)
-            PyErr_Clear();
-        PyErr_Restore(exc_type, exc_value, exc_tb);
-    }
+error : {
+    PyObject *exc_type, *exc_value, *exc_tb;
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    if (pc_rare_remove() < 0)
+        PyErr_Clear();
+    PyErr_Restore(exc_type, exc_value, exc_tb);
+}
     return -1;
 }
 
@@ -163,13 +162,15 @@ pc_rare_remove(void)
     int ret = 0;
     if (watched_dicts != NULL) {
         for (i = 0; i < PyList_GET_SIZE(watched_dicts); i++)
-            if (PyDict_Unwatch(dict_watcher, PyList_GET_ITEM(watched_dicts, i)) < 0)
+            if (PyDict_Unwatch(dict_watcher,
+                               PyList_GET_ITEM(watched_dicts, i)) < 0)
                 ret = -1;
         Py_CLEAR(watched_dicts);
     }
     if (watched_types != NULL) {
         for (i = 0; i < PyList_GET_SIZE(watched_types); i++)
-            if (PyType_Unwatch(type_watcher, PyList_GET_ITEM(watched_types, i)) < 0)
+            if (PyType_Unwatch(type_watcher,
+                               PyList_GET_ITEM(watched_types, i)) < 0)
                 ret = -1;
         Py_CLEAR(watched_types);
     }
@@ -203,7 +204,8 @@ pc_rare_remove(void)
 void
 pc_rare_clear(void)
 {
-    uint64_t d = pc_rare_counts.watched_dicts, t = pc_rare_counts.watched_types;
+    uint64_t d = pc_rare_counts.watched_dicts,
+             t = pc_rare_counts.watched_types;
     memset(&pc_rare_counts, 0, sizeof pc_rare_counts);
     /* What is being watched stays true across a clear. */
     pc_rare_counts.watched_dicts = d;
@@ -225,7 +227,8 @@ pc_rare_write(psf_out *o)
     if (!PC_HAVE_CODE_WATCHER)
         return;
     psf_put_counter(o, PSF_RARE_FUNC, pc_rare_counts.func_modification);
-    psf_put_counter(o, PSF_RARE_BUILTINS, pc_rare_counts.builtins_modification);
+    psf_put_counter(o, PSF_RARE_BUILTINS,
+                    pc_rare_counts.builtins_modification);
     psf_put_counter(o, PSF_RARE_GLOBALS, pc_rare_counts.globals_modification);
     psf_put_counter(o, PSF_RARE_TYPE, pc_rare_counts.type_modification);
     psf_put_counter(o, PSF_RARE_DICTS, pc_rare_counts.watched_dicts);

@@ -17,8 +17,8 @@ typedef struct pc_rare {
 
 extern pc_rare pc_rare_counts;
 
-int pc_rare_install(void);      /* -1 with exception */
-int pc_rare_remove(void);       /* -1 with exception */
+int pc_rare_install(void); /* -1 with exception */
+int pc_rare_remove(void);  /* -1 with exception */
 void pc_rare_clear(void);
 int pc_rare_has_data(void);
 void pc_rare_write(psf_out *o);

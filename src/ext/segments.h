@@ -6,12 +6,12 @@
 #ifndef PC_SEGMENTS_H
 #define PC_SEGMENTS_H
 
-#include "collector.h"
+#include "codeinfo.h"
 
 #if PC_HAVE_MONITORING
 
 typedef struct pc_seg_callback {
-    const char *event;      /* sys.monitoring.events attribute */
+    const char *event; /* sys.monitoring.events attribute */
     PyMethodDef *def;
 } pc_seg_callback;
 
@@ -28,7 +28,9 @@ pc_seg_mode(void)
     return pc_g.mode == PC_MODE_COUNT;
 }
 
-int pc_seg_init(void);              /* module init; -1 with exception */
+/* Module init, handed the sys.monitoring module (for its DISABLE);
+ * -1 with exception. */
+int pc_seg_init(PyObject *monitoring);
 /* on(): every thread's running frames become the shadow stacks, each
  * resuming after its current instruction.  -1 with exception. */
 int pc_seg_window_start(void);
@@ -48,22 +50,49 @@ void pc_seg_zero(void);
 void pc_seg_after_fork(void);
 /* A code object dies: fold its counts, free its arrays. */
 void pc_seg_code_free(pc_codeinfo *ci);
-/* Events that did not fit the shadow stack (0 unless there is a bug). */
-unsigned long long pc_seg_desync(void);
 
 #else
 
-static inline int pc_seg_mode(void) { return 0; }
-static inline int pc_seg_init(void) { return 0; }
-static inline int pc_seg_window_start(void) { return 0; }
-static inline void pc_seg_measure_start(void) {}
-static inline void pc_seg_measure_set(int depth) { (void)depth; }
-static inline void pc_seg_cut(void) {}
-static inline void pc_seg_fold(void) {}
-static inline void pc_seg_zero(void) {}
-static inline void pc_seg_after_fork(void) {}
-static inline void pc_seg_code_free(pc_codeinfo *ci) { (void)ci; }
-static inline unsigned long long pc_seg_desync(void) { return 0; }
+static inline int
+pc_seg_mode(void)
+{
+    return 0;
+}
+static inline int
+pc_seg_window_start(void)
+{
+    return 0;
+}
+static inline void
+pc_seg_measure_start(void)
+{
+}
+static inline void
+pc_seg_measure_set(int depth)
+{
+    (void)depth;
+}
+static inline void
+pc_seg_cut(void)
+{
+}
+static inline void
+pc_seg_fold(void)
+{
+}
+static inline void
+pc_seg_zero(void)
+{
+}
+static inline void
+pc_seg_after_fork(void)
+{
+}
+static inline void
+pc_seg_code_free(pc_codeinfo *ci)
+{
+    (void)ci;
+}
 
 #endif
 #endif

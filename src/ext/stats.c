@@ -17,7 +17,7 @@ pc_stats pc_st;
 
 /* ---- GC ---- */
 
-static PyObject *gc_callback;       /* owned */
+static PyObject *gc_callback; /* owned */
 static struct timespec gc_start;
 
 static uint64_t
@@ -32,7 +32,7 @@ ns_since(const struct timespec *t0)
 static uint64_t
 dict_u64(PyObject *info, const char *key)
 {
-    PyObject *v = PyDict_GetItemString(info, key);  /* borrowed */
+    PyObject *v = PyDict_GetItemString(info, key); /* borrowed */
     unsigned long long r;
     if (v == NULL)
         return 0;
@@ -283,8 +283,7 @@ pc_stats_has_data(void)
 }
 
 static void
-put_line(psf_out *o, const char *prefix, int gen, const char *key,
-         uint64_t v)
+put_line(psf_out *o, const char *prefix, int gen, const char *key, uint64_t v)
 {
     char num[24];
     psf_put(o, prefix);
@@ -302,16 +301,18 @@ pc_stats_write(psf_out *o)
 {
     int g;
     for (g = 0; g < PC_GC_GENERATIONS; g++) {
-        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTIONS, pc_st.gc_collections[g]);
-        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTED, pc_st.gc_collected[g]);
-        put_line(o, PSF_KEY_GC, g, PSF_GC_UNCOLLECTABLE, pc_st.gc_uncollectable[g]);
+        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTIONS,
+                 pc_st.gc_collections[g]);
+        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTED,
+                 pc_st.gc_collected[g]);
+        put_line(o, PSF_KEY_GC, g, PSF_GC_UNCOLLECTABLE,
+                 pc_st.gc_uncollectable[g]);
         put_line(o, PSF_KEY_GC, g, PSF_GC_TIME_NS, pc_st.gc_time_ns[g]);
     }
     put_line(o, PSF_OBJ_ALLOCATIONS, -1, "", pc_st.allocations);
     put_line(o, PSF_OBJ_ALLOC_512, -1, "", pc_st.allocations512);
     put_line(o, PSF_OBJ_ALLOC_4K, -1, "", pc_st.allocations4k);
-    put_line(o, PSF_OBJ_ALLOC_BIG, -1, "",
-             pc_st.allocations_big);
+    put_line(o, PSF_OBJ_ALLOC_BIG, -1, "", pc_st.allocations_big);
     put_line(o, PSF_OBJ_FREES, -1, "", pc_st.frees);
     put_line(o, PSF_OBJ_REALLOCS, -1, "", pc_st.reallocs);
     pc_rare_write(o);
@@ -320,7 +321,7 @@ pc_stats_write(psf_out *o)
 int
 pc_stats_snapshot(PyObject *dict)
 {
-    PyObject *gc = NULL, *obj = NULL;  /* owned */
+    PyObject *gc = NULL, *obj = NULL; /* owned */
     int g, ret = -1;
     gc = PyList_New(PC_GC_GENERATIONS);
     if (gc == NULL)
@@ -337,11 +338,10 @@ pc_stats_snapshot(PyObject *dict)
         PyList_SET_ITEM(gc, g, d);
     }
     obj = Py_BuildValue(
-        "{sKsKsKsKsKsK}", "allocations",
-        (unsigned long long)pc_st.allocations, "allocations512",
-        (unsigned long long)pc_st.allocations512, "allocations4k",
-        (unsigned long long)pc_st.allocations4k, "allocations_big",
-        (unsigned long long)pc_st.allocations_big, "frees",
+        "{sKsKsKsKsKsK}", "allocations", (unsigned long long)pc_st.allocations,
+        "allocations512", (unsigned long long)pc_st.allocations512,
+        "allocations4k", (unsigned long long)pc_st.allocations4k,
+        "allocations_big", (unsigned long long)pc_st.allocations_big, "frees",
         (unsigned long long)pc_st.frees, "reallocs",
         (unsigned long long)pc_st.reallocs);
     if (obj == NULL)
@@ -358,9 +358,9 @@ pc_stats_snapshot(PyObject *dict)
         "globals_modification",
         (unsigned long long)pc_rare_counts.globals_modification,
         "type_modification",
-        (unsigned long long)pc_rare_counts.type_modification,
-        "watched_dicts", (unsigned long long)pc_rare_counts.watched_dicts,
-        "watched_types", (unsigned long long)pc_rare_counts.watched_types);
+        (unsigned long long)pc_rare_counts.type_modification, "watched_dicts",
+        (unsigned long long)pc_rare_counts.watched_dicts, "watched_types",
+        (unsigned long long)pc_rare_counts.watched_types);
     if (obj == NULL || PyDict_SetItemString(dict, "rare", obj) < 0)
         goto done;
     ret = 0;

@@ -23,12 +23,12 @@ typedef struct pc_stats {
 
 extern pc_stats pc_st;
 
-int pc_stats_init(void);        /* module init; -1 with exception */
-int pc_stats_install(void);     /* -1 with exception */
-int pc_stats_remove(void);      /* -1 with exception */
+int pc_stats_init(void);    /* module init; -1 with exception */
+int pc_stats_install(void); /* -1 with exception */
+int pc_stats_remove(void);  /* -1 with exception */
 void pc_stats_clear(void);
 int pc_stats_has_data(void);
 void pc_stats_write(psf_out *o);
-int pc_stats_snapshot(PyObject *dict);  /* adds "gc", "objects"; -1 on error */
+int pc_stats_snapshot(PyObject *dict); /* adds "gc", "objects"; -1 on error */
 
 #endif

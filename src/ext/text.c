@@ -18,12 +18,13 @@ utf8_bytes(PyObject *s)
 Py_ssize_t
 pc_text_encode(PyObject *s, char *dst, size_t cap, int *cut)
 {
-    PyObject *b = utf8_bytes(s);   /* owned */
+    PyObject *b = utf8_bytes(s); /* owned */
     size_t n;
 
     if (b == NULL)
         return -1;
-    n = psf_text_encode(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b), dst, cap);
+    n = psf_text_encode(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b), dst,
+                        cap);
     Py_DECREF(b);
     *cut = n >= cap;
     return (Py_ssize_t)(n >= cap ? strlen(dst) : n);
@@ -32,7 +33,7 @@ pc_text_encode(PyObject *s, char *dst, size_t cap, int *cut)
 PyObject *
 pc_text_encode_str(PyObject *s)
 {
-    PyObject *b = utf8_bytes(s), *r = NULL;   /* owned */
+    PyObject *b = utf8_bytes(s), *r = NULL; /* owned */
     size_t n, cap;
     char *buf;
 

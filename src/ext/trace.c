@@ -5,13 +5,13 @@
  * 3.11 reports an opcode event for every instruction from RESUME on
  * (instructions before RESUME are not traceable) except RESUME itself,
  * which produces the 'call' event instead, and except an instruction
- * prefixed by EXTENDED_ARG, which is counted with its prefix.  A 'call' event also comes
- * from throw() into a generator, where the frame's current instruction
- * is not RESUME: RESUME is counted only when it is.
+ * prefixed by EXTENDED_ARG, which is counted with its prefix.  A 'call'
+ * event also comes from throw() into a generator, where the frame's
+ * current instruction is not RESUME: RESUME is counted only when it is.
  */
-#include "collector.h"
+#include "backend.h"
+#include "codeinfo.h"
 #include "guard.h"
-#include "hotcode.h"
 
 #if !PC_HAVE_MONITORING
 
@@ -19,11 +19,12 @@
 
 #define MAX_MEASURING 64
 
-static Py_ssize_t trace_opcodes_offset = -1;  /* of f_trace_opcodes in a frame */
+static Py_ssize_t trace_opcodes_offset =
+    -1; /* of f_trace_opcodes in a frame */
 static int installed_all;
 static PyThreadState *measuring[MAX_MEASURING];
-static PyObject *thread_hook;                 /* owned: our threading hook */
-static int own_settrace;        /* in one of the collector's own SetTrace calls */
+static PyObject *thread_hook; /* owned: our threading hook */
+static int own_settrace; /* in one of the collector's own SetTrace calls */
 
 /* Threads another tool's trace function displaced in the open window
  * (guard.c): a thread state and its thread id, since a dead thread's
@@ -36,7 +37,7 @@ static struct lost_thread {
 /* This thread was displaced in the open window (dies with the thread,
  * unlike a thread state's address and id, which a new thread reuses). */
 static __thread uint64_t lost_in_window;
-static uint64_t window_gen = 1;     /* bumped when a window installs */
+static uint64_t window_gen = 1; /* bumped when a window installs */
 
 /* Where the frame keeps f_trace_opcodes, read from the frame type's own
  * member table so that no private struct layout is assumed. */
@@ -67,7 +68,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     (void)obj;
     if (what == PyTrace_OPCODE) {
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
-            PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
+            PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
             pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
             int lasti = PyFrame_GetLasti(frame);
             Py_DECREF(code);
@@ -75,14 +76,14 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 Py_ssize_t i = lasti / 2;
                 int op = ci->op[i];
                 pc_count(op);
-                pc_hot_count(ci, i);
+                pc_codeinfo_count_hot(ci, i);
                 /* 3.11's EXTENDED_ARG jumps straight into the instruction
                  * it extends, which therefore gets no event of its own:
                  * count it (and any further EXTENDED_ARG) here. */
                 while (op == pc_g.extended_arg_op && ++i < ci->n) {
                     op = ci->op[i];
                     pc_count(op);
-                    pc_hot_count(ci, i);
+                    pc_codeinfo_count_hot(ci, i);
                 }
             }
         }
@@ -90,14 +91,14 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
     else if (what == PyTrace_CALL) {
         frame_enable_opcodes(frame);
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
-            PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
+            PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
             pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
             int lasti = PyFrame_GetLasti(frame);
             Py_DECREF(code);
             if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
                 ci->op[lasti / 2] == pc_g.resume_op) {
                 pc_count(pc_g.resume_op);
-                pc_hot_count(ci, lasti / 2);
+                pc_codeinfo_count_hot(ci, lasti / 2);
                 if (lasti / 2 == ci->first_resume) {
                     pc_calls_g.python_starts++;
                     ci->hot->calls++;
@@ -118,7 +119,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 pc_calls_g.unwinds++;
             }
             else {
-                PyCodeObject *code = PyFrame_GetCode(frame);  /* owned */
+                PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
                 pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
                 int lasti = PyFrame_GetLasti(frame);
                 Py_DECREF(code);
@@ -141,7 +142,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 static void
 enable_running_frames(PyThreadState *ts)
 {
-    PyFrameObject *f = PyThreadState_GetFrame(ts);  /* owned */
+    PyFrameObject *f = PyThreadState_GetFrame(ts); /* owned */
     while (f != NULL) {
         PyFrameObject *back = PyFrame_GetBack(f);
         frame_enable_opcodes(f);
@@ -206,7 +207,7 @@ static int
 threading_hook_is_ours(void)
 {
     PyObject *exc_type, *exc_value, *exc_tb;
-    PyObject *modules, *threading, *hook;  /* borrowed, borrowed, owned */
+    PyObject *modules, *threading, *hook; /* borrowed, borrowed, owned */
     int ours = 0;
 
     if (thread_hook == NULL)
@@ -214,7 +215,8 @@ threading_hook_is_ours(void)
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     modules = PySys_GetObject("modules");
     threading = modules && PyDict_Check(modules)
-                    ? PyDict_GetItemString(modules, "threading") : NULL;
+                    ? PyDict_GetItemString(modules, "threading")
+                    : NULL;
     if (threading != NULL) {
         hook = PyObject_GetAttrString(threading, "_trace_hook");
         ours = hook == thread_hook;
@@ -337,7 +339,7 @@ static PyMethodDef thread_hook_def = {
 static int
 set_threading_hook(int on)
 {
-    PyObject *threading = NULL, *cur = NULL, *r = NULL;  /* owned */
+    PyObject *threading = NULL, *cur = NULL, *r = NULL; /* owned */
     int ret = -1;
 
     if (thread_hook == NULL) {

@@ -1,0 +1,108 @@
+/* lifecycle.c: the module layer's side of every source: module init,
+ * clear, has-data, a fork child's fresh start, and a code object's
+ * death.  The sources below never call one another for these: this
+ * file calls each in turn, in the order their invariants need (see each
+ * function). */
+#include "lifecycle.h"
+#include "backend.h"
+#include "codeinfo.h"
+#include "census.h"
+#include "guard.h"
+#include "hotcode.h"
+#include "segments.h"
+#include "stats.h"
+
+#include <string.h>
+#include <unistd.h>
+
+/* Called by CPython when a code object dies (possibly during
+ * finalization, possibly after our module is gone: plain C only). */
+static void
+code_dead(void *p)
+{
+    pc_codeinfo *ci = p;
+    pc_seg_code_free(ci); /* its segment counts go into pc_g first */
+    pc_hot_code_dead(ci->hot);
+    pc_codeinfo_free(ci);
+}
+
+int
+pc_lifecycle_init(PyObject *opnames)
+{
+    static Py_ssize_t extra_index = -1;
+
+    if (extra_index < 0) {
+        extra_index = pc_request_code_extra_index(code_dead);
+        if (extra_index < 0) {
+            PyErr_SetString(PyExc_RuntimeError,
+                            "pystats: no free co_extra slot");
+            return -1;
+        }
+        pc_codeinfo_init(extra_index);
+    }
+    if (pc_collector_init(opnames) < 0)
+        return -1;
+#if PC_HAVE_MONITORING
+    {
+        PyObject *mon = pc_monitoring_module(); /* owned */
+        int r;
+        if (mon == NULL)
+            return -1;
+        r = pc_seg_init(mon);
+        Py_DECREF(mon);
+        if (r < 0)
+            return -1;
+    }
+#endif
+    return 0;
+}
+
+void
+pc_clear(void)
+{
+    assert(PyGILState_Check());
+    pc_seg_cut(); /* what runs now counts up to here, then goes */
+    pc_counts_zero();
+    pc_seg_zero();
+    pc_hot_clear();
+    pc_forget_prev();
+    pc_g.windows = 0;
+    pc_g.started = 0;
+    pc_census_clear();
+    pc_stats_clear();
+    pc_guard_clear(pc_backend_displaced());
+    pc_g.census_wanted = pc_g.on && pc_g.mode == PC_MODE_CENSUS;
+    /* A clear while counting starts a new dump period now. */
+    if (pc_g.on || pc_g.measuring)
+        pc_note_start();
+}
+
+int
+pc_has_data(void)
+{
+    return pc_counts_any() || pc_census_has_data() || pc_stats_has_data() ||
+           pc_hot_has_data();
+}
+
+/* pthread_atfork's child handler (dump.c installs it): the parent's
+ * counts are the parent's; this process starts from zero and writes its
+ * own file. */
+void
+pc_after_fork(void)
+{
+    if (pc_has_data())
+        pc_counts_zero();
+    pc_stats_clear();
+    pc_census_clear();
+    pc_seg_after_fork();
+    pc_hot_clear();
+    pc_guard_clear(pc_backend_displaced_here());
+    pc_forget_prev();
+    pc_g.forked = 1;
+    pc_g.ppid = (long)getppid();
+    pc_g.windows = 0;
+    pc_g.started = 0;
+    pc_g.dumping = 0;
+    if (pc_g.on || pc_g.measuring)
+        pc_note_start();
+}

@@ -1,0 +1,23 @@
+/* lifecycle.h: the module layer's operations that touch every source of
+ * statistics (the counters, per code tables, segment counting, the
+ * census, the cheap statistics, per code statistics, the guard). */
+#ifndef PC_LIFECYCLE_H
+#define PC_LIFECYCLE_H
+
+#include "collector.h"
+
+/* Module init of the counting sources: the co_extra slot, the opcode
+ * names, segment counting (handed the sys.monitoring module on 3.12+).
+ * -1 with exception. */
+int pc_lifecycle_init(PyObject *opnames);
+
+/* Forget everything counted since the last dump or clear, in every
+ * source; a clear while counting starts a new dump period now. */
+void pc_clear(void);
+/* Has any source something to write? */
+int pc_has_data(void);
+/* pthread_atfork's child handler: the parent's counts are the parent's;
+ * this process starts from zero and writes its own file. */
+void pc_after_fork(void);
+
+#endif

@@ -1,0 +1,341 @@
+/* seg_code.c: segment counting's per code object tables (seg_code.h):
+ * their first sight, the opcodes they tell apart, quiet jumps, and the
+ * fold of their counts into pc_g.  Plain C after first sight: the fold
+ * runs from Py_AtExit and signal handlers too. */
+#include "seg_code.h"
+
+#if PC_HAVE_MONITORING
+
+#include <stdlib.h>
+#include <string.h>
+
+seg_ops seg_op = {.cache = -1,
+                  .send = -1,
+                  .jbni = -1,
+                  .jump_backward = -1,
+                  .jump_forward = -1,
+                  .for_iter = -1,
+                  .extended_arg = -1,
+                  .resume = -1,
+                  .exit_init_check = -1,
+                  .not_taken = -1,
+                  .pop_iter = -1,
+                  .end_async_for = -1,
+                  .return_value = -1,
+                  .return_const = -1,
+                  .yield_value = -1,
+                  .pop_jump = {-1, -1, -1, -1}};
+PyObject *seg_disable;
+seg_cache_entry seg_cache[SEG_CACHE];
+
+static seg_code *codes; /* every live table (fold, zero) */
+
+static int
+opcode_of(const char *name)
+{
+    int i;
+    for (i = 0; i < PC_NOPS; i++)
+        if (strcmp(pc_g.opname[i], name) == 0)
+            return i;
+    return -1;
+}
+
+
+int
+seg_ops_init(PyObject *mon)
+{
+    seg_op.cache = opcode_of("CACHE");
+    seg_op.send = opcode_of("SEND");
+    seg_op.jbni = opcode_of("JUMP_BACKWARD_NO_INTERRUPT");
+    seg_op.jump_backward = opcode_of("JUMP_BACKWARD");
+    seg_op.jump_forward = opcode_of("JUMP_FORWARD");
+    seg_op.for_iter = opcode_of("FOR_ITER");
+    seg_op.extended_arg = opcode_of("EXTENDED_ARG");
+    seg_op.resume = opcode_of("RESUME");
+    seg_op.exit_init_check = opcode_of("EXIT_INIT_CHECK"); /* 3.13 */
+    seg_op.not_taken = opcode_of("NOT_TAKEN");             /* 3.14 */
+    seg_op.pop_iter = opcode_of("POP_ITER");               /* 3.14 */
+    seg_op.end_async_for = opcode_of("END_ASYNC_FOR");
+    seg_op.pop_jump[0] = opcode_of("POP_JUMP_IF_FALSE");
+    seg_op.pop_jump[1] = opcode_of("POP_JUMP_IF_TRUE");
+    seg_op.pop_jump[2] = opcode_of("POP_JUMP_IF_NONE");
+    seg_op.pop_jump[3] = opcode_of("POP_JUMP_IF_NOT_NONE");
+    seg_op.return_value = opcode_of("RETURN_VALUE");
+    seg_op.return_const = opcode_of("RETURN_CONST");
+    seg_op.yield_value = opcode_of("YIELD_VALUE");
+    {
+        static const char *const not_eager[] = {"SEND",
+                                                "JUMP_BACKWARD_NO_INTERRUPT",
+                                                "FOR_ITER",
+                                                "JUMP_BACKWARD",
+                                                "JUMP_FORWARD",
+                                                "POP_JUMP_IF_FALSE",
+                                                "POP_JUMP_IF_TRUE",
+                                                "POP_JUMP_IF_NONE",
+                                                "POP_JUMP_IF_NOT_NONE",
+                                                "RESUME",
+                                                "CACHE"};
+        int i;
+        size_t k;
+        for (i = 0; i < PC_NOPS; i++)
+            seg_op.eager[i] = 1;
+        for (k = 0; k < sizeof not_eager / sizeof not_eager[0]; k++)
+            if ((i = opcode_of(not_eager[k])) >= 0)
+                seg_op.eager[i] = 0;
+    }
+    if (seg_op.cache < 0 || seg_op.send < 0 || seg_op.jbni < 0 ||
+        seg_op.jump_backward < 0 || seg_op.jump_forward < 0 ||
+        seg_op.for_iter < 0 || seg_op.extended_arg < 0 || seg_op.resume < 0) {
+        PyErr_SetString(
+            PyExc_RuntimeError,
+            "pystats: an opcode segment counting needs is missing");
+        return -1;
+    }
+    seg_disable = PyObject_GetAttrString(mon, "DISABLE");
+    if (seg_disable == NULL)
+        return -1;
+    return 0;
+}
+
+/* ---- quiet jumps ----
+ *
+ * An unconditional jump always goes to its target, so its JUMP event
+ * tells nothing the bytecode does not: at its first event the callback
+ * returns sys.monitoring.DISABLE, CPython takes the instrumentation off
+ * that instruction, and from then on segments are closed across it like
+ * across JUMP_BACKWARD_NO_INTERRUPT (seg_walk_silent()).  That is one event
+ * less per loop iteration.  The one condition: every pass through a
+ * quiet backward jump must still meet an event before it comes round
+ * again, or a loop's iterations could not be counted.  A JUMP_BACKWARD
+ * qualifies when the straight-line run from its target reaches an
+ * instruction that always fires one (FOR_ITER, POP_JUMP_IF_*: BRANCH
+ * either way; RETURN_*, YIELD_VALUE) before any jump; a JUMP_FORWARD
+ * never closes a loop. */
+
+static int
+always_fires(int op)
+{
+    int k;
+    if (op == seg_op.for_iter || op == seg_op.return_value ||
+        op == seg_op.return_const || op == seg_op.yield_value)
+        return 1;
+    for (k = 0; k < 4; k++)
+        if (op == seg_op.pop_jump[k])
+            return 1;
+    return 0;
+}
+
+static int
+quiet_eligible(const seg_code *sc, int32_t u)
+{
+    int op = sc->op[u];
+    int32_t v;
+    if (op == seg_op.jump_forward)
+        return 1;
+    if (op != seg_op.jump_backward)
+        return 0;
+    for (v = jump_target(sc, u); v >= 0 && v < sc->n; v = next_unit(sc, v)) {
+        int o = sc->op[v];
+        if (always_fires(o))
+            return 1;
+        if (v == u || o == seg_op.jump_forward || o == seg_op.jump_backward ||
+            o == seg_op.jbni || o == seg_op.send || sc->span[v] <= 0)
+            return 0;
+    }
+    return 0;
+}
+
+
+/* ---- first sight (slow path) ---- */
+
+/* The arrays of sc (allocated, zeroed, n and op set) from the code's
+ * raw bytecode: see the invariants in seg_code.h. */
+static void
+fill_tables(seg_code *sc, const uint8_t *raw)
+{
+    int32_t n = sc->n, i, owner = 0, nxt = n;
+    const uint8_t *op = sc->op;
+
+    sc->first_resume = n;
+    for (i = 0; i < n; i++) {
+        sc->arg[i] = raw[2 * i + 1];
+        if (sc->first_resume == n && op[i] == seg_op.resume)
+            sc->first_resume = i;
+    }
+    for (i = 0; i < n; i++) {
+        if (op[i] == seg_op.cache && i > 0 && i - owner <= 127) {
+            sc->span[i] = (int8_t)(owner - i);
+        }
+        else {
+            int32_t j = i + 1;
+            while (j < n && op[j] == seg_op.cache && j - i <= 127)
+                j++;
+            sc->span[i] = (int8_t)(j - i);
+            owner = i;
+        }
+    }
+    for (i = n - 1; i >= 0; i--) {
+        if (op[i] == seg_op.send || op[i] == seg_op.jbni)
+            nxt = i;
+        sc->silent[i] = nxt;
+    }
+    for (i = 0; i < n; i++) {
+        int32_t tg = i;
+        if (sc->span[i] > 0 &&
+            (op[i] == seg_op.send || op[i] == seg_op.jbni ||
+             op[i] == seg_op.jump_forward || op[i] == seg_op.jump_backward)) {
+            tg = jump_target(sc, i);
+            if (tg < 0 || tg >= n)
+                tg = i; /* never: seg_walk_silent's guard stops it */
+        }
+        sc->target[i] = tg;
+    }
+    for (i = 0; i<n; i += sc->span[i]> 0 ? sc->span[i] : 1)
+        sc->quiet_ok[i] = quiet_eligible(sc, i);
+    assert(n == 0 || sc->span[0] > 0);
+}
+
+static seg_code *
+seg_code_slow(pc_codeinfo *ci)
+{
+    PyObject *exc_type, *exc_value, *exc_tb;
+    PyObject *bytes; /* owned */
+    seg_code *sc = NULL;
+    int32_t n = (int32_t)ci->n;
+    size_t size;
+    char *p;
+
+    assert(ci->seg == NULL && PyGILState_Check());
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    bytes = PyCode_GetCode((PyCodeObject *)ci->code);
+    if (bytes == NULL || !PyBytes_Check(bytes) ||
+        PyBytes_GET_SIZE(bytes) / 2 != ci->n)
+        goto done;
+    size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) +
+           2 * (size_t)n * sizeof(int32_t) + 3 * (size_t)n + 1;
+    p = calloc(1, size);
+    if (p == NULL)
+        goto done;
+    sc = (seg_code *)p;
+    p += sizeof(seg_code);
+    sc->starts = (uint64_t *)p;
+    p += (size_t)n * sizeof(uint64_t);
+    sc->ends = (uint64_t *)p;
+    p += (size_t)n * sizeof(uint64_t);
+    sc->silent = (int32_t *)p;
+    p += (size_t)n * sizeof(int32_t);
+    sc->target = (int32_t *)p;
+    p += (size_t)n * sizeof(int32_t);
+    sc->quiet_ok = (uint8_t *)p;
+    p += (size_t)n;
+    sc->arg = (uint8_t *)p;
+    p += (size_t)n;
+    sc->span = (int8_t *)p;
+    sc->code = ci->code;
+    sc->n = n;
+    sc->op = ci->op;
+    sc->slot = ci->slot;
+    sc->hot = ci->hot;
+    fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes));
+    sc->next = codes;
+    if (codes)
+        codes->pprev = &sc->next;
+    sc->pprev = &codes;
+    codes = sc;
+    ci->seg = sc;
+done:
+    Py_XDECREF(bytes);
+    if (sc == NULL)
+        pc_g.error_pending = 1;
+    PyErr_Restore(exc_type, exc_value, exc_tb);
+    return sc;
+}
+
+seg_code *
+seg_code_miss(PyObject *code, unsigned k)
+{
+    pc_codeinfo *ci = pc_codeinfo_get(code);
+    seg_code *sc;
+    if (ci == NULL)
+        return NULL;
+    sc = ci->seg != NULL ? ci->seg : seg_code_slow(ci);
+    if (sc != NULL) {
+        seg_cache[k].code = code;
+        seg_cache[k].sc = sc;
+    }
+    return sc;
+}
+
+/* Per-instruction counts and pairs of one code object into pc_g; its
+ * arrays back to zero.  Plain C. */
+static void
+fold_code(seg_code *sc)
+{
+    uint64_t run = 0;
+    int32_t u = 0, v;
+    const uint8_t *op = sc->op;
+
+    while (u < sc->n && op[u] == seg_op.cache)
+        u++;
+    while (u < sc->n) {
+        v = next_unit(sc, u);
+        run += sc->starts[u];
+        if (sc->ends[u] > run) {
+            PC_DESYNC();
+            run = sc->ends[u];
+        }
+        if (run) {
+            uint64_t through = run - sc->ends[u];
+            pc_g.exec[op[u]] += run;
+            sc->hot->counts[sc->slot[u]] += run;
+            if (through && v < sc->n)
+                pc_g.pair[op[u]][op[v]] += through;
+        }
+        run -= sc->ends[u];
+        sc->starts[u] = sc->ends[u] = 0;
+        u = v;
+    }
+    if (run)
+        PC_DESYNC();
+}
+
+void
+pc_seg_code_free(pc_codeinfo *ci)
+{
+    seg_code *sc = ci->seg;
+    unsigned k;
+    if (sc == NULL)
+        return;
+    k = cache_slot(ci->code);
+    if (seg_cache[k].code == ci->code)
+        seg_cache[k].code = NULL;
+    /* Unlinked first: a dump from a signal handler arriving meanwhile
+     * misses these counts rather than counting them twice. */
+    *sc->pprev = sc->next;
+    if (sc->next)
+        sc->next->pprev = sc->pprev;
+    fold_code(sc);
+    ci->seg = NULL;
+    free(sc);
+}
+
+void
+pc_seg_fold(void)
+{
+    seg_code *sc;
+    for (sc = codes; sc != NULL; sc = sc->next)
+        fold_code(sc);
+}
+
+
+void
+seg_code_zero_all(void)
+{
+    seg_code *sc;
+    for (sc = codes; sc != NULL; sc = sc->next) {
+        memset(sc->starts, 0, (size_t)sc->n * sizeof(uint64_t));
+        memset(sc->ends, 0, (size_t)sc->n * sizeof(uint64_t));
+    }
+}
+
+#endif /* PC_HAVE_MONITORING */

@@ -1,0 +1,189 @@
+/* seg_code.h: segment counting's per code object tables (3.12+), and
+ * the bytecode arithmetic on them.  Internal to segment counting
+ * (segments.c, seg_*.c): see segments.c for the method.
+ *
+ * Invariants of a seg_code (built once, on first sight, by
+ * seg_code_slow(); freed with its code object, pc_seg_code_free()):
+ *  - n, op[], slot[] are the code's pc_codeinfo's (codeinfo.h); arg[u] is
+ *    the oparg byte of unit u.
+ *  - span[u] > 0 at the start of an instruction: its length in units
+ *    (itself and its CACHE entries); span[u] < 0 at a cache unit: minus
+ *    the distance back to the instruction that owns it.
+ *  - silent[u] is the first unit v >= u whose instruction may jump
+ *    without an event (SEND, JUMP_BACKWARD_NO_INTERRUPT, a quiet jump);
+ *    n if none.  Only ever lowered (quiet_site()), never raised.
+ *  - target[u] is the jump target of a SEND, JUMP_BACKWARD_NO_INTERRUPT,
+ *    JUMP_FORWARD or JUMP_BACKWARD at u, else u itself.
+ *  - quiet_ok[u]: the JUMP event of the jump at u may be turned off.
+ *  - starts[s] and ends[e] count the closed segments that began at s and
+ *    ended at e since the last fold; at a fold every prefix sum of
+ *    starts minus ends is non-negative (a segment ends after it starts)
+ *    and the total is zero (every segment was closed).
+ *  - Every live seg_code is on one list (codes, seg_code.c), which the
+ *    fold and the zeroing walk; seg_cache[] only ever holds live ones.
+ */
+#ifndef PC_SEG_CODE_H
+#define PC_SEG_CODE_H
+
+#include "segments.h"
+
+#if PC_HAVE_MONITORING
+
+typedef struct seg_code {
+    struct seg_code *next, **pprev; /* live ones, for fold and zero */
+    PyObject *code;                 /* borrowed */
+    int32_t n;                      /* code units */
+    int32_t first_resume;           /* unit of the first RESUME */
+    const uint8_t *op;              /* base opcode per unit (codeinfo) */
+    const uint8_t *slot;            /* hot->counts slot per unit */
+    pc_hot *hot;                    /* per code statistics */
+    uint8_t *arg;                   /* oparg byte per unit */
+    int8_t *span;                   /* instruction start: its length in
+                                       units; cache unit: minus the
+                                       distance back to its owner */
+    int32_t *silent;                /* first silent jump at or after u
+                                       (SEND, JBNI, a quiet jump), n if
+                                       none */
+    uint8_t *quiet_ok;              /* a jump whose event may be turned
+                                       off (see quiet_site()) */
+    int32_t *target;                /* a silent-capable jump's target
+                                       (SEND, JBNI, JUMP_FORWARD,
+                                       JUMP_BACKWARD), else itself */
+    uint64_t *starts, *ends;
+} seg_code;
+
+/* The opcodes segment counting tells apart, by number in this
+ * interpreter (-1 where it has none), and eager[]: the opcodes after
+ * which a frame whose Python callee returned goes on at the next
+ * instruction unless it raises or calls again there (those that jump,
+ * or fire an event of their own, are not in it).  Set once by
+ * seg_ops_init(). */
+typedef struct seg_ops {
+    int cache, send, jbni, jump_backward, jump_forward, for_iter, extended_arg,
+        resume, exit_init_check, not_taken, pop_iter, end_async_for,
+        return_value, return_const, yield_value;
+    int pop_jump[4]; /* POP_JUMP_IF_FALSE, _TRUE, _NONE, _NOT_NONE */
+    uint8_t eager[PC_NOPS];
+} seg_ops;
+
+/* Hidden, as every global the fast paths read (collector.h): addressed
+ * directly, not through the GOT. */
+extern seg_ops seg_op __attribute__((visibility("hidden")));
+/* sys.monitoring.DISABLE, owned */
+extern PyObject *seg_disable __attribute__((visibility("hidden")));
+
+/* Module init: the opcode numbers and sys.monitoring.DISABLE, from the
+ * monitoring module handed down.  -1 with exception. */
+int seg_ops_init(PyObject *monitoring);
+
+/* ---- bytecode helpers ---- */
+
+/* The next instruction after the one starting at u. */
+static inline int32_t
+next_unit(const seg_code *sc, int32_t u)
+{
+    return u + sc->span[u];
+}
+
+/* The instruction a unit belongs to (a cache unit's owner). */
+static inline int32_t
+owner_unit(const seg_code *sc, Py_ssize_t u)
+{
+    if (u < 0 || u >= sc->n)
+        return -1;
+    return sc->span[u] < 0 ? (int32_t)u + sc->span[u] : (int32_t)u;
+}
+
+static inline int32_t
+oparg(const seg_code *sc, int32_t u)
+{
+    int32_t a = sc->arg[u], k = u - 1, shift = 8;
+    while (k >= 0 && sc->op[k] == seg_op.extended_arg && shift < 32) {
+        a |= (int32_t)sc->arg[k] << shift;
+        shift += 8;
+        k--;
+    }
+    return a;
+}
+
+static inline int32_t
+jump_target(const seg_code *sc, int32_t u)
+{
+    int op = sc->op[u];
+    int32_t nx = next_unit(sc, u);
+    if (op == seg_op.jbni || op == seg_op.jump_backward)
+        return nx - oparg(sc, u);
+    return nx + oparg(sc, u);
+}
+
+/* An event's offset argument (bytes) as a code unit; -1 if odd. */
+static inline int32_t
+unit_arg(PyObject *o)
+{
+    return pc_offset_unit(o);
+}
+
+static inline void
+pair(int a, int b)
+{
+    if (a >= 0)
+        pc_g.pair[a][b]++;
+}
+
+static inline int
+valid_unit(const seg_code *sc, int32_t u)
+{
+    return u >= 0 && u < sc->n;
+}
+
+/* ---- the table of a code object ---- */
+
+/* A direct-mapped cache in front of co_extra: the frames of a program's
+ * hot loop come from a handful of code objects.  An entry is cleared
+ * when its code object dies (pc_seg_code_free). */
+#define SEG_CACHE 256
+typedef struct seg_cache_entry {
+    PyObject *code;
+    seg_code *sc;
+} seg_cache_entry;
+extern seg_cache_entry seg_cache[SEG_CACHE]
+    __attribute__((visibility("hidden")));
+
+static inline unsigned
+cache_slot(PyObject *code)
+{
+    uintptr_t p = (uintptr_t)code;
+    return (unsigned)((p >> 4) ^ (p >> 12)) & (SEG_CACHE - 1);
+}
+
+/* The table of code, built on a cache miss (slow path); NULL with
+ * error_pending set if that fails. */
+seg_code *seg_code_miss(PyObject *code, unsigned k);
+
+static inline seg_code *
+seg_code_for(PyObject *code)
+{
+    unsigned k = cache_slot(code);
+    if (seg_cache[k].code == code)
+        return seg_cache[k].sc;
+    return seg_code_miss(code, k);
+}
+
+/* The JUMP event of the jump at u has been counted: make u silent and
+ * tell CPython to stop reporting it.  Idempotent (another tool's
+ * restart_events() brings the event back). */
+static inline PyObject *
+quiet_site(seg_code *sc, int32_t u)
+{
+    int32_t v;
+    assert(valid_unit(sc, u) && sc->quiet_ok[u]);
+    for (v = u; v >= 0 && sc->silent[v] > u; v--)
+        sc->silent[v] = u;
+    return Py_NewRef(seg_disable);
+}
+
+/* Every live table's starts[] and ends[] back to zero. */
+void seg_code_zero_all(void);
+
+#endif /* PC_HAVE_MONITORING */
+#endif

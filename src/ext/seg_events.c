@@ -1,0 +1,780 @@
+/* seg_events.c: the event rules of segment counting (3.12+): one
+ * sys.monitoring callback per event, each of which first tries the
+ * common case inline (start(), leave(), jump_units()) and hands
+ * everything else to a *_other function that handles every case; and
+ * the table of events and callbacks (pc_seg_callbacks).  See segments.c
+ * for the method.
+ *
+ * Invariants (on top of seg_run.h's):
+ *  - A callback never raises and returns None (or DISABLE for a quiet
+ *    jump, quiet_site()); what does not fit is PC_DESYNC and dropped.
+ *  - Only counting threads count: pc_g.on, or the thread's measure()
+ *    depth (seg_thread.measuring, mirrored so that one thread-local
+ *    access suffices).
+ *  - A fast path only ever handles a top frame that runs straight-line
+ *    code (running()) of the event's code; it changes exactly what its
+ *    *_other twin would in that case.
+ *  - The call statistics (pc_calls_g) count each event once, in
+ *    whichever path takes it.
+ */
+#include "seg_run.h"
+
+#if PC_HAVE_MONITORING
+
+#include <string.h>
+
+/* ---- a new frame: its caller stops ---- */
+
+/* A new frame is entered: stop the caller where it is (any case). */
+static __attribute__((noinline)) void
+caller_stop_slow(seg_thread *t)
+{
+    seg_frame *f = &t->stack[t->depth - 1];
+    int32_t c;
+    int in_flight = 0;
+    if (f->start < 0 && f->at < 0)
+        return;
+    c = seg_caller_instruction(t, f);
+    if (f->start >= 0 && f->at < 0 && f->raised >= 0 && c != f->raised &&
+        f->sc->op[f->raised] != seg_op.for_iter &&
+        f->sc->op[f->raised] != seg_op.send) {
+        /* An exception is in flight: the callee runs from the stack
+         * unwinding (a __del__, a weakref callback), and RERAISE may have
+         * set the frame's instruction back to where the exception first
+         * arose.  The frame is at its raise site.  (A StopIteration that
+         * FOR_ITER or SEND swallowed is no exception in flight.) */
+        c = f->raised;
+        in_flight = 1;
+    }
+    if (c < 0) {
+        PC_DESYNC();
+        return;
+    }
+    stop_at(t, f, c);
+    if (!in_flight)
+        f->raised = -1; /* restart() resets it; eager_restart() reads it */
+}
+
+
+/* A new frame is entered: stop the caller where it is.  Returns the
+ * thread's last executed instruction, the new frame's predecessor. */
+static inline int
+caller_stop(seg_thread *t)
+{
+    if (t->depth > 0) {
+        seg_frame *f = &t->stack[t->depth - 1];
+        pc_iframe *cur;
+        int32_t c;
+        if (running(f) && (c = caller_unit_fast(t, f, &cur)) >= 0) {
+            close_round(f, c);
+            f->at = c;
+            return f->sc->op[c];
+        }
+        caller_stop_slow(t);
+    }
+    return t->last == SEG_TOP ? SEG_NONE : t->last;
+}
+
+
+/* ---- the callbacks ---- */
+
+/* Counting threads only (measure() counts one); t->measuring mirrors
+ * pc_t.measure_depth so that one thread-local access suffices. */
+#define ENTER(t)                              \
+    do {                                      \
+        t = seg_t;                            \
+        if (t == NULL || t->gen != seg_gen) { \
+            if (!pc_counting())               \
+                Py_RETURN_NONE;               \
+            t = seg_thread_adopt(0);          \
+            if (t == NULL)                    \
+                Py_RETURN_NONE;               \
+        }                                     \
+        if (!(pc_g.on | t->measuring))        \
+            Py_RETURN_NONE;                   \
+    } while (0)
+
+#define HOT static inline __attribute__((always_inline))
+HOT PyObject *start(PyObject *const *args, Py_ssize_t nargs, int call);
+HOT PyObject *leave(PyObject *const *args, Py_ssize_t nargs, int yielding);
+
+/* PY_START, PY_RESUME: (code, offset of RESUME); any case. */
+static __attribute__((noinline)) PyObject *
+start_other(PyObject *const *args, Py_ssize_t nargs, int call)
+{
+    seg_thread *t;
+    seg_frame *f;
+    int32_t off;
+    int prev;
+    ENTER(t);
+    if (call)
+        pc_calls_g.python_starts++;
+    else
+        pc_calls_g.resumptions++;
+    if (nargs < 2)
+        Py_RETURN_NONE;
+    prev = caller_stop(t);
+    f = push(t, args[0]);
+    if (f == NULL)
+        Py_RETURN_NONE;
+    off = unit_arg(args[1]);
+    if (!valid_unit(f->sc, off)) {
+        PC_DESYNC();
+        t->depth--;
+        Py_RETURN_NONE;
+    }
+    pair(prev, f->sc->op[off]);
+    f->start = off;
+    t->last = SEG_TOP;
+    if (call)
+        f->sc->hot->calls++;
+    Py_RETURN_NONE;
+}
+
+static PyObject *
+cb_start(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return start(args, nargs, 1);
+}
+
+static PyObject *
+cb_resume(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return start(args, nargs, 0);
+}
+
+/* PY_THROW: (code, offset, exception).  Nothing of the frame runs
+ * before its handler (EXCEPTION_HANDLED) or its exit (PY_UNWIND). */
+static PyObject *
+cb_throw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    (void)self;
+    ENTER(t);
+    pc_calls_g.throws++;
+    if (nargs < 1)
+        Py_RETURN_NONE;
+    t->last = caller_stop(t);
+    push(t, args[0]);
+    Py_RETURN_NONE;
+}
+
+/* PY_RETURN, PY_YIELD: the frame leaves; its caller may go on.  Any
+ * case. */
+static __attribute__((noinline)) PyObject *
+leave_other(PyObject *const *args, Py_ssize_t nargs, int yielding)
+{
+    seg_thread *t;
+    seg_frame *f;
+    seg_code *sc;
+    int32_t off;
+    int last;
+    ENTER(t);
+    if (yielding)
+        pc_calls_g.yields++;
+    else
+        pc_calls_g.returns++;
+    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    sc = f->sc;
+    off = unit_arg(args[1]);
+    if (!valid_unit(sc, off)) {
+        PC_DESYNC();
+        Py_RETURN_NONE;
+    }
+    if (f->start >= 0 && f->at != off && straight(sc, f->start, off)) {
+        close_run(sc, f->start, off);
+        last = sc->op[off];
+    }
+    else {
+        eager_settle(t, f, off);
+        last = settle(t, f, off, yielding);
+    }
+    t->depth--;
+    if (last < 0 || t->depth == 0 ||
+        !eager_restart(t, &t->stack[t->depth - 1], last))
+        t->last = last;
+    Py_RETURN_NONE;
+}
+
+/* PY_RETURN: (code, offset, value) */
+static PyObject *
+cb_return(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return leave(args, nargs, 0);
+}
+
+/* PY_YIELD: (code, offset, value) */
+static PyObject *
+cb_yield(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return leave(args, nargs, 1);
+}
+
+/* Kinds of jump event: JUMP and 3.12/3.13's BRANCH name the instruction
+ * that jumps; 3.14's BRANCH_LEFT and BRANCH_RIGHT may not (compat.h,
+ * PC_BRANCH_LEFT_RIGHT). */
+#define BR_PLAIN 0
+#define BR_LEFT 1
+#define BR_RIGHT 2
+#define BR_FIXED 3 /* a BR_LEFT or BR_RIGHT event branch_fixup() fixed */
+
+/* Whether a 3.14 branch event may name another instruction than the
+ * one that fired it: NOT_TAKEN (BRANCH_LEFT, naming its POP_JUMP_IF_*),
+ * POP_ITER (BRANCH_RIGHT, naming the FOR_ITER whose exit it is, or the
+ * last instruction before it that saved the frame's instruction pointer
+ * when it is reached in straight line, as in the inlined any()/all()),
+ * END_ASYNC_FOR (BRANCH_RIGHT, naming its loop's END_SEND; it is
+ * reached from the handler EXCEPTION_HANDLED reports).  FOR_ITER's
+ * own BRANCH_LEFT (to the next instruction) and a POP_JUMP_IF_*'s
+ * BRANCH_RIGHT (to its target) name themselves. */
+static inline int
+branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
+{
+    int32_t v;
+    int op = sc->op[src];
+    if (kind == BR_LEFT)
+        return !(op == seg_op.for_iter && dst == next_unit(sc, src));
+    v = owner_unit(sc, dst - 1);
+    if (v < 0 || v == src ||
+        (sc->op[v] != seg_op.pop_iter && sc->op[v] != seg_op.end_async_for))
+        return 0;
+    /* A POP_JUMP_IF_* jumping: its target may well follow a POP_ITER
+     * (the end of a loop it jumps over). */
+    return !((op == seg_op.pop_jump[0] || op == seg_op.pop_jump[1] ||
+              op == seg_op.pop_jump[2] || op == seg_op.pop_jump[3]) &&
+             dst == jump_target(sc, src));
+}
+
+/* The instruction v that fired a moved branch event runs right before
+ * the destination, which follows it in code order.  NOT_TAKEN is the
+ * jump's real source: a segment runs up to it, the next one starts at
+ * dst.  A POP_ITER after a FOR_ITER is that FOR_ITER's destination
+ * (FOR_ITER jumps there, over END_FOR; the segment goes on through dst).
+ * POP_ITER and END_ASYNC_FOR fire their event before they do their work
+ * (which can run Python code, a __del__ or an async generator's
+ * finalizer hook, with the frame at that instruction; END_ASYNC_FOR can
+ * also re-raise): reached in straight line, or at the handler that
+ * EXCEPTION_HANDLED opened, they end nothing, and the event is ignored
+ * (returns 1).  -1 if the bytecode does not fit (counted in desync; the
+ * event is dropped). */
+static int
+branch_fixup(seg_frame *f, int32_t *src, int32_t *dst, int kind)
+{
+    const seg_code *sc = f->sc;
+    int32_t v;
+    if (!branch_moved(sc, *src, *dst, kind))
+        return 0;
+    v = owner_unit(sc, *dst - 1);
+    if (v < 0) {
+        PC_DESYNC();
+        return -1;
+    }
+    if (kind == BR_RIGHT && sc->op[v] == seg_op.pop_iter) {
+        if (sc->op[*src] != seg_op.for_iter)
+            return 1;
+        if (f->at == *src && f->seeded && f->start < 0)
+            f->seeded = 0; /* the exit of the FOR_ITER under way */
+        *dst = v;
+        return 0;
+    }
+    if (kind == BR_RIGHT && sc->op[v] == seg_op.end_async_for)
+        return 1;
+    if (kind == BR_LEFT && sc->op[v] == seg_op.not_taken) {
+        *src = v;
+        return 0;
+    }
+    PC_DESYNC();
+    return -1;
+}
+
+/* JUMP, BRANCH (rare cases): see cb_jump. */
+static __attribute__((noinline)) void
+jump_slow(seg_thread *t, seg_frame *f, int32_t src, int32_t dst)
+{
+    seg_code *sc = f->sc;
+    int prev;
+    eager_settle(t, f, src);
+    prev = settle(t, f, src, 0);
+    pair(prev, sc->op[dst]);
+    f->at = f->raised = -1;
+    f->seeded = 0;
+    t->last = SEG_TOP;
+    f->start = dst;
+}
+
+/* JUMP, BRANCH: code, source and destination units (see
+ * jump_units()); any case. */
+static __attribute__((noinline)) PyObject *
+jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
+{
+    seg_thread *t;
+    seg_frame *f;
+    seg_code *sc;
+    ENTER(t);
+    if ((f = top_for(t, code)) == NULL)
+        Py_RETURN_NONE;
+    sc = f->sc;
+    if (!valid_unit(sc, src) || !valid_unit(sc, dst)) {
+        PC_DESYNC();
+        Py_RETURN_NONE;
+    }
+    if ((kind == BR_LEFT || kind == BR_RIGHT) &&
+        branch_fixup(f, &src, &dst, kind) != 0)
+        Py_RETURN_NONE;
+    if (f->start >= 0 && f->at != src && straight(sc, f->start, src)) {
+        /* Running straight-line code (or restarted eagerly, which this
+         * event confirms). */
+        close_run(sc, f->start, src);
+        pc_g.pair[sc->op[src]][sc->op[dst]]++;
+        f->at = f->raised = -1;
+        f->start = dst;
+    }
+    else if (f->start < 0 && f->at == src && f->resume < 0 && !f->seeded) {
+        /* Stopped at src while Python code ran for it (a generator that
+         * FOR_ITER resumed, a __bool__): src branches now. */
+        pair(t->last, sc->op[dst]);
+        f->at = f->raised = -1;
+        f->seeded = 0;
+        f->start = dst;
+        t->last = SEG_TOP;
+    }
+    else {
+        jump_slow(t, f, src, dst);
+    }
+    f->jumped = src;
+    if (sc->quiet_ok[src])
+        return quiet_site(sc, src);
+    Py_RETURN_NONE;
+}
+
+
+/* The fast paths.  Each callback first tries the common case in a few
+ * loads and compares: a counting thread whose top frame is the event's
+ * and runs straight-line code (an open segment, no silent jump in its
+ * code, not stopped, no exception in flight).  Everything else goes to
+ * the *_other function, which handles every case. */
+
+HOT seg_thread *
+counting_thread(void)
+{
+    seg_thread *t = seg_t;
+    if (t != NULL && t->gen == seg_gen && (pc_g.on | t->measuring) &&
+        t->depth > 0)
+        return t;
+    return NULL;
+}
+
+/* PY_START, PY_RESUME: (code, offset of RESUME) */
+HOT PyObject *
+start(PyObject *const *args, Py_ssize_t nargs, int call)
+{
+    seg_thread *t = counting_thread();
+    seg_frame *f, *g;
+    seg_code *sc, *nsc;
+    pc_iframe *cur;
+    PyObject *code;
+    int32_t off, c;
+    unsigned k;
+
+    if (t == NULL || nargs < 2 || t->depth == t->cap)
+        goto other;
+    f = &t->stack[t->depth - 1];
+    sc = f->sc;
+    if (!running(f))
+        goto other;
+    code = args[0];
+    k = cache_slot(code);
+    if (seg_cache[k].code != code)
+        goto other;
+    nsc = seg_cache[k].sc;
+    off = unit_arg(args[1]); /* RESUME is often at offset 0 */
+    if ((uint32_t)off >= (uint32_t)nsc->n)
+        goto other;
+    if ((c = caller_unit_fast(t, f, &cur)) < 0)
+        goto other;
+    close_round(f, c);
+    f->at = c;
+    pc_g.pair[sc->op[c]][nsc->op[off]]++;
+    g = f + 1;
+    g->sc = nsc;
+    g->iframe = cur;
+    g->start = off;
+    g->at = g->raised = g->resume = g->jumped = -1;
+    g->seeded = 0;
+    t->depth++;
+    t->last = SEG_TOP;
+    if (call) {
+        pc_calls_g.python_starts++;
+        nsc->hot->calls++;
+    }
+    else {
+        pc_calls_g.resumptions++;
+    }
+    Py_RETURN_NONE;
+other:
+    return start_other(args, nargs, call);
+}
+
+/* PY_RETURN, PY_YIELD: (code, offset, value) */
+HOT PyObject *
+leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
+{
+    seg_thread *t = counting_thread();
+    seg_frame *f;
+    seg_code *sc;
+    int32_t off;
+    int last;
+
+    if (t == NULL || nargs < 2)
+        goto other;
+    f = &t->stack[t->depth - 1];
+    sc = f->sc;
+    off = pc_offset_unit_nonzero(args[1]);
+    if (sc->code != args[0] || (uint32_t)off >= (uint32_t)sc->n ||
+        f->start < 0 || f->at == off)
+        goto other;
+    close_to(f, off, yielding);
+    last = sc->op[off];
+    if (yielding)
+        pc_calls_g.yields++;
+    else
+        pc_calls_g.returns++;
+    t->depth--;
+    if (t->depth == 0 || !eager_restart(t, f - 1, last))
+        t->last = last;
+    Py_RETURN_NONE;
+other:
+    return leave_other(args, nargs, yielding);
+}
+
+/* JUMP, BRANCH: code, source and destination units.  Only JUMP events
+ * (kind BR_PLAIN, may_quiet) come from jumps that may be turned off
+ * (quiet); kind BR_LEFT and BR_RIGHT are 3.14's branch events, whose
+ * source may need fixing (branch_fixup()). */
+HOT PyObject *
+jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
+{
+    seg_thread *t = counting_thread();
+    seg_frame *f;
+    seg_code *sc;
+    int32_t nt;
+
+    if (t == NULL)
+        goto other;
+    f = &t->stack[t->depth - 1];
+    sc = f->sc;
+    if (sc->code != code || (uint32_t)src >= (uint32_t)sc->n ||
+        (uint32_t)dst >= (uint32_t)sc->n)
+        goto other;
+    if (kind == BR_LEFT && sc->op[src] != seg_op.for_iter &&
+        (nt = next_unit(sc, src)) < dst && sc->op[nt] == seg_op.not_taken &&
+        next_unit(sc, nt) == dst) {
+        /* the commonest moved event: a POP_JUMP_IF_*'s NOT_TAKEN */
+        src = nt;
+        kind = BR_FIXED;
+    }
+    else if (kind != BR_PLAIN && branch_moved(sc, src, dst, kind)) {
+        if (branch_fixup(f, &src, &dst, kind) != 0)
+            Py_RETURN_NONE;
+        kind = BR_FIXED;
+    }
+    if (f->start >= 0) {
+        if (f->at == src)
+            goto other;
+        /* Running (or restarted eagerly, which this event confirms). */
+        close_round(f, src);
+        pc_g.pair[sc->op[src]][sc->op[dst]]++;
+    }
+    else {
+        /* Stopped at src while Python code ran for it (the generator a
+         * FOR_ITER resumed, a __bool__): src branches now. */
+        if (f->at != src || f->resume >= 0 || f->seeded || t->last < 0)
+            goto other;
+        pc_g.pair[t->last][sc->op[dst]]++;
+        t->last = SEG_TOP;
+    }
+    f->at = f->raised = -1;
+    f->start = dst;
+    f->jumped = src;
+    if (may_quiet && sc->quiet_ok[src])
+        return quiet_site(sc, src);
+    Py_RETURN_NONE;
+other:
+    return jump_other(code, src, dst, may_quiet ? BR_PLAIN : kind);
+}
+
+/* JUMP, BRANCH (3.12, 3.13): (code, source offset, destination offset) */
+HOT PyObject *
+jump(PyObject *const *args, Py_ssize_t nargs, int may_quiet, int kind)
+{
+    int32_t src, dst;
+    if (nargs < 3)
+        Py_RETURN_NONE;
+    src = pc_offset_unit_nonzero(args[1]);
+    dst = pc_offset_unit_nonzero(args[2]);
+    if (src < 0)
+        src = unit_arg(args[1]);
+    if (dst < 0)
+        dst = unit_arg(args[2]);
+    return jump_units(args[0], src, dst, may_quiet, kind);
+}
+
+static PyObject *
+cb_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return jump(args, nargs, 1, BR_PLAIN);
+}
+
+#if !PC_BRANCH_LEFT_RIGHT
+static PyObject *
+cb_branch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return jump(args, nargs, 0, BR_PLAIN);
+}
+#endif
+
+#if PC_BRANCH_LEFT_RIGHT
+/* BRANCH_LEFT, BRANCH_RIGHT (3.14): (code, source offset, destination
+ * offset), the source fixed by branch_fixup(). */
+static PyObject *
+cb_branch_left(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return jump(args, nargs, 0, BR_LEFT);
+}
+
+static PyObject *
+cb_branch_right(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return jump(args, nargs, 0, BR_RIGHT);
+}
+#endif
+
+static inline void
+raised_at(seg_thread *t, seg_frame *f, int32_t r)
+{
+    if (f->start < 0) {
+        if (f->at < 0 || f->at == r)
+            return; /* thrown in, or raised where it stopped */
+        restart(t, f, r, 0);
+    }
+    f->raised = r;
+}
+
+/* RAISE: (code, offset, exception) */
+static PyObject *
+cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    int32_t r;
+    (void)self;
+    ENTER(t);
+    pc_calls_g.raises++;
+    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    if (f->start < 0 && f->at < 0)
+        Py_RETURN_NONE; /* after PY_THROW: its YIELD_VALUE already ran */
+    r = seg_own_instruction(t, f);
+    if (r < 0) {
+        PC_DESYNC();
+        Py_RETURN_NONE;
+    }
+    eager_settle(t, f, r);
+    raised_at(t, f, r);
+    Py_RETURN_NONE;
+}
+
+/* RERAISE: (code, offset, exception); the offset is the instruction. */
+static PyObject *
+cb_reraise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    int32_t r;
+    (void)self;
+    ENTER(t);
+    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    if (f->start < 0 && f->at < 0)
+        Py_RETURN_NONE;
+    r = owner_unit(f->sc, unit_arg(args[1]));
+    if (r < 0) {
+        PC_DESYNC();
+        Py_RETURN_NONE;
+    }
+    eager_settle(t, f, r);
+    raised_at(t, f, r);
+    Py_RETURN_NONE;
+}
+
+/* The open segment ends at the raising instruction.  Returns the
+ * thread's last instruction. */
+static int
+close_raised(seg_thread *t, seg_frame *f)
+{
+    if (f->start >= 0 && !valid_unit(f->sc, f->raised)) {
+        /* No RAISE came: another tool's RAISE callback (a trace
+         * function's 'exception' event) raised before ours was called.
+         * The frame is still at its raise site: do now what RAISE would
+         * have done. */
+        int32_t r = seg_own_instruction(t, f);
+        if (r >= 0) {
+            eager_settle(t, f, r);
+            raised_at(t, f, r);
+        }
+    }
+    if (f->start >= 0) {
+        if (!valid_unit(f->sc, f->raised)) {
+            PC_DESYNC();
+            f->start = -1;
+            return SEG_NONE;
+        }
+        close_to(f, f->raised, 0);
+        return f->sc->op[f->raised];
+    }
+    return t->last;
+}
+
+/* EXCEPTION_HANDLED: (code, offset of the handler, exception) */
+static PyObject *
+cb_handled(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    int32_t h;
+    int prev;
+    (void)self;
+    ENTER(t);
+    pc_calls_g.handled++;
+    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    h = unit_arg(args[1]);
+    if (!valid_unit(f->sc, h)) {
+        PC_DESYNC();
+        Py_RETURN_NONE;
+    }
+    prev = close_raised(t, f);
+    pair(prev == SEG_TOP ? SEG_NONE : prev, f->sc->op[h]);
+    f->start = h;
+    f->at = f->raised = -1;
+    f->seeded = 0;
+    t->last = SEG_TOP;
+    Py_RETURN_NONE;
+}
+
+/* PY_UNWIND: (code, offset, exception) */
+static PyObject *
+cb_unwind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_thread *t;
+    seg_frame *f;
+    (void)self;
+    ENTER(t);
+    pc_calls_g.unwinds++;
+    if (nargs < 1 || (f = top_for(t, args[0])) == NULL)
+        Py_RETURN_NONE;
+    t->last = close_raised(t, f);
+    if (t->last == SEG_TOP)
+        t->last = SEG_NONE;
+    t->depth--;
+    Py_RETURN_NONE;
+}
+
+/* The floor: the same events, nothing done. */
+static PyObject *
+cb_noop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    (void)args;
+    (void)nargs;
+    Py_RETURN_NONE;
+}
+
+/* The floor's JUMP: nothing done, but the same jumps turned off, so that
+ * it receives exactly the events count mode does. */
+static PyObject *
+cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_code *sc;
+    int32_t src;
+    (void)self;
+    if (nargs < 2 || (sc = seg_code_for(args[0])) == NULL)
+        Py_RETURN_NONE;
+    src = unit_arg(args[1]);
+    if ((uint32_t)src < (uint32_t)sc->n && sc->quiet_ok[src])
+        return quiet_site(sc, src);
+    Py_RETURN_NONE;
+}
+
+#define DEF(name, fn)                                                     \
+    static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, \
+                                   METH_FASTCALL, NULL}
+DEF("_pystats_seg_start", cb_start);
+DEF("_pystats_seg_resume", cb_resume);
+DEF("_pystats_seg_throw", cb_throw);
+DEF("_pystats_seg_return", cb_return);
+DEF("_pystats_seg_yield", cb_yield);
+DEF("_pystats_seg_jump", cb_jump);
+#if !PC_BRANCH_LEFT_RIGHT
+DEF("_pystats_seg_branch", cb_branch);
+#else
+DEF("_pystats_seg_branch_left", cb_branch_left);
+DEF("_pystats_seg_branch_right", cb_branch_right);
+#endif
+DEF("_pystats_seg_raise", cb_raise);
+DEF("_pystats_seg_reraise", cb_reraise);
+DEF("_pystats_seg_handled", cb_handled);
+DEF("_pystats_seg_unwind", cb_unwind);
+DEF("_pystats_seg_noop", cb_noop);
+DEF("_pystats_seg_noop_jump", cb_noop_jump);
+
+static const pc_seg_callback seg_callbacks[] = {
+    {"PY_START", &cb_start_def},
+    {"PY_RESUME", &cb_resume_def},
+    {"PY_THROW", &cb_throw_def},
+    {"PY_RETURN", &cb_return_def},
+    {"PY_YIELD", &cb_yield_def},
+    {"PY_UNWIND", &cb_unwind_def},
+    {"JUMP", &cb_jump_def},
+#if PC_BRANCH_LEFT_RIGHT
+    {"BRANCH_LEFT", &cb_branch_left_def},
+    {"BRANCH_RIGHT", &cb_branch_right_def},
+#else
+    {"BRANCH", &cb_branch_def},
+#endif
+    {"RAISE", &cb_raise_def},
+    {"RERAISE", &cb_reraise_def},
+    {"EXCEPTION_HANDLED", &cb_handled_def},
+};
+#define NSEG (sizeof seg_callbacks / sizeof seg_callbacks[0])
+
+static pc_seg_callback noop_callbacks[2][NSEG];
+
+const pc_seg_callback *
+pc_seg_callbacks(int noop, size_t *n)
+{
+    size_t i;
+    *n = NSEG;
+    if (!noop)
+        return seg_callbacks;
+    for (i = 0; i < NSEG; i++) {
+        pc_seg_callback *cb = &noop_callbacks[noop == 2][i];
+        cb->event = seg_callbacks[i].event;
+        cb->def = noop == 2 && strcmp(cb->event, "JUMP") == 0
+                      ? &cb_noop_jump_def
+                      : &cb_noop_def;
+    }
+    return noop_callbacks[noop == 2];
+}
+
+
+#endif /* PC_HAVE_MONITORING */

@@ -1,0 +1,302 @@
+/* seg_stack.c: segment counting's thread stacks and frame reading, the
+ * slow paths (seg_stack.h holds the inline ones and the invariants). */
+#include "seg_stack.h"
+
+#if PC_HAVE_MONITORING
+
+#include <stdlib.h>
+#include <string.h>
+
+seg_thread *seg_threads;
+pthread_mutex_t seg_threads_lock = PTHREAD_MUTEX_INITIALIZER;
+uint64_t seg_gen = 1;
+__thread seg_thread *seg_t __attribute__((tls_model("initial-exec")));
+static pthread_key_t thread_key; /* its destructor: thread_exit() */
+
+static void
+thread_exit(void *p)
+{
+    seg_thread *t = p, **pp;
+    pthread_mutex_lock(&seg_threads_lock);
+    if (!t->adopted || !pthread_equal(t->owner, pthread_self())) {
+        pthread_mutex_unlock(&seg_threads_lock);
+        return; /* another thread has taken it over */
+    }
+    for (pp = &seg_threads; *pp != NULL; pp = &(*pp)->next) {
+        if (*pp == t) {
+            *pp = t->next;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&seg_threads_lock);
+    free(t->stack);
+    free(t);
+}
+
+
+int
+seg_stack_init(void)
+{
+    if (pthread_key_create(&thread_key, thread_exit) != 0) {
+        PyErr_SetString(PyExc_RuntimeError, "pystats: pthread_key_create");
+        return -1;
+    }
+    return 0;
+}
+
+/* The entry of ts, created if asked.  Caller holds seg_threads_lock. */
+seg_thread *
+seg_thread_find(PyThreadState *ts, int create)
+{
+    seg_thread *t;
+    for (t = seg_threads; t != NULL; t = t->next)
+        if (t->ts == ts)
+            return t;
+    if (!create)
+        return NULL;
+    t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    t->ts = ts;
+    t->last = SEG_NONE;
+    t->next = seg_threads;
+    seg_threads = t;
+    return t;
+}
+
+void
+seg_thread_reset(seg_thread *t)
+{
+    t->depth = 0;
+    t->last = SEG_NONE;
+    t->gen = seg_gen;
+}
+
+seg_thread *
+seg_thread_adopt(int reset)
+{
+    PyThreadState *ts = PyThreadState_Get();
+    seg_thread *t;
+    pthread_mutex_lock(&seg_threads_lock);
+    t = seg_thread_find(ts, 1);
+    if (t != NULL) {
+        t->owner = pthread_self();
+        t->adopted = 1;
+    }
+    pthread_mutex_unlock(&seg_threads_lock);
+    if (t == NULL) {
+        pc_g.error_pending = 1;
+        return NULL;
+    }
+    if (reset || t->gen != seg_gen)
+        seg_thread_reset(t);
+    seg_t = t;
+    pthread_setspecific(thread_key, t);
+    return t;
+}
+
+__attribute__((noinline, cold)) int
+seg_stack_grow(seg_thread *t)
+{
+    int cap = t->cap ? 2 * t->cap : 64;
+    seg_frame *s = realloc(t->stack, (size_t)cap * sizeof *s);
+    if (s == NULL) {
+        pc_g.error_pending = 1;
+        return -1;
+    }
+    t->stack = s;
+    t->cap = cap;
+    return 0;
+}
+
+/* A frame at a RESUME it has not yet reported: RESUME checks the eval
+ * breaker before PY_START/PY_RESUME fire, and what runs there has that
+ * frame as its caller. */
+static int
+at_resume(pc_iframe *p)
+{
+    pc_codeinfo *ci = pc_codeinfo_get(pc_iframe_executable(p));
+    Py_ssize_t u = pc_iframe_unit(p);
+    return ci != NULL && u >= 0 && u < ci->n && ci->op[u] == seg_op.resume;
+}
+
+__attribute__((noinline, cold)) seg_frame *
+seg_top_mismatch(seg_thread *t, PyObject *code)
+{
+    pc_iframe *p = pc_tstate_iframe(t->ts);
+    int i;
+    /* The thread's current frame runs this code and has not got past its
+     * RESUME: a frame that never reported its start, because another
+     * tool's PY_START/PY_RESUME callback (a trace function's 'call'
+     * event) raised before ours was called, or the eval breaker at its
+     * RESUME raised.  Nothing of it ran (mode instructions, whose RESUME
+     * is counted at PY_START too, counts nothing of it either): its RAISE
+     * and PY_UNWIND are not ours to follow. */
+    assert(t->depth == 0 || t->stack[t->depth - 1].sc->code != code);
+    while (p != NULL && pc_iframe_code(p) == NULL)
+        p = p->previous;
+    if (p != NULL && pc_iframe_executable(p) == code && at_resume(p))
+        return NULL;
+    PC_DESYNC();
+    for (i = t->depth - 2; i >= 0; i--) {
+        if (t->stack[i].sc->code == code) {
+            t->depth = i + 1;
+            return &t->stack[i];
+        }
+    }
+    return NULL;
+}
+
+#ifdef PC_FRAME_READ_PUBLIC
+/* Frames the caller search passes over (as seg_caller_instruction() does
+ * with internal frames): a generator's not entered by throw(), and one
+ * waiting at the eval breaker of a RESUME it has not reported. */
+static int
+public_skipped(PyFrameObject *fr, PyCodeObject *code)
+{
+    PyObject *gen = PyFrame_GetGenerator(fr); /* new reference */
+    pc_codeinfo *ci;
+    int lasti;
+    if (gen != NULL) {
+        Py_DECREF(gen);
+        return 1;
+    }
+    ci = pc_codeinfo_get((PyObject *)code);
+    lasti = PyFrame_GetLasti(fr);
+    return ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
+           ci->op[lasti / 2] == seg_op.resume;
+}
+
+/* The public API's way, for comparison (see docs/FORMAT.md 1.9): it
+ * materializes frame objects, so it may allocate. */
+static int32_t
+frame_unit_public(const seg_frame *f, int caller)
+{
+    PyObject *exc_type, *exc_value, *exc_tb;
+    PyFrameObject *cur, *fr;
+    PyCodeObject *code;
+    int lasti;
+    int32_t r = -1;
+
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    cur = PyEval_GetFrame(); /* borrowed */
+    if (cur == NULL)
+        goto done;
+    fr = caller ? PyFrame_GetBack(cur) : (Py_INCREF(cur), cur);
+    if (fr == NULL)
+        goto done;
+    code = PyFrame_GetCode(fr);
+    while (caller && (PyObject *)code != f->sc->code &&
+           public_skipped(fr, code)) {
+        PyFrameObject *back = PyFrame_GetBack(fr);
+        Py_DECREF(code);
+        Py_DECREF(fr);
+        if ((fr = back) == NULL)
+            goto done;
+        code = PyFrame_GetCode(fr);
+    }
+    lasti = PyFrame_GetLasti(fr);
+    if ((PyObject *)code == f->sc->code && lasti >= 0)
+        r = owner_unit(f->sc, lasti / 2);
+    Py_DECREF(code);
+    Py_DECREF(fr);
+done:
+    PyErr_Clear();
+    PyErr_Restore(exc_type, exc_value, exc_tb);
+    return r;
+}
+#endif
+
+/* 3.13's specialized CALL of a class with a Python __init__ puts a shim
+ * frame between the caller and __init__ (its code: EXIT_INIT_CHECK,
+ * RETURN_VALUE); it fires no event and runs nothing counted. */
+static inline int
+init_shim(pc_iframe *p)
+{
+    return seg_op.exit_init_check >= 0 &&
+           (((PyCodeObject *)pc_iframe_executable(p))->co_code_adaptive[0] &
+            0xff) == seg_op.exit_init_check;
+}
+
+
+/* At PY_START/PY_RESUME/PY_THROW: the caller's current instruction. */
+int32_t
+seg_caller_instruction(seg_thread *t, const seg_frame *f)
+{
+#ifdef PC_FRAME_READ_PUBLIC
+    (void)t;
+    return frame_unit_public(f, 1);
+#else
+    pc_iframe *cur = pc_tstate_iframe(t->ts), *p;
+    if (cur == NULL)
+        return -1;
+    p = python_frame(cur->previous);
+    /* throw() into a generator suspended in `yield from`/`await` throws
+     * into the innermost one first, with the outer ones linked into the
+     * frame chain but not entered (no event, nothing executed): skip
+     * them. */
+    while (p != NULL && pc_iframe_executable(p) != f->sc->code &&
+           (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) ||
+            at_resume(p)))
+        p = python_frame(p->previous);
+    return iframe_instruction(p, f);
+#endif
+}
+
+/* At RAISE: the raising frame's own current instruction. */
+int32_t
+seg_own_instruction(seg_thread *t, const seg_frame *f)
+{
+#ifdef PC_FRAME_READ_PUBLIC
+    (void)t;
+    return frame_unit_public(f, 0);
+#else
+    return iframe_instruction(python_frame(pc_tstate_iframe(t->ts)), f);
+#endif
+}
+
+/* Put ts's running frames on t's stack, outermost first, each stopped at
+ * its current instruction.  -1 if out of memory. */
+int
+seg_seed(seg_thread *t, PyThreadState *ts)
+{
+    pc_iframe *p;
+    int n = 0, i;
+    pc_iframe **frames = NULL;
+
+    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL;
+         p = python_frame(p->previous))
+        n++;
+    if (n == 0)
+        return 0;
+    frames = malloc((size_t)n * sizeof *frames);
+    if (frames == NULL)
+        return -1;
+    i = n;
+    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL;
+         p = python_frame(p->previous))
+        frames[--i] = p;
+    for (i = 0; i < n; i++) {
+        seg_frame *f;
+        int32_t c;
+        p = frames[i];
+        f = push(t, pc_iframe_executable(p));
+        if (f == NULL) {
+            free(frames);
+            return -1;
+        }
+        f->iframe = p;
+        c = iframe_instruction(p, f);
+        if (c < f->sc->first_resume) {
+            /* Not started yet (before RESUME): PY_START will come. */
+            t->depth--;
+            continue;
+        }
+        f->at = c;
+        f->seeded = 1;
+    }
+    free(frames);
+    return 0;
+}
+
+#endif /* PC_HAVE_MONITORING */

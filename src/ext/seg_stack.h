@@ -1,0 +1,194 @@
+/* seg_stack.h: segment counting's thread stacks (3.12+) and how it
+ * reads the interpreter's frames.  Internal to segment counting: see
+ * segments.c for the method.
+ *
+ * Invariants:
+ *  - Each thread state that ran a counted event has one seg_thread on
+ *    seg_threads (guarded by seg_threads_lock, taken only on slow
+ *    paths: adoption, thread exit, window start, cut, zero).  A stack
+ *    changes only with the GIL held: in its owner thread's callbacks,
+ *    or at a window start, cut or zero from whichever thread holds the
+ *    GIL (the owner then runs no Python code).
+ *  - A seg_thread is valid while gen == seg_gen: a window start bumps
+ *    seg_gen, which empties every stack at once (seg_thread_reset at its
+ *    next adoption, or the seeding).
+ *  - stack[0..depth) shadows the thread's Python frames that started
+ *    while counting (or were running when the window started, seeded),
+ *    outermost first; depth <= cap.  stack[i].sc is the table of the
+ *    code the frame runs, stack[i].iframe the interpreter's frame.
+ *  - A frame is in one of four states (seg_frame below): running
+ *    (start >= 0, at < 0), stopped at `at` (start < 0, at >= 0),
+ *    restarted eagerly (start >= 0, at >= 0), thrown into (start < 0,
+ *    at < 0).  raised >= 0 only while an exception is in flight in it.
+ *  - last is the opcode the thread executed last, the predecessor of
+ *    whatever runs next: SEG_NONE for none, SEG_TOP for the top frame's
+ *    own, inside its open segment.
+ *  - Frames are read (compat.h, pc_iframe) only with the GIL held, and
+ *    only the fields compat.h mirrors for this interpreter version.
+ */
+#ifndef PC_SEG_STACK_H
+#define PC_SEG_STACK_H
+
+#include "seg_code.h"
+
+#if PC_HAVE_MONITORING
+
+#include <pthread.h>
+
+#ifdef PC_FRAME_READ_PUBLIC
+#define PC_PUBLIC_FRAMES 1
+#else
+#define PC_PUBLIC_FRAMES 0
+#endif
+
+#define SEG_NONE (-1) /* the thread's last instruction: none (no pair) */
+#define SEG_TOP (-2)  /* ... is the top frame's, inside its open segment */
+
+typedef struct seg_frame {
+    seg_code *sc;       /* its code (sc->code) and counts */
+    pc_iframe *iframe;  /* the interpreter's frame it shadows: where a
+                           dump finds its current instruction */
+    int32_t start;      /* first unit of the open segment, or -1 */
+    int32_t at;         /* stopped at this unit, resumes after it; or -1 */
+    int32_t raised;     /* last raising instruction of the open segment */
+    int32_t resume;     /* where a frame stopped at `at` goes on, when
+                           known already; else -1 */
+    int32_t jumped;     /* source of the frame's last JUMP/BRANCH event */
+    int16_t eager_last; /* restarted eagerly: the callee's last opcode */
+    int8_t seeded;      /* `at` was under way, uninstrumented, when
+                           collection started */
+} seg_frame;
+/* A frame with start < 0 and at < 0 was entered by PY_THROW: nothing of
+ * it runs until EXCEPTION_HANDLED or PY_UNWIND.  A frame with start >= 0
+ * and at >= 0 was restarted eagerly when its callee returned (see
+ * eager_restart()): not yet confirmed by an event of its own. */
+
+typedef struct seg_thread {
+    struct seg_thread *next;
+    PyThreadState *ts;
+    pthread_t owner; /* the thread that adopted it */
+    int adopted;
+    uint64_t gen;  /* valid while == seg_gen */
+    int last;      /* opcode, SEG_NONE or SEG_TOP */
+    int measuring; /* its measure() depth */
+    int depth, cap;
+    seg_frame *stack;
+} seg_thread;
+
+/* Hidden (see seg_code.h).  seg_threads is guarded by seg_threads_lock. */
+extern seg_thread *seg_threads __attribute__((visibility("hidden")));
+extern pthread_mutex_t seg_threads_lock __attribute__((visibility("hidden")));
+extern uint64_t seg_gen __attribute__((visibility("hidden")));
+extern __thread seg_thread *seg_t
+    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+
+int seg_stack_init(void); /* module init; -1 with exception */
+/* The entry of ts, created if asked.  Caller holds seg_threads_lock. */
+seg_thread *seg_thread_find(PyThreadState *ts, int create);
+void seg_thread_reset(seg_thread *t);
+/* This thread's entry, made current (reset: emptied); NULL with
+ * error_pending set if out of memory. */
+seg_thread *seg_thread_adopt(int reset);
+/* Room for one more frame; -1 with error_pending set. */
+int seg_stack_grow(seg_thread *t);
+/* Put ts's running frames on t's stack, outermost first, each stopped at
+ * its current instruction.  -1 if out of memory. */
+int seg_seed(seg_thread *t, PyThreadState *ts);
+
+static inline seg_thread *
+thread_get(void)
+{
+    seg_thread *t = seg_t;
+    if (t != NULL && t->gen == seg_gen)
+        return t;
+    return seg_thread_adopt(0);
+}
+
+static inline seg_frame *
+push(seg_thread *t, PyObject *code)
+{
+    seg_code *sc;
+    seg_frame *f;
+    if (t->depth == t->cap && seg_stack_grow(t) < 0)
+        return NULL;
+    sc = seg_code_for(code);
+    if (sc == NULL)
+        return NULL;
+    assert(t->depth < t->cap);
+    f = &t->stack[t->depth++];
+    f->sc = sc;
+    f->iframe = pc_tstate_iframe(t->ts); /* the frame starting now */
+    f->start = f->at = f->raised = f->resume = f->jumped = -1;
+    f->seeded = 0;
+    return f;
+}
+
+/* The top frame, which the event's code must be; NULL if the stack does
+ * not fit the event (a bug: PC_DESYNC, the event is dropped). */
+seg_frame *seg_top_mismatch(seg_thread *t, PyObject *code);
+
+static inline seg_frame *
+top_for(seg_thread *t, PyObject *code)
+{
+    if (t->depth > 0) {
+        seg_frame *f = &t->stack[t->depth - 1];
+        if (f->sc->code == code)
+            return f;
+    }
+    return seg_top_mismatch(t, code);
+}
+
+/* ---- reading frames ---- */
+
+/* The unit of the current instruction of the Python frame p, if it runs
+ * the code of f; else -1. */
+static inline int32_t
+iframe_instruction(pc_iframe *p, const seg_frame *f)
+{
+    if (p == NULL || pc_iframe_executable(p) != f->sc->code)
+        return -1;
+    return owner_unit(f->sc, pc_iframe_unit(p));
+}
+
+static inline pc_iframe *
+python_frame(pc_iframe *p)
+{
+    while (p != NULL && pc_iframe_code(p) == NULL)
+        p = p->previous;
+    return p;
+}
+
+/* The common case of seg_caller_instruction(), read in a few loads: the new
+ * frame (*cur) has the caller as its previous one, or past the entry
+ * frame of a call from C.  -1 in any other case, and at a
+ * JUMP_BACKWARD (whose 3.12 eval-breaker case stop_at() handles): the
+ * general path decides. */
+static inline int32_t
+caller_unit_fast(seg_thread *t, const seg_frame *f, pc_iframe **cur)
+{
+    pc_iframe *p;
+    int32_t c;
+    *cur = pc_tstate_iframe(t->ts);
+    if (PC_PUBLIC_FRAMES)
+        return -1; /* measure the public API's way: no internal reads */
+    if (*cur == NULL || (p = (*cur)->previous) == NULL)
+        return -1;
+    if (p->owner >= PC_FRAME_OWNED_BY_CSTACK && (p = p->previous) == NULL)
+        return -1;
+    if (pc_iframe_executable(p) != f->sc->code)
+        return -1;
+    c = owner_unit(f->sc, pc_iframe_unit(p));
+    if (c < 0 || f->sc->op[c] == seg_op.jump_backward)
+        return -1;
+    return c;
+}
+
+/* At PY_START/PY_RESUME/PY_THROW: the caller's current instruction;
+ * -1 if it cannot be found. */
+int32_t seg_caller_instruction(seg_thread *t, const seg_frame *f);
+/* At RAISE: the raising frame's own current instruction; -1 if not
+ * found. */
+int32_t seg_own_instruction(seg_thread *t, const seg_frame *f);
+
+#endif /* PC_HAVE_MONITORING */
+#endif
