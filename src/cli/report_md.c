@@ -837,6 +837,15 @@ sec_census(md *m, const m_group *g)
     }
 }
 
+/* A census site's FILE:LINE. */
+static void
+site_where(md *m, const m_csite *st)
+{
+    cell_text(m->out, st->file);
+    fputc(':', m->out);
+    cell(m->out, st->line);
+}
+
 static void
 sec_census_sites(md *m, const m_group *g)
 {
@@ -861,9 +870,7 @@ sec_census_sites(md *m, const m_group *g)
         fprintf(m->out, " | %s |", c);
         cli_count_str(c, sizeof c, st->count);
         fprintf(m->out, " %s | ", c);
-        cell_text(m->out, st->file);
-        fputc(':', m->out);
-        cell(m->out, st->line);
+        site_where(m, st);
         fputs(" | ", m->out);
         cell_text(m->out, st->func);
         fputs(" | ", m->out);
@@ -1034,9 +1041,7 @@ sec_overview(md *m, const summary_group *sg, const char *trust)
         fputs("- Fails to specialize: ", m->out);
         cell_text(m->out, st->family);
         fputs(" at ", m->out);
-        cell_text(m->out, st->file);
-        fputc(':', m->out);
-        cell(m->out, st->line);
+        site_where(m, st);
         fputs(" in `", m->out);
         cell_text(m->out, st->func);
         cli_count_str(c, sizeof c, st->attempts);
