@@ -24,8 +24,12 @@ const ck_info check_info[CK_COUNT] = {
     [CK_NO_FILES] = { "no-files", "no dump files in the inputs",
         "An empty set is not a measurement of zero: collection never ran, "
         "the dumps went elsewhere (another PYSTATS_DIR, CPython's fixed "
-        "/tmp/py_stats), or a harness hid the environment from the "
-        "processes that ran the code.",
+        "/tmp/py_stats), a harness hid the environment from the "
+        "processes that ran the code, or the collector is not installed in "
+        "the interpreter that ran it: python -X pystats then writes nothing "
+        "and says nothing ('PYTHON -c \"import pystats_startup\"' tells; "
+        "install with 'PYTHON -m pip install .' in the source tree, or "
+        "'make install PYTHON=PYTHON').",
         CHECK_ERROR, ck_no_files },
     [CK_UNREADABLE] = { "unreadable", "files that cannot be read",
         "Their counts are missing from every total.",

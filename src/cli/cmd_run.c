@@ -535,10 +535,20 @@ say_finding(const overview *o, size_t k, uint64_t den)
 
     if (kind == 0 && round < o->ncode) {
         const m_code *x = o->code[round];
-        char *name = text_display(x->name);
+        /* FILE:LINE:QUALNAME (canonical: no raw ':' in FILE or QUALNAME)
+         * as "QUALNAME (FILE:LINE)". */
+        const char *c1 = strchr(x->name, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        char *name = c2 ? text_display(c2 + 1) : text_display(x->name);
         cli_count_str(c, sizeof c, x->instructions);
         fputs("pystats run:   hot code: ", stderr);
         cli_fput_esc(stderr, name);
+        if (c2) {
+            char *file = text_display_n(x->name, (size_t)(c1 - x->name));
+            fputs(" (", stderr);
+            cli_fput_esc(stderr, file);
+            fprintf(stderr, ":%.*s)", (int)(c2 - c1 - 1), c1 + 1);
+            free(file);
+        }
         fprintf(stderr, ": %s instructions (%.1f%%)\n", c,
                 den ? 100.0 * (double)x->instructions / (double)den : 0.0);
         free(name);

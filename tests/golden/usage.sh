@@ -40,3 +40,13 @@ check "mistyped check option: the option meant" "pystats check: did you mean '--
 run check --frobnicate "$HERE/hotcode"
 check "unknown option, nothing close: the usage" "usage: pystats check" \
     "$(sed -n 2p "$T/stderr" | cut -c1-20)"
+
+# An empty directory: check says what to install where, summarize too.
+mkdir -p "$T/empty-dir"
+run check "$T/empty-dir"
+check "check on an empty directory: exit 1 (no dump files)" 1 "$rc"
+check "check on an empty directory: names a collector not installed" 1 \
+    "$(tr '\n' ' ' < "$T/stdout" | tr -s ' ' | grep -c 'the collector is not installed in the interpreter that ran it')"
+run summarize "$T/empty-dir"
+check "summarize an empty directory: exit 1" 1 "$rc"
+check "summarize an empty directory: the install hint" 1 "$(grep -c '^pystats: hint: python -X pystats' "$T/stderr")"
