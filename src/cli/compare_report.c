@@ -1,5 +1,6 @@
 /* compare_report.c: the comparison as Markdown and as JSON (schema
  * "comparison/1", documented in docs/FORMAT.md, section 4). */
+#include "../format/psf_version.h"
 #include "compare.h"
 #include "text.h"
 #include "../format/psf_keys.h"
@@ -373,7 +374,7 @@ cmp_report_markdown(FILE *out, const cmp *c)
     };
     size_t i;
 
-    fputs("# pystats comparison\n\n", out);
+    fputs("# pystats comparison\n\nReport by pystats " PSF_VERSION ".\n\n", out);
     headline_md(out, c);
     fputs("| | Base | Head |\n| :--- | :--- | :--- |\n", out);
     for (i = 0; i < sizeof labels / sizeof labels[0]; i++)
@@ -511,6 +512,7 @@ cmp_report_json(FILE *out, const cmp *c, const char *fail_if, int fail_result)
     int ret = -1;
 
     set(root, "schema", json_string(COMPARISON_SCHEMA));
+    set(root, "pystats", json_string(PSF_VERSION));
     set(opt, "min_change", json_real(c->min_change));
     set(opt, "top", json_integer(c->top));
     set(root, "options", opt);

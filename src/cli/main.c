@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../ext/version.h"
+#include "../format/psf_version.h"
 #include "suggest.h"
 
 static const struct {
@@ -46,7 +46,7 @@ main(int argc, char **argv)
         return CLI_EXIT_OK;
     }
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
-        printf("pystats %s\n", PC_VERSION);
+        printf("pystats %s\n", PSF_VERSION);
         return CLI_EXIT_OK;
     }
     for (i = 0; i < sizeof commands / sizeof commands[0]; i++)

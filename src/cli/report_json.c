@@ -1,6 +1,7 @@
 /* report_json.c: the JSON summary (schema 1, documented in
  * docs/FORMAT.md, section 3): name-keyed, self-contained, readable back as input
  * by read_json.c. */
+#include "../format/psf_version.h"
 #include "report.h"
 
 #include "cli.h"
@@ -279,6 +280,7 @@ report_json(FILE *out, const summary *s)
     int ret = -1;
 
     set(root, "schema", json_integer(SUMMARY_SCHEMA));
+    set(root, "pystats", json_string(PSF_VERSION));
     if (s->ng == 1) {
         group_fill(root, &s->g[0], s, 1);
         meta = json_object_get(root, "meta");

@@ -1,5 +1,6 @@
 /* report_md.c: the Markdown report: CPython's summarize_stats.py sections
  * and derived figures, per group, with a header saying what was read. */
+#include "../format/psf_version.h"
 #include "report.h"
 #include "../format/psf_keys.h"
 
@@ -1091,7 +1092,7 @@ report_markdown(FILE *out, const summary *s)
     char t[256];
     size_t i;
 
-    fputs("# pystats summary\n\n", out);
+    fputs("# pystats summary\n\nReport by pystats " PSF_VERSION ".\n\n", out);
     fprintf(out, "%llu data files", (unsigned long long)s->files);
     if (s->ng == 1) {
         fputs(": ", out);

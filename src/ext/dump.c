@@ -14,7 +14,7 @@
 #include "segments.h"
 #include "hotcode.h"
 #include "guard.h"
-#include "version.h"
+#include "../format/psf_version.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -148,7 +148,7 @@ write_dump(psf_out *o, pc_reason reason)
     int i, j;
 
     psf_put_header(o, PSF_H_FORMAT, PSF_FORMAT_VERSION_TEXT);
-    psf_put_header(o, PSF_H_COLLECTOR, "pystats " PC_VERSION);
+    psf_put_header(o, PSF_H_COLLECTOR, "pystats " PSF_VERSION);
     psf_put_header(o, PSF_H_COUNTS, PSF_COUNTS_BASE);
     psf_put_header(o, PSF_H_PY_VERSION, m->python_version);
     psf_put_header(o, PSF_H_PY_IMPL, m->implementation);

@@ -12,7 +12,7 @@
 #include "census.h"
 #include "stats.h"
 #include "segments.h"
-#include "version.h"
+#include "../format/psf_version.h"
 #include "text.h"
 #include "guard.h"
 
@@ -674,7 +674,7 @@ module_exec(PyObject *module)
     int ret = -1;
 
     if (PyModule_AddFunctions(module, pc_census_methods) < 0 ||
-        PyModule_AddStringConstant(module, "__version__", PC_VERSION) < 0 ||
+        PyModule_AddStringConstant(module, "__version__", PSF_VERSION) < 0 ||
         PyModule_AddStringConstant(module, "MECHANISM", pc_backend_name()) < 0)
         return -1;
     /* The counters are process-wide (see collector.h): set them up once. */

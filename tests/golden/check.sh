@@ -187,7 +187,7 @@ check_case parent-missing parent-missing note 0 "$T/ck-orphan"
 # ---- summarize: the verdict, --by-label, --equal-weight -------------------------
 run summarize "$T/ck-dup"
 check "summarize: trust verdict at the top" "**Trust:** untrusted: 1 error, 0 warnings, 4 notes; first: duplicate-content (identical files). Details: \`pystats check\`." \
-    "$(sed -n 5p "$T/stdout")"
+    "$(sed -n 7p "$T/stdout")"
 mkdir "$T/labels"
 cp "$OWN/dump-1.txt" "$T/labels/a.txt"                      # label bench-a
 sed 's/^meta.label : bench-a/meta.label : bench-b/' "$OWN/dump-2.txt" > "$T/labels/b.txt"

@@ -1,9 +1,9 @@
 # tests/golden/usage.sh: the command line itself: --version, help, and
 # "did you mean" for a mistyped command, sourced by run.sh (it uses
 # run.sh's check/run and $T).  The version expected is the one the
-# sources define (src/ext/version.h), read here with sed.
+# sources define (src/format/psf_version.h), read here with sed.
 
-want_version=$(sed -n 's/^#define PC_VERSION "\(.*\)"$/\1/p' "$HERE/../../src/ext/version.h")
+want_version=$(sed -n 's/^#define PSF_VERSION "\(.*\)"$/\1/p' "$HERE/../../src/format/psf_version.h")
 run --version
 check "--version: exit status" 0 "$rc"
 check "--version: the sources' version" "pystats $want_version" "$(cat "$T/stdout")"
@@ -50,3 +50,11 @@ check "check on an empty directory: names a collector not installed" 1 \
 run summarize "$T/empty-dir"
 check "summarize an empty directory: exit 1" 1 "$rc"
 check "summarize an empty directory: the install hint" 1 "$(grep -c '^pystats: hint: python -X pystats' "$T/stderr")"
+
+# Every report names the version that wrote it.
+run summarize "$HERE/hotcode" --json "$T/v.json" --markdown "$T/v.md"
+check "summary: the version under the title" "Report by pystats $want_version." "$(sed -n 3p "$T/v.md")"
+check "JSON summary: the version" "$want_version" "$(jget "$T/v.json" 'd["pystats"]')"
+run compare "$HERE/hotcode" "$HERE/hotcode" --json "$T/vc.json" --markdown "$T/vc.md"
+check "comparison: the version under the title" "Report by pystats $want_version." "$(sed -n 3p "$T/vc.md")"
+check "JSON comparison: the version" "$want_version" "$(jget "$T/vc.json" 'd["pystats"]')"

@@ -22,8 +22,8 @@ pytestmark = pytest.mark.skipif(
     reason="PYSTATS_QUICK_TESTS: packaging builds skipped")
 
 BASE_PYTHON = getattr(sys, "_base_executable", None) or sys.executable
-VERSION = re.search(r'#define PC_VERSION "([^"]+)"', open(
-    os.path.join(ROOT, "src", "ext", "version.h")).read()).group(1)
+VERSION = re.search(r'#define PSF_VERSION "([^"]+)"', open(
+    os.path.join(ROOT, "src", "format", "psf_version.h")).read()).group(1)
 TAG = "cp%d%d" % sys.version_info[:2]
 # The distribution's name (pyproject.toml): "pystats" on PyPI is an
 # unrelated statistics package.  Files are named by its normalized form
