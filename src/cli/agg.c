@@ -10,13 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const agg_source_name[AGG_SOURCE_COUNT] = { "native", "pystats" };
+const char *const agg_source_name[AGG_SOURCE_COUNT] = {"native", "pystats"};
 const char *const agg_format_name[AGG_FMT_COUNT] = {
-    "native-text", "pystats-text", "cpython-json", "summary-json",
+    "native-text",
+    "pystats-text",
+    "cpython-json",
+    "summary-json",
 };
 const char *const agg_problem_name[AGG_P_COUNT] = {
-    "unreadable", "empty", "binary", "truncated", "unparsable", "overflow",
-    "unsupported",
+    "unreadable", "empty", "binary", "truncated", "unparsable", "overflow", "unsupported",
 };
 
 void
@@ -131,8 +133,8 @@ agg_group_get_label(agg *a, int source, int minor, const char *counts, const cha
 
     for (i = 0; i < a->ng; i++) {
         g = a->g[i];
-        if (g->source == source && g->minor == minor && strcmp(g->counts, counts) == 0
-            && same_label(g->label, label))
+        if (g->source == source && g->minor == minor && strcmp(g->counts, counts) == 0 &&
+            same_label(g->label, label))
             return g;
     }
     if (a->ng == a->gcap) {
@@ -199,7 +201,8 @@ agg_slot_parsed(agg_group *g, const char *s, size_t n, const agg_key *parsed)
         g->flag[id] = 0;
         if (parsed) {
             g->key[id] = *parsed;
-        } else {
+        }
+        else {
             psf_key k;
             psf_key_parse(s, n, &k);
             agg_key_from(s, &k, &g->key[id]);
@@ -275,8 +278,7 @@ agg_mode_of_kind(int kind)
 }
 
 void
-agg_problem(agg *a, int kind, const char *file, unsigned long line,
-            const char *fmt, ...)
+agg_problem(agg *a, int kind, const char *file, unsigned long line, const char *fmt, ...)
 {
     char msg[512], text[1024];
     va_list ap;
@@ -332,10 +334,11 @@ agg_merge(agg *dst, const agg *src)
         const agg_group *s = src->g[i];
         agg_group *d = agg_group_get_label(dst, s->source, s->minor, s->counts, s->label);
         for (j = 0; j < s->keys.n; j++) {
-            size_t slot = agg_slot_parsed(d, ktab_key(&s->keys, j), ktab_len(&s->keys, j),
-                                          &s->key[j]);
-            int is_flag = (s->flag[j] & AGG_F_FLAG) ? AGG_ADD_FLAG
-                        : (s->flag[j] & AGG_F_MAX) ? AGG_ADD_MAX : AGG_ADD_SUM;
+            size_t slot =
+                agg_slot_parsed(d, ktab_key(&s->keys, j), ktab_len(&s->keys, j), &s->key[j]);
+            int is_flag = (s->flag[j] & AGG_F_FLAG)  ? AGG_ADD_FLAG
+                          : (s->flag[j] & AGG_F_MAX) ? AGG_ADD_MAX
+                                                     : AGG_ADD_SUM;
             /* Each reader thread checked its own sums; the sum of theirs
              * can overflow too. */
             int known = (d->flag[slot] | s->flag[j]) & AGG_F_SATURATED;
@@ -351,8 +354,7 @@ agg_merge(agg *dst, const agg *src)
         strs_merge(&d->collectors, &s->collectors);
         for (j = 0; j < s->nhdr; j++)
             for (k = 0; k < s->hdr[j].vals.n; k++)
-                agg_hdr_add(d, s->hdr[j].key, s->hdr[j].vals.v[k].text,
-                            s->hdr[j].vals.v[k].n);
+                agg_hdr_add(d, s->hdr[j].key, s->hdr[j].vals.v[k].text, s->hdr[j].vals.v[k].n);
         keep_min(&d->time_start, s->time_start, 1);
         keep_min(&d->time_end, s->time_end, 0);
         if (s->weight_total) {
@@ -407,13 +409,27 @@ group_cmp(const void *pa, const void *pb)
 
 /* Header keys in the order docs/FORMAT.md lists them, others after. */
 static const char *const hdr_order[] = {
-    PSF_H_FORMAT, PSF_H_COLLECTOR, PSF_H_COUNTS,
-    PSF_H_PY_VERSION, PSF_H_PY_IMPL, PSF_H_PY_SYS_VERSION,
-    PSF_H_PY_GIT, PSF_H_PY_CONFIG_ARGS, PSF_H_PY_PYSTATS_BUILD,
-    PSF_H_PY_FREE_THREADING, PSF_H_PY_JIT, PSF_H_MODE,
-    PSF_H_MECHANISM, PSF_H_WINDOWS,
-    PSF_H_ON_AT_DUMP, PSF_H_PID, PSF_H_PPID,
-    PSF_H_FORKED, PSF_H_TIME_START, PSF_H_TIME_END, PSF_H_REASON,
+    PSF_H_FORMAT,
+    PSF_H_COLLECTOR,
+    PSF_H_COUNTS,
+    PSF_H_PY_VERSION,
+    PSF_H_PY_IMPL,
+    PSF_H_PY_SYS_VERSION,
+    PSF_H_PY_GIT,
+    PSF_H_PY_CONFIG_ARGS,
+    PSF_H_PY_PYSTATS_BUILD,
+    PSF_H_PY_FREE_THREADING,
+    PSF_H_PY_JIT,
+    PSF_H_MODE,
+    PSF_H_MECHANISM,
+    PSF_H_WINDOWS,
+    PSF_H_ON_AT_DUMP,
+    PSF_H_PID,
+    PSF_H_PPID,
+    PSF_H_FORKED,
+    PSF_H_TIME_START,
+    PSF_H_TIME_END,
+    PSF_H_REASON,
     PSF_H_LABEL,
 };
 

@@ -20,10 +20,10 @@ enum agg_source { AGG_NATIVE = 0, AGG_OWN = 1, AGG_SOURCE_COUNT };
 extern const char *const agg_source_name[AGG_SOURCE_COUNT];
 
 enum agg_format {
-    AGG_FMT_NATIVE_TEXT = 0,  /* CPython --enable-pystats dump */
-    AGG_FMT_OWN_TEXT,         /* this project's dump format */
-    AGG_FMT_CPYTHON_JSON,     /* summarize_stats.py --json-output */
-    AGG_FMT_SUMMARY_JSON,     /* pystats summarize --json */
+    AGG_FMT_NATIVE_TEXT = 0, /* CPython --enable-pystats dump */
+    AGG_FMT_OWN_TEXT,        /* this project's dump format */
+    AGG_FMT_CPYTHON_JSON,    /* summarize_stats.py --json-output */
+    AGG_FMT_SUMMARY_JSON,    /* pystats summarize --json */
     AGG_FMT_COUNT
 };
 extern const char *const agg_format_name[AGG_FMT_COUNT];
@@ -51,11 +51,11 @@ enum { AGG_ADD_SUM = 0, AGG_ADD_FLAG = 1, AGG_ADD_MAX = 2 };
  * AGG_STR_MAX values the rest is counted under "(other)". */
 #define AGG_STR_MAX 32
 typedef struct agg_str {
-    char *text;       /* owned */
+    char *text; /* owned */
     uint64_t n;
 } agg_str;
 typedef struct agg_strs {
-    agg_str *v;       /* owned */
+    agg_str *v; /* owned */
     size_t n, cap;
 } agg_strs;
 
@@ -68,14 +68,14 @@ void agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n);
  * before any built-in table (read_json.c writes them, model.c reads
  * them).  Values are names separated by single spaces. */
 #define AGG_HDR_CPY_SPECIALIZED "cpython.specialized_instructions"
-#define AGG_HDR_CPY_DEFINES     "cpython.defines"        /* "[N]" follows */
+#define AGG_HDR_CPY_DEFINES "cpython.defines"             /* "[N]" follows */
 #define AGG_HDR_CPY_STATS_DEFINES "cpython.stats_defines" /* "[N]" follows */
-#define AGG_HDR_CPY_METADATA    "cpython.metadata."      /* then the member */
-#define AGG_HDR_CPY_INPUT       "cpython.input"          /* the file's name */
+#define AGG_HDR_CPY_METADATA "cpython.metadata."          /* then the member */
+#define AGG_HDR_CPY_INPUT "cpython.input"                 /* the file's name */
 
 /* A header key of own dumps with the values seen. */
 typedef struct agg_hdr {
-    char *key;        /* owned */
+    char *key; /* owned */
     agg_strs vals;
 } agg_hdr;
 
@@ -85,55 +85,54 @@ typedef struct agg_hdr {
  * (agg_key_of) instead of parsing the key again. */
 #define AGG_KEY_NONE UINT32_MAX
 typedef struct agg_key {
-    int kind;                 /* psf_key_kind */
+    int kind; /* psf_key_kind */
     int field;
     uint32_t a_off, a_len, b_off, b_len;
     long a_num, b_num;
 } agg_key;
 
 typedef struct agg_group {
-    int source;               /* agg_source */
-    int minor;                /* 3.minor; 0 if unknown */
-    char *counts;             /* owned: "specialized-forms", "base-instructions" */
-    ktab keys;                /* canonical key -> slot */
-    uint64_t *val;            /* owned, keys.n entries */
-    unsigned char *flag;      /* owned, AGG_F_* per slot */
-    agg_key *key;             /* owned: each slot's key, parsed */
+    int source;          /* agg_source */
+    int minor;           /* 3.minor; 0 if unknown */
+    char *counts;        /* owned: "specialized-forms", "base-instructions" */
+    ktab keys;           /* canonical key -> slot */
+    uint64_t *val;       /* owned, keys.n entries */
+    unsigned char *flag; /* owned, AGG_F_* per slot */
+    agg_key *key;        /* owned: each slot's key, parsed */
     size_t val_cap;
     uint64_t files;
     uint64_t fmt[AGG_FMT_COUNT];
-    agg_strs how;             /* how the version was found */
+    agg_strs how; /* how the version was found */
     agg_strs collectors;
-    agg_hdr *hdr;             /* owned */
+    agg_hdr *hdr; /* owned */
     size_t nhdr, hdr_cap;
-    char *time_start;         /* owned: earliest meta.time.start */
-    char *time_end;           /* owned: latest meta.time.end */
-    char *label;              /* owned: meta.label of its files when
-                               * grouped by label (--by-label), else NULL */
-    uint64_t weight_labels;   /* --equal-weight: labels scaled, each to */
-    uint64_t weight_total;    /* this many executions (0: not weighted) */
+    char *time_start;       /* owned: earliest meta.time.start */
+    char *time_end;         /* owned: latest meta.time.end */
+    char *label;            /* owned: meta.label of its files when
+                             * grouped by label (--by-label), else NULL */
+    uint64_t weight_labels; /* --equal-weight: labels scaled, each to */
+    uint64_t weight_total;  /* this many executions (0: not weighted) */
 } agg_group;
 
 /* A problem kept for the report (the first AGG_NOTES_MAX). */
 #define AGG_NOTES_MAX 50
 typedef struct agg_note {
     int kind;
-    char *text;               /* owned: "file:line: message" */
+    char *text; /* owned: "file:line: message" */
 } agg_note;
 
 typedef struct agg {
-    agg_group **g;            /* owned */
+    agg_group **g; /* owned */
     size_t ng, gcap;
     uint64_t problems[AGG_P_COUNT];
     agg_note notes[AGG_NOTES_MAX];
     size_t nnotes;
-    uint64_t inputs;          /* files looked at */
-    int quiet;                /* do not print warnings */
+    uint64_t inputs; /* files looked at */
+    int quiet;       /* do not print warnings */
     /* Optional: told of every problem agg_problem records (pystats
      * check names the files).  Not merged; may be called from a reader
      * thread. */
-    void (*on_problem)(void *ctx, int kind, const char *file,
-                       unsigned long line, const char *msg);
+    void (*on_problem)(void *ctx, int kind, const char *file, unsigned long line, const char *msg);
     void *problem_ctx;
 } agg;
 
@@ -172,8 +171,7 @@ void agg_hdr_add(agg_group *g, const char *key, const char *val, uint64_t n);
 
 /* Record and print a problem: "pystats: warning: FILE:LINE: message".
  * line 0 means the whole file. */
-void agg_problem(agg *a, int kind, const char *file, unsigned long line,
-                 const char *fmt, ...)
+void agg_problem(agg *a, int kind, const char *file, unsigned long line, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
 
 /* Add everything of src into dst (src is left intact). */

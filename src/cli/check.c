@@ -157,16 +157,16 @@ check_verdict(const check_set *c, char *buf, size_t size)
     if (size == 0)
         return buf;
     if (e || w) {
-        const ck_finding *d = c->fd[0];  /* most severe first */
+        const ck_finding *d = c->fd[0]; /* most severe first */
         snprintf(buf, size, "%s: %zu %s, %zu %s, %zu %s; first: %s (%s)",
-                 e ? "untrusted" : "caution", e, e == 1 ? "error" : "errors",
-                 w, w == 1 ? "warning" : "warnings", n, n == 1 ? "note" : "notes",
+                 e ? "untrusted" : "caution", e, e == 1 ? "error" : "errors", w,
+                 w == 1 ? "warning" : "warnings", n, n == 1 ? "note" : "notes",
                  check_info[d->id].name, check_info[d->id].title);
-    } else {
+    }
+    else {
         snprintf(buf, size, "ok: no errors or warnings in %llu %s (%zu %s)",
-                 (unsigned long long)c->nfiles, ck_plural(c->nfiles, "file", "files"),
-                 n, n == 1 ? "note" : "notes");
+                 (unsigned long long)c->nfiles, ck_plural(c->nfiles, "file", "files"), n,
+                 n == 1 ? "note" : "notes");
     }
     return buf;
 }
-

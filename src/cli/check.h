@@ -24,9 +24,9 @@
 #include <stdio.h>
 
 enum check_severity {
-    CHECK_NOTE = 0,       /* worth knowing, nothing wrong */
-    CHECK_WARNING,        /* suspicious, or wrong unless explained */
-    CHECK_ERROR,          /* the numbers are wrong or incomplete */
+    CHECK_NOTE = 0, /* worth knowing, nothing wrong */
+    CHECK_WARNING,  /* suspicious, or wrong unless explained */
+    CHECK_ERROR,    /* the numbers are wrong or incomplete */
     CHECK_SEVERITY_COUNT
 };
 extern const char *const check_severity_name[CHECK_SEVERITY_COUNT];
@@ -45,8 +45,7 @@ void check_finish(check_set *c, const agg *a);
 
 /* Read inputs into *out (as load_inputs does) and check them: a finished
  * check set.  The caller frees both. */
-check_set *check_load(char **inputs, size_t ninputs, const load_opts *opt,
-                      agg *out);
+check_set *check_load(char **inputs, size_t ninputs, const load_opts *opt, agg *out);
 
 /* Findings of a severity. */
 size_t check_count(const check_set *c, int severity);

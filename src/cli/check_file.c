@@ -86,15 +86,15 @@ list_text(ck_list *l)
 enum { S_UNSEEN = 0, S_OTHER, S_EXEC, S_PAIR, S_HIT, S_SUCCESS };
 
 typedef struct ck_slot {
-    uint64_t h;             /* hash of the canonical key */
-    int32_t a, b;           /* op indices, -1 if none */
+    uint64_t h;   /* hash of the canonical key */
+    int32_t a, b; /* op indices, -1 if none */
     uint8_t kind;
 } ck_slot;
 
 /* Slot classifications of one group of one reader thread. */
 typedef struct ck_gcache {
-    const agg_group *g;     /* borrowed: only compared */
-    ck_slot *s;             /* owned */
+    const agg_group *g; /* borrowed: only compared */
+    ck_slot *s;         /* owned */
     size_t n;
 } ck_gcache;
 
@@ -104,10 +104,10 @@ typedef struct ck_op {
 
 /* One reader thread's state. */
 typedef struct ck_tls {
-    ktab names;             /* instruction name -> index into op */
-    ck_op *op;              /* owned, per file */
+    ktab names; /* instruction name -> index into op */
+    ck_op *op;  /* owned, per file */
     size_t op_cap;
-    ck_gcache *gc;          /* owned */
+    ck_gcache *gc; /* owned */
     size_t ngc;
 } ck_tls;
 
@@ -234,36 +234,55 @@ read_header(ck_file *r, const load_file_info *f)
 
         if (strncmp(k, PSF_H_PREFIX_META, 5) != 0 && strncmp(k, "pystats.", 8) != 0)
             continue;
-        if (strcmp(k, PSF_H_PY_VERSION) == 0) dst = &r->version;
-        else if (strcmp(k, PSF_H_MODE) == 0) dst = &r->mode;
-        else if (strcmp(k, PSF_H_COLLECTOR) == 0) dst = &r->collector;
-        else if (strcmp(k, PSF_H_COUNTS) == 0) dst = &r->counts;
-        else if (strcmp(k, PSF_H_REASON) == 0) dst = &r->reason;
-        else if (strcmp(k, PSF_H_TIME_START) == 0) dst = &r->time_start;
-        else if (strcmp(k, PSF_H_TIME_END) == 0) dst = &r->time_end;
-        else if (strcmp(k, PSF_H_PID) == 0) num = &r->pid;
-        else if (strcmp(k, PSF_H_PPID) == 0) num = &r->ppid;
-        else if (strcmp(k, PSF_H_FORKED) == 0) num = &r->forked;
-        else if (strcmp(k, PSF_H_WINDOWS) == 0) num = &r->windows;
-        else if (strcmp(k, PSF_H_ON_AT_DUMP) == 0) num = &r->on_at_dump;
-        else if (strcmp(k, PSF_H_PY_SYS_VERSION) == 0) sysv = v;
-        else if (strcmp(k, PSF_H_PY_GIT) == 0) git = v;
-        else if (strcmp(k, PSF_H_PY_CONFIG_ARGS) == 0) cfg = v;
-        else if (strcmp(k, PSF_H_PY_PYSTATS_BUILD) == 0) pb = v;
-        else if (strcmp(k, PSF_H_PY_FREE_THREADING) == 0) ft = v;
-        else if (strcmp(k, PSF_H_PY_JIT) == 0) jit = v;
+        if (strcmp(k, PSF_H_PY_VERSION) == 0)
+            dst = &r->version;
+        else if (strcmp(k, PSF_H_MODE) == 0)
+            dst = &r->mode;
+        else if (strcmp(k, PSF_H_COLLECTOR) == 0)
+            dst = &r->collector;
+        else if (strcmp(k, PSF_H_COUNTS) == 0)
+            dst = &r->counts;
+        else if (strcmp(k, PSF_H_REASON) == 0)
+            dst = &r->reason;
+        else if (strcmp(k, PSF_H_TIME_START) == 0)
+            dst = &r->time_start;
+        else if (strcmp(k, PSF_H_TIME_END) == 0)
+            dst = &r->time_end;
+        else if (strcmp(k, PSF_H_PID) == 0)
+            num = &r->pid;
+        else if (strcmp(k, PSF_H_PPID) == 0)
+            num = &r->ppid;
+        else if (strcmp(k, PSF_H_FORKED) == 0)
+            num = &r->forked;
+        else if (strcmp(k, PSF_H_WINDOWS) == 0)
+            num = &r->windows;
+        else if (strcmp(k, PSF_H_ON_AT_DUMP) == 0)
+            num = &r->on_at_dump;
+        else if (strcmp(k, PSF_H_PY_SYS_VERSION) == 0)
+            sysv = v;
+        else if (strcmp(k, PSF_H_PY_GIT) == 0)
+            git = v;
+        else if (strcmp(k, PSF_H_PY_CONFIG_ARGS) == 0)
+            cfg = v;
+        else if (strcmp(k, PSF_H_PY_PYSTATS_BUILD) == 0)
+            pb = v;
+        else if (strcmp(k, PSF_H_PY_FREE_THREADING) == 0)
+            ft = v;
+        else if (strcmp(k, PSF_H_PY_JIT) == 0)
+            jit = v;
         if (dst) {
             free(*dst);
             *dst = cli_xstrdup(v);
-        } else if (num) {
+        }
+        else if (num) {
             *num = hdr_int(v);
         }
     }
     if (r->source == AGG_OWN)
-        r->build = ck_xprintf("%s%s%s%s%s%s%s%s", sysv, *git ? ", git " : "", git,
-                           *cfg ? ", configured " : "", cfg,
-                           *pb == '1' ? ", --enable-pystats" : "",
-                           *ft == '1' ? ", free-threading" : "", *jit == '1' ? ", JIT" : "");
+        r->build =
+            ck_xprintf("%s%s%s%s%s%s%s%s", sysv, *git ? ", git " : "", git,
+                       *cfg ? ", configured " : "", cfg, *pb == '1' ? ", --enable-pystats" : "",
+                       *ft == '1' ? ", free-threading" : "", *jit == '1' ? ", JIT" : "");
 }
 
 /* What the collector itself recorded as making a dump's counts inexact
@@ -275,14 +294,14 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
     static const struct {
         const char *key, *one, *many, *what;
     } causes[] = {
-        { PSF_H_DISPLACED, "thread", "threads",
-          "displaced by another trace function, uncounted from then on" },
-        { PSF_H_LINE_JUMPS, "frame.f_lineno jump", "frame.f_lineno jumps",
-          "that segment counting does not see" },
-        { PSF_H_DESYNC, "segment event", "segment events",
-          "that did not fit the shadow stack (a collector bug)" },
-        { PSF_H_EVENTS_LOST, "tracing tool started", "tracing tools started",
-          "while mode instructions counted (INSTRUCTION events dropped)" },
+        {PSF_H_DISPLACED, "thread", "threads",
+         "displaced by another trace function, uncounted from then on"},
+        {PSF_H_LINE_JUMPS, "frame.f_lineno jump", "frame.f_lineno jumps",
+         "that segment counting does not see"},
+        {PSF_H_DESYNC, "segment event", "segment events",
+         "that did not fit the shadow stack (a collector bug)"},
+        {PSF_H_EVENTS_LOST, "tracing tool started", "tracing tools started",
+         "while mode instructions counted (INSTRUCTION events dropped)"},
     };
     char text[900];
     const char *cause = NULL;
@@ -306,8 +325,7 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
             else
                 used += (size_t)snprintf(text + used, sizeof text - used, "%s%lld %s %s",
                                          used ? "; " : "", n,
-                                         n == 1 ? causes[k].one : causes[k].many,
-                                         causes[k].what);
+                                         n == 1 ? causes[k].one : causes[k].many, causes[k].what);
             if (used >= sizeof text)
                 used = sizeof text - 1;
         }
@@ -318,7 +336,8 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
         char *shown = text_display(cause);
         ck_add_issue(c, CK_INEXACT, SEV(CK_INEXACT), path, "%s; the first: %s", text, shown);
         free(shown);
-    } else {
+    }
+    else {
         ck_add_issue(c, CK_INEXACT, SEV(CK_INEXACT), path, "%s", text);
     }
 }
@@ -329,7 +348,7 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
 {
     int own = r->source == AGG_OWN;
     int exact = r->minor >= 11 && r->minor <= 13;
-    ck_list exceed = { 0 }, into = { 0 }, spec = { 0 }, hits = { 0 };
+    ck_list exceed = {0}, into = {0}, spec = {0}, hits = {0};
     size_t i, nops;
     int32_t cache;
     ck_gcache *gc;
@@ -366,8 +385,8 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
         }
     }
     for (i = 0; i < f->nhdr; i++)
-        r->hash += mix64(hash64(f->hdr[i].key, strlen(f->hdr[i].key)) * 3
-                         ^ hash64(f->hdr[i].val, strlen(f->hdr[i].val)));
+        r->hash += mix64(hash64(f->hdr[i].key, strlen(f->hdr[i].key)) * 3 ^
+                         hash64(f->hdr[i].val, strlen(f->hdr[i].val)));
     nops = t->names.n;
     cache = (int32_t)ktab_find(&t->names, "CACHE", 5);
     if (cache >= 0)
@@ -391,13 +410,12 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
                      (unsigned long long)o->col, (unsigned long long)o->exec);
         if (own && (int32_t)i == cache && (o->exec || o->row || o->col))
             ck_add_issue(c, CK_OWN_CACHE, SEV(CK_OWN_CACHE), r->path,
-                      "CACHE: %llu executions, %llu pairs", (unsigned long long)o->exec,
-                      (unsigned long long)(o->row + o->col));
+                         "CACHE: %llu executions, %llu pairs", (unsigned long long)o->exec,
+                         (unsigned long long)(o->row + o->col));
         if (own && o->exec && psf_tab_has_opcodes(r->minor)) {
             const char *fam = psf_tab_family(r->minor, name);
             if (fam && strcmp(fam, name) != 0)
-                list_add(&spec, "%s (%llu, family %s)", name,
-                         (unsigned long long)o->exec, fam);
+                list_add(&spec, "%s (%llu, family %s)", name, (unsigned long long)o->exec, fam);
         }
         if (!own && o->hit && !o->success)
             list_add(&hits, "%s (%llu hits)", name, (unsigned long long)o->hit);
@@ -405,20 +423,21 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
     if (exceed.n)
         ck_add_issue(c, CK_PAIRS_EXCEED, SEV(CK_PAIRS_EXCEED), r->path, "%s", list_text(&exceed));
     if (into.n)
-        ck_add_issue(c, CK_PAIRS_INTO, exact ? SEV(CK_PAIRS_INTO) : CHECK_WARNING, r->path,
-                  "%s", list_text(&into));
+        ck_add_issue(c, CK_PAIRS_INTO, exact ? SEV(CK_PAIRS_INTO) : CHECK_WARNING, r->path, "%s",
+                     list_text(&into));
     if (spec.n)
-        ck_add_issue(c, CK_OWN_SPECIALIZED, SEV(CK_OWN_SPECIALIZED), r->path, "%s", list_text(&spec));
+        ck_add_issue(c, CK_OWN_SPECIALIZED, SEV(CK_OWN_SPECIALIZED), r->path, "%s",
+                     list_text(&spec));
     /* Normal in an aggregate of several processes (CPython's
      * summarize_stats.py --json-output of a benchmark run, where the
      * harness turns stats on after warm-up): a note there; in one dump it
      * means that dump's success and failure figures are partial. */
     if (hits.n)
         ck_add_issue(c, CK_HITS_NO_SUCCESS, f->nfiles > 1 ? CHECK_NOTE : SEV(CK_HITS_NO_SUCCESS),
-                  r->path, "%s", list_text(&hits));
+                     r->path, "%s", list_text(&hits));
     if (own && r->exec && r->pairs == r->exec)
-        ck_add_issue(c, CK_NO_START, SEV(CK_NO_START), r->path,
-                  "%llu executions and as many pairs", (unsigned long long)r->exec);
+        ck_add_issue(c, CK_NO_START, SEV(CK_NO_START), r->path, "%llu executions and as many pairs",
+                     (unsigned long long)r->exec);
 }
 
 static void
@@ -455,12 +474,12 @@ on_file(void *ctx, void **state, const load_file_info *f)
 }
 
 /* The readers' problems are the first checks, in agg_problem's order. */
-_Static_assert(CK_UNSUPPORTED - CK_UNREADABLE == AGG_P_UNSUPPORTED - AGG_P_UNREADABLE
-               && AGG_P_UNREADABLE == 0, "check ids follow agg_problem kinds");
+_Static_assert(CK_UNSUPPORTED - CK_UNREADABLE == AGG_P_UNSUPPORTED - AGG_P_UNREADABLE &&
+                   AGG_P_UNREADABLE == 0,
+               "check ids follow agg_problem kinds");
 
 static void
-on_problem(void *ctx, int kind, const char *file, unsigned long line,
-           const char *msg)
+on_problem(void *ctx, int kind, const char *file, unsigned long line, const char *msg)
 {
     check_set *c = ctx;
     char where[64] = "";
@@ -474,14 +493,14 @@ static void
 on_hidden(void *ctx, const char *path)
 {
     ck_add_issue(ctx, CK_HIDDEN_TMP, SEV(CK_HIDDEN_TMP), path,
-              "a dump's temporary file: its writer did not finish");
+                 "a dump's temporary file: its writer did not finish");
 }
 
 static void
 on_foreign(void *ctx, const char *path, unsigned long uid)
 {
     ck_add_issue(ctx, CK_FOREIGN, SEV(CK_FOREIGN), path,
-              "owned by uid %lu, in a directory others can write", uid);
+                 "owned by uid %lu, in a directory others can write", uid);
 }
 
 void

@@ -12,8 +12,8 @@
 #include <string.h>
 
 const char *const check_leak_ops[CK_NLEAK] = {
-    "IMPORT_NAME", "IMPORT_FROM", "IMPORT_STAR", "LOAD_BUILD_CLASS",
-    "SETUP_ANNOTATIONS", "LOAD_NAME", "STORE_NAME", "DELETE_NAME",
+    "IMPORT_NAME",       "IMPORT_FROM", "IMPORT_STAR", "LOAD_BUILD_CLASS",
+    "SETUP_ANNOTATIONS", "LOAD_NAME",   "STORE_NAME",  "DELETE_NAME",
 };
 
 uint64_t
@@ -40,8 +40,7 @@ ck_xprintf(const char *fmt, ...)
 }
 
 void
-ck_add_issue(check_set *c, int id, int severity, const char *file,
-             const char *fmt, ...)
+ck_add_issue(check_set *c, int id, int severity, const char *file, const char *fmt, ...)
 {
     char text[1024];
     va_list ap;

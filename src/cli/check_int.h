@@ -19,16 +19,44 @@
 
 /* Every check, by its stable name (its row of check_info[], check_table.c). */
 enum ck_id {
-    CK_NO_FILES, CK_UNREADABLE, CK_EMPTY, CK_BINARY, CK_TRUNCATED,
-    CK_UNPARSABLE, CK_OVERFLOW, CK_UNSUPPORTED, CK_ALL_ZERO,
-    CK_MIXED_VERSIONS, CK_MIXED_BUILDS, CK_MIXED_SOURCES, CK_MIXED_FORMATS,
-    CK_MIXED_MODES, CK_MIXED_COLLECTORS, CK_DUP_CONTENT, CK_DUP_PROCESS,
+    CK_NO_FILES,
+    CK_UNREADABLE,
+    CK_EMPTY,
+    CK_BINARY,
+    CK_TRUNCATED,
+    CK_UNPARSABLE,
+    CK_OVERFLOW,
+    CK_UNSUPPORTED,
+    CK_ALL_ZERO,
+    CK_MIXED_VERSIONS,
+    CK_MIXED_BUILDS,
+    CK_MIXED_SOURCES,
+    CK_MIXED_FORMATS,
+    CK_MIXED_MODES,
+    CK_MIXED_COLLECTORS,
+    CK_DUP_CONTENT,
+    CK_DUP_PROCESS,
     CK_INEXACT,
-    CK_PAIRS_EXCEED, CK_PAIRS_INTO, CK_NO_START, CK_NO_WINDOW, CK_OWN_CACHE,
-    CK_OWN_SPECIALIZED, CK_TIME_ORDER, CK_SIGNAL, CK_HITS_NO_SUCCESS,
-    CK_LEAKAGE, CK_ON_AT_EXIT, CK_PARENT_MISSING, CK_OS_EXIT, CK_FORKED,
-    CK_WINDOWS, CK_STARTS, CK_CACHE_PAIRS, CK_SUMMARY_INPUT,
-    CK_HIDDEN_TMP, CK_FOREIGN,
+    CK_PAIRS_EXCEED,
+    CK_PAIRS_INTO,
+    CK_NO_START,
+    CK_NO_WINDOW,
+    CK_OWN_CACHE,
+    CK_OWN_SPECIALIZED,
+    CK_TIME_ORDER,
+    CK_SIGNAL,
+    CK_HITS_NO_SUCCESS,
+    CK_LEAKAGE,
+    CK_ON_AT_EXIT,
+    CK_PARENT_MISSING,
+    CK_OS_EXIT,
+    CK_FORKED,
+    CK_WINDOWS,
+    CK_STARTS,
+    CK_CACHE_PAIRS,
+    CK_SUMMARY_INPUT,
+    CK_HIDDEN_TMP,
+    CK_FOREIGN,
     CK_COUNT
 };
 
@@ -38,12 +66,12 @@ enum ck_id {
 typedef void ck_run_fn(check_set *c, const agg *a, int id, int severity);
 
 typedef struct ck_info {
-    const char *name;     /* stable: JSON "check", docs */
+    const char *name; /* stable: JSON "check", docs */
     const char *title;
-    const char *why;      /* the reason, for people */
-    int severity;         /* check_severity of its findings (see run) */
-    ck_run_fn *run;       /* a set check; NULL: raised per file by the
-                           * observer (check_file.c), as issues */
+    const char *why; /* the reason, for people */
+    int severity;    /* check_severity of its findings (see run) */
+    ck_run_fn *run;  /* a set check; NULL: raised per file by the
+                      * observer (check_file.c), as issues */
 } ck_info;
 extern const ck_info check_info[CK_COUNT];
 
@@ -53,23 +81,23 @@ extern const char *const check_leak_ops[CK_NLEAK];
 
 /* One finding: a check that fired, with what it found. */
 typedef struct ck_finding {
-    int id;               /* ck_id */
-    int severity;         /* check_severity */
-    char *summary;        /* owned: one line with the figures */
-    char **files;         /* owned: "path" or "path:line", sorted */
+    int id;        /* ck_id */
+    int severity;  /* check_severity */
+    char *summary; /* owned: one line with the figures */
+    char **files;  /* owned: "path" or "path:line", sorted */
     size_t nfiles;
-    char **details;       /* owned: per-file or per-value lines */
+    char **details; /* owned: per-file or per-value lines */
     size_t ndetails;
 } ck_finding;
 
 /* What one counted file told. */
 typedef struct ck_file {
-    char *path;           /* owned */
+    char *path; /* owned */
     int format, source, minor;
     uint64_t nfiles;
-    int has_counts;       /* counters seen (not a JSON summary) */
+    int has_counts; /* counters seen (not a JSON summary) */
     uint64_t nvals, total, exec, pairs, cache_pairs;
-    uint64_t hash;        /* of counters and header, order-independent */
+    uint64_t hash;           /* of counters and header, order-independent */
     uint64_t leak[CK_NLEAK]; /* executions of check_leak_ops[] */
     /* Own dumps' header (owned strings, NULL if absent; -1 if absent). */
     char *version, *build, *mode, *collector, *counts, *reason;
@@ -79,24 +107,24 @@ typedef struct ck_file {
 
 /* A problem a reader reported, or an inconsistency found in one file. */
 typedef struct ck_issue {
-    int id;               /* ck_id */
+    int id; /* ck_id */
     int severity;
-    char *file;           /* owned */
-    char *text;           /* owned */
+    char *file; /* owned */
+    char *text; /* owned */
 } ck_issue;
 
 struct check_set {
     load_observer obs;
     pthread_mutex_t lock;
-    ck_file *f;           /* owned */
+    ck_file *f; /* owned */
     size_t nf, f_cap;
-    ck_issue *is;         /* owned */
+    ck_issue *is; /* owned */
     size_t nis, is_cap;
-    ck_finding **fd;      /* owned, most severe first; each finding is
-                           * allocated on its own, so that a pointer to
-                           * one stays valid while others are added */
+    ck_finding **fd; /* owned, most severe first; each finding is
+                      * allocated on its own, so that a pointer to
+                      * one stays valid while others are added */
     size_t nfd, fd_cap;
-    uint64_t nfiles;      /* dumps read (agg_files) */
+    uint64_t nfiles; /* dumps read (agg_files) */
     size_t count[CHECK_SEVERITY_COUNT];
     int finished;
 };
@@ -121,8 +149,8 @@ void ck_issue_findings(check_set *c, const agg *a);
 /* ---- check_finding.c ---- */
 
 /* An issue of one file (thread-safe: the observer runs on readers). */
-void ck_add_issue(check_set *c, int id, int severity, const char *file,
-                  const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+void ck_add_issue(check_set *c, int id, int severity, const char *file, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
 /* A new finding (its summary from fmt); the set owns it. */
 ck_finding *ck_new_finding(check_set *c, int id, int severity, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
@@ -143,7 +171,7 @@ void ck_lazy_done(ck_lazy *l, const char *fmt, ...) __attribute__((format(printf
 /* Distinct values of one property over the files. */
 void ck_tally(agg_strs *s, const char *v, uint64_t n);
 
-uint64_t ck_sadd(uint64_t a, uint64_t b);          /* saturating */
+uint64_t ck_sadd(uint64_t a, uint64_t b); /* saturating */
 char *ck_xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *ck_plural(uint64_t n, const char *one, const char *many);
 /* qsort, which must not be given a NULL array even when it is empty. */

@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TEXT_FILES 5       /* files shown per finding without all_files */
-#define TEXT_DETAILS 10    /* detail lines shown per finding */
+#define TEXT_FILES 5    /* files shown per finding without all_files */
+#define TEXT_DETAILS 10 /* detail lines shown per finding */
 
 /* Words of s, wrapped at 78 columns, each line after `indent` blanks. */
 static void
@@ -25,7 +25,8 @@ wrap(FILE *out, const char *s, int indent)
         if (col > indent && col + 1 + (int)n > 78) {
             fprintf(out, "\n%*s", indent, "");
             col = indent;
-        } else if (col > indent) {
+        }
+        else if (col > indent) {
             fputc(' ', out);
             col++;
         }
@@ -47,11 +48,11 @@ check_report_text(const check_set *c, FILE *out, int all_files)
     for (i = 0; i < c->nfd; i++) {
         const ck_finding *d = c->fd[i];
         size_t nf = all_files ? d->nfiles : (d->nfiles > TEXT_FILES ? TEXT_FILES : d->nfiles);
-        size_t nd = all_files ? d->ndetails
-                              : (d->ndetails > TEXT_DETAILS ? TEXT_DETAILS : d->ndetails);
+        size_t nd =
+            all_files ? d->ndetails : (d->ndetails > TEXT_DETAILS ? TEXT_DETAILS : d->ndetails);
 
-        fprintf(out, "%-7s %s: %s\n", check_severity_name[d->severity],
-                check_info[d->id].name, check_info[d->id].title);
+        fprintf(out, "%-7s %s: %s\n", check_severity_name[d->severity], check_info[d->id].name,
+                check_info[d->id].title);
         /* Summaries, details and files name files and values of the
          * inputs: escaped (cli_esc). */
         if (*d->summary) {
@@ -105,8 +106,9 @@ check_report_json(const check_set *c, FILE *out)
     check_verdict(c, verdict, sizeof verdict);
     json_object_set_new(root, "schema", json_integer(1));
     json_object_set_new(root, "verdict",
-                        json_string(c->count[CHECK_ERROR] ? "untrusted"
-                                    : c->count[CHECK_WARNING] ? "caution" : "ok"));
+                        json_string(c->count[CHECK_ERROR]     ? "untrusted"
+                                    : c->count[CHECK_WARNING] ? "caution"
+                                                              : "ok"));
     json_object_set_new(root, "verdict_line", text_json_str(verdict));
     json_object_set_new(root, "files", json_integer((json_int_t)c->nfiles));
     for (i = CHECK_SEVERITY_COUNT; i-- > 0;)

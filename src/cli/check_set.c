@@ -30,7 +30,7 @@ ck_issue_findings(check_set *c, const agg *a)
             n = a->problems[id - CK_UNREADABLE];
         if (n > j - i)
             d = ck_new_finding(c, id, sev, "%llu problems in %zu %s (the first of each file shown)",
-                        (unsigned long long)n, files, ck_plural(files, "file", "files"));
+                               (unsigned long long)n, files, ck_plural(files, "file", "files"));
         else
             d = ck_new_finding(c, id, sev, "%zu %s", files, ck_plural(files, "file", "files"));
         for (; i < j; i++) {
@@ -45,8 +45,8 @@ ck_issue_findings(check_set *c, const agg *a)
             seen |= c->is[i].id == (int)(CK_UNREADABLE + j);
         if (a->problems[j] && !seen)
             ck_new_finding(c, CK_UNREADABLE + (int)j, CHECK_ERROR,
-                    "%llu problems recorded in JSON summaries read back",
-                    (unsigned long long)a->problems[j]);
+                           "%llu problems recorded in JSON summaries read back",
+                           (unsigned long long)a->problems[j]);
     }
 }
 
@@ -55,7 +55,7 @@ ck_no_files(check_set *c, const agg *a, int id, int severity)
 {
     if (c->nfiles == 0)
         ck_new_finding(c, id, severity, "%llu %s looked at, none counted",
-                   (unsigned long long)a->inputs, ck_plural(a->inputs, "entry", "entries"));
+                       (unsigned long long)a->inputs, ck_plural(a->inputs, "entry", "entries"));
 }
 
 /* ---- mixes ---------------------------------------------------------------- */
@@ -71,8 +71,8 @@ mix_finding(check_set *c, int id, int severity, agg_strs *s)
         return;
     text[0] = '\0';
     for (i = 0; i < s->n && used < sizeof text - 1; i++)
-        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s: %llu %s",
-                                 i ? "; " : "", s->v[i].text, (unsigned long long)s->v[i].n,
+        used += (size_t)snprintf(text + used, sizeof text - used, "%s%s: %llu %s", i ? "; " : "",
+                                 s->v[i].text, (unsigned long long)s->v[i].n,
                                  ck_plural(s->v[i].n, "file", "files"));
     ck_new_finding(c, id, severity, "%zu values: %s", s->n, text);
 }
@@ -84,7 +84,7 @@ typedef char *ck_value_fn(const ck_file *r);
 static void
 mixed(check_set *c, int id, int severity, ck_value_fn *value)
 {
-    agg_strs s = { 0 };
+    agg_strs s = {0};
     size_t i;
     char *v;
 
@@ -240,8 +240,9 @@ ck_dup_content(check_set *c, const agg *a, int id, int severity)
     for (i = 0; i < n; i = j) {
         const ck_file *f = &c->f[ix[i]];
         int own = 0;
-        for (j = i + 1; j < n && c->f[ix[j]].hash == f->hash && c->f[ix[j]].nvals == f->nvals
-                        && c->f[ix[j]].total == f->total; j++)
+        for (j = i + 1; j < n && c->f[ix[j]].hash == f->hash && c->f[ix[j]].nvals == f->nvals &&
+                        c->f[ix[j]].total == f->total;
+             j++)
             ;
         if (j - i < 2)
             continue;
@@ -280,8 +281,8 @@ ck_dup_process(check_set *c, const agg *a, int id, int severity)
             proc_d = ck_new_finding(c, id, severity, "dumps sharing a pid and meta.time.start");
         ck_finding_file(proc_d, f->path);
         ck_finding_file(proc_d, g->path);
-        ck_finding_detail(proc_d, ck_xprintf("pid %lld, start %s: %s and %s", f->pid,
-                                             f->time_start, f->path, g->path));
+        ck_finding_detail(proc_d, ck_xprintf("pid %lld, start %s: %s and %s", f->pid, f->time_start,
+                                             f->path, g->path));
     }
     free(ix);
 }
@@ -319,7 +320,10 @@ own_counted(const ck_file *r)
     return counted(r) && r->source == AGG_OWN;
 }
 
-#define LAZY(id, severity) { c, (id), (severity), NULL, 0 }
+#define LAZY(id, severity)           \
+    {                                \
+        c, (id), (severity), NULL, 0 \
+    }
 
 void
 ck_all_zero(check_set *c, const agg *a, int id, int severity)
@@ -378,7 +382,7 @@ void
 ck_leakage(check_set *c, const agg *a, int id, int severity)
 {
     ck_lazy lw = LAZY(id, severity), ln = LAZY(id, CHECK_NOTE);
-    uint64_t leak_w[CK_NLEAK] = { 0 }, leak_n[CK_NLEAK] = { 0 };
+    uint64_t leak_w[CK_NLEAK] = {0}, leak_n[CK_NLEAK] = {0};
     char lw_text[600], ln_text[600], ops[400];
     size_t i, k;
 
@@ -396,9 +400,12 @@ ck_leakage(check_set *c, const agg *a, int id, int severity)
         }
         leak_text(ops, sizeof ops, r->leak);
         if (ops[0])
-            ck_lazy_add(win ? &lw : &ln, r, ck_xprintf("%s: %s of %llu executions%s", r->path,
-                        ops, (unsigned long long)r->exec, r->source == AGG_OWN
-                        ? (win ? " (windowed)" : " (collection on from the start)") : ""));
+            ck_lazy_add(win ? &lw : &ln, r,
+                        ck_xprintf("%s: %s of %llu executions%s", r->path, ops,
+                                   (unsigned long long)r->exec,
+                                   r->source == AGG_OWN
+                                       ? (win ? " (windowed)" : " (collection on from the start)")
+                                       : ""));
     }
     leak_text(lw_text, sizeof lw_text, leak_w);
     leak_text(ln_text, sizeof ln_text, leak_n);
@@ -424,7 +431,8 @@ ck_cache_pairs(check_set *c, const agg *a, int id, int severity)
         }
     }
     cli_count_str(n1, sizeof n1, ncache);
-    ck_lazy_done(&cp, "%s pairs start with CACHE (%.1f%% of their pairs): entries into the eval loop",
+    ck_lazy_done(&cp,
+                 "%s pairs start with CACHE (%.1f%% of their pairs): entries into the eval loop",
                  n1, npairs ? 100.0 * (double)ncache / (double)npairs : 0.0);
 }
 
@@ -438,8 +446,9 @@ ck_no_window(check_set *c, const agg *a, int id, int severity)
     for (i = 0; i < c->nf; i++) {
         const ck_file *r = &c->f[i];
         if (own_counted(r) && r->windows == 0 && r->exec)
-            ck_lazy_add(&nowin, r, ck_xprintf("%s: %llu executions, meta.collection.windows 0",
-                                              r->path, (unsigned long long)r->exec));
+            ck_lazy_add(&nowin, r,
+                        ck_xprintf("%s: %llu executions, meta.collection.windows 0", r->path,
+                                   (unsigned long long)r->exec));
     }
     ck_lazy_done(&nowin, "%s", "counts without a window");
 }
@@ -453,10 +462,10 @@ ck_time_order(check_set *c, const agg *a, int id, int severity)
     (void)a;
     for (i = 0; i < c->nf; i++) {
         const ck_file *r = &c->f[i];
-        if (own_counted(r) && r->time_start && r->time_end && *r->time_start && *r->time_end
-            && strcmp(r->time_start, r->time_end) > 0)
-            ck_lazy_add(&order, r, ck_xprintf("%s: start %s, end %s", r->path, r->time_start,
-                                              r->time_end));
+        if (own_counted(r) && r->time_start && r->time_end && *r->time_start && *r->time_end &&
+            strcmp(r->time_start, r->time_end) > 0)
+            ck_lazy_add(&order, r,
+                        ck_xprintf("%s: start %s, end %s", r->path, r->time_start, r->time_end));
     }
     ck_lazy_done(&order, "%s", "meta.time.start after meta.time.end");
 }
@@ -527,8 +536,8 @@ ck_on_at_exit(check_set *c, const agg *a, int id, int severity)
     (void)a;
     for (i = 0; i < c->nf; i++) {
         const ck_file *r = &c->f[i];
-        if (own_counted(r) && r->on_at_dump == 1
-            && !(r->reason && strcmp(r->reason, "explicit") == 0))
+        if (own_counted(r) && r->on_at_dump == 1 &&
+            !(r->reason && strcmp(r->reason, "explicit") == 0))
             ck_lazy_add(r->windows > 1 ? &onw : &onn, r,
                         ck_xprintf("%s: %lld windows, written at %s", r->path, r->windows,
                                    r->reason ? r->reason : "?"));
@@ -556,24 +565,23 @@ ck_starts(check_set *c, const agg *a, int id, int severity)
             continue;
         s = r->exec - r->pairs;
         nstarts = ck_sadd(nstarts, s);
-        ck_lazy_add(&starts, r, ck_xprintf("%s: %llu executions - %llu pairs = %llu starts in "
-                                           "%lld %s (%.1f per window)", r->path,
-                                           (unsigned long long)r->exec,
-                                           (unsigned long long)r->pairs, (unsigned long long)s,
-                                           r->windows,
-                                           ck_plural((uint64_t)r->windows, "window", "windows"),
-                                           (double)s / (double)r->windows));
+        ck_lazy_add(&starts, r,
+                    ck_xprintf("%s: %llu executions - %llu pairs = %llu starts in "
+                               "%lld %s (%.1f per window)",
+                               r->path, (unsigned long long)r->exec, (unsigned long long)r->pairs,
+                               (unsigned long long)s, r->windows,
+                               ck_plural((uint64_t)r->windows, "window", "windows"),
+                               (double)s / (double)r->windows));
     }
-    ck_lazy_done(&starts, "%llu starts in %llu %s (%.1f per window)",
-                 (unsigned long long)nstarts, (unsigned long long)nwin,
-                 ck_plural(nwin, "window", "windows"),
+    ck_lazy_done(&starts, "%llu starts in %llu %s (%.1f per window)", (unsigned long long)nstarts,
+                 (unsigned long long)nwin, ck_plural(nwin, "window", "windows"),
                  nwin ? (double)nstarts / (double)nwin : 0.0);
 }
 
 void
 ck_windows(check_set *c, const agg *a, int id, int severity)
 {
-    agg_strs win = { 0 };
+    agg_strs win = {0};
     char n1[32], text[900];
     size_t i, used = 0;
 
@@ -586,11 +594,10 @@ ck_windows(check_set *c, const agg *a, int id, int severity)
     if (win.n) {
         text[0] = '\0';
         for (i = 0; i < win.n && used < sizeof text - 1; i++)
-            used += (size_t)snprintf(text + used, sizeof text - used, "%s%s %s in %llu %s",
-                                     i ? "; " : "", win.v[i].text,
-                                     strcmp(win.v[i].text, "1") == 0 ? "window" : "windows",
-                                     (unsigned long long)win.v[i].n,
-                                     ck_plural(win.v[i].n, "dump", "dumps"));
+            used += (size_t)snprintf(
+                text + used, sizeof text - used, "%s%s %s in %llu %s", i ? "; " : "", win.v[i].text,
+                strcmp(win.v[i].text, "1") == 0 ? "window" : "windows",
+                (unsigned long long)win.v[i].n, ck_plural(win.v[i].n, "dump", "dumps"));
         ck_new_finding(c, id, severity, "%s", text);
     }
     agg_strs_free(&win);

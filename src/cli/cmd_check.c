@@ -7,7 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#define DEFAULT_INPUT "the collector's default directory:\n" \
+#define DEFAULT_INPUT                                                          \
+    "the collector's default directory:\n"                                     \
     "                      /tmp/py_stats, or /tmp/py_stats-UID when another\n" \
     "                      user owns /tmp/py_stats"
 
@@ -59,11 +60,8 @@ int
 cmd_check(int argc, char **argv)
 {
     int all_files = 0, ret = CLI_EXIT_OK, r;
-    const subcmd_spec spec = {
-        usage, "h",
-        "json strict all-files python-version jobs quiet help",
-        own_option, &all_files
-    };
+    const subcmd_spec spec = {usage, "h", "json strict all-files python-version jobs quiet help",
+                              own_option, &all_files};
     subcmd_common co;
     char **inputs, verdict[1024];
     size_t ninputs;
@@ -78,7 +76,7 @@ cmd_check(int argc, char **argv)
     cs = check_load(inputs, ninputs, &co.lo, &a);
     check_verdict(cs, verdict, sizeof verdict);
     if (co.json && strcmp(co.json, "-") == 0)
-        ;   /* the JSON is the output */
+        ; /* the JSON is the output */
     else if (co.quiet)
         printf("verdict: %s\n", verdict);
     else

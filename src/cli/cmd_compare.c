@@ -61,14 +61,14 @@ static const char usage[] =
 typedef struct compare_opts {
     double min_change;
     int top;
-    const char *expr;       /* --fail-if */
+    const char *expr; /* --fail-if */
 } compare_opts;
 
 typedef struct report_job {
-    int which;              /* 0 Markdown, 1 JSON, 2 HTML */
+    int which; /* 0 Markdown, 1 JSON, 2 HTML */
     const cmp *c;
     const char *expr;
-    int result;             /* of --fail-if: 1, 0, -1 (none) */
+    int result; /* of --fail-if: 1, 0, -1 (none) */
 } report_job;
 
 static int
@@ -90,7 +90,9 @@ own_option(void *ctx, int c, const char *arg)
     char *end;
 
     switch (c) {
-    case 'f': o->expr = arg; return 0;
+    case 'f':
+        o->expr = arg;
+        return 0;
     case 'T':
         return cli_opt_count("top", arg, SUBCMD_ROWS_MAX, &o->top) < 0 ? CLI_EXIT_USAGE : 0;
     case 'c':
@@ -122,8 +124,8 @@ lookup(void *ctx, int fn, const char *path, double *out, char *err, size_t errsi
     snprintf(sec, sizeof sec, "%.*s", (int)(dot - path), path);
     s = cmp_find_section(c, sec);
     if (s == NULL) {
-        used = (size_t)snprintf(err, errsize, "'%s': no section '%s' in this comparison (sections:",
-                                path, sec);
+        used = (size_t)snprintf(err, errsize,
+                                "'%s': no section '%s' in this comparison (sections:", path, sec);
         for (i = 0; i < c->nsec && used < errsize; i++)
             used += (size_t)snprintf(err + used, errsize - used, " %s", c->sec[i].name);
         if (used < errsize)
@@ -136,14 +138,30 @@ lookup(void *ctx, int fn, const char *path, double *out, char *err, size_t errsi
         return -1;
     }
     switch (fn) {
-    case CX_BASE: *out = r->base; break;
-    case CX_HEAD: *out = r->head; break;
-    case CX_CHANGE: *out = r->change; break;
-    case CX_REL: *out = r->rel; break;
-    case CX_BASE_PM: *out = r->base_pm; break;
-    case CX_HEAD_PM: *out = r->head_pm; break;
-    case CX_CHANGE_PM: *out = r->change_pm; break;
-    case CX_REL_PM: *out = r->rel_pm; break;
+    case CX_BASE:
+        *out = r->base;
+        break;
+    case CX_HEAD:
+        *out = r->head;
+        break;
+    case CX_CHANGE:
+        *out = r->change;
+        break;
+    case CX_REL:
+        *out = r->rel;
+        break;
+    case CX_BASE_PM:
+        *out = r->base_pm;
+        break;
+    case CX_HEAD_PM:
+        *out = r->head_pm;
+        break;
+    case CX_CHANGE_PM:
+        *out = r->change_pm;
+        break;
+    case CX_REL_PM:
+        *out = r->rel_pm;
+        break;
     default:
         if (s->kind == CMP_SHARE)
             *out = r->change;
@@ -151,8 +169,8 @@ lookup(void *ctx, int fn, const char *path, double *out, char *err, size_t errsi
             *out = s->normalized ? r->rel_pm : r->rel;
         break;
     }
-    if (s->kind == CMP_SHARE && (fn == CX_BASE_PM || fn == CX_HEAD_PM || fn == CX_CHANGE_PM
-                                 || fn == CX_REL_PM))
+    if (s->kind == CMP_SHARE &&
+        (fn == CX_BASE_PM || fn == CX_HEAD_PM || fn == CX_CHANGE_PM || fn == CX_REL_PM))
         *out = NAN;
     return 0;
 }
@@ -161,7 +179,7 @@ lookup(void *ctx, int fn, const char *path, double *out, char *err, size_t errsi
 static int
 load_side(char *input, const load_opts *lo, agg *a, summary *s, const char *label)
 {
-    static const summary_opts so = { .top_pairs = 100, .top_sites = 50 };
+    static const summary_opts so = {.top_pairs = 100, .top_sites = 50};
 
     load_inputs(&input, 1, lo, a);
     if (agg_files(a) == 0) {
@@ -222,12 +240,10 @@ write_reports(const subcmd_common *co, report_job *j)
 int
 cmd_compare(int argc, char **argv)
 {
-    compare_opts o = { .min_change = 1.0, .top = 30 };
+    compare_opts o = {.min_change = 1.0, .top = 30};
     const subcmd_spec spec = {
-        usage, "h",
-        "json markdown html min-change top fail-if python-version jobs quiet help",
-        own_option, &o
-    };
+        usage, "h", "json markdown html min-change top fail-if python-version jobs quiet help",
+        own_option, &o};
     int ret = CLI_EXIT_INPUT, r, result = -1;
     subcmd_common co;
     cexpr *expr = NULL;
@@ -253,8 +269,8 @@ cmd_compare(int argc, char **argv)
     memset(&head, 0, sizeof head);
     memset(&sb, 0, sizeof sb);
     memset(&sh, 0, sizeof sh);
-    if (load_side(argv[optind], &co.lo, &base, &sb, "base") != 0
-        || load_side(argv[optind + 1], &co.lo, &head, &sh, "head") != 0)
+    if (load_side(argv[optind], &co.lo, &base, &sb, "base") != 0 ||
+        load_side(argv[optind + 1], &co.lo, &head, &sh, "head") != 0)
         goto fail;
     cmp_build(&cm, &sb, argv + optind, 1, &sh, argv + optind + 1, 1, o.min_change, o.top);
     result = fail_if(expr, o.expr, &cm, co.quiet);
@@ -264,12 +280,13 @@ cmd_compare(int argc, char **argv)
     }
     cm.fail_if = o.expr;
     cm.fail_result = result;
-    j = (report_job){ 0, &cm, o.expr, result };
+    j = (report_job){0, &cm, o.expr, result};
     ret = write_reports(&co, &j);
     if (ret == CLI_EXIT_OK && result == 1) {
         fprintf(stderr, "pystats: --fail-if condition is true (exit %d)\n", CLI_EXIT_CONDITION);
         ret = CLI_EXIT_CONDITION;
-    } else if (result == 0 && !co.quiet) {
+    }
+    else if (result == 0 && !co.quiet) {
         fputs("pystats: --fail-if condition is false\n", stderr);
     }
 done:

@@ -81,7 +81,7 @@ count_dumps(const char *dir)
  * name later (someone renamed this one away and put theirs in its
  * place) is not read. */
 typedef struct run_dir {
-    char *path;     /* owned */
+    char *path; /* owned */
     dev_t dev;
     ino_t ino;
 } run_dir;
@@ -127,13 +127,16 @@ make_run_dir(const char *out, run_dir *r)
         if (take_dir(r, out, 0700, "cannot use the directory ") != 0)
             return -1;
         if (count_dumps(out) != 0) {
-            fprintf(stderr, "pystats: error: %s already holds files: a run needs a new or "
-                    "empty directory, or its files would mix with others\n", out);
+            fprintf(stderr,
+                    "pystats: error: %s already holds files: a run needs a new or "
+                    "empty directory, or its files would mix with others\n",
+                    out);
             return -1;
         }
         r->path = cli_xstrdup(out);
         return 0;
-    } else {
+    }
+    else {
         char stamp[32], base[PSF_PATH_MAX], *dir;
         time_t now = time(NULL);
         struct tm tm;
@@ -155,8 +158,8 @@ make_run_dir(const char *out, run_dir *r)
         dir = cli_xmalloc(n);
         snprintf(dir, n, "%s/run-%s-XXXXXX", base, stamp);
         if (mkdtemp(dir) == NULL) {
-            fprintf(stderr, "pystats: error: cannot create a run directory under %s: %s\n",
-                    base, strerror(errno));
+            fprintf(stderr, "pystats: error: cannot create a run directory under %s: %s\n", base,
+                    strerror(errno));
             free(dir);
             return -1;
         }
@@ -216,11 +219,14 @@ python_flags(char **argv, int *ign_env, int *isolated, int *no_site, int *xdir)
             continue;
         }
         for (a++; *a; a++) {
-            if (*a == 'E') *ign_env = 1;
-            else if (*a == 'I') *isolated = 1;
-            else if (*a == 'S') *no_site = 1;
+            if (*a == 'E')
+                *ign_env = 1;
+            else if (*a == 'I')
+                *isolated = 1;
+            else if (*a == 'S')
+                *no_site = 1;
             else if (*a == 'c' || *a == 'm')
-                return;                     /* the rest is the program's */
+                return; /* the rest is the program's */
             else if (*a == 'W' || *a == 'X') {
                 const char *v = a[1] ? a + 1 : argv[i + 1];
                 if (*a == 'X' && v && strncmp(v, "pystats_dir", 11) == 0)
@@ -270,12 +276,11 @@ pyperf_environ(char **cmd, char **extra_arg)
     char **out;
 
     for (n = 0; cmd[n]; n++)
-        if (p < 0 && ((n == 0 && strcmp(base_name(cmd[0]), "pyperf") == 0)
-                      || (n > 0 && strcmp(cmd[n - 1], "-m") == 0
-                          && strcmp(cmd[n], "pyperf") == 0)))
+        if (p < 0 && ((n == 0 && strcmp(base_name(cmd[0]), "pyperf") == 0) ||
+                      (n > 0 && strcmp(cmd[n - 1], "-m") == 0 && strcmp(cmd[n], "pyperf") == 0)))
             p = n;
-    if (p < 0 || cmd[p + 1] == NULL
-        || (strcmp(cmd[p + 1], "timeit") != 0 && strcmp(cmd[p + 1], "command") != 0))
+    if (p < 0 || cmd[p + 1] == NULL ||
+        (strcmp(cmd[p + 1], "timeit") != 0 && strcmp(cmd[p + 1], "command") != 0))
         return cmd;
     for (i = p + 2; cmd[i] && strcmp(cmd[i], "--") != 0; i++) {
         if (strcmp(cmd[i], "--copy-env") == 0)
@@ -293,20 +298,23 @@ pyperf_environ(char **cmd, char **extra_arg)
             list = "";
         memcpy(out, cmd, (size_t)n * sizeof *out);
         *extra_arg = cli_xmalloc(strlen(list) + sizeof PYSTATS_VARS + 20);
-        sprintf(*extra_arg, "%s%s%s" PYSTATS_VARS, eq ? "--inherit-environ=" : "",
-                list, *list ? "," : "");
+        sprintf(*extra_arg, "%s%s%s" PYSTATS_VARS, eq ? "--inherit-environ=" : "", list,
+                *list ? "," : "");
         if (cmd[vi] == NULL)
             out[n++] = *extra_arg;
         else
             out[vi] = *extra_arg;
-    } else {
+    }
+    else {
         memcpy(out, cmd, (size_t)(p + 2) * sizeof *out);
         out[p + 2] = "--inherit-environ";
         out[p + 3] = PYSTATS_VARS;
         memcpy(out + p + 4, cmd + p + 2, (size_t)(n - p - 2) * sizeof *out);
     }
-    fprintf(stderr, "pystats run: pyperf passes its workers only the variables it is told "
-            "to: running it with --inherit-environ %s\n", PYSTATS_VARS);
+    fprintf(stderr,
+            "pystats run: pyperf passes its workers only the variables it is told "
+            "to: running it with --inherit-environ %s\n",
+            PYSTATS_VARS);
     return out;
 }
 
@@ -343,11 +351,15 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
 {
     const char *py = is_python(cmd[0]) ? cmd[0] : "python3";
     int ign_env = 0, isolated = 0, no_site = 0, xdir = 0, reasons = 0, r;
-    char *hook_ran[] = { (char *)py, "-c",
-                         "import sys; sys.exit(0 if 'pystats_startup' in sys.modules else 3)", NULL };
-    char *importable[] = { (char *)py, "-c", "import pystats_startup", NULL };
+    char *hook_ran[] = {(char *)py, "-c",
+                        "import sys; sys.exit(0 if 'pystats_startup' in sys.modules else 3)", NULL};
+    char *importable[] = {(char *)py, "-c", "import pystats_startup", NULL};
 
-#define REASON(...) do { reasons++; fprintf(stderr, "  - " __VA_ARGS__); } while (0)
+#define REASON(...)                          \
+    do {                                     \
+        reasons++;                           \
+        fprintf(stderr, "  - " __VA_ARGS__); \
+    } while (0)
     fprintf(stderr, "pystats: error: the run wrote no dump into %s; likely reasons:\n", dir);
     if (status_known && exit_code == 127)
         REASON("the command could not be run (exit status 127: not found?)\n");
@@ -355,8 +367,8 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
         python_flags(cmd, &ign_env, &isolated, &no_site, &xdir);
         if (ign_env || isolated)
             REASON("%s ignores PYTHONSTATS and PYSTATS_DIR (%s): use -X pystats "
-                   "-X pystats_dir=%s instead, or drop the flag\n", py,
-                   isolated ? "-I" : "-E", dir);
+                   "-X pystats_dir=%s instead, or drop the flag\n",
+                   py, isolated ? "-I" : "-E", dir);
         if (no_site)
             REASON("-S: the startup hook (a .pth file in site-packages) does not run; "
                    "drop -S, or call pystats.on() in the program\n");
@@ -376,23 +388,29 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
         r = probe(hook_ran, "noop");
         if (r == 127 || r < 0) {
             REASON("%s could not be run to check its startup hook\n", py);
-        } else if (r != 0) {
+        }
+        else if (r != 0) {
             if (probe(importable, NULL) != 0)
                 REASON("the startup hook is not installed in the interpreter %s: "
                        "'%s -c \"import pystats_startup\"' fails; install pystats into it "
-                       "(pip install, or make install PYTHON=%s)\n", py, py, py);
+                       "(pip install, or make install PYTHON=%s)\n",
+                       py, py, py);
             else
                 REASON("%s can import pystats_startup but its .pth line did not run it "
-                       "(site-packages .pth files not processed?)\n", py);
-        } else if (!is_python(cmd[0])) {
+                       "(site-packages .pth files not processed?)\n",
+                       py);
+        }
+        else if (!is_python(cmd[0])) {
             REASON("the startup hook works in %s, so the command's Python processes "
                    "use another interpreter, are started with a cleaned environment, "
-                   "or ran no Python code while collecting\n", py);
+                   "or ran no Python code while collecting\n",
+                   py);
         }
     }
     if (status_known && exit_code != 0 && exit_code != 127)
         REASON("the command failed (exit status %d) before any Python process wrote "
-               "its dump\n", exit_code);
+               "its dump\n",
+               exit_code);
     if (reasons == 0)
         REASON("the command started no Python process, or each one ran no Python code "
                "while collection was on\n");
@@ -409,10 +427,17 @@ own_option(void *ctx, int c, const char *arg)
     run_opts *o = ctx;
 
     switch (c) {
-    case 'o': o->out = arg; return 0;
-    case 'M': o->mode = arg; return 0;
-    case 'L': o->label = arg; return 0;
-    default: return CLI_EXIT_USAGE;
+    case 'o':
+        o->out = arg;
+        return 0;
+    case 'M':
+        o->mode = arg;
+        return 0;
+    case 'L':
+        o->label = arg;
+        return 0;
+    default:
+        return CLI_EXIT_USAGE;
     }
 }
 
@@ -465,7 +490,8 @@ run_command(char **cmd, int *exit_code, int *status_known)
     if (WIFEXITED(st)) {
         *status_known = 1;
         *exit_code = WEXITSTATUS(st);
-    } else if (WIFSIGNALED(st)) {
+    }
+    else if (WIFSIGNALED(st)) {
         *exit_code = 128 + WTERMSIG(st);
     }
     return 0;
@@ -479,16 +505,17 @@ typedef struct run_reports {
     char own[3][PSF_PATH_MAX];
 } run_reports;
 
-static const char *const report_ext[3] = { "md", "json", "html" };
+static const char *const report_ext[3] = {"md", "json", "html"};
 static int (*const report_fn[3])(FILE *, const summary *) = {
-    report_markdown, report_json, report_html,
+    report_markdown,
+    report_json,
+    report_html,
 };
 
 static int
-write_reports(const subcmd_common *co, const char *dir, const summary *sum,
-              run_reports *rr)
+write_reports(const subcmd_common *co, const char *dir, const summary *sum, run_reports *rr)
 {
-    const char *given[3] = { co->markdown, co->json, co->html };
+    const char *given[3] = {co->markdown, co->json, co->html};
     char sub[PSF_PATH_MAX - 16];
     int i, r, ret = CLI_EXIT_OK;
 
@@ -501,8 +528,8 @@ write_reports(const subcmd_common *co, const char *dir, const summary *sum,
         if (given[i] != NULL)
             continue;
         if (mkdir(sub, 0700) != 0 && errno != EEXIST) {
-            fprintf(stderr, "pystats: error: %s: cannot create the report directory: %s\n",
-                    sub, strerror(errno));
+            fprintf(stderr, "pystats: error: %s: cannot create the report directory: %s\n", sub,
+                    strerror(errno));
             return CLI_EXIT_OUTPUT;
         }
         snprintf(rr->own[i], sizeof rr->own[i], "%s/summary.%s", sub, report_ext[i]);
@@ -628,8 +655,8 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
 static int
 report_run(const subcmd_common *co, char *dir, size_t ndumps)
 {
-    summary_opts so = { .top_pairs = 100, .top_sites = 50 };
-    load_opts lo = { .quiet = 1 };
+    summary_opts so = {.top_pairs = 100, .top_sites = 50};
+    load_opts lo = {.quiet = 1};
     char verdict[1024];
     run_reports rr;
     check_set *cs;
@@ -658,16 +685,17 @@ report_run(const subcmd_common *co, char *dir, size_t ndumps)
 
 /* After the command: what it wrote, summarized and checked. */
 static int
-after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code,
-          int status_known)
+after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code, int status_known)
 {
     size_t ndumps;
     int ret;
 
     if (!same_dir(rd)) {
-        fprintf(stderr, "pystats: error: %s is no longer the directory this run created "
+        fprintf(stderr,
+                "pystats: error: %s is no longer the directory this run created "
                 "(renamed, replaced or opened to others while the command ran): "
-                "nothing in it is read\n", rd->path);
+                "nothing in it is read\n",
+                rd->path);
         return CLI_EXIT_UNTRUSTED;
     }
     ndumps = count_dumps(rd->path);
@@ -688,12 +716,9 @@ after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code,
 int
 cmd_run(int argc, char **argv)
 {
-    run_opts o = { .mode = "count" };
-    const subcmd_spec spec = {
-        usage, "+ho:",
-        "output mode label json markdown html quiet help",
-        own_option, &o
-    };
+    run_opts o = {.mode = "count"};
+    const subcmd_spec spec = {usage, "+ho:", "output mode label json markdown html quiet help",
+                              own_option, &o};
     char **cmd, **given, *extra = NULL;
     int r, ret, exit_code = 0, status_known = 0;
     subcmd_common co;

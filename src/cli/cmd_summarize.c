@@ -11,7 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define DEFAULT_INPUT "the collector's default directory,\n" \
+#define DEFAULT_INPUT                                                          \
+    "the collector's default directory,\n"                                     \
     "                      /tmp/py_stats, or /tmp/py_stats-UID when another\n" \
     "                      user owns /tmp/py_stats"
 
@@ -58,14 +59,20 @@ own_option(void *ctx, int c, const char *arg)
     summarize_opts *so = ctx;
 
     switch (c) {
-    case 'b': so->lo->by_label = 1; return 0;
-    case 'e': so->lo->by_label = so->equal_weight = 1; return 0;
+    case 'b':
+        so->lo->by_label = 1;
+        return 0;
+    case 'e':
+        so->lo->by_label = so->equal_weight = 1;
+        return 0;
     case 'T':
         return cli_opt_count("top-pairs", arg, SUBCMD_ROWS_MAX, &so->ro.top_pairs) < 0
-            ? CLI_EXIT_USAGE : 0;
+                   ? CLI_EXIT_USAGE
+                   : 0;
     case 'S':
         return cli_opt_count("top-sites", arg, SUBCMD_ROWS_MAX, &so->ro.top_sites) < 0
-            ? CLI_EXIT_USAGE : 0;
+                   ? CLI_EXIT_USAGE
+                   : 0;
     default:
         return CLI_EXIT_USAGE;
     }
@@ -96,13 +103,12 @@ int
 cmd_summarize(int argc, char **argv)
 {
     subcmd_common co;
-    summarize_opts so = { .ro = { .top_pairs = 100, .top_sites = 50 } };
+    summarize_opts so = {.ro = {.top_pairs = 100, .top_sites = 50}};
     const subcmd_spec spec = {
         usage, "h",
         "json markdown html strict python-version jobs top-pairs top-sites quiet by-label "
         "equal-weight help",
-        own_option, &so
-    };
+        own_option, &so};
     char **inputs, trust[1024];
     size_t ninputs;
     int ret = CLI_EXIT_OK, r;

@@ -14,13 +14,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-const char *const cmp_only_name[3] = { "", "base", "head" };
+const char *const cmp_only_name[3] = {"", "base", "head"};
 
 /* ---- sections and rows ------------------------------------------------ */
 
 static cmp_section *
-sec_new(cmp *c, const char *name, const char *title, const char *col, int kind,
-        int normalized, const char *note)
+sec_new(cmp *c, const char *name, const char *title, const char *col, int kind, int normalized,
+        const char *note)
 {
     cmp_section *s;
     ktab *idx = cli_xmalloc(sizeof *idx);
@@ -75,7 +75,8 @@ add_count(cmp_section *s, int side, const char *name, uint64_t n)
     if (side == 0) {
         r->has_base = 1;
         r->base_n = sat_add(r->base_n, n);
-    } else {
+    }
+    else {
         r->has_head = 1;
         r->head_n = sat_add(r->head_n, n);
     }
@@ -99,14 +100,14 @@ add_share(cmp_section *s, int side, const char *name, uint64_t num, uint64_t den
     if (side == 0) {
         r->base_num = sat_add(r->base_num, num);
         r->base_den = sat_add(r->base_den, den);
-    } else {
+    }
+    else {
         r->head_num = sat_add(r->head_num, num);
         r->head_den = sat_add(r->head_den, den);
     }
 }
 
-static void
-fmt_name(char *buf, size_t size, const char *fmt, ...)
+static void fmt_name(char *buf, size_t size, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 static void
@@ -171,12 +172,14 @@ sec_finish(cmp *c, cmp_section *s)
                 r->change_pm = r->head_pm - r->base_pm;
                 r->rel_pm = rel_change(r->base_pm, r->head_pm);
                 mag[i] = fabs(r->change_pm);
-            } else {
+            }
+            else {
                 r->base_pm = r->head_pm = r->change_pm = r->rel_pm = NAN;
                 mag[i] = fabs(r->change);
             }
             r->folded = fabs(pm ? r->rel_pm : r->rel) * 100.0 < c->min_change;
-        } else {
+        }
+        else {
             r->has_base = r->base_den > 0;
             r->has_head = r->head_den > 0;
             r->base = r->has_base ? (double)r->base_num / (double)r->base_den : NAN;
@@ -187,7 +190,8 @@ sec_finish(cmp *c, cmp_section *s)
             if (r->has_base && r->has_head) {
                 mag[i] = fabs(r->change);
                 r->folded = fabs(r->change) * 100.0 < c->min_change;
-            } else {
+            }
+            else {
                 /* Defined on one side only (no data on the other): no
                  * change can be measured; shown after the changes. */
                 mag[i] = 0;
@@ -245,12 +249,13 @@ fill_own(cmp *c)
         cen = sec_new(c, "census", "Specialization census", "Family.state", CMP_SHARE, 0,
                       "Shares of the family's sites at dump time: specialized, backing off "
                       "after failed attempts, never tried.");
-        cenn = sec_new(c, "census_counts", "Specialization census counts", "Counter",
-                       CMP_COUNT, 0, "Code objects and sites, summed over dumps.");
+        cenn = sec_new(c, "census_counts", "Specialization census counts", "Counter", CMP_COUNT, 0,
+                       "Code objects and sites, summed over dumps.");
     }
     if (c->side[0].m->nsites || c->side[1].m->nsites)
-        sites = sec_new(c, "census_sites", "Sites that fail to specialize", "Family file:line function",
-                        CMP_COUNT, 0, "Sites backing off, merged by family, file, line and function.");
+        sites =
+            sec_new(c, "census_sites", "Sites that fail to specialize", "Family file:line function",
+                    CMP_COUNT, 0, "Sites backing off, merged by family, file, line and function.");
     if (c->side[0].m->ncode || c->side[1].m->ncode) {
         hot = sec_new(c, "hot_code", "Hot code: instructions", "Code object", CMP_COUNT, 1,
                       "Instructions executed by FILE:FUNCTION, FILE by module where it "
@@ -259,8 +264,7 @@ fill_own(cmp *c)
                       "versions; code objects alike in both are added. Self: the share "
                       "of all instructions executed on that side.");
         hot->self_share = 1;
-        hotc = sec_new(c, "hot_code_calls", "Hot code: calls", "Code object", CMP_COUNT, 1,
-                       NULL);
+        hotc = sec_new(c, "hot_code_calls", "Hot code: calls", "Code object", CMP_COUNT, 1, NULL);
     }
     for (i = 0; i < 2; i++) {
         const m_group *m = c->side[i].m;
@@ -298,7 +302,7 @@ fill_own(cmp *c)
         if (hot)
             for (k = 0; k < m->ncode; k++) {
                 char *enc = cli_xstrdup(m->code[k].name), *cn;
-                drop_line(enc);     /* encoded: FILE and QUALNAME hold no raw ':' */
+                drop_line(enc); /* encoded: FILE and QUALNAME hold no raw ':' */
                 cn = text_display(enc);
                 free(enc);
                 add_count(hot, i, cn, m->code[k].instructions);
@@ -317,8 +321,8 @@ static void
 add_op_spec(const spec_secs *secs, int i, const m_op *op)
 {
     cmp_section *spec = secs->spec, *specn = secs->specn, *fail = secs->fail;
-    static const int f[] = { PSF_SPEC_HIT, PSF_SPEC_MISS, PSF_SPEC_DEFERRED, PSF_SPEC_DEOPT };
-    static const char *const fn[] = { "hit_ratio", "miss_ratio", "deferred_ratio", "deopt_ratio" };
+    static const int f[] = {PSF_SPEC_HIT, PSF_SPEC_MISS, PSF_SPEC_DEFERRED, PSF_SPEC_DEOPT};
+    static const char *const fn[] = {"hit_ratio", "miss_ratio", "deferred_ratio", "deopt_ratio"};
     uint64_t total = spec_total(op), sf;
     char name[1200];
     size_t q;
@@ -355,7 +359,8 @@ add_op_pairs(cmp *c, cmp_section *pairs, int i, const m_op *op)
         if (c->by_family) {
             const char *fb = psf_tab_family(c->side[i].g->minor, b);
             fmt_name(name, sizeof name, "%s %s", op->family, fb ? fb : b);
-        } else {
+        }
+        else {
             fmt_name(name, sizeof name, "%s %s", op->name, b);
         }
         add_count(pairs, i, name, op->succ.v[j].n);
@@ -406,8 +411,8 @@ fill_hist(cmp *c)
         for (k = 0; k < m->nhist; k++)
             for (j = 0; j < m->hist[k].buckets.n; j++) {
                 if (s == NULL)
-                    s = sec_new(c, "histograms", "Optimization histograms", "Bucket",
-                                CMP_COUNT, 1, NULL);
+                    s = sec_new(c, "histograms", "Optimization histograms", "Bucket", CMP_COUNT, 1,
+                                NULL);
                 fmt_name(name, sizeof name, "%s <= %s", m->hist[k].name,
                          m->hist[k].buckets.v[j].name);
                 add_count(s, i, name, m->hist[k].buckets.v[j].n);
@@ -477,26 +482,26 @@ fill(cmp *c)
                   "A family is a base instruction with all its specialized forms. "
                   "Self: the share of all instructions executed on that side.");
     fam->self_share = 1;
-    eff = sec_new(c, "effectiveness", "Specialization effectiveness", "Instructions",
-                  CMP_SHARE, 0, "Shares of all instructions executed (native dumps only).");
+    eff = sec_new(c, "effectiveness", "Specialization effectiveness", "Instructions", CMP_SHARE, 0,
+                  "Shares of all instructions executed (native dumps only).");
     spec = sec_new(c, "specialization", "Specialization", "Family.figure", CMP_SHARE, 0,
                    "hit, miss, deferred and deopt ratios of hit + miss + executions of the "
                    "base instruction; success ratio of specialization attempts; specialized "
                    "share of the family's executions.");
     specn = sec_new(c, "specialization_counts", "Specialization counts", "Family.counter",
                     CMP_COUNT, 1, NULL);
-    fail = sec_new(c, "failure_kinds", "Specialization failure kinds", "Family.kind",
-                   CMP_SHARE, 0, "Shares of the family's specialization failures.");
-    secs = (spec_secs){ spec, specn, fail };
+    fail = sec_new(c, "failure_kinds", "Specialization failure kinds", "Family.kind", CMP_SHARE, 0,
+                   "Shares of the family's specialization failures.");
+    secs = (spec_secs){spec, specn, fail};
     if (c->side[0].m->has_pairs || c->side[1].m->has_pairs)
-        pairs = sec_new(c, "pairs", c->by_family ? "Pair counts by family" : "Pair counts",
-                        "Pair", CMP_COUNT, 1, NULL);
+        pairs = sec_new(c, "pairs", c->by_family ? "Pair counts by family" : "Pair counts", "Pair",
+                        CMP_COUNT, 1, NULL);
 
     for (i = 0; i < 2; i++) {
         const m_group *m = c->side[i].m;
         int native = c->side[i].g->source == AGG_NATIVE;
         uint64_t basic = 0, notspec = 0, hits = 0, misses = 0;
-        m_list famexec = { 0 }, famspec = { 0 };
+        m_list famexec = {0}, famspec = {0};
 
         for (k = 0; k < m->ops.n; k++) {
             const m_op *op = &m->ops.v[k];
@@ -506,13 +511,16 @@ fill(cmp *c)
                 add_count(fam, i, op->family, op->exec);
                 m_list_add(&famexec, op->family, strlen(op->family), op->exec);
                 if (native && model_is_specialized(op)) {
-                    uint64_t ms = op->spec[PSF_SPEC_MISS] < op->exec ? op->spec[PSF_SPEC_MISS] : op->exec;
+                    uint64_t ms =
+                        op->spec[PSF_SPEC_MISS] < op->exec ? op->spec[PSF_SPEC_MISS] : op->exec;
                     m_list_add(&famspec, op->family, strlen(op->family), op->exec);
                     hits += op->exec - ms;
                     misses += ms;
-                } else if (native && op->specializable) {
+                }
+                else if (native && op->specializable) {
                     notspec += op->exec;
-                } else if (native) {
+                }
+                else if (native) {
                     basic += op->exec;
                 }
             }
@@ -574,8 +582,7 @@ mark_only(cmp *c, cmp_section *s)
 
 /* ---- warnings ----------------------------------------------------------- */
 
-static void
-warn(cmp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void warn(cmp *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 static void
 warn(cmp *c, const char *fmt, ...)
@@ -641,7 +648,7 @@ excluded_text(const m_group *m, char *buf, size_t size)
 }
 
 static const char *const build_keys[] = {
-    PSF_H_PY_SYS_VERSION, PSF_H_PY_CONFIG_ARGS, PSF_H_PY_PYSTATS_BUILD,
+    PSF_H_PY_SYS_VERSION,    PSF_H_PY_CONFIG_ARGS, PSF_H_PY_PYSTATS_BUILD,
     PSF_H_PY_FREE_THREADING, PSF_H_PY_JIT,
 };
 
@@ -657,7 +664,8 @@ warnings(cmp *c)
         const cmp_side *sd = &c->side[k];
         if (sd->s->ng > 1) {
             cmp_side_title(c, k, tb, sizeof tb);
-            warn(c, "%s mixes %zu kinds of dumps; compared: %s (%llu files), the others are left out",
+            warn(c,
+                 "%s mixes %zu kinds of dumps; compared: %s (%llu files), the others are left out",
                  sd->label, sd->s->ng, tb, (unsigned long long)sd->g->files);
         }
         if (sd->problems)
@@ -669,12 +677,15 @@ warnings(cmp *c)
     if (c->by_family) {
         cmp_side_title(c, 0, tb, sizeof tb);
         cmp_side_title(c, 1, th, sizeof th);
-        warn(c, "base and head count different things (%s; %s): the pystats collector counts "
+        warn(c,
+             "base and head count different things (%s; %s): the pystats collector counts "
              "base instructions, a native dump counts each specialized form, so they are "
-             "compared by family only", tb, th);
+             "compared by family only",
+             tb, th);
     }
     if (b->minor && h->minor && b->minor != h->minor)
-        warn(c, "different Python versions (3.%d and 3.%d): instruction sets differ; "
+        warn(c,
+             "different Python versions (3.%d and 3.%d): instruction sets differ; "
              "instructions of one version only are marked, and families are compared as units",
              b->minor, h->minor);
     if (!strs_same(&b->collectors, &h->collectors)) {
@@ -697,7 +708,8 @@ warnings(cmp *c)
         excluded_text(c->side[0].m, tb, sizeof tb);
         excluded_text(c->side[1].m, th, sizeof th);
         if (strcmp(tb, th) != 0)
-            warn(c, "the censuses leave out different families (base: %s; head: %s): a census "
+            warn(c,
+                 "the censuses leave out different families (base: %s; head: %s): a census "
                  "taken alongside counting (meta.census.scope : count) leaves out the families "
                  "its events instrument, so their rows are not like for like",
                  tb[0] ? tb : "none", th[0] ? th : "none");
@@ -713,11 +725,11 @@ group_matches(const agg_group *a, const agg_group *b)
 }
 
 void
-cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase,
-          const summary *head, char **head_in, size_t nhead, double min_change, int top)
+cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summary *head,
+          char **head_in, size_t nhead, double min_change, int top)
 {
-    const summary *sides[2] = { base, head };
-    size_t i, j, k, gi[2] = { 0, 0 };
+    const summary *sides[2] = {base, head};
+    size_t i, j, k, gi[2] = {0, 0};
     int done = 0;
 
     memset(c, 0, sizeof *c);
@@ -744,8 +756,8 @@ cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase,
         c->side[k].m = &c->side[k].sg->m;
         c->side[k].problems = sides[k]->nproblems;
     }
-    c->by_family = c->side[0].g->source != c->side[1].g->source
-        || strcmp(c->side[0].g->counts, c->side[1].g->counts) != 0;
+    c->by_family = c->side[0].g->source != c->side[1].g->source ||
+                   strcmp(c->side[0].g->counts, c->side[1].g->counts) != 0;
     fill(c);
     for (i = 0; i < c->nsec; i++) {
         if (strcmp(c->sec[i].name, "execution") == 0 || strcmp(c->sec[i].name, "family") == 0)

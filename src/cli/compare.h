@@ -36,61 +36,60 @@ enum cmp_only { CMP_ONLY_NONE = 0, CMP_ONLY_BASE, CMP_ONLY_HEAD };
 extern const char *const cmp_only_name[3];
 
 typedef struct cmp_row {
-    char *name;             /* owned */
-    int only;               /* cmp_only */
-    int has_base, has_head; /* the figure exists on that side */
-    uint64_t base_n, head_n;/* count rows: the counts */
+    char *name;                                      /* owned */
+    int only;                                        /* cmp_only */
+    int has_base, has_head;                          /* the figure exists on that side */
+    uint64_t base_n, head_n;                         /* count rows: the counts */
     uint64_t base_num, base_den, head_num, head_den; /* share rows */
-    double base, head;      /* count, or share in [0, 1]; NaN if undefined */
-    double change, rel;     /* head - base; change / base (NaN if base is 0) */
+    double base, head;                          /* count, or share in [0, 1]; NaN if undefined */
+    double change, rel;                         /* head - base; change / base (NaN if base is 0) */
     double base_pm, head_pm, change_pm, rel_pm; /* count rows: per million instructions */
-    double weight;          /* share of the section's total change, 0..1 */
-    int folded;             /* changed less than --min-change */
+    double weight;                              /* share of the section's total change, 0..1 */
+    int folded;                                 /* changed less than --min-change */
 } cmp_row;
 
 typedef struct cmp_section {
-    const char *name;       /* path name: "family", "specialization" */
-    const char *title;      /* "Execution counts by family" */
-    const char *col;        /* first column: "Family" */
-    const char *note;       /* a sentence under the title, or NULL */
-    int kind;               /* cmp_kind */
-    int normalized;         /* count rows with per-million figures */
-    int self_share;         /* normalized figure shown as a share of all instructions */
-    cmp_row *rows;          /* owned */
+    const char *name;  /* path name: "family", "specialization" */
+    const char *title; /* "Execution counts by family" */
+    const char *col;   /* first column: "Family" */
+    const char *note;  /* a sentence under the title, or NULL */
+    int kind;          /* cmp_kind */
+    int normalized;    /* count rows with per-million figures */
+    int self_share;    /* normalized figure shown as a share of all instructions */
+    cmp_row *rows;     /* owned */
     size_t n, cap;
     size_t nfolded;
-    void *index;            /* owned: name -> row while building */
+    void *index; /* owned: name -> row while building */
 } cmp_section;
 
 typedef struct cmp_side {
-    const char *label;      /* "base" / "head" */
-    char **inputs;          /* borrowed */
+    const char *label; /* "base" / "head" */
+    char **inputs;     /* borrowed */
     size_t ninputs;
-    const summary *s;       /* borrowed: the side's summary */
-    const summary_group *sg;  /* borrowed: the group compared */
-    const agg_group *g;     /* borrowed: its metadata (sg->meta) */
-    const m_group *m;       /* borrowed: its model (&sg->m) */
+    const summary *s;        /* borrowed: the side's summary */
+    const summary_group *sg; /* borrowed: the group compared */
+    const agg_group *g;      /* borrowed: its metadata (sg->meta) */
+    const m_group *m;        /* borrowed: its model (&sg->m) */
     uint64_t problems;
 } cmp_side;
 
 typedef struct cmp {
-    cmp_side side[2];       /* base, head */
-    int by_family;          /* different counting semantics: families only */
-    double min_change;      /* percent */
-    int top;                /* rows shown per section in reports */
-    cmp_section *sec;       /* owned */
+    cmp_side side[2];  /* base, head */
+    int by_family;     /* different counting semantics: families only */
+    double min_change; /* percent */
+    int top;           /* rows shown per section in reports */
+    cmp_section *sec;  /* owned */
     size_t nsec;
-    char **warn;            /* owned sentences, no final period */
+    char **warn; /* owned sentences, no final period */
     size_t nwarn;
-    const char *fail_if;    /* --fail-if as given (NULL: none), for the */
-    int fail_result;        /* headline: its result, 1 true, 0 false */
+    const char *fail_if; /* --fail-if as given (NULL: none), for the */
+    int fail_result;     /* headline: its result, 1 true, 0 false */
 } cmp;
 
 /* Build the comparison of two summaries (each with at least one file);
  * both must outlive c. */
-void cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase,
-               const summary *head, char **head_in, size_t nhead,
-               double min_change, int top);
+void cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summary *head,
+               char **head_in, size_t nhead, double min_change, int top);
 void cmp_free(cmp *c);
 
 const cmp_section *cmp_find_section(const cmp *c, const char *name);

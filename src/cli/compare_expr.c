@@ -17,21 +17,21 @@ const char *const cexpr_fn_name[CX_FN_COUNT] = {
 
 enum { N_OR, N_AND, N_NOT, N_CMP };
 enum { OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE };
-static const char *const op_name[] = { "<", "<=", ">", ">=", "==", "!=" };
+static const char *const op_name[] = {"<", "<=", ">", ">=", "==", "!="};
 
 typedef struct cval {
     int is_num;
     double num;
     char num_text[64];
     int fn;
-    char *path;             /* owned */
+    char *path; /* owned */
 } cval;
 
 struct cexpr {
     int type;
-    cexpr *l, *r;           /* N_OR, N_AND: both; N_NOT: l */
+    cexpr *l, *r; /* N_OR, N_AND: both; N_NOT: l */
     int op;
-    cval a, b;              /* N_CMP */
+    cval a, b; /* N_CMP */
 };
 
 typedef struct parser {
@@ -43,8 +43,7 @@ typedef struct parser {
     int failed;
 } parser;
 
-static void
-fail(parser *p, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static void fail(parser *p, size_t at, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 static void
 fail(parser *p, size_t at, const char *fmt, ...)
@@ -66,8 +65,8 @@ fail(parser *p, size_t at, const char *fmt, ...)
 static void
 skip_ws(parser *p)
 {
-    while (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n'
-           || p->s[p->pos] == '\r')
+    while (p->s[p->pos] == ' ' || p->s[p->pos] == '\t' || p->s[p->pos] == '\n' ||
+           p->s[p->pos] == '\r')
         p->pos++;
 }
 
@@ -181,8 +180,8 @@ parse_number(parser *p, cval *v)
         i++;
     }
     if (is_alpha((unsigned char)p->s[i])) {
-        fail(p, i, "unexpected '%c' after the number %s (numbers take only a '%%' suffix)",
-             p->s[i], buf);
+        fail(p, i, "unexpected '%c' after the number %s (numbers take only a '%%' suffix)", p->s[i],
+             buf);
         return -1;
     }
     snprintf(v->num_text, sizeof v->num_text, "%.*s", (int)(i - start), p->s + start);
@@ -213,7 +212,8 @@ parse_path(parser *p, cval *v)
         }
         out[o] = '\0';
         p->pos = i + 1;
-    } else {
+    }
+    else {
         n = word_len(p);
         if (n == 0) {
             char w[64];
@@ -226,8 +226,10 @@ parse_path(parser *p, cval *v)
     }
     dot = strchr(out, '.');
     if (dot == NULL || dot == out || dot[1] == '\0') {
-        fail(p, start, "'%.60s' is not a figure: write SECTION.NAME, e.g. "
-             "specialization.LOAD_ATTR.hit_ratio or family.LOAD_ATTR", out);
+        fail(p, start,
+             "'%.60s' is not a figure: write SECTION.NAME, e.g. "
+             "specialization.LOAD_ATTR.hit_ratio or family.LOAD_ATTR",
+             out);
         free(out);
         return -1;
     }
@@ -243,9 +245,9 @@ parse_value(parser *p, cval *v)
 
     skip_ws(p);
     c = p->s[p->pos];
-    if (is_digit((unsigned char)c) || c == '.'
-        || ((c == '-' || c == '+') && (is_digit((unsigned char)p->s[p->pos + 1])
-                                       || p->s[p->pos + 1] == '.')))
+    if (is_digit((unsigned char)c) || c == '.' ||
+        ((c == '-' || c == '+') &&
+         (is_digit((unsigned char)p->s[p->pos + 1]) || p->s[p->pos + 1] == '.')))
         return parse_number(p, v);
     if (c == '"')
         return parse_path(p, v);
@@ -274,8 +276,10 @@ parse_value(parser *p, cval *v)
             return 0;
         }
     if (is_alpha((unsigned char)c) && p->s[p->pos + word_len(p)] == '(') {
-        fail(p, p->pos, "unknown function '%.*s' (functions: base, head, change, rel, "
-             "base_pm, head_pm, change_pm, rel_pm)", (int)word_len(p), p->s + p->pos);
+        fail(p, p->pos,
+             "unknown function '%.*s' (functions: base, head, change, rel, "
+             "base_pm, head_pm, change_pm, rel_pm)",
+             (int)word_len(p), p->s + p->pos);
         return -1;
     }
     return parse_path(p, v);
@@ -286,12 +290,30 @@ parse_op(parser *p)
 {
     const char *t = p->s + p->pos;
 
-    if (t[0] == '<' && t[1] == '=') { p->pos += 2; return OP_LE; }
-    if (t[0] == '>' && t[1] == '=') { p->pos += 2; return OP_GE; }
-    if (t[0] == '=' && t[1] == '=') { p->pos += 2; return OP_EQ; }
-    if (t[0] == '!' && t[1] == '=') { p->pos += 2; return OP_NE; }
-    if (t[0] == '<') { p->pos++; return OP_LT; }
-    if (t[0] == '>') { p->pos++; return OP_GT; }
+    if (t[0] == '<' && t[1] == '=') {
+        p->pos += 2;
+        return OP_LE;
+    }
+    if (t[0] == '>' && t[1] == '=') {
+        p->pos += 2;
+        return OP_GE;
+    }
+    if (t[0] == '=' && t[1] == '=') {
+        p->pos += 2;
+        return OP_EQ;
+    }
+    if (t[0] == '!' && t[1] == '=') {
+        p->pos += 2;
+        return OP_NE;
+    }
+    if (t[0] == '<') {
+        p->pos++;
+        return OP_LT;
+    }
+    if (t[0] == '>') {
+        p->pos++;
+        return OP_GT;
+    }
     return -1;
 }
 
@@ -437,7 +459,7 @@ parse_or(parser *p)
 cexpr *
 cexpr_parse(const char *text, char *err, size_t errsize)
 {
-    parser p = { text, 0, 0, err, errsize, 0 };
+    parser p = {text, 0, 0, err, errsize, 0};
     cexpr *e;
 
     if (errsize)
@@ -498,8 +520,7 @@ val_print(FILE *f, const cval *v, double x)
 }
 
 int
-cexpr_eval(const cexpr *e, cexpr_lookup lookup, void *ctx, FILE *trace, char *err,
-           size_t errsize)
+cexpr_eval(const cexpr *e, cexpr_lookup lookup, void *ctx, FILE *trace, char *err, size_t errsize)
 {
     double a, b;
     int r, l;
@@ -520,19 +541,31 @@ cexpr_eval(const cexpr *e, cexpr_lookup lookup, void *ctx, FILE *trace, char *er
         r = cexpr_eval(e->l, lookup, ctx, trace, err, errsize);
         return r < 0 ? -1 : !r;
     default:
-        if (val_get(&e->a, lookup, ctx, &a, err, errsize) != 0
-            || val_get(&e->b, lookup, ctx, &b, err, errsize) != 0)
+        if (val_get(&e->a, lookup, ctx, &a, err, errsize) != 0 ||
+            val_get(&e->b, lookup, ctx, &b, err, errsize) != 0)
             return -1;
         if (isnan(a) || isnan(b))
             r = 0;
         else
             switch (e->op) {
-            case OP_LT: r = a < b; break;
-            case OP_LE: r = a <= b; break;
-            case OP_GT: r = a > b; break;
-            case OP_GE: r = a >= b; break;
-            case OP_EQ: r = a == b; break;
-            default: r = a != b; break;
+            case OP_LT:
+                r = a < b;
+                break;
+            case OP_LE:
+                r = a <= b;
+                break;
+            case OP_GT:
+                r = a > b;
+                break;
+            case OP_GE:
+                r = a >= b;
+                break;
+            case OP_EQ:
+                r = a == b;
+                break;
+            default:
+                r = a != b;
+                break;
             }
         if (trace) {
             fputs("  ", trace);

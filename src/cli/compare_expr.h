@@ -31,8 +31,16 @@
 #define CEXPR_MAX_DEPTH 64
 
 enum cexpr_fn {
-    CX_DEFAULT = 0, CX_BASE, CX_HEAD, CX_CHANGE, CX_REL,
-    CX_BASE_PM, CX_HEAD_PM, CX_CHANGE_PM, CX_REL_PM, CX_FN_COUNT
+    CX_DEFAULT = 0,
+    CX_BASE,
+    CX_HEAD,
+    CX_CHANGE,
+    CX_REL,
+    CX_BASE_PM,
+    CX_HEAD_PM,
+    CX_CHANGE_PM,
+    CX_REL_PM,
+    CX_FN_COUNT
 };
 extern const char *const cexpr_fn_name[CX_FN_COUNT];
 
@@ -46,13 +54,13 @@ void cexpr_free(cexpr *e);
 /* Resolve a figure: fn applied to path.  Returns 0 with *out set (NaN for
  * a figure that is undefined, e.g. a share of nothing), or -1 with a
  * message in err (the name does not exist). */
-typedef int (*cexpr_lookup)(void *ctx, int fn, const char *path, double *out,
-                            char *err, size_t errsize);
+typedef int (*cexpr_lookup)(void *ctx, int fn, const char *path, double *out, char *err,
+                            size_t errsize);
 
 /* Evaluate: 1 true, 0 false, -1 an error (message in err).  A comparison
  * with an undefined figure is false.  If trace is not NULL, each
  * comparison is printed there with its values and result. */
-int cexpr_eval(const cexpr *e, cexpr_lookup lookup, void *ctx, FILE *trace,
-               char *err, size_t errsize);
+int cexpr_eval(const cexpr *e, cexpr_lookup lookup, void *ctx, FILE *trace, char *err,
+               size_t errsize);
 
 #endif

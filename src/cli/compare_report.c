@@ -48,7 +48,10 @@ fmt_signed(char *buf, size_t size, double x, int decimals, const char *suffix)
     }
     grouped(g, sizeof g, fabs(x), decimals);
     /* A figure that rounds to zero gets no sign. */
-    snprintf(buf, size, "%s%s%s", strspn(g, "0.,") == strlen(g) ? "" : x < 0 ? "-" : "+",
+    snprintf(buf, size, "%s%s%s",
+             strspn(g, "0.,") == strlen(g) ? ""
+             : x < 0                       ? "-"
+                                           : "+",
              g, suffix);
 }
 
@@ -112,9 +115,9 @@ hdr_vals(const agg_group *g, const char *key)
 static void
 build_cell(FILE *out, const agg_group *g)
 {
-    static const char *const keys[] = { PSF_H_PY_SYS_VERSION, PSF_H_PY_CONFIG_ARGS,
-                                        PSF_H_PY_PYSTATS_BUILD, PSF_H_PY_JIT,
-                                        PSF_H_PY_FREE_THREADING };
+    static const char *const keys[] = {PSF_H_PY_SYS_VERSION, PSF_H_PY_CONFIG_ARGS,
+                                       PSF_H_PY_PYSTATS_BUILD, PSF_H_PY_JIT,
+                                       PSF_H_PY_FREE_THREADING};
     size_t i, k, shown = 0;
 
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
@@ -130,8 +133,10 @@ build_cell(FILE *out, const agg_group *g)
         }
     }
     if (!shown)
-        fputs(g->source == AGG_NATIVE ? "CPython --enable-pystats build (native dumps name no build)"
-                                      : "—", out);
+        fputs(g->source == AGG_NATIVE
+                  ? "CPython --enable-pystats build (native dumps name no build)"
+                  : "—",
+              out);
 }
 
 static void
@@ -222,7 +227,8 @@ row_cells(FILE *out, const cmp_section *s, const cmp_row *r, int bm, int hm)
         fmt_signed(d, sizeof d, r->change * 100.0, 2, " pp");
         fmt_rel(e, sizeof e, r->rel);
         fprintf(out, "%s | %s | %s | %s |", a, b, d, e);
-    } else {
+    }
+    else {
         if (r->only == CMP_ONLY_HEAD)
             snprintf(a, sizeof a, "— (not in 3.%d)", bm);
         else
@@ -239,7 +245,8 @@ row_cells(FILE *out, const cmp_section *s, const cmp_row *r, int bm, int hm)
                 fmt_share(a, sizeof a, r->base_pm / 1e6);
                 fmt_share(b, sizeof b, r->head_pm / 1e6);
                 fmt_signed(d, sizeof d, r->change_pm / 1e4, 2, " pp");
-            } else {
+            }
+            else {
                 grouped(a, sizeof a, r->base_pm, 1);
                 grouped(b, sizeof b, r->head_pm, 1);
                 fmt_signed(d, sizeof d, r->change_pm, 1, "");
@@ -307,8 +314,8 @@ section_md(FILE *out, const cmp *c, const cmp_section *s)
         shown++;
     }
     if (shown == 0)
-        fputs("| (no changes) | | | | |", out), fputs(s->kind == CMP_COUNT && s->normalized
-                                                   ? " | | | | |\n" : " |\n", out);
+        fputs("| (no changes) | | | | |", out),
+            fputs(s->kind == CMP_COUNT && s->normalized ? " | | | | |\n" : " |\n", out);
     if (s->nfolded || unfolded > shown) {
         fputc('\n', out);
         if (s->nfolded)
@@ -338,8 +345,7 @@ headline_md(FILE *out, const cmp *c)
     cli_count_str(nb, sizeof nb, b);
     cli_count_str(nh, sizeof nh, h);
     fmt_rel(t, sizeof t, b ? ((double)h - (double)b) / (double)b : NAN);
-    fprintf(out, "- Instructions executed: %s (base), %s (head)%s%s\n", nb, nh,
-            *t ? ", " : "", t);
+    fprintf(out, "- Instructions executed: %s (base), %s (head)%s%s\n", nb, nh, *t ? ", " : "", t);
     if (ex != NULL && ex->normalized) {
         for (i = 0; i < ex->n && shown < HEADLINE_ROWS; i++) {
             const cmp_row *r = &ex->rows[i];
@@ -354,8 +360,7 @@ headline_md(FILE *out, const cmp *c)
                 fprintf(out, " (%s)", t);
             shown++;
         }
-        fputs(shown ? "\n" : "- No execution count changed by more than the threshold\n",
-              out);
+        fputs(shown ? "\n" : "- No execution count changed by more than the threshold\n", out);
     }
     if (c->fail_if != NULL && c->fail_result >= 0) {
         fputs("- `--fail-if` ", out);
@@ -369,8 +374,8 @@ int
 cmp_report_markdown(FILE *out, const cmp *c)
 {
     static const char *const labels[] = {
-        "Inputs", "Dumps", "Files", "Python version", "Counts", "Formats", "Collectors",
-        "Build", "Pair counts", "Instructions executed", "Input problems", "Time",
+        "Inputs",     "Dumps", "Files",       "Python version",        "Counts",         "Formats",
+        "Collectors", "Build", "Pair counts", "Instructions executed", "Input problems", "Time",
     };
     size_t i;
 
@@ -385,7 +390,8 @@ cmp_report_markdown(FILE *out, const cmp *c)
         cell(out, c->warn[i]);
         fputs(".\n", out);
     }
-    fprintf(out, "\nRows are sorted by their share of the section's total change "
+    fprintf(out,
+            "\nRows are sorted by their share of the section's total change "
             "(counts: change per million instructions; shares: change in points); "
             "rows that changed less than %g%% are folded away%s.\n",
             c->min_change, c->by_family ? "; compared by family only" : "");
@@ -453,7 +459,8 @@ side_obj(const cmp *c, int i)
     if (g->minor) {
         snprintf(t, sizeof t, "3.%d", g->minor);
         set(o, "python_version", json_string(t));
-    } else {
+    }
+    else {
         set(o, "python_version", json_null());
     }
     set(o, "counts", json_string(g->counts));
@@ -487,7 +494,8 @@ row_obj(const cmp_section *s, const cmp_row *r)
             set(o, "change", json_integer((json_int_t)r->head_n - (json_int_t)r->base_n));
         else
             set(o, "change", jreal(r->change));
-    } else {
+    }
+    else {
         set(o, "base", jreal(r->base));
         set(o, "head", jreal(r->head));
         set(o, "change", jreal(r->change));
@@ -541,8 +549,8 @@ cmp_report_json(FILE *out, const cmp *c, const char *fail_if, int fail_result)
         set(f, "result", fail_result < 0 ? json_null() : json_boolean(fail_result));
         set(root, "fail_if", f);
     }
-    if (text_json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0
-        && fputc('\n', out) != EOF && !ferror(out))
+    if (text_json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 &&
+        fputc('\n', out) != EOF && !ferror(out))
         ret = 0;
     json_decref(root);
     return ret;

@@ -37,11 +37,12 @@ raw_id(ingest_worker *w, const char *key, size_t klen, int *is_new)
     uint32_t guess = *slot;
     size_t id;
 
-    if (guess != NO_ID && ktab_len(&w->raw, guess) == klen
-        && memcmp(ktab_key(&w->raw, guess), key, klen) == 0) {
+    if (guess != NO_ID && ktab_len(&w->raw, guess) == klen &&
+        memcmp(ktab_key(&w->raw, guess), key, klen) == 0) {
         *is_new = 0;
         id = guess;
-    } else {
+    }
+    else {
         id = ktab_intern(&w->raw, key, klen, is_new);
         *slot = (uint32_t)id;
     }
@@ -78,8 +79,7 @@ ingest_counter(ingest_worker *w, const char *key, size_t klen, uint64_t v)
 }
 
 void
-ingest_header(ingest_worker *w, const char *key, size_t klen,
-            const char *val, size_t vlen)
+ingest_header(ingest_worker *w, const char *key, size_t klen, const char *val, size_t vlen)
 {
     if (w->nhdr == w->hdr_cap) {
         w->hdr_cap = w->hdr_cap ? w->hdr_cap * 2 : 32;
@@ -119,10 +119,9 @@ hdr_reset(ingest_worker *w)
 static int
 hdr_is_per_process(const char *key)
 {
-    return strcmp(key, PSF_H_FORMAT) == 0
-        || strcmp(key, PSF_H_PID) == 0
-        || strcmp(key, PSF_H_PPID) == 0
-        || strncmp(key, PSF_H_PREFIX_TIME, sizeof PSF_H_PREFIX_TIME - 1) == 0;
+    return strcmp(key, PSF_H_FORMAT) == 0 || strcmp(key, PSF_H_PID) == 0 ||
+           strcmp(key, PSF_H_PPID) == 0 ||
+           strncmp(key, PSF_H_PREFIX_TIME, sizeof PSF_H_PREFIX_TIME - 1) == 0;
 }
 
 static size_t
@@ -183,10 +182,12 @@ ingest_reserve(ingest_worker *w, const char *path, unsigned __int128 n)
     do {
         if (n > (unsigned __int128)(UINT64_MAX - cur)) {
             if (n > UINT64_MAX)
-                agg_problem(&w->a, AGG_P_OVERFLOW, path, 0, "its counters add up past "
+                agg_problem(&w->a, AGG_P_OVERFLOW, path, 0,
+                            "its counters add up past "
                             "2**64-1, so totals could not be exact: file not counted");
             else
-                agg_problem(&w->a, AGG_P_OVERFLOW, path, 0, "its counters would take the sum "
+                agg_problem(&w->a, AGG_P_OVERFLOW, path, 0,
+                            "its counters would take the sum "
                             "of all counters read past 2**64-1, so totals could not be exact: "
                             "file not counted");
             return -1;
@@ -220,10 +221,12 @@ ingest_end(ingest_worker *w, const char *path, int format, uint64_t nfiles)
         how = minor ? "meta.python.version header" : "no usable meta.python.version header";
         v = hdr_get(w, PSF_H_COUNTS);
         counts = v && *v ? v : OWN_COUNTS;
-    } else if (w->opt->force_minor) {
+    }
+    else if (w->opt->force_minor) {
         minor = w->opt->force_minor;
         how = "--python-version";
-    } else {
+    }
+    else {
         minor = psf_detect_native(w->marks, &how);
     }
     v = NULL;
@@ -246,7 +249,8 @@ ingest_end(ingest_worker *w, const char *path, int format, uint64_t nfiles)
     if (own) {
         v = hdr_get(w, PSF_H_COLLECTOR);
         v = v && *v ? v : "pystats (unknown version)";
-    } else {
+    }
+    else {
         v = "CPython --enable-pystats";
     }
     agg_strs_add(&g->collectors, v, strlen(v), nfiles);
@@ -260,8 +264,8 @@ ingest_end(ingest_worker *w, const char *path, int format, uint64_t nfiles)
 }
 
 void
-ingest_observe(ingest_worker *w, const char *path, int format, uint64_t nfiles,
-             const agg_group *g, const int32_t *slot)
+ingest_observe(ingest_worker *w, const char *path, int format, uint64_t nfiles, const agg_group *g,
+               const int32_t *slot)
 {
     load_file_info f;
 
@@ -330,4 +334,3 @@ ingest_free(ingest_worker *w)
     free(w->hdr);
     free(w->buf);
 }
-

@@ -20,18 +20,18 @@
 #include <stdint.h>
 
 typedef struct load_opts {
-    int force_minor;        /* --python-version: 0 = detect */
-    int jobs;               /* threads; 0 = one per CPU (at most 4) */
-    int quiet;              /* no warnings on stderr */
-    int by_label;           /* a group per meta.label (agg_group.label) */
+    int force_minor; /* --python-version: 0 = detect */
+    int jobs;        /* threads; 0 = one per CPU (at most 4) */
+    int quiet;       /* no warnings on stderr */
+    int by_label;    /* a group per meta.label (agg_group.label) */
 } load_opts;
 
 /* Per raw key spelling: what psf_key_parse said, computed once. */
 typedef struct ingest_rawinfo {
     int kind;
     unsigned marks;
-    agg_key key;            /* the spelling parsed */
-    uint32_t next;          /* raw id that followed this one last time */
+    agg_key key;   /* the spelling parsed */
+    uint32_t next; /* raw id that followed this one last time */
 } ingest_rawinfo;
 
 typedef struct ingest_entry {
@@ -40,19 +40,19 @@ typedef struct ingest_entry {
 } ingest_entry;
 
 typedef struct ingest_hdr {
-    char *key, *val;        /* owned */
+    char *key, *val; /* owned */
 } ingest_hdr;
 
 /* One counted file, as an observer sees it (pystats check). */
 typedef struct load_file_info {
     const char *path;
-    int format;             /* agg_format */
-    uint64_t nfiles;        /* dumps the file stands for */
-    const agg_group *g;     /* the reading thread's group it was added to */
-    const ingest_entry *ent;  /* its counters (none for a summary) */
+    int format;              /* agg_format */
+    uint64_t nfiles;         /* dumps the file stands for */
+    const agg_group *g;      /* the reading thread's group it was added to */
+    const ingest_entry *ent; /* its counters (none for a summary) */
     size_t nent;
-    const int32_t *slot;    /* raw id -> slot in g */
-    const ingest_hdr *hdr;    /* its header lines */
+    const int32_t *slot;   /* raw id -> slot in g */
+    const ingest_hdr *hdr; /* its header lines */
     size_t nhdr;
 } load_file_info;
 
@@ -64,8 +64,7 @@ typedef struct load_observer {
     void *ctx;
     void (*file)(void *ctx, void **state, const load_file_info *f);
     void (*free_state)(void *ctx, void *state);
-    void (*problem)(void *ctx, int kind, const char *file,
-                    unsigned long line, const char *msg);
+    void (*problem)(void *ctx, int kind, const char *file, unsigned long line, const char *msg);
     /* A hidden temporary (".NAME.tmp") in a listed directory: a dump a
      * writer did not finish.  Never read. */
     void (*hidden)(void *ctx, const char *path);
@@ -78,24 +77,24 @@ typedef struct load_observer {
 typedef struct ingest_worker {
     agg a;
     const load_opts *opt;
-    const load_observer *obs;   /* borrowed, may be NULL */
-    void *obs_state;            /* the observer's */
-    ktab raw;               /* raw key spelling -> raw id */
+    const load_observer *obs; /* borrowed, may be NULL */
+    void *obs_state;          /* the observer's */
+    ktab raw;                 /* raw key spelling -> raw id */
     ingest_rawinfo *ri;       /* owned, raw.n entries */
     size_t ri_cap;
-    int32_t **xl;           /* owned: per group of a, raw id -> slot (-1) */
+    int32_t **xl; /* owned: per group of a, raw id -> slot (-1) */
     size_t *xl_len;
     size_t nxl;
     /* The file being read. */
-    ingest_entry *ent;        /* owned */
+    ingest_entry *ent; /* owned */
     size_t nent, ent_cap;
-    ingest_hdr *hdr;          /* owned */
+    ingest_hdr *hdr; /* owned */
     size_t nhdr, hdr_cap;
     unsigned marks;
-    int version;            /* its dump format version (1 for native) */
-    uint32_t prev;          /* raw id of the previous counter line */
-    uint32_t first;         /* raw id of the first counter line last time */
-    char *buf;              /* owned read buffer */
+    int version;    /* its dump format version (1 for native) */
+    uint32_t prev;  /* raw id of the previous counter line */
+    uint32_t first; /* raw id of the first counter line last time */
+    char *buf;      /* owned read buffer */
     size_t buf_cap;
     /* The sum of every summed counter of every file counted so far, by
      * all the workers of one load (load_reserve); own_total when the
@@ -114,8 +113,7 @@ void ingest_observe_problems(agg *a, const load_observer *obs);
  * file stands for (a CPython JSON summary covers many). */
 void ingest_begin(ingest_worker *w);
 void ingest_counter(ingest_worker *w, const char *key, size_t klen, uint64_t v);
-void ingest_header(ingest_worker *w, const char *key, size_t klen,
-                   const char *val, size_t vlen);
+void ingest_header(ingest_worker *w, const char *key, size_t klen, const char *val, size_t vlen);
 void ingest_end(ingest_worker *w, const char *path, int format, uint64_t nfiles);
 /* Drop what was handed in since ingest_begin(): the file is not counted. */
 void ingest_discard(ingest_worker *w);
@@ -128,7 +126,7 @@ void ingest_discard(ingest_worker *w);
 int ingest_reserve(ingest_worker *w, const char *path, unsigned __int128 n);
 
 /* Tell the observer (if any) of a file added to g. */
-void ingest_observe(ingest_worker *w, const char *path, int format,
-                    uint64_t nfiles, const agg_group *g, const int32_t *slot);
+void ingest_observe(ingest_worker *w, const char *path, int format, uint64_t nfiles,
+                    const agg_group *g, const int32_t *slot);
 
 #endif

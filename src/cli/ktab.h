@@ -12,17 +12,17 @@
 #include <stdint.h>
 
 typedef struct ktab_ent {
-    size_t off;        /* key offset in arena */
+    size_t off; /* key offset in arena */
     uint32_t len;
     uint32_t hash;
 } ktab_ent;
 
 typedef struct ktab {
-    uint32_t *index;   /* owned; id + 1, 0 = empty */
-    size_t cap;        /* index slots, power of two */
-    ktab_ent *ent;     /* owned; n entries */
+    uint32_t *index; /* owned; id + 1, 0 = empty */
+    size_t cap;      /* index slots, power of two */
+    ktab_ent *ent;   /* owned; n entries */
     size_t n, ent_cap;
-    char *arena;       /* owned */
+    char *arena; /* owned */
     size_t arena_len, arena_cap;
 } ktab;
 

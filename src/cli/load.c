@@ -25,9 +25,12 @@
 static const char *
 file_kind(mode_t m)
 {
-    return S_ISFIFO(m) ? "a FIFO" : S_ISCHR(m) ? "a character device"
-         : S_ISBLK(m) ? "a block device" : S_ISSOCK(m) ? "a socket"
-         : S_ISDIR(m) ? "a directory" : "not a file";
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISDIR(m)  ? "a directory"
+                         : "not a file";
 }
 
 static unsigned long
@@ -129,7 +132,7 @@ do_file(ingest_worker *w, const char *path)
 /* ---- inputs and threads --------------------------------------------- */
 
 typedef struct file_list {
-    char **path;        /* owned */
+    char **path; /* owned */
     size_t n, cap;
 } file_list;
 
@@ -155,8 +158,10 @@ static void
 foreign_file(const char *path, unsigned long uid, agg *a, const load_observer *obs)
 {
     if (!a->quiet)
-        fprintf(stderr, "pystats: warning: %s: owned by uid %lu, not by you or root, in a "
-                "directory others can write: anyone could have written it\n", path, uid);
+        fprintf(stderr,
+                "pystats: warning: %s: owned by uid %lu, not by you or root, in a "
+                "directory others can write: anyone could have written it\n",
+                path, uid);
     if (obs && obs->foreign)
         obs->foreign(obs->ctx, path, uid);
 }
@@ -182,13 +187,13 @@ list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
         size_t nlen = strlen(e->d_name), size = dlen + nlen + 2;
         int hidden = e->d_name[0] == '.';
         char *path;
-        if (hidden && !(obs && obs->hidden && nlen > 5 &&
-                        strcmp(e->d_name + nlen - 4, ".tmp") == 0))
+        if (hidden &&
+            !(obs && obs->hidden && nlen > 5 && strcmp(e->d_name + nlen - 4, ".tmp") == 0))
             continue;
         path = cli_xmalloc(size);
         snprintf(path, size, "%s%s%s", dir, (dlen && dir[dlen - 1] == '/') ? "" : "/", e->d_name);
         if (hidden) {
-            obs->hidden(obs->ctx, path);     /* a writer's temporary */
+            obs->hidden(obs->ctx, path); /* a writer's temporary */
             free(path);
             continue;
         }
@@ -202,7 +207,7 @@ list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
         list_add(l, path);
     }
     closedir(d);
-    if (l->n - first > 1)   /* never qsort(NULL, 0): an empty directory */
+    if (l->n - first > 1) /* never qsort(NULL, 0): an empty directory */
         qsort(l->path + first, l->n - first, sizeof *l->path, str_cmp);
     return 0;
 }
@@ -237,11 +242,11 @@ load_inputs(char **inputs, size_t ninputs, const load_opts *opt, agg *out)
 }
 
 int
-load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt,
-                     const load_observer *obs, agg *out)
+load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt, const load_observer *obs,
+                     agg *out)
 {
     int ret = 0;
-    file_list files = { 0 };
+    file_list files = {0};
     ingest_worker *w = NULL;
     thread_arg *args = NULL;
     pthread_t *tid = NULL;
@@ -257,10 +262,12 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt,
         if (stat(inputs[i], &st) != 0) {
             agg_problem(out, AGG_P_UNREADABLE, inputs[i], 0, "cannot open: %s", strerror(errno));
             ret = -1;
-        } else if (S_ISDIR(st.st_mode)) {
+        }
+        else if (S_ISDIR(st.st_mode)) {
             if (list_dir(&files, inputs[i], out, obs) != 0)
                 ret = -1;
-        } else {
+        }
+        else {
             list_add(&files, cli_xstrdup(inputs[i]));
         }
     }

@@ -11,10 +11,10 @@ static const struct {
     const char *name;
     int (*fn)(int, char **);
 } commands[] = {
-    { "summarize", cmd_summarize },
-    { "compare", cmd_compare },
-    { "check", cmd_check },
-    { "run", cmd_run },
+    {"summarize", cmd_summarize},
+    {"compare", cmd_compare},
+    {"check", cmd_check},
+    {"run", cmd_run},
 };
 
 static void
@@ -28,7 +28,8 @@ usage(FILE *to)
           "\noptions:\n"
           "  -h, --help  this text\n"
           "  --version   the version of pystats\n"
-          "\nRun 'pystats <command> --help' for a command's options.\n", to);
+          "\nRun 'pystats <command> --help' for a command's options.\n",
+          to);
 }
 
 int
@@ -68,8 +69,10 @@ main(int argc, char **argv)
         fputs("pystats: unknown command '", stderr);
         cli_fput_esc(stderr, argv[1]);
         if (hint != NULL) {
-            fprintf(stderr, "'; did you mean '%s'?\n"
-                    "Run 'pystats --help' for the commands.\n", hint);
+            fprintf(stderr,
+                    "'; did you mean '%s'?\n"
+                    "Run 'pystats --help' for the commands.\n",
+                    hint);
             return CLI_EXIT_USAGE;
         }
         fputs("'\n", stderr);

@@ -226,8 +226,9 @@ get_site(m_group *m, ktab *index, const char *raw_row, size_t raw_len)
         if (sep) {
             *sep = '\0';
             p = sep + 3;
-        } else {
-            p += strlen(p);   /* missing fields are empty */
+        }
+        else {
+            p += strlen(p); /* missing fields are empty */
         }
     }
     return c;
@@ -248,7 +249,8 @@ get_code(m_group *m, ktab *index, const char *name, size_t len)
     if (port == NULL || kind == WHERE_AS_IS) {
         key = cli_xstrndup(name, len);
         klen = len;
-    } else {
+    }
+    else {
         klen = strlen(port) + (len - (size_t)(c1 - name));
         key = cli_xmalloc(klen + 1);
         snprintf(key, klen + 1, "%s%.*s", port, (int)(len - (size_t)(c1 - name)), c1);
@@ -301,8 +303,8 @@ census_excluded(const char *s, size_t n, const char **fam, size_t *flen)
     static const char pre[] = PSF_KEY_CENSUS_EXCLUDED;
     size_t p = sizeof pre - 1;
 
-    if (n <= p + 1 || memcmp(s, pre, p) != 0 || s[n - 1] != ']'
-        || memchr(s + p, ']', n - p - 1) != NULL)
+    if (n <= p + 1 || memcmp(s, pre, p) != 0 || s[n - 1] != ']' ||
+        memchr(s + p, ']', n - p - 1) != NULL)
         return 0;
     *fam = s + p;
     *flen = n - p - 1;
@@ -376,8 +378,8 @@ fail_add(m_list *l, const char *name, uint64_t v, uint64_t kind)
 /* CPython's label of failure kind `kind` of opname: with the names the
  * input's own _defines give that number, else the version's table. */
 static void
-fail_label(const agg_group *g, const char *opname, int kind, char *buf, size_t size,
-           char *raw, size_t rsize)
+fail_label(const agg_group *g, const char *opname, int kind, char *buf, size_t size, char *raw,
+           size_t rsize)
 {
     const char *names[64], *def, *matched;
     char key[64], words[2048], *w, *save = NULL;
@@ -389,7 +391,8 @@ fail_label(const agg_group *g, const char *opname, int kind, char *buf, size_t s
         snprintf(words, sizeof words, "%s", def);
         for (w = strtok_r(words, " ", &save); w && n < 64; w = strtok_r(NULL, " ", &save))
             names[n++] = w;
-    } else {
+    }
+    else {
         n = psf_tab_fail_names(g->minor, kind, names, 64);
     }
     if (psf_tab_fail_label(g->minor, opname, kind, names, n, buf, size, &matched))
@@ -411,22 +414,24 @@ add_fail_kind(const agg_group *g, m_op *op, const psf_key *kp, uint64_t v)
         fail_label(g, op->name, (int)k.b_num, kname, sizeof kname, raw, sizeof raw);
         fail_add(&op->fail, kname, v, (uint64_t)k.b_num);
         fail_add(&op->fail_names, raw, v, (uint64_t)k.b_num);
-    } else {
+    }
+    else {
         /* A name: a label already, or a SPEC_FAIL_ name of an older
          * summary ("ATTR_CLASS_METHOD_OBJ"), labelled alike. */
         size_t j;
         int upper = k.b_len < sizeof raw;
         for (j = 0; upper && j < k.b_len; j++)
-            upper = (k.b[j] >= 'A' && k.b[j] <= 'Z') || k.b[j] == '_'
-                    || (k.b[j] >= '0' && k.b[j] <= '9');
+            upper = (k.b[j] >= 'A' && k.b[j] <= 'Z') || k.b[j] == '_' ||
+                    (k.b[j] >= '0' && k.b[j] <= '9');
         if (upper) {
-            const char *one[1] = { raw };
+            const char *one[1] = {raw};
             memcpy(raw, k.b, k.b_len);
             raw[k.b_len] = '\0';
             if (!psf_tab_fail_label(g->minor, op->name, 9, one, 1, kname, sizeof kname, NULL))
                 psf_tab_fail_label(g->minor, op->name, 0, one, 1, kname, sizeof kname, NULL);
             m_list_add(&op->fail, kname, strlen(kname), v);
-        } else {
+        }
+        else {
             m_list_add(&op->fail, k.b, k.b_len, v);
         }
         m_list_add(&op->fail_names, k.b, k.b_len, v);
@@ -441,8 +446,11 @@ add_op_key(m_group *m, ktab *idx, const agg_group *g, size_t slot, const psf_key
     m_op *op;
 
     switch (k.kind) {
-    case PSF_K_OP_EXEC: case PSF_K_OP_SPECIALIZABLE: case PSF_K_OP_SPEC:
-    case PSF_K_OP_FAIL_KIND: case PSF_K_OP_PAIR:
+    case PSF_K_OP_EXEC:
+    case PSF_K_OP_SPECIALIZABLE:
+    case PSF_K_OP_SPEC:
+    case PSF_K_OP_FAIL_KIND:
+    case PSF_K_OP_PAIR:
         op = get_op(&m->ops, &idx[IDX_OP], k.a, k.a_len);
         if (op->order == SIZE_MAX)
             op->order = slot;
@@ -513,7 +521,8 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
     case PSF_K_ERROR_IN_OPCODE:
         m_list_add(&m->errors, k.a, k.a_len, v);
         break;
-    case PSF_K_CALL: case PSF_K_EVAL_CALL:
+    case PSF_K_CALL:
+    case PSF_K_EVAL_CALL:
         m_list_add(&m->calls, s, n, v);
         break;
     case PSF_K_OBJECT:
@@ -568,7 +577,7 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
         break;
     case PSF_K_CODE: {
         m_code *c = get_code(m, &idx[IDX_CODE], k.a, k.a_len);
-        if (k.b_len == 5)    /* calls */
+        if (k.b_len == 5) /* calls */
             c->calls += v;
         else
             c->instructions += v;
@@ -583,7 +592,8 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
         if (census_excluded(s, n, &fam, &flen)) {
             m->has_census = 1;
             m_list_add(&m->census_excluded, fam, flen, v);
-        } else {
+        }
+        else {
             m_list_add(&m->other, s, n, v);
         }
         break;
@@ -627,8 +637,7 @@ code_cmp(const void *pa, const void *pb)
 
 /* calls.* in the order docs/FORMAT.md lists them, others after by name. */
 static const char *const own_call_order[] = {
-    "python_starts", "resumptions", "throws", "returns", "yields", "unwinds",
-    "raises", "handled",
+    "python_starts", "resumptions", "throws", "returns", "yields", "unwinds", "raises", "handled",
 };
 
 static size_t
@@ -675,7 +684,8 @@ own_sort(m_group *m)
     for (i = 0; i < m->ncode; i++) {
         m_list_sort(&m->code[i].ops);
         m->code_instructions = m->code_instructions > UINT64_MAX - m->code[i].instructions
-            ? UINT64_MAX : m->code_instructions + m->code[i].instructions;
+                                   ? UINT64_MAX
+                                   : m->code_instructions + m->code[i].instructions;
     }
     if (m->own_calls.n > 1)
         qsort(m->own_calls.v, m->own_calls.n, sizeof(m_kv), own_call_cmp);
@@ -719,8 +729,8 @@ model_build(m_group *m, const agg_group *g)
         size_t j;
         /* A family is the base instruction; an unknown name is its own. */
         op->family = fam ? fam : op->name;
-        op->spec_form = spec_list ? ktab_find(&spec_words, op->name, strlen(op->name)) != (size_t)-1
-                                  : -1;
+        op->spec_form =
+            spec_list ? ktab_find(&spec_words, op->name, strlen(op->name)) != (size_t)-1 : -1;
         m->total_exec += op->exec;
         /* CPython lists a predecessor's pairs in its instruction's order. */
         for (j = 0; j < op->pred.n; j++) {

@@ -16,70 +16,76 @@
 #include <stdint.h>
 
 typedef struct m_kv {
-    char *name;           /* owned */
+    char *name; /* owned */
     uint64_t n;
-    uint64_t seq;         /* order in the input: creation order, or what
-                           * the list says (m_list_sort_input) */
+    uint64_t seq; /* order in the input: creation order, or what
+                   * the list says (m_list_sort_input) */
 } m_kv;
 
 typedef struct m_list {
-    m_kv *v;              /* owned */
+    m_kv *v; /* owned */
     size_t n, cap;
 } m_list;
 
 typedef struct m_op {
-    char *name;           /* owned */
-    const char *family;   /* borrowed: a table string or name */
-    size_t order;         /* first seen as an instruction's own key in the
-                           * group's key order (SIZE_MAX: only as another's
-                           * predecessor or successor) */
+    char *name;         /* owned */
+    const char *family; /* borrowed: a table string or name */
+    size_t order;       /* first seen as an instruction's own key in the
+                         * group's key order (SIZE_MAX: only as another's
+                         * predecessor or successor) */
     int has_exec;
     uint64_t exec;
     int specializable;
-    int spec_form;        /* 1/0: in/not in the input's own list of
-                           * specialized instructions; -1: no list */
+    int spec_form; /* 1/0: in/not in the input's own list of
+                    * specialized instructions; -1: no list */
     int has_spec;
     uint64_t spec[PSF_SPEC_COUNT];
-    m_list fail;          /* failure kinds by CPython's label ("mutable class") */
-    m_list fail_names;    /* the same by SPEC_FAIL_ name without the prefix
-                           * ("ATTR_MUTABLE_CLASS", or "kind N"): the JSON
-                           * summary's keys */
-    m_list succ;          /* pair_count: successors */
-    m_list pred;          /* predecessors (derived from pairs) */
+    m_list fail;       /* failure kinds by CPython's label ("mutable class") */
+    m_list fail_names; /* the same by SPEC_FAIL_ name without the prefix
+                        * ("ATTR_MUTABLE_CLASS", or "kind N"): the JSON
+                        * summary's keys */
+    m_list succ;       /* pair_count: successors */
+    m_list pred;       /* predecessors (derived from pairs) */
 } m_op;
 
 typedef struct m_ops {
-    m_op *v;              /* owned, sorted by name */
+    m_op *v; /* owned, sorted by name */
     size_t n, cap;
 } m_ops;
 
 typedef struct m_hist {
-    char *name;           /* owned */
-    m_list buckets;       /* by bucket value, ascending */
+    char *name;     /* owned */
+    m_list buckets; /* by bucket value, ascending */
 } m_hist;
 
 /* Census figures of a family (census.family[F].*), summed over dumps. */
-enum { M_CF_SITES = 0, M_CF_SPECIALIZED, M_CF_BACKING_OFF, M_CF_FAILED_ATTEMPTS,
-       M_CF_NEVER_TRIED, M_CF_COUNT };
+enum {
+    M_CF_SITES = 0,
+    M_CF_SPECIALIZED,
+    M_CF_BACKING_OFF,
+    M_CF_FAILED_ATTEMPTS,
+    M_CF_NEVER_TRIED,
+    M_CF_COUNT
+};
 extern const char *const m_cf_name[M_CF_COUNT];
 
 typedef struct m_cfam {
-    char *name;           /* owned */
+    char *name; /* owned */
     uint64_t f[M_CF_COUNT];
-    m_list forms;         /* specialized[FORM], largest first */
-    m_list extra;         /* other fields, kept */
+    m_list forms; /* specialized[FORM], largest first */
+    m_list extra; /* other fields, kept */
 } m_cfam;
 
 /* A row of sites that fail to specialize: same family, file, line and
  * function, merged. */
 typedef struct m_csite {
-    char *row;            /* owned: "F | FILE | LINE | QUALNAME | SOURCE" */
-    const char *family, *file, *line, *func, *source;  /* in fields */
-    char *fields;         /* owned: the row split at its separators */
-    char *path;           /* owned: FILE as the dump wrote it where file is
-                           * named portably (see m_code), else NULL */
-    uint64_t attempts;    /* the most consecutive failed attempts */
-    uint64_t count;       /* sites, over all dumps */
+    char *row; /* owned: "F | FILE | LINE | QUALNAME | SOURCE" */
+    const char *family, *file, *line, *func, *source; /* in fields */
+    char *fields;                                     /* owned: the row split at its separators */
+    char *path;        /* owned: FILE as the dump wrote it where file is
+                        * named portably (see m_code), else NULL */
+    uint64_t attempts; /* the most consecutive failed attempts */
+    uint64_t count;    /* sites, over all dumps */
 } m_csite;
 
 /* A hot code object: code[FILE:LINE:QUALNAME].*, FILE named portably
@@ -87,11 +93,11 @@ typedef struct m_csite {
  * sys.path and working directory most of the group's dumps had; code
  * that FILE names alike is one entry. */
 typedef struct m_code {
-    char *name;           /* owned: FILE:LINE:QUALNAME, FILE portable */
-    char *path;           /* owned: FILE as the dump wrote it (the first
-                           * in key order if several), or NULL if the same */
+    char *name; /* owned: FILE:LINE:QUALNAME, FILE portable */
+    char *path; /* owned: FILE as the dump wrote it (the first
+                 * in key order if several), or NULL if the same */
     uint64_t instructions, calls;
-    m_list ops;           /* opcode[NAME], largest first */
+    m_list ops; /* opcode[NAME], largest first */
 } m_code;
 
 typedef struct m_group {
@@ -99,12 +105,12 @@ typedef struct m_group {
     m_ops ops;
     uint64_t total_exec;
     int has_pairs;
-    m_list calls;         /* in CPython's order */
+    m_list calls; /* in CPython's order */
     m_list objects;
-    m_list gc;            /* "0 collections" ... */
-    m_list opt;           /* Optimization counters */
+    m_list gc;  /* "0 collections" ... */
+    m_list opt; /* Optimization counters */
     m_list jit;
-    m_hist *hist;         /* owned */
+    m_hist *hist; /* owned */
     size_t nhist;
     m_ops uops;
     m_list unsupported;
@@ -113,19 +119,19 @@ typedef struct m_group {
     m_list other;
     /* The collector's own sections. */
     int has_census;
-    m_list census;        /* census.B: code_objects, ... (B as the name) */
-    m_list census_excluded;  /* census.excluded_family[F]: sites of family F
-                              * a census taken alongside counting left out */
-    m_cfam *cfam;         /* owned, most sites first */
+    m_list census;          /* census.B: code_objects, ... (B as the name) */
+    m_list census_excluded; /* census.excluded_family[F]: sites of family F
+                             * a census taken alongside counting left out */
+    m_cfam *cfam;           /* owned, most sites first */
     size_t ncfam;
-    m_csite *sites;       /* owned, most attempts first */
+    m_csite *sites; /* owned, most attempts first */
     size_t nsites;
-    m_code *code;         /* owned, most instructions first */
+    m_code *code; /* owned, most instructions first */
     size_t ncode;
-    uint64_t code_instructions;  /* sum over code */
-    where wh;             /* owned: the group's cwd and sys.path */
-    m_list own_calls;     /* calls.B, B as the name, in the format's order */
-    m_list own_rare;      /* rare.B, B as the name */
+    uint64_t code_instructions; /* sum over code */
+    where wh;                   /* owned: the group's cwd and sys.path */
+    m_list own_calls;           /* calls.B, B as the name, in the format's order */
+    m_list own_rare;            /* rare.B, B as the name */
     /* Ties (equal counts) keep the input's order, as CPython's report
      * does, where that order is the file's own: a group read from one
      * CPython summary. Otherwise ties go by name (several files are read

@@ -78,11 +78,14 @@ outfile_commit(outfile *o)
     if (fflush(o->fp) != 0 || ferror(o->fp) || fsync(fileno(o->fp)) != 0) {
         e = errno ? errno : EIO;
         fclose(o->fp);
-    } else if (fclose(o->fp) != 0) {
+    }
+    else if (fclose(o->fp) != 0) {
         e = errno;
-    } else if (rename(o->tmp, o->path) != 0) {
+    }
+    else if (rename(o->tmp, o->path) != 0) {
         e = errno;
-    } else {
+    }
+    else {
         ret = 0;
     }
     if (ret != 0)
@@ -101,7 +104,8 @@ outfile_abort(outfile *o)
     if (o->tmp) {
         fclose(o->fp);
         unlink(o->tmp);
-    } else if (o->direct) {
+    }
+    else if (o->direct) {
         fclose(o->fp);
     }
     free(o->tmp);

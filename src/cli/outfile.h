@@ -14,10 +14,10 @@
 #include <stdio.h>
 
 typedef struct outfile {
-    FILE *fp;             /* owned (borrowed for stdout) */
-    char *path;           /* owned */
-    char *tmp;            /* owned; NULL for stdout and direct */
-    int direct;           /* fp is the target itself, not a temporary */
+    FILE *fp;   /* owned (borrowed for stdout) */
+    char *path; /* owned */
+    char *tmp;  /* owned; NULL for stdout and direct */
+    int direct; /* fp is the target itself, not a temporary */
 } outfile;
 
 /* Returns 0, or -1 with errno set. */

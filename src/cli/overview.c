@@ -90,7 +90,7 @@ overview_build(overview *o, const m_group *g)
 const char *
 overview_verdict(const char *trust)
 {
-    static const char *const words[] = { "ok", "caution", "untrusted" };
+    static const char *const words[] = {"ok", "caution", "untrusted"};
     size_t i, n;
     if (trust == NULL)
         return NULL;

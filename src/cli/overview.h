@@ -25,15 +25,15 @@
 #define OVERVIEW_TOP 3
 
 typedef struct ov_family {
-    const char *family;     /* borrowed from the model */
-    uint64_t generic;       /* executions of generic forms, misses included */
-    uint64_t exec;          /* all executions of the family */
+    const char *family; /* borrowed from the model */
+    uint64_t generic;   /* executions of generic forms, misses included */
+    uint64_t exec;      /* all executions of the family */
 } ov_family;
 
 typedef struct overview {
-    const m_code *code[OVERVIEW_TOP];    /* borrowed, hottest first */
+    const m_code *code[OVERVIEW_TOP]; /* borrowed, hottest first */
     size_t ncode;
-    const m_csite *site[OVERVIEW_TOP];   /* borrowed, most attempts first */
+    const m_csite *site[OVERVIEW_TOP]; /* borrowed, most attempts first */
     size_t nsite;
     ov_family fam[OVERVIEW_TOP];
     size_t nfam;

@@ -49,7 +49,7 @@ typedef struct jctx {
     ingest_worker *w;
     const char *path;
     agg_group *g;
-    int bad;                 /* values that were not counts */
+    int bad; /* values that were not counts */
 } jctx;
 
 static void
@@ -76,7 +76,8 @@ put_all(jctx *c, json_t *obj, const char *pre, const char *post)
     json_t *v;
     char key[1024];
 
-    json_object_foreach(obj, name, v) {
+    json_object_foreach(obj, name, v)
+    {
         snprintf(key, sizeof key, "%s%s%s", pre, name, post);
         put(c, key, v, 0);
     }
@@ -90,30 +91,37 @@ put_op(jctx *c, const char *prefix, const char *op, json_t *o)
     json_t *v, *spec;
 
     snprintf(pre, sizeof pre, "%s[%s]", prefix, op);
-    json_object_foreach(o, name, v) {
+    json_object_foreach(o, name, v)
+    {
         if (strcmp(name, "specializable") == 0) {
             snprintf(key, sizeof key, "%s.specializable", pre);
             put(c, key, v, 1);
-        } else if (strcmp(name, "pair_count") == 0 && json_is_object(v)) {
+        }
+        else if (strcmp(name, "pair_count") == 0 && json_is_object(v)) {
             snprintf(key, sizeof key, "%s.pair_count[", pre);
             if (strcmp(prefix, "uops") == 0)
                 snprintf(key, sizeof key, "uop[%s].pair_count[", op);
             put_all(c, v, key, "]");
-        } else if (strcmp(name, "specialization") == 0 && json_is_object(v)) {
+        }
+        else if (strcmp(name, "specialization") == 0 && json_is_object(v)) {
             const char *f;
-            json_object_foreach(v, f, spec) {
+            json_object_foreach(v, f, spec)
+            {
                 if (strcmp(f, "failure_kinds") == 0 && json_is_object(spec)) {
                     snprintf(key, sizeof key, "%s.specialization.failure_kinds[", pre);
                     put_all(c, spec, key, "]");
-                } else {
+                }
+                else {
                     snprintf(key, sizeof key, "%s.specialization.%s", pre, f);
                     put(c, key, spec, 0);
                 }
             }
-        } else if (strcmp(name, "miss") == 0) {
+        }
+        else if (strcmp(name, "miss") == 0) {
             snprintf(key, sizeof key, "%s.specialization.miss", pre);
             put(c, key, v, 0);
-        } else if (strcmp(name, "family") != 0) {
+        }
+        else if (strcmp(name, "family") != 0) {
             snprintf(key, sizeof key, "%s.%s", pre, name);
             put(c, key, v, 0);
         }
@@ -127,12 +135,12 @@ strs_from(agg_strs *s, json_t *obj, uint64_t *total)
     json_t *v;
     uint64_t n;
 
-    json_object_foreach(obj, name, v)
-        if (get_count(v, &n) == 0) {
-            agg_strs_add(s, name, strlen(name), n);
-            if (total)
-                *total += n;
-        }
+    json_object_foreach(obj, name, v) if (get_count(v, &n) == 0)
+    {
+        agg_strs_add(s, name, strlen(name), n);
+        if (total)
+            *total += n;
+    }
 }
 
 /* The summary's "census": counters census.*, census.family[F].*, and
@@ -147,7 +155,8 @@ put_census(jctx *c, json_t *cen)
 
     if (!json_is_object(cen))
         return;
-    json_object_foreach(cen, name, v) {
+    json_object_foreach(cen, name, v)
+    {
         if (strcmp(name, "families") == 0 || strcmp(name, "sites") == 0)
             continue;
         if (strcmp(name, "excluded_families") == 0 && json_is_object(v)) {
@@ -161,18 +170,22 @@ put_census(jctx *c, json_t *cen)
         snprintf(key, sizeof key, "census.%s", name);
         put(c, key, v, AGG_ADD_SUM);
     }
-    json_object_foreach(json_object_get(cen, "families"), name, v) {
-        json_object_foreach(v, f, fv) {
+    json_object_foreach(json_object_get(cen, "families"), name, v)
+    {
+        json_object_foreach(v, f, fv)
+        {
             if (strcmp(f, "forms") == 0 && json_is_object(fv)) {
                 snprintf(key, sizeof key, "census.family[%s].specialized[", name);
                 put_all(c, fv, key, "]");
-            } else {
+            }
+            else {
                 snprintf(key, sizeof key, "census.family[%s].%s", name, f);
                 put(c, key, fv, AGG_ADD_SUM);
             }
         }
     }
-    json_array_foreach(json_object_get(cen, "sites"), i, site) {
+    json_array_foreach(json_object_get(cen, "sites"), i, site)
+    {
         static const char *const field[] = {"family", "file", "function", "source"};
         const char *line = json_string_value(json_object_get(site, "line"));
         char *t[4], *row;
@@ -194,7 +207,8 @@ put_census(jctx *c, json_t *cen)
             memcpy(row + n - 6, ".attempts", 10);
             put(c, row, json_object_get(site, "attempts"), AGG_ADD_MAX);
             free(row);
-        } else {
+        }
+        else {
             c->bad++;
         }
         for (j = 0; j < 4; j++)
@@ -219,7 +233,8 @@ code_name(const char *name, size_t nlen, json_t *v)
          * again when the summary is built. */
         file = text_from_json(json_object_get(v, json_object_get(v, "path") ? "path" : "file"));
         fn = text_from_json(json_object_get(v, "function"));
-    } else {
+    }
+    else {
         for (p = name + nlen; p > name && c1 == NULL; p--)
             if (p[-1] == ':') {
                 if (c2 == NULL)
@@ -253,8 +268,10 @@ put_code(jctx *c, json_t *code)
     char *key, *cn;
     size_t n;
 
-    json_object_foreach(code, name, v) {
-        if ((cn = code_name(name, json_object_iter_key_len(json_object_key_to_iter(name)), v)) == NULL) {
+    json_object_foreach(code, name, v)
+    {
+        if ((cn = code_name(name, json_object_iter_key_len(json_object_key_to_iter(name)), v)) ==
+            NULL) {
             c->bad++;
             continue;
         }
@@ -289,23 +306,22 @@ load_group(jctx *c, json_t *grp)
     if (ver)
         minor = psf_parse_version(ver, strlen(ver));
     label = NULL;
-    if (c->w->opt->by_label
-        && (label = text_from_json(json_object_get(meta, "label"))) == NULL)
+    if (c->w->opt->by_label && (label = text_from_json(json_object_get(meta, "label"))) == NULL)
         label = cli_xstrdup("");
-    c->g = agg_group_get_label(&c->w->a, source, minor,
-                               counts ? counts : (source == AGG_OWN ? "base-instructions"
-                                                                    : "specialized-forms"),
-                               label);
+    c->g = agg_group_get_label(
+        &c->w->a, source, minor,
+        counts ? counts : (source == AGG_OWN ? "base-instructions" : "specialized-forms"), label);
     free(label);
-    json_object_foreach(json_object_get(grp, "opcodes"), name, v)
-        put_op(c, "opcode", name, v);
+    json_object_foreach(json_object_get(grp, "opcodes"), name, v) put_op(c, "opcode", name, v);
     put_all(c, json_object_get(grp, "calls"), "", "");
     put_all(c, json_object_get(grp, "objects"), "", "");
-    json_object_foreach(json_object_get(grp, "gc"), name, v) {
+    json_object_foreach(json_object_get(grp, "gc"), name, v)
+    {
         const char *field;
         json_t *fv;
         /* Own fields (uncollectable, time_ns) back to gc[G].FIELD. */
-        json_object_foreach(v, field, fv) {
+        json_object_foreach(v, field, fv)
+        {
             char key[1024];
             if (strcmp(field, "uncollectable") == 0 || strcmp(field, "time_ns") == 0)
                 snprintf(key, sizeof key, "gc[%s].%s", name, field);
@@ -317,12 +333,12 @@ load_group(jctx *c, json_t *grp)
     sec = json_object_get(grp, "optimization");
     put_all(c, json_object_get(sec, "counters"), "", "");
     put_all(c, json_object_get(sec, "jit"), "", "");
-    json_object_foreach(json_object_get(sec, "histograms"), name, v) {
+    json_object_foreach(json_object_get(sec, "histograms"), name, v)
+    {
         snprintf(pre, sizeof pre, "%s[", name);
         put_all(c, v, pre, "]");
     }
-    json_object_foreach(json_object_get(sec, "uops"), name, v)
-        put_op(c, "uops", name, v);
+    json_object_foreach(json_object_get(sec, "uops"), name, v) put_op(c, "uops", name, v);
     put_all(c, json_object_get(sec, "unsupported_opcodes"), "unsupported_opcode[", "].count");
     put_all(c, json_object_get(sec, "errors_in_opcode"), "error_in_opcode[", "].count");
     put_all(c, json_object_get(grp, "rare_events"), "Rare event (", ")");
@@ -339,11 +355,10 @@ load_group(jctx *c, json_t *grp)
     ingest_observe(c->w, c->path, AGG_FMT_SUMMARY_JSON, files, c->g, NULL);
     strs_from(&c->g->how, json_object_get(meta, "version_detection"), NULL);
     strs_from(&c->g->collectors, json_object_get(meta, "collectors"), NULL);
-    json_object_foreach(json_object_get(meta, "headers"), name, o) {
+    json_object_foreach(json_object_get(meta, "headers"), name, o)
+    {
         const char *val;
-        json_object_foreach(o, val, v)
-            if (get_count(v, &n) == 0)
-                agg_hdr_add(c->g, name, val, n);
+        json_object_foreach(o, val, v) if (get_count(v, &n) == 0) agg_hdr_add(c->g, name, val, n);
     }
     agg_time(c->g, json_string_value(json_object_get(meta, "time_start")),
              json_string_value(json_object_get(meta, "time_end")));
@@ -361,10 +376,9 @@ load_summary(jctx *c, json_t *root)
     size_t i;
 
     if (json_is_array(groups)) {
-        json_array_foreach(groups, i, g)
-            if (json_is_object(g))
-                load_group(c, g);
-    } else {
+        json_array_foreach(groups, i, g) if (json_is_object(g)) load_group(c, g);
+    }
+    else {
         load_group(c, root);
     }
 }
@@ -380,7 +394,8 @@ names_value(json_t *v, char *buf, size_t size)
     if (!json_is_array(v))
         return -1;
     buf[0] = '\0';
-    json_array_foreach(v, i, e) {
+    json_array_foreach(v, i, e)
+    {
         const char *t = json_string_value(e);
         int n;
         if (t == NULL || *t == '\0' || strchr(t, ' '))
@@ -406,7 +421,8 @@ defines_headers(jctx *c, json_t *obj, const char *prefix)
         c->bad++;
         return;
     }
-    json_object_foreach(obj, num, v) {
+    json_object_foreach(obj, num, v)
+    {
         for (p = num; *p >= '0' && *p <= '9'; p++)
             ;
         if (*num == '\0' || *p != '\0' || p - num > 6 || names_value(v, val, sizeof val) != 0) {
@@ -457,8 +473,8 @@ eval_call_key(json_t *root, const char *key, char *buf, size_t size)
         return 0;
     memcpy(num, p, len);
     num[len] = '\0';
-    name = json_string_value(json_array_get(json_object_get(json_object_get(root, "_stats_defines"),
-                                                            num), 0));
+    name = json_string_value(
+        json_array_get(json_object_get(json_object_get(root, "_stats_defines"), num), 0));
     if (name == NULL || *name == '\0' || strpbrk(name, "[] ") != NULL)
         return 0;
     return snprintf(buf, size, "%s%s]", pre, name) < (int)size;
@@ -479,7 +495,8 @@ load_cpython(jctx *c, json_t *root)
     char hkey[256], val[16384];
 
     ingest_begin(c->w);
-    json_object_foreach(root, key, v) {
+    json_object_foreach(root, key, v)
+    {
         if (strcmp(key, "__nfiles__") == 0) {
             if (get_count(v, &nfiles) != 0)
                 c->bad++;
@@ -487,8 +504,8 @@ load_cpython(jctx *c, json_t *root)
         }
         if (strcmp(key, "_specialized_instructions") == 0) {
             if (names_value(v, val, sizeof val) == 0)
-                ingest_header(c->w, AGG_HDR_CPY_SPECIALIZED, strlen(AGG_HDR_CPY_SPECIALIZED),
-                            val, strlen(val));
+                ingest_header(c->w, AGG_HDR_CPY_SPECIALIZED, strlen(AGG_HDR_CPY_SPECIALIZED), val,
+                              strlen(val));
             else
                 c->bad++;
             continue;
@@ -502,7 +519,8 @@ load_cpython(jctx *c, json_t *root)
             continue;
         }
         if (strcmp(key, "metadata") == 0 && json_is_object(v)) {
-            json_object_foreach(v, name, m) {
+            json_object_foreach(v, name, m)
+            {
                 const char *t = json_string_value(m);
                 if (t == NULL) {
                     c->bad++;
@@ -540,7 +558,7 @@ read_json(ingest_worker *w, const char *path, const char *buf, size_t n)
 {
     json_error_t err;
     json_t *root = text_json_loadb(buf, n, 0, &err);
-    jctx c = { w, path, NULL, 0 };
+    jctx c = {w, path, NULL, 0};
     json_t *schema;
     char why[600];
 
@@ -561,8 +579,8 @@ read_json(ingest_worker *w, const char *path, const char *buf, size_t n)
         }
         if (summary_schema_check(root, why, sizeof why) != 0) {
             agg_problem(&w->a, AGG_P_UNPARSABLE, path, 0,
-                        "not a JSON summary of schema %d: %s; file not counted",
-                        SUMMARY_SCHEMA, why);
+                        "not a JSON summary of schema %d: %s; file not counted", SUMMARY_SCHEMA,
+                        why);
             json_decref(root);
             return;
         }
@@ -571,11 +589,12 @@ read_json(ingest_worker *w, const char *path, const char *buf, size_t n)
             return;
         }
         load_summary(&c, root);
-    } else {
+    }
+    else {
         load_cpython(&c, root);
     }
     if (c.bad)
-        agg_problem(&w->a, AGG_P_UNPARSABLE, path, 0,
-                    "%d values were not counts and were skipped", c.bad);
+        agg_problem(&w->a, AGG_P_UNPARSABLE, path, 0, "%d values were not counts and were skipped",
+                    c.bad);
     json_decref(root);
 }

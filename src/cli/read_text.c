@@ -46,8 +46,8 @@ site_fields(const char *val, size_t vlen, const char **f, size_t *fl)
     f[6] = p;
     fl[6] = (size_t)(e - p);
 numbers:
-    if (psf_parse_u64(f[1], fl[1], &n) != PSF_NUM_OK || psf_parse_u64(f[4], fl[4], &n) != PSF_NUM_OK
-        || fl[0] == 0)
+    if (psf_parse_u64(f[1], fl[1], &n) != PSF_NUM_OK ||
+        psf_parse_u64(f[4], fl[4], &n) != PSF_NUM_OK || fl[0] == 0)
         return -1;
     return 0;
 }
@@ -59,7 +59,7 @@ numbers:
 static int
 census_site(ingest_worker *w, const char *val, size_t vlen)
 {
-    static const int keep[] = {0, 3, 5, 6};   /* family, file, function, source */
+    static const int keep[] = {0, 3, 5, 6}; /* family, file, function, source */
     const char *f[7];
     size_t fl[7], n, len, i;
     char *t[4] = {NULL}, *key;
@@ -109,7 +109,8 @@ code_key(int version, const char *k, size_t n, size_t *len)
     if (version >= 2) {
         c1 = memchr(b, ':', (size_t)(e - b));
         c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
-    } else {
+    }
+    else {
         for (p = e; p > b && c2 == NULL; p--)
             if (p[-1] == ':')
                 c2 = p - 1;
@@ -138,14 +139,14 @@ code_key(int version, const char *k, size_t n, size_t *len)
  * the rest counted and summed up in one warning, so that a file that is
  * not a dump at all does not flood stderr. */
 #define LINE_WARN_MAX 10
-#define LINE_PROBLEM(kind, ...)                                          \
-    do {                                                                 \
-        if (shown++ < LINE_WARN_MAX)                                     \
-            agg_problem(&w->a, (kind), path, lineno, __VA_ARGS__);       \
-        else {                                                           \
-            w->a.problems[(kind)]++;                                     \
-            hidden++;                                                    \
-        }                                                                \
+#define LINE_PROBLEM(kind, ...)                                    \
+    do {                                                           \
+        if (shown++ < LINE_WARN_MAX)                               \
+            agg_problem(&w->a, (kind), path, lineno, __VA_ARGS__); \
+        else {                                                     \
+            w->a.problems[(kind)]++;                               \
+            hidden++;                                              \
+        }                                                          \
     } while (0)
 
 /* A hot-code counter, its key in canonical form. */
@@ -159,11 +160,13 @@ own_code_counter(ingest_worker *w, const char *path, unsigned long lineno, const
     if (ck != NULL) {
         ingest_counter(w, ck, cl, v);
         free(ck);
-    } else if ((*shown)++ < LINE_WARN_MAX) {
+    }
+    else if ((*shown)++ < LINE_WARN_MAX) {
         agg_problem(&w->a, AGG_P_UNPARSABLE, path, lineno,
                     "hot-code key is not \"code[FILE:LINE:QUALNAME]...\" in the dump's "
                     "text encoding, line not counted");
-    } else {
+    }
+    else {
         w->a.problems[AGG_P_UNPARSABLE]++;
         (*hidden)++;
     }
@@ -210,8 +213,8 @@ read_text(ingest_worker *w, const char *path, const char *buf, size_t n)
     w->version = 1;
     if (own) {
         nl = memchr(buf, '\n', n);
-        if (psf_line_split(buf, (size_t)((nl ? nl : end) - buf), &ln) != PSF_LINE_OK
-            || ln.val_len != 1 || ln.val[0] < '1' || ln.val[0] > '0' + PSF_FORMAT_VERSION) {
+        if (psf_line_split(buf, (size_t)((nl ? nl : end) - buf), &ln) != PSF_LINE_OK ||
+            ln.val_len != 1 || ln.val[0] < '1' || ln.val[0] > '0' + PSF_FORMAT_VERSION) {
             agg_problem(&w->a, AGG_P_UNSUPPORTED, path, 1,
                         "unsupported dump format version, file not counted");
             return;
@@ -233,21 +236,27 @@ read_text(ingest_worker *w, const char *path, const char *buf, size_t n)
             if (ln.header) {
                 size_t tl;
                 char *t = NULL;
-                if (text_header_is_free(ln.key, ln.key_len)
-                    && (t = text_from_dump(w->version, ln.val, ln.val_len, &tl)) == NULL)
-                    LINE_PROBLEM(AGG_P_UNPARSABLE, "%% not followed by two hexadecimal digits "
-                                 "in free text, line not counted%s", "");
+                if (text_header_is_free(ln.key, ln.key_len) &&
+                    (t = text_from_dump(w->version, ln.val, ln.val_len, &tl)) == NULL)
+                    LINE_PROBLEM(AGG_P_UNPARSABLE,
+                                 "%% not followed by two hexadecimal digits "
+                                 "in free text, line not counted%s",
+                                 "");
                 else
                     ingest_header(w, ln.key, ln.key_len, t ? t : ln.val, t ? tl : ln.val_len);
                 free(t);
-            } else if (site_line(p, nl, &ln)) {
+            }
+            else if (site_line(p, nl, &ln)) {
                 if (census_site(w, ln.val, ln.val_len) != 0)
-                    LINE_PROBLEM(AGG_P_UNPARSABLE, "census site is not \"FAMILY | ATTEMPTS | "
-                                 "COUNTER | FILE | LINE | FUNCTION | SOURCE\", line not counted%s", "");
-            } else {
+                    LINE_PROBLEM(AGG_P_UNPARSABLE,
+                                 "census site is not \"FAMILY | ATTEMPTS | "
+                                 "COUNTER | FILE | LINE | FUNCTION | SOURCE\", line not counted%s",
+                                 "");
+            }
+            else {
                 st = psf_parse_u64(ln.val, ln.val_len, &v);
-                if (st == PSF_NUM_OK && own && ln.key_len > 5
-                    && memcmp(ln.key, PSF_KEY_CODE, 5) == 0)
+                if (st == PSF_NUM_OK && own && ln.key_len > 5 &&
+                    memcmp(ln.key, PSF_KEY_CODE, 5) == 0)
                     own_code_counter(w, path, lineno, &ln, v, &shown, &hidden);
                 else if (st == PSF_NUM_OK)
                     ingest_counter(w, ln.key, ln.key_len, v);
@@ -258,7 +267,8 @@ read_text(ingest_worker *w, const char *path, const char *buf, size_t n)
                     LINE_PROBLEM(AGG_P_UNPARSABLE,
                                  "value is not an unsigned integer, line not counted%s", "");
             }
-        } else if (st != PSF_LINE_BLANK) {
+        }
+        else if (st != PSF_LINE_BLANK) {
             LINE_PROBLEM(AGG_P_UNPARSABLE, "no \"key : value\" on this line, not counted%s", "");
         }
         p = nl + 1;
@@ -278,4 +288,3 @@ read_text(ingest_worker *w, const char *path, const char *buf, size_t n)
     }
     ingest_end(w, path, own ? AGG_FMT_OWN_TEXT : AGG_FMT_NATIVE_TEXT, 1);
 }
-

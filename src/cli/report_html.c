@@ -20,11 +20,21 @@ esc_n(FILE *out, const char *s, size_t n)
 
     for (i = 0; i < n; i++) {
         switch (s[i]) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
-        default: fputc(s[i], out); break;
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(s[i], out);
+            break;
         }
     }
 }
@@ -43,8 +53,8 @@ esc(FILE *out, const char *s)
 static int
 ascii_punct(char c)
 {
-    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`')
-        || (c >= '{' && c <= '~');
+    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
+           (c >= '{' && c <= '~');
 }
 
 /* Inline Markdown of the reports: **bold**, `code`, and backslash escapes
@@ -183,7 +193,7 @@ static void
 emit_table(FILE *out, const line *lines, size_t nl)
 {
     line cells[MAX_COLS];
-    int right[MAX_COLS] = { 0 };
+    int right[MAX_COLS] = {0};
     size_t nc, i, k, ncols;
 
     ncols = split_cells(lines[0].s, lines[0].n, cells, MAX_COLS);
@@ -239,10 +249,12 @@ anchor_make(anchors *a, int level, const char *text, char *out, size_t size)
         if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
             base[k++] = (char)c;
             dash = 0;
-        } else if (c >= 'A' && c <= 'Z') {
+        }
+        else if (c >= 'A' && c <= 'Z') {
             base[k++] = (char)(c - 'A' + 'a');
             dash = 0;
-        } else if (!dash && k > 0 && base[k - 1] != '-') {
+        }
+        else if (!dash && k > 0 && base[k - 1] != '-') {
             base[k++] = '-';
             dash = 1;
         }
@@ -256,7 +268,7 @@ anchor_make(anchors *a, int level, const char *text, char *out, size_t size)
     for (i = 0; i < a->n; i++)
         if (strcmp(a->id[i], out) == 0) {
             snprintf(out, size, "%s-%zu", base, ++dup + 1);
-            i = (size_t)-1;   /* again from the start */
+            i = (size_t)-1; /* again from the start */
         }
     a->id = cli_xrealloc(a->id, (a->n + 1) * sizeof *a->id);
     snprintf(a->id[a->n++], sizeof a->id[0], "%s", out);
@@ -294,7 +306,7 @@ heading_level(const line *l, size_t *text_at)
 static void
 toc(FILE *out, const line *lines, size_t nl)
 {
-    anchors a = { NULL, 0, 0 };
+    anchors a = {NULL, 0, 0};
     char id[96], text[512];
     size_t i, at;
     int level, open3 = 0, hidden = 0;
@@ -311,7 +323,7 @@ toc(FILE *out, const line *lines, size_t nl)
         if (level < 2 || level > 3 || hidden)
             continue;
         if (collapsed(text))
-            hidden = level;     /* its many small tables: not listed */
+            hidden = level; /* its many small tables: not listed */
         if (level == 2 && open3) {
             fputs("</ul></li>\n", out);
             open3 = 0;
@@ -336,8 +348,8 @@ md_to_html(FILE *out, const char *buf, size_t len, heading_hook hook, void *ctx)
     line *lines = NULL;
     size_t nl = 0, cap = 0, i, j;
     const char *p = buf, *end = buf + len;
-    anchors an = { NULL, 0, 0 };
-    int open_details = 0;   /* level of the open <details>, 0: none */
+    anchors an = {NULL, 0, 0};
+    int open_details = 0; /* level of the open <details>, 0: none */
 
     while (p < end) {
         const char *nlp = memchr(p, '\n', (size_t)(end - p));
@@ -398,8 +410,9 @@ md_to_html(FILE *out, const char *buf, size_t len, heading_hook hook, void *ctx)
             continue;
         }
         fputs("<p>", out);
-        for (j = i; j < nl && lines[j].n && lines[j].s[0] != '#' && lines[j].s[0] != '|'
-                    && !(lines[j].s[0] == '-' && lines[j].n >= 2 && lines[j].s[1] == ' '); j++) {
+        for (j = i; j < nl && lines[j].n && lines[j].s[0] != '#' && lines[j].s[0] != '|' &&
+                    !(lines[j].s[0] == '-' && lines[j].n >= 2 && lines[j].s[1] == ' ');
+             j++) {
             if (j > i)
                 fputc(' ', out);
             inline_md(out, lines[j].s, lines[j].n);
@@ -428,13 +441,15 @@ static const char css[] =
     "th,td{border:1px solid #d8dee4;padding:2px 8px;text-align:left;white-space:nowrap}\n"
     "th{background:#f6f8fa;cursor:pointer;user-select:none;position:sticky;top:0}\n"
     "th.n,td.n{text-align:right}tbody tr:nth-child(even){background:#fafbfc}\n"
-    "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' \\25BC'}\n"
+    "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' "
+    "\\25BC'}\n"
     "svg.chart{display:block;max-width:100%;height:auto;margin:.5em 0 1em;font-size:12px}\n"
     "svg.chart text{fill:#1b1f24}svg.chart .axis{stroke:#8c959f}\n"
     "svg.chart rect.seg:hover,svg.chart rect.cell:hover,svg.chart rect.div:hover{stroke:#000;"
     "stroke-width:1}\n"
     ".legend{font-size:12px;color:#57606a;margin:-.6em 0 1em}\n"
-    ".legend i{display:inline-block;width:10px;height:10px;margin:0 4px 0 10px;vertical-align:middle}\n"
+    ".legend i{display:inline-block;width:10px;height:10px;margin:0 4px 0 "
+    "10px;vertical-align:middle}\n"
     "nav.toc{position:fixed;top:0;left:0;width:230px;height:100vh;overflow:auto;"
     "padding:12px 10px;box-sizing:border-box;border-right:1px solid #d0d7de;"
     "background:#f6f8fa;font-size:13px}\n"
@@ -481,7 +496,8 @@ static void
 page_begin(FILE *out, const char *title)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
-          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>", out);
+          "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
+          out);
     esc(out, title);
     fprintf(out, "</title>\n<style>\n%s</style>\n</head><body><main>\n", css);
 }
@@ -513,8 +529,8 @@ render(int (*fn)(FILE *, const void *, const void *), const void *a, const void 
 /* ---- charts -------------------------------------------------------------- */
 
 static const char *const palette[] = {
-    "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1", "#ff9da7",
-    "#9c755f", "#bab0ac", "#86bcb6", "#d4a6c8", "#8cd17d",
+    "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#edc948", "#b07aa1",
+    "#ff9da7", "#9c755f", "#bab0ac", "#86bcb6", "#d4a6c8", "#8cd17d",
 };
 #define NPAL (sizeof palette / sizeof palette[0])
 #define BASE_COLOR "#4e79a7"
@@ -557,7 +573,7 @@ form_cmp(const void *pa, const void *pb)
 static void
 chart_exec(FILE *out, const m_group *g)
 {
-    m_list fam = { 0 };
+    m_list fam = {0};
     const m_op **forms;
     size_t i, j, nf, nfam, k;
     uint64_t max;
@@ -575,30 +591,34 @@ chart_exec(FILE *out, const m_group *g)
     nfam = fam.n < EXEC_TOP ? fam.n : EXEC_TOP;
     max = fam.v[0].n;
     forms = cli_xcalloc(g->ops.n, sizeof *forms);
-    fprintf(out, "<svg class=\"chart\" data-chart=\"exec\" viewBox=\"0 0 960 %.0f\" "
+    fprintf(out,
+            "<svg class=\"chart\" data-chart=\"exec\" viewBox=\"0 0 960 %.0f\" "
             "role=\"img\" aria-label=\"Execution counts of the %zu most executed families\">\n",
             nfam * rh + 8, nfam);
     for (i = 0; i < nfam; i++) {
         double x = lw;
         nf = 0;
         for (j = 0; j < g->ops.n; j++)
-            if (g->ops.v[j].has_exec && g->ops.v[j].exec
-                && strcmp(g->ops.v[j].family, fam.v[i].name) == 0)
+            if (g->ops.v[j].has_exec && g->ops.v[j].exec &&
+                strcmp(g->ops.v[j].family, fam.v[i].name) == 0)
                 forms[nf++] = &g->ops.v[j];
         qsort(forms, nf, sizeof *forms, form_cmp);
         fprintf(out, "<g class=\"bar\" data-family=\"");
         esc(out, fam.v[i].name);
-        fprintf(out, "\" data-count=\"%llu\" transform=\"translate(0,%.0f)\">"
-                "<text x=\"%.0f\" y=\"15\" text-anchor=\"end\">", (unsigned long long)fam.v[i].n,
-                i * rh + 4, lw - 6);
+        fprintf(out,
+                "\" data-count=\"%llu\" transform=\"translate(0,%.0f)\">"
+                "<text x=\"%.0f\" y=\"15\" text-anchor=\"end\">",
+                (unsigned long long)fam.v[i].n, i * rh + 4, lw - 6);
         esc(out, fam.v[i].name);
         fputs("</text>", out);
         for (j = 0, k = 0; j < nf; j++) {
             double w = bw * (double)forms[j]->exec / (double)max;
             int spec = model_is_specialized(forms[j]);
             cli_count_str(c, sizeof c, forms[j]->exec);
-            fprintf(out, "<rect class=\"seg\" x=\"%.2f\" y=\"3\" width=\"%.2f\" height=\"16\" "
-                    "fill=\"%s\" data-name=\"", x, w, spec ? palette[k++ % NPAL] : BASE_COLOR);
+            fprintf(out,
+                    "<rect class=\"seg\" x=\"%.2f\" y=\"3\" width=\"%.2f\" height=\"16\" "
+                    "fill=\"%s\" data-name=\"",
+                    x, w, spec ? palette[k++ % NPAL] : BASE_COLOR);
             esc(out, forms[j]->name);
             fprintf(out, "\" data-count=\"%llu\"><title>", (unsigned long long)forms[j]->exec);
             esc(out, forms[j]->name);
@@ -617,10 +637,12 @@ chart_exec(FILE *out, const m_group *g)
         k = g->ops.v[i].exec && model_is_specialized(&g->ops.v[i]);
     fputs("</svg>\n<p class=\"legend\">The most executed families, each bar its "
           "executions and share of all instructions:<i style=\"background:" BASE_COLOR
-          "\"></i>base instruction", out);
+          "\"></i>base instruction",
+          out);
     if (k)
         fputs("<i style=\"background:#f28e2b\"></i>specialized forms, stacked within their "
-              "family (hover a segment for its name and count)", out);
+              "family (hover a segment for its name and count)",
+              out);
     fputs("</p>\n", out);
     free(forms);
     for (i = 0; i < fam.n; i++)
@@ -633,7 +655,7 @@ chart_exec(FILE *out, const m_group *g)
 static void
 chart_pairs(FILE *out, const m_group *g)
 {
-    m_list top = { 0 };
+    m_list top = {0};
     size_t i, j, n;
     uint64_t max = 0;
     const double cs = 24, left = 230, topm = 160;
@@ -656,7 +678,8 @@ chart_pairs(FILE *out, const m_group *g)
     }
     if (n == 0 || max == 0)
         goto done;
-    fprintf(out, "<svg class=\"chart\" data-chart=\"pairs\" viewBox=\"0 0 %.0f %.0f\" "
+    fprintf(out,
+            "<svg class=\"chart\" data-chart=\"pairs\" viewBox=\"0 0 %.0f %.0f\" "
             "role=\"img\" aria-label=\"Pair counts among the %zu most executed instructions: "
             "rows are the first instruction, columns the next\">\n",
             left + n * cs + 140, topm + n * cs + 10, n);
@@ -685,12 +708,15 @@ chart_pairs(FILE *out, const m_group *g)
                 int r = (int)(0xde + (0x08 - 0xde) * t), gg = (int)(0xeb + (0x30 - 0xeb) * t),
                     b = (int)(0xf7 + (0x6b - 0xf7) * t);
                 snprintf(fill, sizeof fill, "#%02x%02x%02x", r & 255, gg & 255, b & 255);
-            } else {
+            }
+            else {
                 snprintf(fill, sizeof fill, "#f6f8fa");
             }
             cli_count_str(c, sizeof c, v);
-            fprintf(out, "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
-                    "fill=\"%s\" data-from=\"", left + j * cs, topm + i * cs, cs - 1, cs - 1, fill);
+            fprintf(out,
+                    "<rect class=\"cell\" x=\"%.1f\" y=\"%.1f\" width=\"%.0f\" height=\"%.0f\" "
+                    "fill=\"%s\" data-from=\"",
+                    left + j * cs, topm + i * cs, cs - 1, cs - 1, fill);
             esc(out, top.v[i].name);
             fputs("\" data-to=\"", out);
             esc(out, top.v[j].name);
@@ -710,12 +736,14 @@ chart_pairs(FILE *out, const m_group *g)
         fputc('\n', out);
     }
     cli_count_str(c, sizeof c, max);
-    fprintf(out, "</svg>\n<p class=\"legend\">Rows: an instruction; columns: the instruction "
+    fprintf(out,
+            "</svg>\n<p class=\"legend\">Rows: an instruction; columns: the instruction "
             "that ran next (the %zu most executed). Scale (log): "
             "<i style=\"background:#f6f8fa;border:1px solid #d0d7de\"></i>0"
             "<i style=\"background:#deebf7\"></i>1 to "
             "<i style=\"background:#08306b\"></i><span class=\"scale-max\">%s</span> pairs, "
-            "darker is more; hover a cell for its count.</p>\n", n, c);
+            "darker is more; hover a cell for its count.</p>\n",
+            n, c);
 done:
     for (i = 0; i < top.n; i++)
         free(top.v[i].name);
@@ -735,14 +763,16 @@ spec_op_cmp(const void *pa, const void *pb)
 }
 
 static void
-seg(FILE *out, double *x, double w, const char *fill, const char *fam, const char *kind,
-    uint64_t n, uint64_t total, const char *what)
+seg(FILE *out, double *x, double w, const char *fill, const char *fam, const char *kind, uint64_t n,
+    uint64_t total, const char *what)
 {
     char c[32];
 
     cli_count_str(c, sizeof c, n);
-    fprintf(out, "<rect class=\"seg\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"14\" fill=\"%s\" "
-            "data-family=\"", *x, w, fill);
+    fprintf(out,
+            "<rect class=\"seg\" x=\"%.2f\" y=\"0\" width=\"%.2f\" height=\"14\" fill=\"%s\" "
+            "data-family=\"",
+            *x, w, fill);
     esc(out, fam);
     fputs("\" data-kind=\"", out);
     esc(out, kind);
@@ -762,14 +792,15 @@ chart_spec(FILE *out, const m_group *g)
     const m_op **ops = cli_xcalloc(g->ops.n ? g->ops.n : 1, sizeof *ops);
     size_t n = 0, i, k;
     const double lw = 210, bw = 480, rh = 40;
-    static const char *const fail_col[] = { "#e15759", "#ff9da7", "#b3363a", "#f1a07e",
-                                            "#d37295", "#9c2f2f" };
+    static const char *const fail_col[] = {"#e15759", "#ff9da7", "#b3363a",
+                                           "#f1a07e", "#d37295", "#9c2f2f"};
 
     for (i = 0; i < g->ops.n; i++) {
         const m_op *op = &g->ops.v[i];
-        if (op->specializable && op->has_spec
-            && op->spec[PSF_SPEC_HIT] + op->spec[PSF_SPEC_MISS] + op->spec[PSF_SPEC_DEFERRED]
-               + op->spec[PSF_SPEC_SUCCESS] + op->spec[PSF_SPEC_FAILURE] > 0)
+        if (op->specializable && op->has_spec &&
+            op->spec[PSF_SPEC_HIT] + op->spec[PSF_SPEC_MISS] + op->spec[PSF_SPEC_DEFERRED] +
+                    op->spec[PSF_SPEC_SUCCESS] + op->spec[PSF_SPEC_FAILURE] >
+                0)
             ops[n++] = op;
     }
     if (n == 0) {
@@ -779,14 +810,16 @@ chart_spec(FILE *out, const m_group *g)
     qsort(ops, n, sizeof *ops, spec_op_cmp);
     if (n > SPEC_TOP)
         n = SPEC_TOP;
-    fprintf(out, "<svg class=\"chart\" data-chart=\"spec\" viewBox=\"0 0 960 %.0f\" role=\"img\" "
-            "aria-label=\"Specialization outcomes per family\">\n", n * rh + 8);
+    fprintf(out,
+            "<svg class=\"chart\" data-chart=\"spec\" viewBox=\"0 0 960 %.0f\" role=\"img\" "
+            "aria-label=\"Specialization outcomes per family\">\n",
+            n * rh + 8);
     for (i = 0; i < n; i++) {
         const m_op *op = ops[i];
         uint64_t hit = op->spec[PSF_SPEC_HIT], miss = op->spec[PSF_SPEC_MISS],
                  def = op->spec[PSF_SPEC_DEFERRED], out3 = hit + miss + def;
-        uint64_t succ = op->spec[PSF_SPEC_SUCCESS], fail = op->spec[PSF_SPEC_FAILURE],
-                 sf, named = 0;
+        uint64_t succ = op->spec[PSF_SPEC_SUCCESS], fail = op->spec[PSF_SPEC_FAILURE], sf,
+                 named = 0;
         double x;
 
         /* CPython may count more failure kinds than failures (a kind per
@@ -799,8 +832,10 @@ chart_spec(FILE *out, const m_group *g)
         named = 0;
         fputs("<g class=\"fam\" data-family=\"", out);
         esc(out, op->name);
-        fprintf(out, "\" transform=\"translate(0,%.0f)\"><text x=\"%.0f\" y=\"12\" "
-                "text-anchor=\"end\">", i * rh + 4, lw - 6);
+        fprintf(out,
+                "\" transform=\"translate(0,%.0f)\"><text x=\"%.0f\" y=\"12\" "
+                "text-anchor=\"end\">",
+                i * rh + 4, lw - 6);
         esc(out, op->name);
         fputs("</text>", out);
         fprintf(out, "<g class=\"outcomes\" transform=\"translate(0,1)\">");
@@ -812,8 +847,10 @@ chart_spec(FILE *out, const m_group *g)
                 "hit + miss + deferred");
             seg(out, &x, bw * (double)def / (double)out3, "#edc948", op->name, "deferred", def,
                 out3, "hit + miss + deferred");
-            fprintf(out, "<text class=\"val\" x=\"%.0f\" y=\"11\">hit %.1f%%, miss %.1f%%, "
-                    "deferred %.1f%%</text>", lw + bw + 6, 100.0 * (double)hit / (double)out3,
+            fprintf(out,
+                    "<text class=\"val\" x=\"%.0f\" y=\"11\">hit %.1f%%, miss %.1f%%, "
+                    "deferred %.1f%%</text>",
+                    lw + bw + 6, 100.0 * (double)hit / (double)out3,
                     100.0 * (double)miss / (double)out3, 100.0 * (double)def / (double)out3);
         }
         fputs("</g><g class=\"attempts\" transform=\"translate(0,18)\">", out);
@@ -833,16 +870,18 @@ chart_spec(FILE *out, const m_group *g)
             if (fail > named)
                 seg(out, &x, bw * (double)(fail - named) / (double)sf, "#e15759", op->name,
                     "failure", fail - named, sf, what);
-            fprintf(out, "<text class=\"val\" x=\"%.0f\" y=\"11\">success %.1f%% of %llu "
-                    "attempts</text>", lw + bw + 6, 100.0 * (double)succ / (double)sf,
-                    (unsigned long long)sf);
+            fprintf(out,
+                    "<text class=\"val\" x=\"%.0f\" y=\"11\">success %.1f%% of %llu "
+                    "attempts</text>",
+                    lw + bw + 6, 100.0 * (double)succ / (double)sf, (unsigned long long)sf);
         }
         fputs("</g></g>\n", out);
     }
     fputs("</svg>\n<p class=\"legend\">Per family, top bar: <i style=\"background:#59a14f\"></i>hit"
           "<i style=\"background:#e15759\"></i>miss<i style=\"background:#edc948\"></i>deferred; "
           "bottom bar: <i style=\"background:#4e79a7\"></i>specialization success, then the "
-          "failures by kind (hover for the kind).</p>\n", out);
+          "failures by kind (hover for the kind).</p>\n",
+          out);
     free(ops);
 }
 
@@ -850,7 +889,7 @@ chart_spec(FILE *out, const m_group *g)
 
 typedef struct sum_ctx {
     const summary *s;
-    size_t group;           /* the group whose sections follow */
+    size_t group; /* the group whose sections follow */
 } sum_ctx;
 
 static const m_group *
@@ -871,8 +910,8 @@ sum_hook(void *ctx, FILE *out, int level, const char *text)
     }
     if (strcmp(text, "Overview") == 0 && overview_verdict(s->s->trust)) {
         const char *v = overview_verdict(s->s->trust);
-        fprintf(out, "<p class=\"verdict\">Verdict: <span class=\"badge %s\">%s</span></p>\n",
-                v, v);
+        fprintf(out, "<p class=\"verdict\">Verdict: <span class=\"badge %s\">%s</span></p>\n", v,
+                v);
         return;
     }
     if (strcmp(text, "Execution counts") == 0 && (g = sum_model(s)))
@@ -893,7 +932,7 @@ md_summary(FILE *out, const void *s, const void *unused)
 int
 report_html(FILE *out, const summary *s)
 {
-    sum_ctx c = { s, 0 };
+    sum_ctx c = {s, 0};
     size_t len = 0;
     char *md = render(md_summary, s, NULL, &len);
 
@@ -951,7 +990,8 @@ chart_diverging(FILE *out, const cmp_section *s)
     }
     if (n == 0 || max == 0)
         return;
-    fprintf(out, "<svg class=\"chart\" data-chart=\"diverging\" data-section=\"%s\" "
+    fprintf(out,
+            "<svg class=\"chart\" data-chart=\"diverging\" data-section=\"%s\" "
             "viewBox=\"0 0 960 %.0f\" role=\"img\" aria-label=\"Largest changes: %s\">\n",
             s->name, n * rh + 14, s->title);
     fprintf(out, "<line class=\"axis\" x1=\"%.0f\" x2=\"%.0f\" y1=\"0\" y2=\"%.0f\"/>\n", mid, mid,
@@ -963,11 +1003,15 @@ chart_diverging(FILE *out, const cmp_section *s)
         w = half * fabs(v) / max;
         x = v < 0 ? mid - w : mid;
         snprintf(val, sizeof val, "%+.*f%s", s->normalized ? 1 : 2, v, unit);
-        fprintf(out, "<g transform=\"translate(0,%.0f)\"><text x=\"%.0f\" y=\"13\" "
-                "text-anchor=\"end\">", i * rh + 4, lw - 6);
+        fprintf(out,
+                "<g transform=\"translate(0,%.0f)\"><text x=\"%.0f\" y=\"13\" "
+                "text-anchor=\"end\">",
+                i * rh + 4, lw - 6);
         esc(out, rows[i]->name);
-        fprintf(out, "</text><rect class=\"div\" x=\"%.2f\" y=\"2\" width=\"%.2f\" height=\"14\" "
-                "fill=\"%s\" data-name=\"", x, w, v < 0 ? "#e15759" : "#4e79a7");
+        fprintf(out,
+                "</text><rect class=\"div\" x=\"%.2f\" y=\"2\" width=\"%.2f\" height=\"14\" "
+                "fill=\"%s\" data-name=\"",
+                x, w, v < 0 ? "#e15759" : "#4e79a7");
         esc(out, rows[i]->name);
         fprintf(out, "\" data-change=\"%.6g\"><title>", v);
         esc(out, rows[i]->name);
@@ -977,12 +1021,14 @@ chart_diverging(FILE *out, const cmp_section *s)
                 v < 0 ? mid + 6 : mid + w + 6, "", val);
     }
     fputs("</svg>\n", out);
-    fprintf(out, "<p class=\"legend\">The %zu largest changes%s: "
+    fprintf(out,
+            "<p class=\"legend\">The %zu largest changes%s: "
             "<i style=\"background:#4e79a7\"></i>up<i style=\"background:#e15759\"></i>down.</p>\n",
-            n, s->kind == CMP_SHARE ? ", in percentage points"
-               : s->normalized ? " per million instructions executed on each side (a count that "
-                                 "did not change has no bar)"
-               : ", in counts");
+            n,
+            s->kind == CMP_SHARE ? ", in percentage points"
+            : s->normalized      ? " per million instructions executed on each side (a count that "
+                                   "did not change has no bar)"
+                                 : ", in counts");
 }
 
 static void

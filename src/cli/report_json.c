@@ -60,7 +60,8 @@ op_obj(const m_op *op, int uop)
         set(o, "specializable", json_true());
     if (uop && op->has_spec) {
         set(o, "miss", count(op->spec[PSF_SPEC_MISS]));
-    } else if (op->has_spec) {
+    }
+    else if (op->has_spec) {
         s = json_object();
         for (f = 0; f < PSF_SPEC_COUNT; f++)
             set(s, psf_spec_field_name[f], count(op->spec[f]));
@@ -100,7 +101,8 @@ group_meta(const agg_group *g)
     if (g->minor) {
         snprintf(ver, sizeof ver, "3.%d", g->minor);
         set(m, "python_version", json_string(ver));
-    } else {
+    }
+    else {
         set(m, "python_version", json_null());
     }
     set(m, "counts", text_json_str(g->counts));
@@ -119,8 +121,8 @@ group_meta(const agg_group *g)
     set(m, "version_detection", strs_obj(&g->how, 0));
     set(m, "collectors", strs_obj(&g->collectors, 0));
     for (i = 0; i < g->nhdr; i++)
-        set(h, g->hdr[i].key, strs_obj(&g->hdr[i].vals,
-                                       text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key))));
+        set(h, g->hdr[i].key,
+            strs_obj(&g->hdr[i].vals, text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key))));
     set(m, "headers", h);
     if (g->time_start)
         set(m, "time_start", text_json_str(g->time_start));
@@ -284,7 +286,8 @@ report_json(FILE *out, const summary *s)
     if (s->ng == 1) {
         group_fill(root, &s->g[0], s, 1);
         meta = json_object_get(root, "meta");
-    } else {
+    }
+    else {
         meta = json_object();
         set(meta, "files", count(s->files));
         p = json_object();
@@ -310,8 +313,8 @@ report_json(FILE *out, const summary *s)
         json_array_append_new(notes, n);
     }
     set(meta, "problem_notes", notes);
-    if (text_json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0
-        && fputc('\n', out) != EOF && !ferror(out))
+    if (text_json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 &&
+        fputc('\n', out) != EOF && !ferror(out))
         ret = 0;
     json_decref(root);
     return ret;

@@ -16,7 +16,7 @@
 
 typedef struct md {
     FILE *out;
-    int level;           /* heading level of a group's sections */
+    int level; /* heading level of a group's sections */
     const summary_opts *opt;
 } md;
 
@@ -148,7 +148,7 @@ exec_sort_input(const m_group *g, m_list *l)
 static void
 sec_execution(md *m, const m_group *g)
 {
-    m_list l = { 0 };
+    m_list l = {0};
     uint64_t cum = 0;
     size_t i;
     char c[32], s[32], cu[32], mr[32];
@@ -167,9 +167,11 @@ sec_execution(md *m, const m_group *g)
     heading(m, 0, "Execution counts");
     if (g->src->source == AGG_OWN)
         fputs("Counts of base instructions: each includes every specialized form of "
-              "its family.\n\n", m->out);
+              "its family.\n\n",
+              m->out);
     fputs("| Name | Count | Self | Cumulative | Miss ratio |\n"
-          "| :--- | ---: | ---: | ---: | ---: |\n", m->out);
+          "| :--- | ---: | ---: | ---: | ---: |\n",
+          m->out);
     for (i = 0; i < l.n; i++) {
         const m_op *op = model_op(g, l.v[i].name);
         uint64_t miss = 0;
@@ -200,7 +202,7 @@ done:
 static void
 sec_pairs(md *m, const m_group *g)
 {
-    m_list l = { 0 };
+    m_list l = {0};
     uint64_t cum = 0;
     size_t i, j;
     char name[600], c[32], s[32], cu[32];
@@ -259,7 +261,8 @@ sec_pred_succ(md *m, const m_group *g)
             continue;
         heading_name(m, 1, op->name, "");
         fputs("| Predecessor | Count | Share | Successor | Count | Share |\n"
-              "| :--- | ---: | ---: | :--- | ---: | ---: |\n", m->out);
+              "| :--- | ---: | ---: | :--- | ---: | ---: |\n",
+              m->out);
         for (j = 0; j < 5 && (j < op->pred.n || j < op->succ.n); j++) {
             if (j < op->pred.n) {
                 cli_count_str(c, sizeof c, op->pred.v[j].n);
@@ -267,7 +270,8 @@ sec_pred_succ(md *m, const m_group *g)
                 fputs("| ", m->out);
                 cell(m->out, op->pred.v[j].name);
                 fprintf(m->out, " | %s | %s ", c, p);
-            } else {
+            }
+            else {
                 fputs("| | | ", m->out);
             }
             if (j < op->succ.n) {
@@ -276,7 +280,8 @@ sec_pred_succ(md *m, const m_group *g)
                 fputs("| ", m->out);
                 cell(m->out, op->succ.v[j].name);
                 fprintf(m->out, " | %s | %s |\n", c, p);
-            } else {
+            }
+            else {
                 fputs("| | | |\n", m->out);
             }
         }
@@ -294,7 +299,7 @@ spec_total(const m_op *op)
 static void
 sec_specialization(md *m, const m_group *g)
 {
-    static const int kinds[] = { PSF_SPEC_HIT, PSF_SPEC_DEFERRED, PSF_SPEC_MISS, PSF_SPEC_DEOPT };
+    static const int kinds[] = {PSF_SPEC_HIT, PSF_SPEC_DEFERRED, PSF_SPEC_MISS, PSF_SPEC_DEOPT};
     int shown = 0;
     size_t i, k;
 
@@ -327,7 +332,7 @@ sec_specialization(md *m, const m_group *g)
 static void
 family_row(md *m, const m_group *g, const m_kv *f)
 {
-    m_list forms = { 0 };
+    m_list forms = {0};
     uint64_t base = 0, spec = 0;
     char c[32], p[32], b[32], s[32], sp[32];
     size_t j;
@@ -340,7 +345,8 @@ family_row(md *m, const m_group *g, const m_kv *f)
             spec += op->exec;
             if (op->exec)
                 m_list_add(&forms, op->name, strlen(op->name), op->exec);
-        } else {
+        }
+        else {
             base += op->exec;
         }
     }
@@ -373,7 +379,7 @@ static void
 sec_effectiveness(md *m, const m_group *g)
 {
     uint64_t basic = 0, hits = 0, misses = 0, notspec = 0;
-    m_list deferred = { 0 }, miss = { 0 }, fam = { 0 };
+    m_list deferred = {0}, miss = {0}, fam = {0};
     size_t i;
 
     if (g->src->source == AGG_OWN || g->total_exec == 0)
@@ -384,10 +390,12 @@ sec_effectiveness(md *m, const m_group *g)
             if (op->specializable)
                 notspec += op->exec;
             else if (model_is_specialized(op)) {
-                uint64_t ms = op->spec[PSF_SPEC_MISS] < op->exec ? op->spec[PSF_SPEC_MISS] : op->exec;
+                uint64_t ms =
+                    op->spec[PSF_SPEC_MISS] < op->exec ? op->spec[PSF_SPEC_MISS] : op->exec;
                 hits += op->exec - ms;
                 misses += ms;
-            } else
+            }
+            else
                 basic += op->exec;
             m_list_add(&fam, op->family, strlen(op->family), op->exec);
         }
@@ -411,8 +419,10 @@ sec_effectiveness(md *m, const m_group *g)
     heading(m, 1, "By family");
     fputs("Executions of each family (the base instruction and its specialized "
           "forms): the share that ran a specialized form, and the most used forms.\n\n"
-          "| Family | Executions | Base | Specialized | Specialized share | Most used specializations |\n"
-          "| :--- | ---: | ---: | ---: | ---: | :--- |\n", m->out);
+          "| Family | Executions | Base | Specialized | Specialized share | Most used "
+          "specializations |\n"
+          "| :--- | ---: | ---: | ---: | ---: | :--- |\n",
+          m->out);
     for (i = 0; i < fam.n; i++)
         family_row(m, g, &fam.v[i]);
     if (deferred.n) {
@@ -443,7 +453,8 @@ sec_calls(md *m, const m_group *g)
             total += g->calls.v[i].n;
     heading(m, 0, "Call stats");
     fputs("Ratios are of all calls to Python functions (\"Calls to\" rows), "
-          "as CPython's report has them, frames too.\n\n", m->out);
+          "as CPython's report has them, frames too.\n\n",
+          m->out);
     fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
     for (i = 0; i < g->calls.n; i++)
         row3(m, g->calls.v[i].name, g->calls.v[i].n, total);
@@ -462,14 +473,16 @@ sec_objects(md *m, const m_group *g)
      * immortal and calls "new values" "inline values". */
     mat = m_list_get(l, "Object new values") + m_list_get(l, "Object inline values");
     alloc = m_list_get(l, "Object allocations") + m_list_get(l, "Object allocations from freelist");
-    inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs")
-          + m_list_get(l, "Object interpreter mortal increfs") + m_list_get(l, "Object mortal increfs")
-          + m_list_get(l, "Object interpreter immortal increfs")
-          + m_list_get(l, "Object immortal increfs");
-    dec = m_list_get(l, "Object interpreter decrefs") + m_list_get(l, "Object decrefs")
-          + m_list_get(l, "Object interpreter mortal decrefs") + m_list_get(l, "Object mortal decrefs")
-          + m_list_get(l, "Object interpreter immortal decrefs")
-          + m_list_get(l, "Object immortal decrefs");
+    inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs") +
+          m_list_get(l, "Object interpreter mortal increfs") +
+          m_list_get(l, "Object mortal increfs") +
+          m_list_get(l, "Object interpreter immortal increfs") +
+          m_list_get(l, "Object immortal increfs");
+    dec = m_list_get(l, "Object interpreter decrefs") + m_list_get(l, "Object decrefs") +
+          m_list_get(l, "Object interpreter mortal decrefs") +
+          m_list_get(l, "Object mortal decrefs") +
+          m_list_get(l, "Object interpreter immortal decrefs") +
+          m_list_get(l, "Object immortal decrefs");
     heading(m, 0, "Object stats");
     fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
     for (i = 0; i < l->n; i++) {
@@ -498,7 +511,7 @@ sec_objects(md *m, const m_group *g)
 static void
 sec_gc(md *m, const m_group *g)
 {
-    m_list fields = { 0 };
+    m_list fields = {0};
     long gen, maxgen = -1;
     size_t i, f;
     char name[256], c[32];
@@ -542,17 +555,16 @@ sec_gc(md *m, const m_group *g)
 static uint64_t
 opt_den(const m_list *l, const char *k)
 {
-    if (strcmp(k, "Optimization traces created") == 0
-        || strstr(k, "trace stack") || strstr(k, "trace too")
-        || strcmp(k, "Optimization inner loop") == 0
-        || strcmp(k, "Optimization recursive call") == 0
-        || strcmp(k, "Optimization low confidence") == 0
-        || strcmp(k, "Optimization unknown callee") == 0)
+    if (strcmp(k, "Optimization traces created") == 0 || strstr(k, "trace stack") ||
+        strstr(k, "trace too") || strcmp(k, "Optimization inner loop") == 0 ||
+        strcmp(k, "Optimization recursive call") == 0 ||
+        strcmp(k, "Optimization low confidence") == 0 ||
+        strcmp(k, "Optimization unknown callee") == 0)
         return m_list_get(l, "Optimization attempts");
     if (strcmp(k, "Executors invalidated") == 0)
         return m_list_get(l, "Optimization traces created");
-    if (strcmp(k, "Optimization optimizer successes") == 0
-        || strcmp(k, "Optimization optimizer failure no memory") == 0)
+    if (strcmp(k, "Optimization optimizer successes") == 0 ||
+        strcmp(k, "Optimization optimizer failure no memory") == 0)
         return m_list_get(l, "Optimization optimizer attempts");
     return 0;
 }
@@ -563,8 +575,7 @@ sec_optimization(md *m, const m_group *g)
     size_t i, j;
     char c[32], p[32], cu[32];
 
-    if (g->opt.n == 0 && g->nhist == 0 && g->uops.n == 0 && g->jit.n == 0
-        && g->unsupported.n == 0)
+    if (g->opt.n == 0 && g->nhist == 0 && g->uops.n == 0 && g->jit.n == 0 && g->unsupported.n == 0)
         return;
     heading(m, 0, "Optimization (Tier 2) stats");
     if (g->opt.n) {
@@ -581,7 +592,8 @@ sec_optimization(md *m, const m_group *g)
                 fputs("| ", m->out);
                 cell(m->out, k);
                 fprintf(m->out, " | %s | %s |\n", c, p);
-            } else {
+            }
+            else {
                 row3(m, k, g->opt.v[i].n, opt_den(&g->opt, k));
             }
         }
@@ -609,7 +621,7 @@ sec_optimization(md *m, const m_group *g)
         }
     }
     if (g->uops.n) {
-        m_list l = { 0 };
+        m_list l = {0};
         uint64_t total = 0, cum = 0;
         for (i = 0; i < g->uops.n; i++) {
             total += g->uops.v[i].exec;
@@ -619,7 +631,8 @@ sec_optimization(md *m, const m_group *g)
         m_list_sort(&l);
         heading(m, 1, "Uop execution stats");
         fputs("| Name | Count | Self | Cumulative | Miss ratio |\n"
-              "| :--- | ---: | ---: | ---: | ---: |\n", m->out);
+              "| :--- | ---: | ---: | ---: | ---: |\n",
+              m->out);
         for (i = 0; i < l.n; i++) {
             uint64_t miss = 0;
             for (j = 0; j < g->uops.n; j++)
@@ -760,9 +773,9 @@ sec_census(md *m, const m_group *g)
     uint64_t nscope = model_hdr_files(g, PSF_H_CENSUS_SCOPE, "count");
     uint64_t nmode = model_hdr_files(g, PSF_H_MODE, "census");
     static const char *const label[][2] = {
-        { "code_objects", "Code objects read" },
-        { "dead_code_objects", "Code objects read as they were destroyed" },
-        { "instrumented_code_objects", "Code objects skipped (instrumented by another tool)" },
+        {"code_objects", "Code objects read"},
+        {"dead_code_objects", "Code objects read as they were destroyed"},
+        {"instrumented_code_objects", "Code objects skipped (instrumented by another tool)"},
     };
 
     if (!g->has_census)
@@ -771,20 +784,24 @@ sec_census(md *m, const m_group *g)
     fputs("The specialization state of the code each process had when it dumped, taken in "
           "mode census or alongside counting in mode count on 3.12+ (`meta.census.scope` "
           "says which). Dumps are summed: a code object alive in several processes, or "
-          "dumped several times, counts in each dump.\n\n", m->out);
+          "dumped several times, counts in each dump.\n\n",
+          m->out);
     if (g->census_excluded.n) {
         cli_count_str(n1, sizeof n1, nscope);
         cli_count_str(n2, sizeof n2, nmode);
         fputs("**Left out: ", m->out);
         excluded_names(m, g);
-        fprintf(m->out, ".** %s %s the census alongside counting (`meta.census.scope : count`), "
+        fprintf(m->out,
+                ".** %s %s the census alongside counting (`meta.census.scope : count`), "
                 "whose events instrument every site of these families and hold back their "
                 "specialization: their state was not read, their sites are counted below as "
                 "left out, never as specialized or never tried.",
                 nscope ? n1 : "Some", nscope == 1 ? "dump took" : "dumps took");
         if (nmode)
-            fprintf(m->out, " Rows of these families below come from the %s census-mode "
-                    "dump%s only.", n2, nmode == 1 ? "" : "s");
+            fprintf(m->out,
+                    " Rows of these families below come from the %s census-mode "
+                    "dump%s only.",
+                    n2, nmode == 1 ? "" : "s");
         fputs("\n\n", m->out);
     }
     fputs("| | Count |\n| :--- | ---: |\n", m->out);
@@ -811,7 +828,8 @@ sec_census(md *m, const m_group *g)
           "and never tried; families without inline caches report sites and forms only.\n\n",
           m->out);
     fputs("| Family | Sites | Specialized | Backing off | Failed attempts | Never tried "
-          "| Top forms |\n| :--- | ---: | ---: | ---: | ---: | ---: | :--- |\n", m->out);
+          "| Top forms |\n| :--- | ---: | ---: | ---: | ---: | ---: | :--- |\n",
+          m->out);
     for (i = 0; i < g->ncfam; i++) {
         const m_cfam *f = &g->cfam[i];
         uint64_t den = f->f[M_CF_SITES];
@@ -856,13 +874,15 @@ sec_census_sites(md *m, const m_group *g)
     if (g->nsites == 0)
         return;
     heading(m, 0, "Sites that fail to specialize");
-    fprintf(m->out, "Sites backing off in the program's own code (`census.site`), merged "
+    fprintf(m->out,
+            "Sites backing off in the program's own code (`census.site`), merged "
             "across dumps when family, file, line and function are the same: "
             "\"Attempts\" is the most consecutive failed attempts seen, \"Sites\" how many "
             "such sites the dumps listed. %s%zu of %zu rows (--top-sites).\n\n",
             g->nsites > max ? "Top " : "All ", g->nsites > max ? max : g->nsites, g->nsites);
     fputs("| Family | Attempts | Sites | Where | Function | Source |\n"
-          "| :--- | ---: | ---: | :--- | :--- | :--- |\n", m->out);
+          "| :--- | ---: | ---: | :--- | :--- | :--- |\n",
+          m->out);
     for (i = 0; i < g->nsites && i < max; i++) {
         const m_csite *st = &g->sites[i];
         fputs("| ", m->out);
@@ -892,13 +912,15 @@ sec_hot_code(md *m, const m_group *g)
     if (g->ncode == 0)
         return;
     heading(m, 0, "Hot code");
-    fprintf(m->out, "The code objects that executed the most instructions (`code[...]` keys); "
+    fprintf(m->out,
+            "The code objects that executed the most instructions (`code[...]` keys); "
             "the share is of all executed instructions (%s). %s%zu of %zu.\n\n",
             g->total_exec ? "the execution counts" : "the code objects listed",
             g->ncode > HOT_CODE_MAX ? "Top " : "All ",
             g->ncode > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : g->ncode, g->ncode);
     fputs("| Function | Where | Instructions | Share | Calls | Per call | Top opcodes |\n"
-          "| :--- | :--- | ---: | ---: | ---: | ---: | :--- |\n", m->out);
+          "| :--- | :--- | ---: | ---: | ---: | ---: | :--- |\n",
+          m->out);
     for (i = 0; i < g->ncode && i < HOT_CODE_MAX; i++) {
         const m_code *k = &g->code[i];
         /* FILE:LINE:QUALNAME, FILE and QUALNAME encoded (no raw ':'). */
@@ -938,7 +960,8 @@ sec_own_calls(md *m, const m_group *g)
         return;
     heading(m, 0, "Calls");
     fputs("Frame events seen by the collector (`calls.*` keys; not CPython's \"Calls to\" "
-          "counters, which mean other things). Ratios are of `python_starts`.\n\n", m->out);
+          "counters, which mean other things). Ratios are of `python_starts`.\n\n",
+          m->out);
     table3(m, "Event", &g->own_calls, m_list_get(&g->own_calls, "python_starts"), (size_t)-1);
 }
 
@@ -953,7 +976,8 @@ sec_own_rare(md *m, const m_group *g)
     heading(m, 0, "Rare events (watchers, partial)");
     fputs("What the collector's dict, type and function watchers saw (`rare.*` keys). "
           "These are not CPython's native \"Rare event\" figures: watchers see only part "
-          "of those changes, and the two are never added together.\n\n", m->out);
+          "of those changes, and the two are never added together.\n\n",
+          m->out);
     fputs("| Event | Count |\n| :--- | ---: |\n", m->out);
     for (i = 0; i < g->own_rare.n; i++) {
         cli_count_str(c, sizeof c, g->own_rare.v[i].n);
@@ -1034,8 +1058,7 @@ sec_overview(md *m, const summary_group *sg, const char *trust)
         code_where(m, o.code[i]->name);
         cli_count_str(c, sizeof c, o.code[i]->instructions);
         pct_str(p, o.code[i]->instructions, den);
-        fprintf(m->out, ": %s instructions%s%s%s\n", c, *p ? ", " : "", p,
-                *p ? " of all" : "");
+        fprintf(m->out, ": %s instructions%s%s%s\n", c, *p ? ", " : "", p, *p ? " of all" : "");
     }
     for (i = 0; i < o.nsite; i++) {
         const m_csite *st = o.site[i];
@@ -1053,8 +1076,8 @@ sec_overview(md *m, const summary_group *sg, const char *trust)
         cell(m->out, o.fam[i].family);
         cli_count_str(c, sizeof c, o.fam[i].generic);
         pct_str(p, o.fam[i].generic, o.fam[i].exec);
-        fprintf(m->out, ": %s executions in a generic form, misses included%s%s%s\n",
-                c, *p ? " (" : "", p, *p ? " of the family's)" : "");
+        fprintf(m->out, ": %s executions in a generic form, misses included%s%s%s\n", c,
+                *p ? " (" : "", p, *p ? " of the family's)" : "");
     }
 }
 
@@ -1088,7 +1111,7 @@ report_group(md *m, const summary_group *sg, const char *trust)
 int
 report_markdown(FILE *out, const summary *s)
 {
-    md m = { out, 2, &s->opt };
+    md m = {out, 2, &s->opt};
     char t[256];
     size_t i;
 
@@ -1098,14 +1121,16 @@ report_markdown(FILE *out, const summary *s)
         fputs(": ", out);
         cell(out, s->g[0].title);
         fputs(".\n", out);
-    } else {
+    }
+    else {
         fprintf(out, " in %zu groups.\n", s->ng);
     }
     if (s->trust)
         fprintf(out, "\n**Trust:** %s. Details: `pystats check`.\n", s->trust);
     if (s->weight_total) {
         cli_count_str(t, sizeof t, s->weight_total);
-        fprintf(out, "\n**Weighting:** every label counts the same: each of the %llu labels "
+        fprintf(out,
+                "\n**Weighting:** every label counts the same: each of the %llu labels "
                 "is scaled to %s executions before adding (--equal-weight).\n",
                 (unsigned long long)s->weight_labels, t);
     }
@@ -1119,7 +1144,8 @@ report_markdown(FILE *out, const summary *s)
                 (unsigned long long)s->nproblems);
     if (s->ng == 1) {
         report_group(&m, &s->g[0], s->trust);
-    } else {
+    }
+    else {
         m.level = 3;
         for (i = 0; i < s->ng; i++) {
             fprintf(out, "\n## Group %zu: ", i + 1);

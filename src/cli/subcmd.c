@@ -16,29 +16,29 @@
 /* Every long option of the command: the common ones (SUBCMD_O_*), then
  * each subcommand's own (its getopt value its own to interpret). */
 static const struct option every_option[] = {
-    { "json", required_argument, NULL, SUBCMD_O_JSON },
-    { "markdown", required_argument, NULL, SUBCMD_O_MARKDOWN },
-    { "html", required_argument, NULL, SUBCMD_O_HTML },
-    { "strict", no_argument, NULL, SUBCMD_O_STRICT },
-    { "python-version", required_argument, NULL, SUBCMD_O_VERSION },
-    { "jobs", required_argument, NULL, SUBCMD_O_JOBS },
-    { "quiet", no_argument, NULL, SUBCMD_O_QUIET },
-    { "help", no_argument, NULL, SUBCMD_O_HELP },
+    {"json", required_argument, NULL, SUBCMD_O_JSON},
+    {"markdown", required_argument, NULL, SUBCMD_O_MARKDOWN},
+    {"html", required_argument, NULL, SUBCMD_O_HTML},
+    {"strict", no_argument, NULL, SUBCMD_O_STRICT},
+    {"python-version", required_argument, NULL, SUBCMD_O_VERSION},
+    {"jobs", required_argument, NULL, SUBCMD_O_JOBS},
+    {"quiet", no_argument, NULL, SUBCMD_O_QUIET},
+    {"help", no_argument, NULL, SUBCMD_O_HELP},
     /* summarize */
-    { "top-pairs", required_argument, NULL, 'T' },
-    { "top-sites", required_argument, NULL, 'S' },
-    { "by-label", no_argument, NULL, 'b' },
-    { "equal-weight", no_argument, NULL, 'e' },
+    {"top-pairs", required_argument, NULL, 'T'},
+    {"top-sites", required_argument, NULL, 'S'},
+    {"by-label", no_argument, NULL, 'b'},
+    {"equal-weight", no_argument, NULL, 'e'},
     /* compare */
-    { "min-change", required_argument, NULL, 'c' },
-    { "top", required_argument, NULL, 'T' },
-    { "fail-if", required_argument, NULL, 'f' },
+    {"min-change", required_argument, NULL, 'c'},
+    {"top", required_argument, NULL, 'T'},
+    {"fail-if", required_argument, NULL, 'f'},
     /* check */
-    { "all-files", no_argument, NULL, 'a' },
+    {"all-files", no_argument, NULL, 'a'},
     /* run */
-    { "output", required_argument, NULL, 'o' },
-    { "mode", required_argument, NULL, 'M' },
-    { "label", required_argument, NULL, 'L' },
+    {"output", required_argument, NULL, 'o'},
+    {"mode", required_argument, NULL, 'M'},
+    {"label", required_argument, NULL, 'L'},
 };
 #define NOPTIONS (sizeof every_option / sizeof every_option[0])
 
@@ -52,8 +52,8 @@ build_longopts(const char *names, struct option *opts)
     while (*names) {
         len = strcspn(names, " ");
         for (i = 0; i < NOPTIONS; i++)
-            if (strlen(every_option[i].name) == len
-                && memcmp(every_option[i].name, names, len) == 0)
+            if (strlen(every_option[i].name) == len &&
+                memcmp(every_option[i].name, names, len) == 0)
                 break;
         if (i == NOPTIONS || n == NOPTIONS) {
             fprintf(stderr, "pystats: internal error: no option '%.*s'\n", (int)len, names);
@@ -71,11 +71,21 @@ static int
 common_option(subcmd_common *co, int c, const char *arg)
 {
     switch (c) {
-    case SUBCMD_O_JSON: co->json = arg; return 0;
-    case SUBCMD_O_MARKDOWN: co->markdown = arg; return 0;
-    case SUBCMD_O_HTML: co->html = arg; return 0;
-    case SUBCMD_O_STRICT: co->strict = 1; return 0;
-    case SUBCMD_O_QUIET: co->quiet = 1; return 0;
+    case SUBCMD_O_JSON:
+        co->json = arg;
+        return 0;
+    case SUBCMD_O_MARKDOWN:
+        co->markdown = arg;
+        return 0;
+    case SUBCMD_O_HTML:
+        co->html = arg;
+        return 0;
+    case SUBCMD_O_STRICT:
+        co->strict = 1;
+        return 0;
+    case SUBCMD_O_QUIET:
+        co->quiet = 1;
+        return 0;
     case SUBCMD_O_VERSION:
         return cli_opt_version(arg, &co->lo.force_minor) < 0 ? CLI_EXIT_USAGE : 0;
     case SUBCMD_O_JOBS:
@@ -122,7 +132,7 @@ subcmd_parse(const subcmd_spec *s, int argc, char **argv, subcmd_common *co)
 void
 subcmd_inputs(int argc, char **argv, char ***inputs, size_t *ninputs)
 {
-    static char default_dir[PSF_PATH_MAX], *default_input[] = { default_dir };
+    static char default_dir[PSF_PATH_MAX], *default_input[] = {default_dir};
 
     *inputs = argv + optind;
     *ninputs = (size_t)(argc - optind);
@@ -134,8 +144,8 @@ subcmd_inputs(int argc, char **argv, char ***inputs, size_t *ninputs)
 }
 
 int
-subcmd_write(const char *path, const char *noun,
-             int (*fn)(FILE *out, const void *ctx), const void *ctx)
+subcmd_write(const char *path, const char *noun, int (*fn)(FILE *out, const void *ctx),
+             const void *ctx)
 {
     const char *sp = noun ? " " : "", *nn = noun ? noun : "";
     outfile o;
@@ -177,7 +187,7 @@ int
 subcmd_write_summary(const char *path, int (*render)(FILE *, const struct summary *),
                      const struct summary *s)
 {
-    report_job j = { render, s };
+    report_job j = {render, s};
     return subcmd_write(path, "report", write_job, &j);
 }
 
@@ -200,5 +210,6 @@ subcmd_say_no_files(const char *what, char **inputs, size_t ninputs)
     fputs("pystats: hint: python -X pystats (or PYTHONSTATS=1) writes dumps only "
           "where the collector is installed in that interpreter: 'PYTHON -c \"import "
           "pystats_startup\"' tells; install with 'PYTHON -m pip install .' in the "
-          "source tree, or 'make install PYTHON=PYTHON'\n", stderr);
+          "source tree, or 'make install PYTHON=PYTHON'\n",
+          stderr);
 }

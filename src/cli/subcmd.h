@@ -5,28 +5,28 @@
  * name, whether it takes a value, its getopt value), so that a common
  * option is spelled, and means, the same everywhere.  A subcommand names
  * the options it takes, in the order getopt_long is to see them, and
- * hands subcmd_parse() a function for its own.  Then subcmd_inputs() gives its operands (or the default
- * directory) and subcmd_write() writes each report it was asked for.
+ * hands subcmd_parse() a function for its own.  Then subcmd_inputs() gives its operands (or the
+ * default directory) and subcmd_write() writes each report it was asked for.
  */
 #ifndef SUBCMD_H
 #define SUBCMD_H
 
 #include "load.h"
 
-#include <getopt.h>   /* optind, for the operands */
+#include <getopt.h> /* optind, for the operands */
 #include <stddef.h>
 #include <stdio.h>
 
 /* getopt_long values of the common options (above any character). */
 enum subcmd_opt {
-    SUBCMD_O_JSON = 0x100,   /* --json FILE */
-    SUBCMD_O_MARKDOWN,       /* --markdown FILE */
-    SUBCMD_O_HTML,           /* --html FILE */
-    SUBCMD_O_STRICT,         /* --strict */
-    SUBCMD_O_VERSION,        /* --python-version X.Y */
-    SUBCMD_O_JOBS,           /* --jobs N */
-    SUBCMD_O_QUIET,          /* --quiet */
-    SUBCMD_O_HELP            /* --help, -h */
+    SUBCMD_O_JSON = 0x100, /* --json FILE */
+    SUBCMD_O_MARKDOWN,     /* --markdown FILE */
+    SUBCMD_O_HTML,         /* --html FILE */
+    SUBCMD_O_STRICT,       /* --strict */
+    SUBCMD_O_VERSION,      /* --python-version X.Y */
+    SUBCMD_O_JOBS,         /* --jobs N */
+    SUBCMD_O_QUIET,        /* --quiet */
+    SUBCMD_O_HELP          /* --help, -h */
 };
 
 /* The largest --jobs (reader threads) and --top-* row count. */
@@ -37,16 +37,16 @@ enum subcmd_opt {
  * --jobs; --quiet is "less on the terminal": each subcommand says what
  * it leaves out. */
 typedef struct subcmd_common {
-    const char *json, *markdown, *html;   /* report paths ("-": stdout) */
+    const char *json, *markdown, *html; /* report paths ("-": stdout) */
     int strict, quiet;
     load_opts lo;
 } subcmd_common;
 
 typedef struct subcmd_spec {
-    const char *usage;                    /* --help text */
-    const char *shortopts;                /* getopt's ("h", "+ho:") */
-    const char *options;                  /* "json strict all-files ...": the
-                                           * names of its long options */
+    const char *usage;     /* --help text */
+    const char *shortopts; /* getopt's ("h", "+ho:") */
+    const char *options;   /* "json strict all-files ...": the
+                            * names of its long options */
     /* One of the subcommand's own options: 0, or a cli_exit to stop with
      * (having said why on stderr). */
     int (*own)(void *ctx, int c, const char *arg);
@@ -67,8 +67,8 @@ void subcmd_inputs(int argc, char **argv, char ***inputs, size_t *ninputs);
 /* Write one output whole (outfile.h): fn(out, ctx) returns 0, or -1
  * with errno set.  noun names it in errors ("report": "cannot create
  * report"; NULL: "cannot create").  Returns a cli_exit. */
-int subcmd_write(const char *path, const char *noun,
-                 int (*fn)(FILE *out, const void *ctx), const void *ctx);
+int subcmd_write(const char *path, const char *noun, int (*fn)(FILE *out, const void *ctx),
+                 const void *ctx);
 
 /* Write one report of a summary whole to path ("-": stdout). */
 struct summary;

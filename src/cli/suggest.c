@@ -13,8 +13,8 @@ suggest_distance(const char *a, const char *b)
     size_t n = strlen(a), m = strlen(b), i, j, r;
     size_t *d, *row[3];
     d = cli_xmalloc(3 * (m + 1) * sizeof *d);
-    row[0] = d;              /* i - 2 */
-    row[1] = d + m + 1;      /* i - 1 */
+    row[0] = d;         /* i - 2 */
+    row[1] = d + m + 1; /* i - 1 */
     row[2] = d + 2 * (m + 1);
     for (j = 0; j <= m; j++)
         row[1][j] = j;
@@ -28,8 +28,7 @@ suggest_distance(const char *a, const char *b)
                 v = prev[j] + 1;
             if (cur[j - 1] + 1 < v)
                 v = cur[j - 1] + 1;
-            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] &&
-                pp[j - 2] + 1 < v)
+            if (i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] && pp[j - 2] + 1 < v)
                 v = pp[j - 2] + 1;
             cur[j] = v;
         }
@@ -57,7 +56,7 @@ suggest(const char *word, const char *const *cand, size_t n)
             prefix_of = cand[i];
         }
         if (d == 0)
-            return NULL;   /* it is a candidate: nothing to suggest */
+            return NULL; /* it is a candidate: nothing to suggest */
         if (d * 3 <= longer && d < best_d) {
             best = cand[i];
             best_d = d;
@@ -89,8 +88,7 @@ suggest_option(const char *word, const struct option *opts)
 }
 
 int
-suggest_after_getopt(const char *cmd, char **argv, int optind_now,
-                     const struct option *opts)
+suggest_after_getopt(const char *cmd, char **argv, int optind_now, const struct option *opts)
 {
     const char *word, *hint;
     if (optind_now < 1)

@@ -24,8 +24,7 @@ const char *suggest_option(const char *word, const struct option *opts);
  * "pystats CMD: did you mean '--NAME'?" on stderr when the word it
  * stopped at, argv[optind - 1], is a mistyped long option.  Returns
  * whether it said so. */
-int suggest_after_getopt(const char *cmd, char **argv, int optind_now,
-                          const struct option *opts);
+int suggest_after_getopt(const char *cmd, char **argv, int optind_now, const struct option *opts);
 
 /* Edit distance of a and b (exposed for the tests). */
 size_t suggest_distance(const char *a, const char *b);

@@ -11,9 +11,9 @@
 int
 summary_hdr_is_self_description(const char *key)
 {
-    return strcmp(key, AGG_HDR_CPY_SPECIALIZED) == 0 || strcmp(key, AGG_HDR_CPY_INPUT) == 0
-           || strncmp(key, AGG_HDR_CPY_DEFINES "[", strlen(AGG_HDR_CPY_DEFINES) + 1) == 0
-           || strncmp(key, AGG_HDR_CPY_STATS_DEFINES "[", strlen(AGG_HDR_CPY_STATS_DEFINES) + 1) == 0;
+    return strcmp(key, AGG_HDR_CPY_SPECIALIZED) == 0 || strcmp(key, AGG_HDR_CPY_INPUT) == 0 ||
+           strncmp(key, AGG_HDR_CPY_DEFINES "[", strlen(AGG_HDR_CPY_DEFINES) + 1) == 0 ||
+           strncmp(key, AGG_HDR_CPY_STATS_DEFINES "[", strlen(AGG_HDR_CPY_STATS_DEFINES) + 1) == 0;
 }
 
 void
@@ -41,7 +41,7 @@ const char *
 summary_mix_warning(const agg *a, char *buf, size_t size)
 {
     size_t i, j, used = 0, nfmt = 0, nkinds = 0;
-    uint64_t fmt[AGG_FMT_COUNT] = { 0 };
+    uint64_t fmt[AGG_FMT_COUNT] = {0};
 
     for (i = 0; i < a->ng; i++) {
         size_t k;
@@ -49,7 +49,7 @@ summary_mix_warning(const agg *a, char *buf, size_t size)
             fmt[k] += a->g[i]->fmt[k];
         for (j = 0; j < i && !agg_same_kind(a->g[j], a->g[i]); j++)
             ;
-        nkinds += j == i;   /* groups by label are not kinds */
+        nkinds += j == i; /* groups by label are not kinds */
     }
     for (i = 0; i < AGG_FMT_COUNT; i++)
         nfmt += fmt[i] != 0;
@@ -57,8 +57,8 @@ summary_mix_warning(const agg *a, char *buf, size_t size)
         return NULL;
     buf[0] = '\0';
     if (nkinds > 1) {
-        used += (size_t)snprintf(buf + used, size - used,
-                                 "the inputs mix %zu kinds of dumps (", nkinds);
+        used += (size_t)snprintf(buf + used, size - used, "the inputs mix %zu kinds of dumps (",
+                                 nkinds);
         int first = 1;
         for (i = 0; i < a->ng && used < size; i++) {
             agg_group kind;
@@ -74,8 +74,8 @@ summary_mix_warning(const agg *a, char *buf, size_t size)
             kind = *a->g[i];
             kind.label = NULL;
             summary_group_title(&kind, t, sizeof t);
-            used += (size_t)snprintf(buf + used, size - used, "%s%s: %llu files",
-                                     first ? "" : "; ", t, (unsigned long long)files);
+            used += (size_t)snprintf(buf + used, size - used, "%s%s: %llu files", first ? "" : "; ",
+                                     t, (unsigned long long)files);
             first = 0;
         }
         if (used < size)
@@ -87,8 +87,8 @@ summary_mix_warning(const agg *a, char *buf, size_t size)
                                  used ? "; " : "");
         for (i = 0; i < AGG_FMT_COUNT && used < size; i++)
             if (fmt[i])
-                used += (size_t)snprintf(buf + used, size - used, "%s %llu ",
-                                         agg_format_name[i], (unsigned long long)fmt[i]);
+                used += (size_t)snprintf(buf + used, size - used, "%s %llu ", agg_format_name[i],
+                                         (unsigned long long)fmt[i]);
         if (used < size)
             snprintf(buf + used, size - used, ")");
     }

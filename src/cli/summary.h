@@ -18,26 +18,26 @@
 #include <stdint.h>
 
 typedef struct summary_opts {
-    int top_pairs;          /* rows of the pair table (CPython: 100) */
-    int top_sites;          /* rows of the census table of failing sites */
-    const char *trust;      /* the check verdict line (check.h), or NULL */
+    int top_pairs;     /* rows of the pair table (CPython: 100) */
+    int top_sites;     /* rows of the census table of failing sites */
+    const char *trust; /* the check verdict line (check.h), or NULL */
 } summary_opts;
 
 typedef struct summary_group {
-    const agg_group *meta;  /* borrowed: its files, formats, header values */
-    m_group m;              /* owned: its counters as the reports show them */
-    char title[256];        /* "CPython 3.13 native dumps", ... */
+    const agg_group *meta; /* borrowed: its files, formats, header values */
+    m_group m;             /* owned: its counters as the reports show them */
+    char title[256];       /* "CPython 3.13 native dumps", ... */
 } summary_group;
 
 typedef struct summary {
-    summary_group *g;       /* owned, in the aggregate's (sorted) order */
+    summary_group *g; /* owned, in the aggregate's (sorted) order */
     size_t ng;
-    uint64_t files;         /* data files counted, all groups */
+    uint64_t files; /* data files counted, all groups */
     uint64_t problems[AGG_P_COUNT];
-    uint64_t nproblems;     /* their sum */
-    const agg_note *notes;  /* borrowed: the first problems, with where */
+    uint64_t nproblems;    /* their sum */
+    const agg_note *notes; /* borrowed: the first problems, with where */
     size_t nnotes;
-    const char *mix;        /* what the inputs mix (mix_buf), or NULL */
+    const char *mix; /* what the inputs mix (mix_buf), or NULL */
     char mix_buf[2048];
     const char *trust;      /* borrowed from the options, or NULL */
     uint64_t weight_labels; /* --equal-weight: labels scaled, each to */

@@ -16,14 +16,22 @@ static const char *
 type_name(const json_t *v)
 {
     switch (json_typeof(v)) {
-    case JSON_OBJECT: return "an object";
-    case JSON_ARRAY: return "an array";
-    case JSON_STRING: return "a string";
-    case JSON_INTEGER: return json_integer_value(v) < 0 ? "a negative integer" : "an integer";
-    case JSON_REAL: return "a real number";
-    case JSON_TRUE: return "true";
-    case JSON_FALSE: return "false";
-    case JSON_NULL: return "null";
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string";
+    case JSON_INTEGER:
+        return json_integer_value(v) < 0 ? "a negative integer" : "an integer";
+    case JSON_REAL:
+        return "a real number";
+    case JSON_TRUE:
+        return "true";
+    case JSON_FALSE:
+        return "false";
+    case JSON_NULL:
+        return "null";
     }
     return "?";
 }
@@ -100,7 +108,8 @@ obj_of_obj(sctx *c, json_t *o, const char *path, const char *name,
     if (m == NULL)
         return;
     sub(p, sizeof p, path, name);
-    json_object_foreach(m, k, v) {
+    json_object_foreach(m, k, v)
+    {
         sub(q, sizeof q, p, k);
         if (!json_is_object(v))
             fail(c, q, v, "an object");
@@ -150,7 +159,7 @@ family(sctx *c, json_t *o, const char *path)
 static void
 census(sctx *c, json_t *cen, const char *path)
 {
-    static const char *const fields[] = { "family", "file", "line", "function", "source" };
+    static const char *const fields[] = {"family", "file", "line", "function", "source"};
     json_t *sites = json_object_get(cen, "sites"), *s;
     char p[512], q[600];
     size_t i, k;
@@ -164,7 +173,8 @@ census(sctx *c, json_t *cen, const char *path)
         fail(c, p, sites, "an array");
         return;
     }
-    json_array_foreach(sites, i, s) {
+    json_array_foreach(sites, i, s)
+    {
         snprintf(q, sizeof q, "%s[%zu]", p, i);
         if (!json_is_object(s)) {
             fail(c, q, s, "an object");
@@ -178,10 +188,9 @@ census(sctx *c, json_t *cen, const char *path)
 static void
 meta_check(sctx *c, json_t *meta, const char *path, int group)
 {
-    static const char *const strs[] = { "source", "counts", "label", "time_start",
-                                        "time_end", "mix_warning" };
-    static const char *const maps[] = { "formats", "version_detection", "collectors",
-                                        "problems" };
+    static const char *const strs[] = {"source",     "counts",   "label",
+                                       "time_start", "time_end", "mix_warning"};
+    static const char *const maps[] = {"formats", "version_detection", "collectors", "problems"};
     json_t *files = json_object_get(meta, "files"), *pn;
     char p[512];
     size_t i;
@@ -220,8 +229,8 @@ meta_of(sctx *c, json_t *o, const char *path)
 static void
 group_check(sctx *c, json_t *g, const char *path)
 {
-    static const char *const maps[] = { "calls", "objects", "rare_events", "other",
-                                        "own_calls", "rare_watchers" };
+    static const char *const maps[] = {"calls", "objects",   "rare_events",
+                                       "other", "own_calls", "rare_watchers"};
     json_t *meta = meta_of(c, g, path), *opt, *cen;
     char p[512];
     size_t i;
@@ -236,8 +245,8 @@ group_check(sctx *c, json_t *g, const char *path)
     obj_of_obj(c, g, path, "gc", NULL);
     obj_of_obj(c, g, path, "code", code);
     if ((opt = obj(c, g, path, "optimization")) != NULL) {
-        static const char *const omaps[] = { "counters", "jit", "unsupported_opcodes",
-                                             "errors_in_opcode" };
+        static const char *const omaps[] = {"counters", "jit", "unsupported_opcodes",
+                                            "errors_in_opcode"};
         sub(p, sizeof p, path, "optimization");
         for (i = 0; i < sizeof omaps / sizeof omaps[0]; i++)
             obj(c, opt, p, omaps[i]);
@@ -259,15 +268,15 @@ summary_count_total(json_t *v)
     size_t i;
 
     if (json_is_object(v)) {
-        json_object_foreach(v, k, m)
-            if (strcmp(k, "meta") != 0)
-                n += summary_count_total(m);
-    } else if (json_is_array(v)) {
-        json_array_foreach(v, i, m)
-            n += summary_count_total(m);
-    } else if (json_is_integer(v) && json_integer_value(v) > 0) {
+        json_object_foreach(v, k, m) if (strcmp(k, "meta") != 0) n += summary_count_total(m);
+    }
+    else if (json_is_array(v)) {
+        json_array_foreach(v, i, m) n += summary_count_total(m);
+    }
+    else if (json_is_integer(v) && json_integer_value(v) > 0) {
         n = (unsigned __int128)json_integer_value(v);
-    } else if (json_is_string(v) && is_count(v)) {
+    }
+    else if (json_is_string(v) && is_count(v)) {
         for (s = json_string_value(v); *s; s++)
             n = n * 10 + (unsigned)(*s - '0');
     }
@@ -277,7 +286,7 @@ summary_count_total(json_t *v)
 int
 summary_schema_check(json_t *root, char *why, size_t size)
 {
-    sctx c = { why, size, 0 };
+    sctx c = {why, size, 0};
     json_t *groups = json_object_get(root, "groups"), *g, *meta;
     char p[64];
     size_t i;
@@ -294,7 +303,8 @@ summary_schema_check(json_t *root, char *why, size_t size)
     }
     if ((meta = meta_of(&c, root, "")) != NULL)
         meta_check(&c, meta, "meta", 0);
-    json_array_foreach(groups, i, g) {
+    json_array_foreach(groups, i, g)
+    {
         snprintf(p, sizeof p, "groups[%zu]", i);
         if (!json_is_object(g))
             fail(&c, p, g, "an object");

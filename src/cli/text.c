@@ -20,7 +20,7 @@
 #include <string.h>
 
 static const char hexu[] = "0123456789ABCDEF";
-#define SENT "\xEF\xBF\xBF"   /* U+FFFF in UTF-8 */
+#define SENT "\xEF\xBF\xBF" /* U+FFFF in UTF-8 */
 #define SENT_LEN 3
 
 /* A growing byte buffer. */
@@ -88,7 +88,8 @@ put_wtf8(buf *b, const char *s, size_t n)
         if (k == 0) {
             put_surrogate(b, 0xDC00 + u[i]);
             i++;
-        } else {
+        }
+        else {
             put(b, u + i, k);
             i += k;
         }
@@ -127,7 +128,8 @@ text_from_dump(int version, const char *s, size_t n, size_t *len)
 
     if (version < 2) {
         put(&raw, s, n);
-    } else if (decode(s, n, &raw) < 0) {
+    }
+    else if (decode(s, n, &raw) < 0) {
         free(raw.p);
         return NULL;
     }
@@ -143,8 +145,8 @@ int
 text_header_is_free(const char *key, size_t klen)
 {
     static const char *const free_text[] = {
-        PSF_H_LABEL, PSF_H_PY_SYS_VERSION, PSF_H_PY_GIT, PSF_H_PY_CONFIG_ARGS, PSF_H_PY_IMPL,
-        PSF_H_INEXACT_CAUSE, PSF_H_CWD,
+        PSF_H_LABEL,   PSF_H_PY_SYS_VERSION, PSF_H_PY_GIT, PSF_H_PY_CONFIG_ARGS,
+        PSF_H_PY_IMPL, PSF_H_INEXACT_CAUSE,  PSF_H_CWD,
     };
     size_t i;
 
@@ -193,16 +195,20 @@ to_jansson(const char *enc, size_t n, buf *j)
     u = (const unsigned char *)d.p;
     while (i < d.n) {
         k = psf_utf8_seq(u + i, d.n - i, 1);
-        if (k == 0) {   /* canonical text never has one; be safe */
+        if (k == 0) { /* canonical text never has one; be safe */
             k = 1;
             put_sentinel(j, 0xDC00 + u[i]);
-        } else if (k == 3 && u[i] == 0xED && u[i + 1] >= 0xA0) {
+        }
+        else if (k == 3 && u[i] == 0xED && u[i + 1] >= 0xA0) {
             put_sentinel(j, surrogate_of(u + i));
-        } else if (u[i] == 0) {
+        }
+        else if (u[i] == 0) {
             put_sentinel(j, 0);
-        } else if (k == 3 && memcmp(u + i, SENT, SENT_LEN) == 0) {
+        }
+        else if (k == 3 && memcmp(u + i, SENT, SENT_LEN) == 0) {
             put(j, SENT SENT, 2 * SENT_LEN);
-        } else {
+        }
+        else {
             put(j, u + i, k);
         }
         i += k;
@@ -237,7 +243,8 @@ text_json_set_raw(json_t *o, const char *k, json_t *v)
 {
     if (text_is_utf8(k)) {
         json_object_set_new(o, k, v);
-    } else {
+    }
+    else {
         json_t *name = text_json_raw(k);
         json_object_setn_new(o, json_string_value(name), json_string_length(name), v);
         json_decref(name);
@@ -292,12 +299,14 @@ unsentinel(const char *s, size_t n, buf *out)
         if (n - i >= SENT_LEN && memcmp(s + i, SENT, SENT_LEN) == 0) {
             put(out, SENT, SENT_LEN);
             i += SENT_LEN;
-        } else if (n - i >= 4 && hex4(s + i) >= 0) {
+        }
+        else if (n - i >= 4 && hex4(s + i) >= 0) {
             put(out, "\\u", 2);
             put(out, s + i, 4);
             i += 4;
-        } else {
-            put(out, SENT, SENT_LEN);   /* not a sentinel of text_json's */
+        }
+        else {
+            put(out, SENT, SENT_LEN); /* not a sentinel of text_json's */
         }
     }
 }
@@ -331,7 +340,7 @@ text_json_loadb(const char *s, size_t n, size_t flags, json_error_t *err)
     put(&b, "", 0);
     while (i < n) {
         if (n - i >= SENT_LEN && memcmp(s + i, SENT, SENT_LEN) == 0) {
-            put(&b, SENT SENT, 2 * SENT_LEN);   /* a real U+FFFF */
+            put(&b, SENT SENT, 2 * SENT_LEN); /* a real U+FFFF */
             i += SENT_LEN;
             continue;
         }
@@ -344,9 +353,9 @@ text_json_loadb(const char *s, size_t n, size_t flags, json_error_t *err)
             i += 2;
             continue;
         }
-        if (v >= 0xD800 && v <= 0xDBFF && n - i >= 12 && s[i + 6] == '\\' && s[i + 7] == 'u'
-            && (w = hex4(s + i + 8)) >= 0xDC00 && w <= 0xDFFF) {
-            put(&b, s + i, 12);   /* a pair: jansson reads it */
+        if (v >= 0xD800 && v <= 0xDBFF && n - i >= 12 && s[i + 6] == '\\' && s[i + 7] == 'u' &&
+            (w = hex4(s + i + 8)) >= 0xDC00 && w <= 0xDFFF) {
+            put(&b, s + i, 12); /* a pair: jansson reads it */
             i += 12;
             continue;
         }
@@ -378,13 +387,15 @@ text_from_json_key(const char *s, size_t n)
             if (n - i >= SENT_LEN && memcmp(s + i, SENT, SENT_LEN) == 0) {
                 put(&d, SENT, SENT_LEN);
                 i += SENT_LEN;
-            } else if (n - i >= 4 && (v = hex4(s + i)) >= 0) {
+            }
+            else if (n - i >= 4 && (v = hex4(s + i)) >= 0) {
                 if (v >= 0xD800 && v <= 0xDFFF)
                     put_surrogate(&d, v);
                 else
-                    put_c(&d, (char)v);   /* U+0000 */
+                    put_c(&d, (char)v); /* U+0000 */
                 i += 4;
-            } else {
+            }
+            else {
                 put(&d, SENT, SENT_LEN);
             }
             continue;
@@ -431,13 +442,16 @@ text_display_n(const char *enc, size_t n)
             snprintf(e, sizeof e, "\\udc%02x", u[i]);
             put(&o, e, strlen(e));
             k = 1;
-        } else if (k == 3 && u[i] == 0xED && u[i + 1] >= 0xA0) {
+        }
+        else if (k == 3 && u[i] == 0xED && u[i + 1] >= 0xA0) {
             snprintf(e, sizeof e, "\\u%04lx", surrogate_of(u + i));
             put(&o, e, strlen(e));
-        } else if (k == 1 && (u[i] < 0x20 || u[i] == 0x7F)) {
+        }
+        else if (k == 1 && (u[i] < 0x20 || u[i] == 0x7F)) {
             snprintf(e, sizeof e, "\\x%02x", u[i]);
             put(&o, e, strlen(e));
-        } else {
+        }
+        else {
             put(&o, u + i, k);
         }
         i += k;

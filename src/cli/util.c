@@ -130,7 +130,8 @@ cli_esc(char *dst, size_t size, const char *s)
             for (j = 0; e[j]; j++, out++)
                 if (out + 1 < size)
                     dst[out] = e[j];
-        } else {
+        }
+        else {
             /* A character is copied whole or not at all. */
             if (out + k < size)
                 memcpy(dst + out, s + i, k);
@@ -179,8 +180,7 @@ word_char(const char *s, size_t n, size_t i)
     if (i >= n)
         return 0;
     c = (unsigned char)s[i];
-    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z')
-        || c >= 0x80;
+    return (c >= '0' && c <= '9') || (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || c >= 0x80;
 }
 
 void
@@ -192,14 +192,16 @@ cli_fput_md(FILE *out, const char *s)
     while (i < n) {
         k = esc_unit(s + i, n - i, e);
         if (e[0]) {
-            fputc('\\', out);     /* the escape's backslash, shown as is */
+            fputc('\\', out); /* the escape's backslash, shown as is */
             fputs(e, out);
-        } else if (k == 1 && (strchr("\\`*<&|~", s[i]) != NULL
-                              || (s[i] == ']' && i + 1 < n && strchr("([:", s[i + 1]) != NULL))) {
+        }
+        else if (k == 1 && (strchr("\\`*<&|~", s[i]) != NULL ||
+                            (s[i] == ']' && i + 1 < n && strchr("([:", s[i + 1]) != NULL))) {
             /* "]" only where a link would follow: "[x](...)", "[x][y]". */
             fputc('\\', out);
             fputc(s[i], out);
-        } else if (s[i] == '_') {
+        }
+        else if (s[i] == '_') {
             /* A run of underscores between two word characters
              * (LOAD_FAST__LOAD_FAST) cannot open or close emphasis. */
             size_t b = i;
@@ -208,12 +210,14 @@ cli_fput_md(FILE *out, const char *s)
             if (i > 0 && word_char(s, n, i - 1) && word_char(s, n, b)) {
                 fwrite(s + i, 1, b - i, out);
                 i = b;
-            } else {
+            }
+            else {
                 for (; i < b; i++)
                     fputs("\\_", out);
             }
             continue;
-        } else {
+        }
+        else {
             fwrite(s + i, 1, k, out);
         }
         i += k;

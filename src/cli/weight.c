@@ -33,7 +33,7 @@ group_sum(const agg_group *g)
 
     for (i = 0; i < g->keys.n; i++)
         if (!(g->flag[i] & (AGG_F_FLAG | AGG_F_MAX)))
-            n += (long double)g->val[i] + 0.5L;   /* each rounded up at most */
+            n += (long double)g->val[i] + 0.5L; /* each rounded up at most */
     return n;
 }
 
@@ -55,10 +55,12 @@ merge_scaled(agg_group *d, const agg_group *s, long double f)
     for (i = 0; i < s->keys.n; i++) {
         size_t slot = agg_slot(d, ktab_key(&s->keys, i), ktab_len(&s->keys, i));
         int is_flag = (s->flag[i] & AGG_F_FLAG) != 0, is_max = (s->flag[i] & AGG_F_MAX) != 0;
-        long double v = is_flag || is_max ? (long double)s->val[i]
-                                          : (long double)s->val[i] * f + 0.5L;
+        long double v =
+            is_flag || is_max ? (long double)s->val[i] : (long double)s->val[i] * f + 0.5L;
         agg_add(d, slot, v >= 18446744073709551615.0L ? UINT64_MAX : (uint64_t)v,
-                is_flag ? AGG_ADD_FLAG : is_max ? AGG_ADD_MAX : AGG_ADD_SUM);
+                is_flag  ? AGG_ADD_FLAG
+                : is_max ? AGG_ADD_MAX
+                         : AGG_ADD_SUM);
         d->flag[slot] |= s->flag[i];
     }
     d->files += s->files;
@@ -100,11 +102,12 @@ weight_equal_labels(agg *a)
         uint64_t target = target_of(a, total, a->g[i]);
         for (j = 0; j < a->ng; j++)
             if (agg_same_kind(a->g[j], a->g[i]))
-                sum += group_sum(a->g[j])
-                       * (total[j] ? (long double)target / (long double)total[j] : 1.0L);
+                sum += group_sum(a->g[j]) *
+                       (total[j] ? (long double)target / (long double)total[j] : 1.0L);
         if (sum >= 18446744073709551615.0L) {
             fputs("pystats: error: --equal-weight: scaled to the largest label's executions, "
-                  "the counters of labels", stderr);
+                  "the counters of labels",
+                  stderr);
             for (j = 0; j < a->ng; j++)
                 if (agg_same_kind(a->g[j], a->g[i])) {
                     fputc(' ', stderr);

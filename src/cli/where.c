@@ -62,7 +62,7 @@ where_init(where *w, const char *cwd_enc, const char *path_enc)
         e = decode_new(p, n, &len);
         if (e == NULL)
             goto fail;
-        if (e[0] == '/') {  /* a relative entry (none are written) or "" */
+        if (e[0] == '/') { /* a relative entry (none are written) or "" */
             w->path[w->npath] = e;
             w->path_len[w->npath++] = trim_slashes(e, len);
         }
@@ -93,10 +93,9 @@ where_free(where *w)
 /* Whether file lies under dir (dir_len bytes): returns the length of
  * the part after dir and its slash, and sets *rest to it. */
 static int
-under(const char *file, size_t flen, const char *dir, size_t dlen,
-      const char **rest)
+under(const char *file, size_t flen, const char *dir, size_t dlen, const char **rest)
 {
-    if (dlen == 1 && dir[0] == '/') {   /* the root */
+    if (dlen == 1 && dir[0] == '/') { /* the root */
         *rest = file + 1;
         return flen > 1;
     }
@@ -125,7 +124,7 @@ module_of(const char *rel, size_t n, char *out)
         return 0;
     n -= 3;
     if (n == 8 && memcmp(rel, "__init__", 8) == 0)
-        return 0;   /* a package right at the entry: named from above */
+        return 0; /* a package right at the entry: named from above */
     if (n >= 9 && memcmp(rel + n - 9, "/__init__", 9) == 0)
         n -= 9;
     if (n == 0)

@@ -25,9 +25,9 @@
 #include <stddef.h>
 
 typedef struct where {
-    char *cwd;          /* decoded, NUL-free; NULL if unknown */
+    char *cwd; /* decoded, NUL-free; NULL if unknown */
     size_t cwd_len;
-    char **path;        /* decoded sys.path entries, absolute ones only */
+    char **path; /* decoded sys.path entries, absolute ones only */
     size_t *path_len;
     size_t npath;
 } where;

@@ -11,29 +11,39 @@ psf_detect_native(unsigned m, const char **how)
     if (m & PSF_M_NUMERIC_OP) {
         if (m & (PSF_M_EVAL_CALL | PSF_M_METHOD_CACHE)) {
             minor = 12;
-            *how = "opcode numbers with \"Calls via PyEval_EvalFrame\"/method-cache lines";
-        } else {
-            minor = 11;
-            *how = "opcode numbers without \"Calls via PyEval_EvalFrame\"/method-cache lines";
+            *how = "opcode numbers with \"Calls via "
+                   "PyEval_EvalFrame\"/method-cache lines";
         }
-    } else if (m & PSF_M_NAMED_OP) {
+        else {
+            minor = 11;
+            *how = "opcode numbers without \"Calls via "
+                   "PyEval_EvalFrame\"/method-cache lines";
+        }
+    }
+    else if (m & PSF_M_NAMED_OP) {
         if (m & (PSF_M_JIT_MEMORY | PSF_M_MORTAL)) {
             minor = 14;
             *how = "opcode names with JIT-memory or mortal/immortal lines";
-        } else {
+        }
+        else {
             minor = 13;
             *how = "opcode names without JIT-memory or mortal/immortal lines";
         }
-    } else if (m & (PSF_M_JIT_MEMORY | PSF_M_MORTAL)) {
+    }
+    else if (m & (PSF_M_JIT_MEMORY | PSF_M_MORTAL)) {
         minor = 14;
         *how = "no opcode lines; JIT-memory or mortal/immortal lines";
-    } else if (m & (PSF_M_GC | PSF_M_RARE)) {
+    }
+    else if (m & (PSF_M_GC | PSF_M_RARE)) {
         minor = 13;
         *how = "no opcode lines; GC or rare-event lines";
-    } else if (m & (PSF_M_EVAL_CALL | PSF_M_METHOD_CACHE)) {
+    }
+    else if (m & (PSF_M_EVAL_CALL | PSF_M_METHOD_CACHE)) {
         minor = 12;
-        *how = "no opcode lines; \"Calls via PyEval_EvalFrame\"/method-cache lines";
-    } else {
+        *how = "no opcode lines; \"Calls via PyEval_EvalFrame\"/method-cache "
+               "lines";
+    }
+    else {
         *how = "nothing in the file tells the version";
     }
     return minor;

@@ -82,26 +82,31 @@ parse_opcode(const char *rest, size_t rn, psf_key *k)
 
     if (equals(rest, rn, ".execution_count")) {
         k->kind = PSF_K_OP_EXEC;
-    } else if (equals(rest, rn, ".specializable")) {
+    }
+    else if (equals(rest, rn, ".specializable")) {
         k->kind = PSF_K_OP_SPECIALIZABLE;
-    } else if (starts(rest, rn, ".pair_count")
-               && (used = bracket(rest + 11, rn - 11, &k->b, &k->b_len)) != 0
-               && used == rn - 11) {
+    }
+    else if (starts(rest, rn, ".pair_count") &&
+             (used = bracket(rest + 11, rn - 11, &k->b, &k->b_len)) != 0 &&
+             used == rn - 11) {
         k->kind = PSF_K_OP_PAIR;
         k->b_num = as_num(k->b, k->b_len);
-    } else if (starts(rest, rn, ".specialization.failure_kinds")
-               && (used = bracket(rest + 29, rn - 29, &k->b, &k->b_len)) != 0
-               && used == rn - 29) {
+    }
+    else if (starts(rest, rn, ".specialization.failure_kinds") &&
+             (used = bracket(rest + 29, rn - 29, &k->b, &k->b_len)) != 0 &&
+             used == rn - 29) {
         k->kind = PSF_K_OP_FAIL_KIND;
         k->b_num = as_num(k->b, k->b_len);
-    } else if (starts(rest, rn, ".specialization.")) {
+    }
+    else if (starts(rest, rn, ".specialization.")) {
         k->kind = PSF_K_OP_OTHER;
         for (f = 0; f < PSF_SPEC_COUNT; f++)
             if (equals(rest + 16, rn - 16, psf_spec_field_name[f])) {
                 k->kind = PSF_K_OP_SPEC;
                 k->field = f;
             }
-    } else {
+    }
+    else {
         k->kind = PSF_K_OP_OTHER;
     }
 }
@@ -190,8 +195,8 @@ parse_own(const char *s, size_t n, psf_key *k)
         if (p == NULL || p + 1 >= e || p[1] != '.')
             return 0;
         set_a(k, f, p);
-        if (starts(p + 2, (size_t)(e - p - 2), "specialized[") && s[n - 1] == ']'
-            && e - 1 > p + 2 + LEN("specialized[")) {
+        if (starts(p + 2, (size_t)(e - p - 2), "specialized[") &&
+            s[n - 1] == ']' && e - 1 > p + 2 + LEN("specialized[")) {
             set_b(k, p + 2 + LEN("specialized["), e - 1);
             k->kind = PSF_K_CENSUS_FORM;
             return 1;
@@ -202,13 +207,15 @@ parse_own(const char *s, size_t n, psf_key *k)
         }
         return 0;
     }
-    if (starts(s, n, PSF_KEY_CENSUS) && plain_field(s + LEN(PSF_KEY_CENSUS), e, k)) {
+    if (starts(s, n, PSF_KEY_CENSUS) &&
+        plain_field(s + LEN(PSF_KEY_CENSUS), e, k)) {
         k->kind = PSF_K_CENSUS;
         return 1;
     }
     if (starts(s, n, PSF_KEY_CODE) && n > LEN(PSF_KEY_CODE)) {
         const char *a = s + LEN(PSF_KEY_CODE);
-        if (ends(s, n, PSF_KEY_CODE_INSTRUCTIONS) || ends(s, n, PSF_KEY_CODE_CALLS)) {
+        if (ends(s, n, PSF_KEY_CODE_INSTRUCTIONS) ||
+            ends(s, n, PSF_KEY_CODE_CALLS)) {
             p = find_last(s, n, PSF_KEY_FIELD);
             set_a(k, a, p);
             set_b(k, p + LEN(PSF_KEY_FIELD), e);
@@ -216,7 +223,8 @@ parse_own(const char *s, size_t n, psf_key *k)
             return 1;
         }
         p = find_last(s, n, PSF_KEY_CODE_OPCODE);
-        if (p != NULL && p >= a && s[n - 1] == ']' && e - 1 > p + LEN(PSF_KEY_CODE_OPCODE)) {
+        if (p != NULL && p >= a && s[n - 1] == ']' &&
+            e - 1 > p + LEN(PSF_KEY_CODE_OPCODE)) {
             set_a(k, a, p);
             set_b(k, p + LEN(PSF_KEY_CODE_OPCODE), e - 1);
             k->kind = PSF_K_CODE_OP;
@@ -239,64 +247,89 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
 
     if (psf_is_header_key(s, n)) {
         k->kind = PSF_K_HEADER;
-    } else if (parse_own(s, n, k)) {
+    }
+    else if (parse_own(s, n, k)) {
         /* census.*, code[...]: kind set */
-    } else if ((rest = prefixed(s, n, "gc", k)) != NULL) {
-        if (k->a_num >= 0 && rest < e && *rest == '.' && plain_field(rest + 1, e, k))
+    }
+    else if ((rest = prefixed(s, n, "gc", k)) != NULL) {
+        if (k->a_num >= 0 && rest < e && *rest == '.' &&
+            plain_field(rest + 1, e, k))
             k->kind = PSF_K_OWN_GC;
-    } else if (starts(s, n, PSF_KEY_OBJECTS) && plain_field(s + LEN(PSF_KEY_OBJECTS), e, k)) {
+    }
+    else if (starts(s, n, PSF_KEY_OBJECTS) &&
+             plain_field(s + LEN(PSF_KEY_OBJECTS), e, k)) {
         k->kind = PSF_K_OWN_OBJECT;
-    } else if (starts(s, n, PSF_KEY_RARE) && plain_field(s + LEN(PSF_KEY_RARE), e, k)) {
+    }
+    else if (starts(s, n, PSF_KEY_RARE) &&
+             plain_field(s + LEN(PSF_KEY_RARE), e, k)) {
         k->kind = PSF_K_OWN_RARE;
-    } else if (starts(s, n, PSF_KEY_CALLS) && plain_field(s + LEN(PSF_KEY_CALLS), e, k)) {
+    }
+    else if (starts(s, n, PSF_KEY_CALLS) &&
+             plain_field(s + LEN(PSF_KEY_CALLS), e, k)) {
         k->kind = PSF_K_OWN_CALL;
-    } else if ((rest = prefixed(s, n, "opcode", k)) != NULL) {
+    }
+    else if ((rest = prefixed(s, n, "opcode", k)) != NULL) {
         parse_opcode(rest, (size_t)(e - rest), k);
-    } else if ((rest = prefixed(s, n, "uops", k)) != NULL) {
+    }
+    else if ((rest = prefixed(s, n, "uops", k)) != NULL) {
         if (equals(rest, (size_t)(e - rest), ".execution_count"))
             k->kind = PSF_K_UOP_EXEC;
         else if (equals(rest, (size_t)(e - rest), ".specialization.miss"))
             k->kind = PSF_K_UOP_MISS;
-    } else if ((rest = prefixed(s, n, "uop", k)) != NULL) {
-        if (starts(rest, (size_t)(e - rest), ".pair_count")
-            && (used = bracket(rest + 11, (size_t)(e - rest) - 11, &k->b, &k->b_len)) != 0
-            && rest + 11 + used == e)
+    }
+    else if ((rest = prefixed(s, n, "uop", k)) != NULL) {
+        if (starts(rest, (size_t)(e - rest), ".pair_count") &&
+            (used = bracket(rest + 11, (size_t)(e - rest) - 11, &k->b,
+                            &k->b_len)) != 0 &&
+            rest + 11 + used == e)
             k->kind = PSF_K_UOP_PAIR;
-    } else if ((rest = prefixed(s, n, "unsupported_opcode", k)) != NULL) {
+    }
+    else if ((rest = prefixed(s, n, "unsupported_opcode", k)) != NULL) {
         if (equals(rest, (size_t)(e - rest), ".count"))
             k->kind = PSF_K_UNSUPPORTED;
-    } else if ((rest = prefixed(s, n, "error_in_opcode", k)) != NULL) {
+    }
+    else if ((rest = prefixed(s, n, "error_in_opcode", k)) != NULL) {
         if (equals(rest, (size_t)(e - rest), ".count"))
             k->kind = PSF_K_ERROR_IN_OPCODE;
-    } else if ((rest = prefixed(s, n, "Calls via PyEval_EvalFrame", k)) != NULL) {
+    }
+    else if ((rest = prefixed(s, n, "Calls via PyEval_EvalFrame", k)) !=
+             NULL) {
         if (rest == e)
             k->kind = PSF_K_EVAL_CALL;
-    } else if (starts(s, n, "Calls to ") || equals(s, n, "Frames pushed")
-               || equals(s, n, "Frame objects created")) {
+    }
+    else if (starts(s, n, "Calls to ") || equals(s, n, "Frames pushed") ||
+             equals(s, n, "Frame objects created")) {
         k->kind = PSF_K_CALL;
-    } else if (starts(s, n, "Object ")) {
+    }
+    else if (starts(s, n, "Object ")) {
         k->kind = PSF_K_OBJECT;
-    } else if ((rest = prefixed(s, n, "GC", k)) != NULL) {
+    }
+    else if ((rest = prefixed(s, n, "GC", k)) != NULL) {
         if (rest < e && *rest == ' ' && k->a_num >= 0) {
             k->kind = PSF_K_GC;
             k->b = rest + 1;
             k->b_len = (size_t)(e - rest - 1);
         }
-    } else if (starts(s, n, "Rare event (") && s[n - 1] == ')') {
+    }
+    else if (starts(s, n, "Rare event (") && s[n - 1] == ')') {
         k->kind = PSF_K_RARE;
         k->a = s + 12;
         k->a_len = n - 13;
-    } else if (starts(s, n, "JIT ")) {
+    }
+    else if (starts(s, n, "JIT ")) {
         k->kind = PSF_K_JIT;
-    } else if (starts(s, n, "Optimization ") || starts(s, n, "Optimizer ")
-               || equals(s, n, "Executors invalidated")) {
+    }
+    else if (starts(s, n, "Optimization ") || starts(s, n, "Optimizer ") ||
+             equals(s, n, "Executors invalidated")) {
         k->kind = PSF_K_OPT;
-    } else if (n > 3 && s[n - 1] == ']') {
+    }
+    else if (n > 3 && s[n - 1] == ']') {
         /* "Trace length[64]": a histogram bucket. */
         const char *open = s + n - 1;
         while (open > s && *open != '[')
             open--;
-        if (open > s && as_num(open + 1, (size_t)(s + n - 1 - open - 1)) >= 0) {
+        if (open > s &&
+            as_num(open + 1, (size_t)(s + n - 1 - open - 1)) >= 0) {
             k->kind = PSF_K_HIST;
             k->b = s;
             k->b_len = (size_t)(open - s);
@@ -329,8 +362,12 @@ psf_key_marks(const psf_key *k, const char *s, size_t n)
         if (starts(s, n, "pystats."))
             m |= PSF_M_OWN_HEADER;
         break;
-    case PSF_K_OP_EXEC: case PSF_K_OP_PAIR: case PSF_K_OP_SPECIALIZABLE:
-    case PSF_K_OP_SPEC: case PSF_K_OP_FAIL_KIND: case PSF_K_OP_OTHER:
+    case PSF_K_OP_EXEC:
+    case PSF_K_OP_PAIR:
+    case PSF_K_OP_SPECIALIZABLE:
+    case PSF_K_OP_SPEC:
+    case PSF_K_OP_FAIL_KIND:
+    case PSF_K_OP_OTHER:
         m |= k->a_num >= 0 ? PSF_M_NUMERIC_OP : PSF_M_NAMED_OP;
         break;
     case PSF_K_EVAL_CALL:
@@ -371,8 +408,8 @@ put(char *buf, size_t size, size_t *pos, const char *s, size_t n)
 }
 
 static int
-put_op(char *buf, size_t size, size_t *pos, const char *x, size_t xn,
-       long num, int minor)
+put_op(char *buf, size_t size, size_t *pos, const char *x, size_t xn, long num,
+       int minor)
 {
     const char *name = num >= 0 ? psf_tab_opname(minor, (int)num) : NULL;
 
@@ -382,8 +419,8 @@ put_op(char *buf, size_t size, size_t *pos, const char *x, size_t xn,
 }
 
 size_t
-psf_key_canon(const psf_key *k, const char *s, size_t n, int minor,
-              char *buf, size_t size)
+psf_key_canon(const psf_key *k, const char *s, size_t n, int minor, char *buf,
+              size_t size)
 {
     size_t pos = 0;
     int ok = 1;
@@ -393,32 +430,39 @@ psf_key_canon(const psf_key *k, const char *s, size_t n, int minor,
         return 0;
     buf[0] = '\0';
     switch (k->kind) {
-    case PSF_K_OP_EXEC: case PSF_K_OP_SPECIALIZABLE: case PSF_K_OP_SPEC:
-    case PSF_K_OP_FAIL_KIND: case PSF_K_OP_OTHER: case PSF_K_OP_PAIR:
-        after = k->a + k->a_len;     /* "]..." */
-        ok = put(buf, size, &pos, "opcode[", 7)
-            && put_op(buf, size, &pos, k->a, k->a_len, k->a_num, minor);
+    case PSF_K_OP_EXEC:
+    case PSF_K_OP_SPECIALIZABLE:
+    case PSF_K_OP_SPEC:
+    case PSF_K_OP_FAIL_KIND:
+    case PSF_K_OP_OTHER:
+    case PSF_K_OP_PAIR:
+        after = k->a + k->a_len; /* "]..." */
+        ok = put(buf, size, &pos, "opcode[", 7) &&
+             put_op(buf, size, &pos, k->a, k->a_len, k->a_num, minor);
         if (ok && k->kind == PSF_K_OP_PAIR) {
-            ok = put(buf, size, &pos, "].pair_count[", 13)
-                && put_op(buf, size, &pos, k->b, k->b_len, k->b_num, minor)
-                && put(buf, size, &pos, "]", 1);
-        } else if (ok) {
+            ok = put(buf, size, &pos, "].pair_count[", 13) &&
+                 put_op(buf, size, &pos, k->b, k->b_len, k->b_num, minor) &&
+                 put(buf, size, &pos, "]", 1);
+        }
+        else if (ok) {
             ok = put(buf, size, &pos, after, (size_t)(s + n - after));
         }
         break;
     case PSF_K_EVAL_CALL: {
-        const char *name = k->a_num >= 0 ? psf_tab_eval_call_kind((int)k->a_num) : NULL;
-        ok = put(buf, size, &pos, "Calls via PyEval_EvalFrame[", 27)
-            && (name ? put(buf, size, &pos, name, strlen(name))
-                     : put(buf, size, &pos, k->a, k->a_len))
-            && put(buf, size, &pos, "]", 1);
+        const char *name =
+            k->a_num >= 0 ? psf_tab_eval_call_kind((int)k->a_num) : NULL;
+        ok = put(buf, size, &pos, "Calls via PyEval_EvalFrame[", 27) &&
+             (name ? put(buf, size, &pos, name, strlen(name))
+                   : put(buf, size, &pos, k->a, k->a_len)) &&
+             put(buf, size, &pos, "]", 1);
         break;
     }
-    case PSF_K_UOP_EXEC: case PSF_K_UOP_MISS:
+    case PSF_K_UOP_EXEC:
+    case PSF_K_UOP_MISS:
         /* Older dumps spelled some uops without their leading "_". */
         if (k->a_len > 0 && k->a[0] != '_')
-            ok = put(buf, size, &pos, "uops[_", 6)
-                && put(buf, size, &pos, k->a, (size_t)(s + n - k->a));
+            ok = put(buf, size, &pos, "uops[_", 6) &&
+                 put(buf, size, &pos, k->a, (size_t)(s + n - k->a));
         else
             ok = put(buf, size, &pos, s, n);
         break;

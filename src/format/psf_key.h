@@ -26,27 +26,27 @@ typedef enum psf_key_kind {
     PSF_K_UOP_PAIR,         /* uop[A].pair_count[B] */
     PSF_K_UNSUPPORTED,      /* unsupported_opcode[A].count */
     PSF_K_ERROR_IN_OPCODE,  /* error_in_opcode[A].count */
-    PSF_K_CALL,             /* Calls to ..., Frames pushed, Frame objects created */
-    PSF_K_EVAL_CALL,        /* Calls via PyEval_EvalFrame[A] */
-    PSF_K_OBJECT,           /* Object ... */
-    PSF_K_GC,               /* GC[A] <field> */
-    PSF_K_OPT,              /* Optimization ..., Optimizer ..., Executors invalidated */
-    PSF_K_JIT,              /* JIT ... */
-    PSF_K_HIST,             /* <name>[A], a histogram bucket */
-    PSF_K_RARE,             /* Rare event (A) */
+    PSF_K_CALL,      /* Calls to ..., Frames pushed, Frame objects created */
+    PSF_K_EVAL_CALL, /* Calls via PyEval_EvalFrame[A] */
+    PSF_K_OBJECT,    /* Object ... */
+    PSF_K_GC,        /* GC[A] <field> */
+    PSF_K_OPT,  /* Optimization ..., Optimizer ..., Executors invalidated */
+    PSF_K_JIT,  /* JIT ... */
+    PSF_K_HIST, /* <name>[A], a histogram bucket */
+    PSF_K_RARE, /* Rare event (A) */
     /* The collector's own keys (docs/FORMAT.md 1.10-1.12 and hot code). */
-    PSF_K_CENSUS,           /* census.B (a empty) or census.family[A].B */
-    PSF_K_CENSUS_FORM,      /* census.family[A].specialized[B] */
-    PSF_K_CENSUS_SITE,      /* census.site[A]: a text value, never a count */
-    PSF_K_SITE_SEEN,        /* census.sites[A].count: a site row, summed */
-    PSF_K_SITE_ATTEMPTS,    /* census.sites[A].attempts: kept at the maximum */
-    PSF_K_OWN_GC,           /* gc[A].B */
-    PSF_K_OWN_OBJECT,       /* objects.B */
-    PSF_K_OWN_RARE,         /* rare.B: watcher figures, not "Rare event" */
-    PSF_K_OWN_CALL,         /* calls.B: not the native "Calls to ..." */
-    PSF_K_CODE,             /* code[A].B, B = instructions or calls; A is
-                             * FILE:LINE:QUALNAME, FILE may hold ':' */
-    PSF_K_CODE_OP,          /* code[A].opcode[B] */
+    PSF_K_CENSUS,        /* census.B (a empty) or census.family[A].B */
+    PSF_K_CENSUS_FORM,   /* census.family[A].specialized[B] */
+    PSF_K_CENSUS_SITE,   /* census.site[A]: a text value, never a count */
+    PSF_K_SITE_SEEN,     /* census.sites[A].count: a site row, summed */
+    PSF_K_SITE_ATTEMPTS, /* census.sites[A].attempts: kept at the maximum */
+    PSF_K_OWN_GC,        /* gc[A].B */
+    PSF_K_OWN_OBJECT,    /* objects.B */
+    PSF_K_OWN_RARE,      /* rare.B: watcher figures, not "Rare event" */
+    PSF_K_OWN_CALL,      /* calls.B: not the native "Calls to ..." */
+    PSF_K_CODE,          /* code[A].B, B = instructions or calls; A is
+                          * FILE:LINE:QUALNAME, FILE may hold ':' */
+    PSF_K_CODE_OP,       /* code[A].opcode[B] */
     PSF_K_KIND_COUNT
 } psf_key_kind;
 
@@ -64,28 +64,28 @@ typedef enum psf_spec_field {
 extern const char *const psf_spec_field_name[PSF_SPEC_COUNT];
 
 typedef struct psf_key {
-    int kind;               /* psf_key_kind */
-    const char *a;          /* first bracketed part (or rare event name), borrowed */
+    int kind;      /* psf_key_kind */
+    const char *a; /* first bracketed part (or rare event name), borrowed */
     size_t a_len;
-    long a_num;             /* a as a number, -1 if not all digits */
-    const char *b;          /* second bracketed part / GC field / hist name /
-                             * field of an own key */
+    long a_num;    /* a as a number, -1 if not all digits */
+    const char *b; /* second bracketed part / GC field / hist name /
+                    * field of an own key */
     size_t b_len;
     long b_num;
-    int field;              /* psf_spec_field for PSF_K_OP_SPEC */
+    int field; /* psf_spec_field for PSF_K_OP_SPEC */
 } psf_key;
 
 /* Markers a key contributes to telling native versions apart. */
 enum {
-    PSF_M_NUMERIC_OP   = 1u << 0,  /* opcode[93]: 3.11 or 3.12 */
-    PSF_M_NAMED_OP     = 1u << 1,  /* opcode[LOAD_ATTR]: 3.13 or later */
-    PSF_M_EVAL_CALL    = 1u << 2,  /* Calls via PyEval_EvalFrame: 3.12+ */
-    PSF_M_METHOD_CACHE = 1u << 3,  /* Object method cache ...: 3.12+ */
-    PSF_M_JIT_MEMORY   = 1u << 4,  /* JIT ... size: 3.14+ */
-    PSF_M_MORTAL       = 1u << 5,  /* Object ... mortal/immortal ...: 3.14+ */
-    PSF_M_GC           = 1u << 6,  /* GC[N] ...: 3.13+ */
-    PSF_M_RARE         = 1u << 7,  /* Rare event: 3.13+ */
-    PSF_M_OWN_HEADER   = 1u << 8   /* pystats.* */
+    PSF_M_NUMERIC_OP = 1u << 0,   /* opcode[93]: 3.11 or 3.12 */
+    PSF_M_NAMED_OP = 1u << 1,     /* opcode[LOAD_ATTR]: 3.13 or later */
+    PSF_M_EVAL_CALL = 1u << 2,    /* Calls via PyEval_EvalFrame: 3.12+ */
+    PSF_M_METHOD_CACHE = 1u << 3, /* Object method cache ...: 3.12+ */
+    PSF_M_JIT_MEMORY = 1u << 4,   /* JIT ... size: 3.14+ */
+    PSF_M_MORTAL = 1u << 5,       /* Object ... mortal/immortal ...: 3.14+ */
+    PSF_M_GC = 1u << 6,           /* GC[N] ...: 3.13+ */
+    PSF_M_RARE = 1u << 7,         /* Rare event: 3.13+ */
+    PSF_M_OWN_HEADER = 1u << 8    /* pystats.* */
 };
 
 /* Classify key s[0..n).  Always succeeds (unknown keys are PSF_K_OTHER);

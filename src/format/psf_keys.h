@@ -15,94 +15,95 @@
 #define PSF_FORMAT_VERSION_TEXT "2"
 
 /* ---- header (docs/FORMAT.md 1.1) ---- */
-#define PSF_H_PREFIX_OWN    "pystats."
-#define PSF_H_PREFIX_META   "meta."
+#define PSF_H_PREFIX_OWN "pystats."
+#define PSF_H_PREFIX_META "meta."
 #define PSF_H_PREFIX_PYTHON "meta.python."
-#define PSF_H_PREFIX_TIME   "meta.time."
-#define PSF_H_FORMAT        "pystats.format"
-#define PSF_H_COLLECTOR     "pystats.collector"
-#define PSF_H_COUNTS        "pystats.counts"
-#define PSF_H_PY_VERSION    "meta.python.version"
-#define PSF_H_PY_IMPL       "meta.python.implementation"
+#define PSF_H_PREFIX_TIME "meta.time."
+#define PSF_H_FORMAT "pystats.format"
+#define PSF_H_COLLECTOR "pystats.collector"
+#define PSF_H_COUNTS "pystats.counts"
+#define PSF_H_PY_VERSION "meta.python.version"
+#define PSF_H_PY_IMPL "meta.python.implementation"
 #define PSF_H_PY_SYS_VERSION "meta.python.sys_version"
-#define PSF_H_PY_GIT        "meta.python.git"
+#define PSF_H_PY_GIT "meta.python.git"
 #define PSF_H_PY_CONFIG_ARGS "meta.python.config_args"
 #define PSF_H_PY_PYSTATS_BUILD "meta.python.pystats_build"
 #define PSF_H_PY_FREE_THREADING "meta.python.free_threading"
-#define PSF_H_PY_JIT        "meta.python.jit"
-#define PSF_H_PY_PATH       "meta.python.path"
-#define PSF_H_MODE          "meta.collection.mode"
-#define PSF_H_MECHANISM     "meta.collection.mechanism"
-#define PSF_H_METHOD        "meta.collection.method"
-#define PSF_H_WINDOWS       "meta.collection.windows"
-#define PSF_H_ON_AT_DUMP    "meta.collection.on_at_dump"
-#define PSF_H_PID           "meta.process.pid"
-#define PSF_H_PPID          "meta.process.ppid"
-#define PSF_H_FORKED        "meta.process.forked"
-#define PSF_H_CWD           "meta.process.cwd"
-#define PSF_H_TIME_START    "meta.time.start"
-#define PSF_H_TIME_END      "meta.time.end"
-#define PSF_H_REASON        "meta.dump.reason"
-#define PSF_H_LABEL         "meta.label"
-#define PSF_H_CENSUS_SCOPE  "meta.census.scope"
+#define PSF_H_PY_JIT "meta.python.jit"
+#define PSF_H_PY_PATH "meta.python.path"
+#define PSF_H_MODE "meta.collection.mode"
+#define PSF_H_MECHANISM "meta.collection.mechanism"
+#define PSF_H_METHOD "meta.collection.method"
+#define PSF_H_WINDOWS "meta.collection.windows"
+#define PSF_H_ON_AT_DUMP "meta.collection.on_at_dump"
+#define PSF_H_PID "meta.process.pid"
+#define PSF_H_PPID "meta.process.ppid"
+#define PSF_H_FORKED "meta.process.forked"
+#define PSF_H_CWD "meta.process.cwd"
+#define PSF_H_TIME_START "meta.time.start"
+#define PSF_H_TIME_END "meta.time.end"
+#define PSF_H_REASON "meta.dump.reason"
+#define PSF_H_LABEL "meta.label"
+#define PSF_H_CENSUS_SCOPE "meta.census.scope"
 /* Only when non-zero: what made the counts inexact (1.1, 1.17). */
-#define PSF_H_DISPLACED     "meta.collection.displaced"
-#define PSF_H_LINE_JUMPS    "meta.collection.line_jumps"
-#define PSF_H_DESYNC        "meta.collection.desync"
-#define PSF_H_EVENTS_LOST   "meta.collection.events_lost"
+#define PSF_H_DISPLACED "meta.collection.displaced"
+#define PSF_H_LINE_JUMPS "meta.collection.line_jumps"
+#define PSF_H_DESYNC "meta.collection.desync"
+#define PSF_H_EVENTS_LOST "meta.collection.events_lost"
 #define PSF_H_INEXACT_CAUSE "meta.collection.inexact_cause"
 
 /* The value of PSF_H_COUNTS in the collector's dumps. */
-#define PSF_COUNTS_BASE     "base-instructions"
+#define PSF_COUNTS_BASE "base-instructions"
 
 /* ---- counters (1.2) ---- */
-#define PSF_KEY_OPCODE      "opcode["           /* opcode[NAME]... */
-#define PSF_KEY_EXEC        "].execution_count"
-#define PSF_KEY_PAIR        "].pair_count["     /* opcode[A].pair_count[B] */
+#define PSF_KEY_OPCODE "opcode[" /* opcode[NAME]... */
+#define PSF_KEY_EXEC "].execution_count"
+#define PSF_KEY_PAIR "].pair_count[" /* opcode[A].pair_count[B] */
 
 /* ---- census (1.10) ---- */
-#define PSF_KEY_CENSUS      "census."
+#define PSF_KEY_CENSUS "census."
 #define PSF_KEY_CENSUS_CODE "census.code_objects"
 #define PSF_KEY_CENSUS_DEAD "census.dead_code_objects"
 #define PSF_KEY_CENSUS_INSTRUMENTED "census.instrumented_code_objects"
-#define PSF_KEY_CENSUS_FAMILY "census.family["  /* census.family[F].field */
-#define PSF_KEY_FIELD       "]."                /* between a bracket and its field */
+#define PSF_KEY_CENSUS_FAMILY "census.family[" /* census.family[F].field */
+#define PSF_KEY_FIELD "]." /* between a bracket and its field */
 #define PSF_KEY_CENSUS_EXCLUDED "census.excluded_family["
-#define PSF_KEY_CENSUS_SITE "census.site["      /* census.site[I] : a row */
+#define PSF_KEY_CENSUS_SITE "census.site[" /* census.site[I] : a row */
 /* The command's own rows of merged sites (never in a dump). */
 #define PSF_KEY_CENSUS_ROWS "census.sites["
 
-/* ---- GC, objects, rare events, calls, hot code (1.11, 1.12, 1.14, 1.15) ---- */
+/* ---- GC, objects, rare events, calls, hot code (1.11, 1.12, 1.14, 1.15) ----
+ */
 /* CPython's own spellings, where the statistic is the same. */
-#define PSF_KEY_NATIVE_GC   "GC["               /* GC[G] field */
-#define PSF_GC_COLLECTIONS  " collections"
-#define PSF_GC_COLLECTED    " objects collected"
+#define PSF_KEY_NATIVE_GC "GC[" /* GC[G] field */
+#define PSF_GC_COLLECTIONS " collections"
+#define PSF_GC_COLLECTED " objects collected"
 #define PSF_OBJ_ALLOCATIONS "Object allocations"
-#define PSF_OBJ_ALLOC_512   "Object allocations to 512 bytes"
-#define PSF_OBJ_ALLOC_4K    "Object allocations to 4 kbytes"
-#define PSF_OBJ_ALLOC_BIG   "Object allocations over 4 kbytes"
-#define PSF_OBJ_FREES       "Object frees"
+#define PSF_OBJ_ALLOC_512 "Object allocations to 512 bytes"
+#define PSF_OBJ_ALLOC_4K "Object allocations to 4 kbytes"
+#define PSF_OBJ_ALLOC_BIG "Object allocations over 4 kbytes"
+#define PSF_OBJ_FREES "Object frees"
 /* The collector's own. */
-#define PSF_KEY_GC          "gc["               /* gc[G].field */
+#define PSF_KEY_GC "gc[" /* gc[G].field */
 #define PSF_GC_UNCOLLECTABLE ".uncollectable"
-#define PSF_GC_TIME_NS      ".time_ns"
-#define PSF_KEY_OBJECTS     "objects."
-#define PSF_OBJ_REALLOCS    "objects.reallocs"
-#define PSF_KEY_RARE        "rare."
-#define PSF_RARE_FUNC       "rare.func_modification"
-#define PSF_RARE_BUILTINS   "rare.builtins_modification"
-#define PSF_RARE_GLOBALS    "rare.globals_modification"
-#define PSF_RARE_TYPE       "rare.type_modification"
-#define PSF_RARE_DICTS      "rare.watched_dicts"
-#define PSF_RARE_TYPES      "rare.watched_types"
-#define PSF_KEY_CALLS       "calls."
-#define PSF_KEY_CODE        "code["             /* code[FILE:LINE:QUALNAME]... */
+#define PSF_GC_TIME_NS ".time_ns"
+#define PSF_KEY_OBJECTS "objects."
+#define PSF_OBJ_REALLOCS "objects.reallocs"
+#define PSF_KEY_RARE "rare."
+#define PSF_RARE_FUNC "rare.func_modification"
+#define PSF_RARE_BUILTINS "rare.builtins_modification"
+#define PSF_RARE_GLOBALS "rare.globals_modification"
+#define PSF_RARE_TYPE "rare.type_modification"
+#define PSF_RARE_DICTS "rare.watched_dicts"
+#define PSF_RARE_TYPES "rare.watched_types"
+#define PSF_KEY_CALLS "calls."
+#define PSF_KEY_CODE "code[" /* code[FILE:LINE:QUALNAME]... */
 #define PSF_KEY_CODE_INSTRUCTIONS "].instructions"
-#define PSF_KEY_CODE_CALLS  "].calls"
+#define PSF_KEY_CODE_CALLS "].calls"
 #define PSF_KEY_CODE_OPCODE "].opcode["
 
 /* Separators: between key and value, between census site fields. */
-#define PSF_SEP_VALUE       " : "
-#define PSF_SEP_FIELD       " | "
+#define PSF_SEP_VALUE " : "
+#define PSF_SEP_FIELD " | "
 
 #endif

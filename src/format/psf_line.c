@@ -13,8 +13,8 @@ is_blank(char c)
 int
 psf_is_header_key(const char *s, size_t n)
 {
-    return (n >= 8 && memcmp(s, "pystats.", 8) == 0)
-        || (n >= 5 && memcmp(s, "meta.", 5) == 0);
+    return (n >= 8 && memcmp(s, "pystats.", 8) == 0) ||
+           (n >= 5 && memcmp(s, "meta.", 5) == 0);
 }
 
 int
@@ -31,7 +31,8 @@ psf_line_split(const char *s, size_t n, psf_line *out)
     out->header = psf_is_header_key(b, (size_t)(e - b));
     if (out->header) {
         colon = memchr(b, ':', (size_t)(e - b));
-    } else {
+    }
+    else {
         const char *p = e;
         while (p > b) {
             if (*--p == ':') {

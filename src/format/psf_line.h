@@ -15,17 +15,17 @@
 
 typedef enum psf_line_status {
     PSF_LINE_OK = 0,
-    PSF_LINE_BLANK,       /* empty or blanks only: not an error */
-    PSF_LINE_NO_COLON,    /* no ':' at all */
-    PSF_LINE_NO_KEY       /* nothing before the ':' */
+    PSF_LINE_BLANK,    /* empty or blanks only: not an error */
+    PSF_LINE_NO_COLON, /* no ':' at all */
+    PSF_LINE_NO_KEY    /* nothing before the ':' */
 } psf_line_status;
 
 typedef struct psf_line {
-    const char *key;      /* borrowed, not NUL-terminated */
+    const char *key; /* borrowed, not NUL-terminated */
     size_t key_len;
     const char *val;
     size_t val_len;
-    int header;           /* 1 for pystats.* and meta.* keys */
+    int header; /* 1 for pystats.* and meta.* keys */
 } psf_line;
 
 /* Split s[0..n) (without its LF) into out.  Returns a psf_line_status. */
@@ -33,9 +33,9 @@ int psf_line_split(const char *s, size_t n, psf_line *out);
 
 typedef enum psf_num_status {
     PSF_NUM_OK = 0,
-    PSF_NUM_EMPTY,        /* no digits */
-    PSF_NUM_BAD,          /* a character other than a decimal digit */
-    PSF_NUM_OVERFLOW      /* more than 2**64 - 1 */
+    PSF_NUM_EMPTY,   /* no digits */
+    PSF_NUM_BAD,     /* a character other than a decimal digit */
+    PSF_NUM_OVERFLOW /* more than 2**64 - 1 */
 } psf_num_status;
 
 /* Parse an unsigned decimal number s[0..n) into *out. */

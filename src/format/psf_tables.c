@@ -17,11 +17,16 @@ static const char *const *
 tab_names(int minor)
 {
     switch (minor) {
-    case 11: return psf_tab_opcodes_3_11_name;
-    case 12: return psf_tab_opcodes_3_12_name;
-    case 13: return psf_tab_opcodes_3_13_name;
-    case 14: return psf_tab_opcodes_3_14_name;
-    default: return NULL;
+    case 11:
+        return psf_tab_opcodes_3_11_name;
+    case 12:
+        return psf_tab_opcodes_3_12_name;
+    case 13:
+        return psf_tab_opcodes_3_13_name;
+    case 14:
+        return psf_tab_opcodes_3_14_name;
+    default:
+        return NULL;
     }
 }
 
@@ -29,11 +34,16 @@ static const char *const *
 tab_families(int minor)
 {
     switch (minor) {
-    case 11: return psf_tab_opcodes_3_11_family;
-    case 12: return psf_tab_opcodes_3_12_family;
-    case 13: return psf_tab_opcodes_3_13_family;
-    case 14: return psf_tab_opcodes_3_14_family;
-    default: return NULL;
+    case 11:
+        return psf_tab_opcodes_3_11_family;
+    case 12:
+        return psf_tab_opcodes_3_12_family;
+    case 13:
+        return psf_tab_opcodes_3_13_family;
+    case 14:
+        return psf_tab_opcodes_3_14_family;
+    default:
+        return NULL;
     }
 }
 
@@ -123,9 +133,11 @@ psf_tab_fail_prefix(int minor, const char *family)
     if (minor == 11) {
         if (strcmp(family, "PRECALL") == 0)
             return "CALL";
-        if (strcmp(family, "LOAD_METHOD") == 0 || strcmp(family, "FOR_ITER") == 0)
+        if (strcmp(family, "LOAD_METHOD") == 0 ||
+            strcmp(family, "FOR_ITER") == 0)
             return family;
-    } else {
+    }
+    else {
         if (strcmp(family, "LOAD_SUPER_ATTR") == 0)
             return "SUPER";
         if (strcmp(family, "FOR_ITER") == 0 || strcmp(family, "SEND") == 0)
@@ -144,16 +156,20 @@ static const psf_tab_kind *
 fail_table(int minor)
 {
     switch (minor) {
-    case 11: return psf_tab_spec_fail_kinds_3_11;
-    case 13: return psf_tab_spec_fail_kinds_3_13;
-    case 14: return psf_tab_spec_fail_kinds_3_14;
-    default: return NULL;  /* 3.12: no table; 3.15+: numbers may move */
+    case 11:
+        return psf_tab_spec_fail_kinds_3_11;
+    case 13:
+        return psf_tab_spec_fail_kinds_3_13;
+    case 14:
+        return psf_tab_spec_fail_kinds_3_14;
+    default:
+        return NULL; /* 3.12: no table; 3.15+: numbers may move */
     }
 }
 
 int
-psf_tab_fail_kind(int minor, const char *family, int kind,
-                  char *buf, size_t size)
+psf_tab_fail_kind(int minor, const char *family, int kind, char *buf,
+                  size_t size)
 {
     const psf_tab_kind *t = fail_table(minor);
     int shared_max = minor == 11 ? 6 : 8;
@@ -167,12 +183,13 @@ psf_tab_fail_kind(int minor, const char *family, int kind,
                     snprintf(buf, size, "%s", t->name);
                     return 1;
                 }
-        } else if (family != NULL) {
+        }
+        else if (family != NULL) {
             prefix = psf_tab_fail_prefix(minor, family);
             plen = strlen(prefix);
             for (; t->value >= 0; t++)
-                if (t->value == kind && strncmp(t->name, prefix, plen) == 0
-                    && t->name[plen] == '_') {
+                if (t->value == kind && strncmp(t->name, prefix, plen) == 0 &&
+                    t->name[plen] == '_') {
                     snprintf(buf, size, "%s", t->name);
                     return 1;
                 }
@@ -207,16 +224,18 @@ pretty(char *buf, size_t size, const char *name)
     size_t i;
 
     for (i = 0; name[i] && i + 1 < size; i++)
-        buf[i] = name[i] == '_' ? ' ' : (char)(name[i] >= 'A' && name[i] <= 'Z'
-                                               ? name[i] - 'A' + 'a' : name[i]);
+        buf[i] = name[i] == '_' ? ' '
+                                : (char)(name[i] >= 'A' && name[i] <= 'Z'
+                                             ? name[i] - 'A' + 'a'
+                                             : name[i]);
     if (size)
         buf[i] = '\0';
 }
 
 int
 psf_tab_fail_label(int minor, const char *opname, int kind,
-                   const char *const *names, size_t nnames,
-                   char *buf, size_t size, const char **matched)
+                   const char *const *names, size_t nnames, char *buf,
+                   size_t size, const char **matched)
 {
     const char *prefix = opname;
     size_t i, plen;
@@ -239,21 +258,26 @@ psf_tab_fail_label(int minor, const char *opname, int kind,
             prefix = "SUBSCR";
         if (starts_with(opname, "PRECALL"))
             prefix = "CALL";
-    } else if (strcmp(opname, "LOAD_SUPER_ATTR") == 0) {
+    }
+    else if (strcmp(opname, "LOAD_SUPER_ATTR") == 0) {
         prefix = "SUPER";
-    } else if (ends_with(opname, "ATTR")) {
+    }
+    else if (ends_with(opname, "ATTR")) {
         prefix = "ATTR";
-    } else if (strcmp(opname, "FOR_ITER") == 0 || strcmp(opname, "SEND") == 0
-               || (minor >= 14 && strcmp(opname, "GET_ITER") == 0)) {
+    }
+    else if (strcmp(opname, "FOR_ITER") == 0 || strcmp(opname, "SEND") == 0 ||
+             (minor >= 14 && strcmp(opname, "GET_ITER") == 0)) {
         prefix = "ITER";
-    } else if (ends_with(opname, "SUBSCR")) {
+    }
+    else if (ends_with(opname, "SUBSCR")) {
         prefix = "SUBSCR";
     }
     plen = strlen(prefix);
     for (i = 0; i < nnames; i++)
         if (strncmp(names[i], prefix, plen) == 0) {
             /* The script drops the prefix and one more character. */
-            const char *rest = names[i][plen] ? names[i] + plen + 1 : names[i] + plen;
+            const char *rest =
+                names[i][plen] ? names[i] + plen + 1 : names[i] + plen;
             pretty(buf, size, rest);
             if (matched)
                 *matched = names[i];

@@ -35,7 +35,7 @@
 size_t psf_text_encode(const char *s, size_t n, char *dst, size_t cap);
 
 /* The longest encoding of n bytes: every byte as %XX. */
-#define PSF_TEXT_MAX(n) ((n) * 3)
+#define PSF_TEXT_MAX(n) ((n)*3)
 
 /* Decode s[0..n) into dst (room for n bytes; decoding never grows).
  * Returns the decoded length, or (size_t)-1 if a `%` is not followed by

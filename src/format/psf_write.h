@@ -21,7 +21,7 @@
  * later puts are ignored and psf_out_finish() reports it. */
 typedef struct psf_out {
     int fd;
-    int err;            /* errno of the first failure, 0 if none */
+    int err; /* errno of the first failure, 0 if none */
     size_t len;
     char buf[8192];
 } psf_out;
@@ -49,9 +49,9 @@ int psf_out_flush(psf_out *o);
  * descriptor), it belongs to the effective user or to root, and others
  * cannot write into it unless the sticky bit keeps them from removing
  * or renaming what is not theirs.  Errors beyond errno values: */
-#define PSF_EDIR_SYMLINK (-1)   /* the directory is a symbolic link */
-#define PSF_EDIR_OWNER   (-2)   /* owned by another user, not root */
-#define PSF_EDIR_OPEN    (-3)   /* writable by others, not sticky */
+#define PSF_EDIR_SYMLINK (-1) /* the directory is a symbolic link */
+#define PSF_EDIR_OWNER (-2)   /* owned by another user, not root */
+#define PSF_EDIR_OPEN (-3)    /* writable by others, not sticky */
 
 /* 0 if a directory with these attributes passes the rules for the
  * effective user, else ENOTDIR or PSF_EDIR_OWNER or PSF_EDIR_OPEN. */
@@ -84,8 +84,8 @@ int psf_default_dir(const char *base, char *out, size_t size);
  * directory that psf_file_commit() renames to its final, unique name. */
 typedef struct psf_file {
     int fd;
-    int dirfd;              /* borrowed from psf_dir_open() */
-    char tmp[160];          /* names in that directory */
+    int dirfd;     /* borrowed from psf_dir_open() */
+    char tmp[160]; /* names in that directory */
     char name[160];
 } psf_file;
 
