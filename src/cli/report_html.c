@@ -106,6 +106,7 @@ typedef void (*heading_hook)(void *ctx, FILE *out, int level, const char *text);
 typedef struct line {
     const char *s;
     size_t n;
+    int anchor; /* a heading: its index in the page's anchors, else -1 */
 } line;
 
 static size_t
@@ -284,7 +285,7 @@ collapsed(const char *text)
 static int
 is_heading(const line *l)
 {
-    return l->n > 1 && l->s[0] == '#';
+    return l->n > 0 && l->s[0] == '#';
 }
 
 static int
@@ -304,10 +305,9 @@ heading_level(const line *l, size_t *text_at)
 /* A table of contents of the h2 and h3 headings, linked to their
  * anchors (the same ones md_to_html gives them). */
 static void
-toc(FILE *out, const line *lines, size_t nl)
+toc(FILE *out, const line *lines, size_t nl, const anchors *a)
 {
-    anchors a = {NULL, 0, 0};
-    char id[96], text[512];
+    char text[512];
     size_t i, at;
     int level, open3 = 0, hidden = 0;
 
@@ -317,7 +317,6 @@ toc(FILE *out, const line *lines, size_t nl)
             continue;
         level = heading_level(&lines[i], &at);
         snprintf(text, sizeof text, "%.*s", (int)(lines[i].n - at), lines[i].s + at);
-        anchor_make(&a, level, text, id, sizeof id);
         if (hidden && level <= hidden)
             hidden = 0;
         if (level < 2 || level > 3 || hidden)
@@ -332,14 +331,13 @@ toc(FILE *out, const line *lines, size_t nl)
             fputs("<li><ul>\n", out);
             open3 = 1;
         }
-        fprintf(out, "<li><a href=\"#%s\">", id);
+        fprintf(out, "<li><a href=\"#%s\">", a->id[lines[i].anchor]);
         inline_md(out, lines[i].s + at, lines[i].n - at);
         fputs("</a></li>\n", out);
     }
     if (open3)
         fputs("</ul></li>\n", out);
     fputs("</ul></nav>\n", out);
-    free(a.id);
 }
 
 static void
@@ -360,29 +358,38 @@ md_to_html(FILE *out, const char *buf, size_t len, heading_hook hook, void *ctx)
         }
         lines[nl].s = p;
         lines[nl].n = trim_len(p, n);
+        lines[nl].anchor = -1;
         nl++;
         p += n + 1;
     }
+    /* Every heading's anchor, once: the headings and the contents use it. */
+    for (i = 0; i < nl; i++)
+        if (is_heading(&lines[i])) {
+            char text[512], id[96];
+            int level = heading_level(&lines[i], &j);
+            snprintf(text, sizeof text, "%.*s", (int)(lines[i].n - j), lines[i].s + j);
+            anchor_make(&an, level, text, id, sizeof id);
+            lines[i].anchor = (int)an.n - 1;
+        }
     for (i = 0; i < nl;) {
         const line *l = &lines[i];
         if (l->n == 0) {
             i++;
             continue;
         }
-        if (l->s[0] == '#') {
-            char text[512], id[96];
+        if (is_heading(l)) {
+            char text[512];
             int level = heading_level(l, &j);
             snprintf(text, sizeof text, "%.*s", (int)(l->n - j), l->s + j);
-            anchor_make(&an, level, text, id, sizeof id);
             if (open_details && level <= open_details) {
                 fputs("</details>\n", out);
                 open_details = 0;
             }
-            fprintf(out, "<h%d id=\"%s\">", level, id);
+            fprintf(out, "<h%d id=\"%s\">", level, an.id[l->anchor]);
             inline_md(out, l->s + j, l->n - j);
             fprintf(out, "</h%d>\n", level);
             if (level == 1)
-                toc(out, lines, nl);
+                toc(out, lines, nl, &an);
             if (hook)
                 hook(ctx, out, level, text);
             if (collapsed(text)) {
