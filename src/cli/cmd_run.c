@@ -523,15 +523,15 @@ write_reports(const subcmd_common *co, const char *dir, const summary *sum, run_
         fprintf(stderr, "pystats: error: %s: name too long for its reports\n", dir);
         return CLI_EXIT_OUTPUT;
     }
+    if ((!given[0] || !given[1] || !given[2]) && mkdir(sub, 0700) != 0 && errno != EEXIST) {
+        fprintf(stderr, "pystats: error: %s: cannot create the report directory: %s\n", sub,
+                strerror(errno));
+        return CLI_EXIT_OUTPUT;
+    }
     for (i = 0; i < 3; i++) {
         rr->path[i] = given[i];
         if (given[i] != NULL)
             continue;
-        if (mkdir(sub, 0700) != 0 && errno != EEXIST) {
-            fprintf(stderr, "pystats: error: %s: cannot create the report directory: %s\n", sub,
-                    strerror(errno));
-            return CLI_EXIT_OUTPUT;
-        }
         snprintf(rr->own[i], sizeof rr->own[i], "%s/summary.%s", sub, report_ext[i]);
         rr->path[i] = rr->own[i];
     }
@@ -562,18 +562,16 @@ say_finding(const overview *o, size_t k, uint64_t den)
 
     if (kind == 0 && round < o->ncode) {
         const m_code *x = o->code[round];
-        /* FILE:LINE:QUALNAME (canonical: no raw ':' in FILE or QUALNAME)
-         * as "QUALNAME (FILE:LINE)". */
-        const char *c1 = strchr(x->name, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-        char *name = c2 ? text_display(c2 + 1) : text_display(x->name);
+        /* As "QUALNAME (FILE:LINE)". */
+        char *name = text_display(x->qual ? x->qual : x->name);
         cli_count_str(c, sizeof c, x->instructions);
         fputs("pystats run:   hot code: ", stderr);
         cli_fput_esc(stderr, name);
-        if (c2) {
-            char *file = text_display_n(x->name, (size_t)(c1 - x->name));
+        if (x->qual) {
+            char *file = text_display_n(x->name, x->file_len);
             fputs(" (", stderr);
             cli_fput_esc(stderr, file);
-            fprintf(stderr, ":%.*s)", (int)(c2 - c1 - 1), c1 + 1);
+            fprintf(stderr, ":%.*s)", (int)x->line_len, x->line);
             free(file);
         }
         fprintf(stderr, ": %s instructions (%.1f%%)\n", c,
@@ -635,11 +633,10 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
         cli_fput_esc(stderr, g->title);
         fputc('\n', stderr);
         overview_build(&o, &g->m);
-        for (k = 0, said = 0; said < 3 && k < 3 * OVERVIEW_TOP; k++) {
-            if (said == 0 && (o.ncode || o.nsite || o.nfam) && k == 0)
-                fputs("pystats run: where to look:\n", stderr);
+        if (o.ncode || o.nsite || o.nfam)
+            fputs("pystats run: where to look:\n", stderr);
+        for (k = 0, said = 0; said < 3 && k < 3 * OVERVIEW_TOP; k++)
             said += (size_t)say_finding(&o, k, g->m.total_exec);
-        }
     }
     fputs("pystats run: reports:", stderr);
     for (i = 0; i < 3; i++) {

@@ -82,16 +82,6 @@ add_count(cmp_section *s, int side, const char *name, uint64_t n)
     }
 }
 
-/* FILE:LINE:QUALNAME (canonical text) as FILE:QUALNAME: a line moves between
- * Python versions of the standard library. */
-static void
-drop_line(char *name)
-{
-    char *c1 = strchr(name, ':'), *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
-    if (c2 != NULL)
-        memmove(c1 + 1, c2 + 1, strlen(c2 + 1) + 1);
-}
-
 static void
 add_share(cmp_section *s, int side, const char *name, uint64_t num, uint64_t den)
 {
@@ -301,8 +291,13 @@ fill_own(cmp *c)
             }
         if (hot)
             for (k = 0; k < m->ncode; k++) {
-                char *enc = cli_xstrdup(m->code[k].name), *cn;
-                drop_line(enc); /* encoded: FILE and QUALNAME hold no raw ':' */
+                /* FILE:QUALNAME, without the line, which moves between
+                 * Python versions of the standard library. */
+                const m_code *x = &m->code[k];
+                size_t n = x->file_len + (x->qual ? strlen(x->qual) + 2 : 1);
+                char *enc = cli_xmalloc(n), *cn;
+                snprintf(enc, n, "%.*s%s%s", (int)x->file_len, x->name, x->qual ? ":" : "",
+                         x->qual ? x->qual : "");
                 cn = text_display(enc);
                 free(enc);
                 add_count(hot, i, cn, m->code[k].instructions);

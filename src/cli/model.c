@@ -239,7 +239,7 @@ get_site(m_group *m, ktab *index, const char *raw_row, size_t raw_len)
 static m_code *
 get_code(m_group *m, ktab *index, const char *name, size_t len)
 {
-    const char *c1 = memchr(name, ':', len);
+    const char *c1 = memchr(name, ':', len), *c2;
     char *file = c1 ? cli_xstrndup(name, (size_t)(c1 - name)) : NULL, *port, *key;
     size_t id, klen;
     int is_new, kind = WHERE_AS_IS;
@@ -266,6 +266,14 @@ get_code(m_group *m, ktab *index, const char *name, size_t len)
     c = &m->code[m->ncode++];
     memset(c, 0, sizeof *c);
     c->name = key;
+    c1 = strchr(key, ':');
+    c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+    c->file_len = c2 ? (size_t)(c1 - key) : klen;
+    if (c2) {
+        c->line = c1 + 1;
+        c->line_len = (size_t)(c2 - c1 - 1);
+        c->qual = c2 + 1;
+    }
     if (kind != WHERE_AS_IS)
         c->path = file;
     else

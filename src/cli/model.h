@@ -96,6 +96,11 @@ typedef struct m_code {
     char *name; /* owned: FILE:LINE:QUALNAME, FILE portable */
     char *path; /* owned: FILE as the dump wrote it (the first
                  * in key order if several), or NULL if the same */
+    /* name split once (FILE and QUALNAME hold no raw ':'): FILE is its
+     * first file_len bytes, LINE line[0..line_len), QUALNAME qual (to the
+     * end); qual and line NULL if name has not both ':'. */
+    size_t file_len, line_len;
+    const char *line, *qual;
     uint64_t instructions, calls;
     m_list ops; /* opcode[NAME], largest first */
 } m_code;

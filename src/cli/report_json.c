@@ -207,21 +207,20 @@ code_obj(const m_group *g)
 
     for (i = 0; i < g->ncode; i++) {
         json_t *c = json_object();
-        const char *name = g->code[i].name, *c1 = strchr(name, ':');
-        const char *c2 = c1 ? strchr(c1 + 1, ':') : NULL;
+        const m_code *k = &g->code[i];
         set(c, "instructions", count(g->code[i].instructions));
         set(c, "calls", count(g->code[i].calls));
         set(c, "opcodes", list_obj(&g->code[i].ops, 0));
         /* The key's parts, decoded: FILE and QUALNAME may hold ':'. */
-        if (c2) {
-            set(c, "file", text_json_n(name, (size_t)(c1 - name)));
-            set(c, "line", json_stringn(c1 + 1, (size_t)(c2 - c1 - 1)));
-            set(c, "function", text_json(c2 + 1));
+        if (k->qual) {
+            set(c, "file", text_json_n(k->name, k->file_len));
+            set(c, "line", json_stringn(k->line, k->line_len));
+            set(c, "function", text_json(k->qual));
         }
         /* The file as the dump named it, where "file" is portable. */
-        if (g->code[i].path)
-            set(c, "path", text_json(g->code[i].path));
-        text_json_set(o, name, c);
+        if (k->path)
+            set(c, "path", text_json(k->path));
+        text_json_set(o, k->name, c);
     }
     return o;
 }

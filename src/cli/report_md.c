@@ -923,14 +923,12 @@ sec_hot_code(md *m, const m_group *g)
           m->out);
     for (i = 0; i < g->ncode && i < HOT_CODE_MAX; i++) {
         const m_code *k = &g->code[i];
-        /* FILE:LINE:QUALNAME, FILE and QUALNAME encoded (no raw ':'). */
-        const char *c1 = strchr(k->name, ':'), *qual = c1 ? strchr(c1 + 1, ':') : NULL;
         fputs("| ", m->out);
-        cell_text(m->out, qual ? qual + 1 : k->name);
+        cell_text(m->out, k->qual ? k->qual : k->name);
         fputs(" | ", m->out);
-        if (qual) {
-            cell_text_n(m->out, k->name, (size_t)(c1 - k->name));
-            fprintf(m->out, ":%.*s", (int)(qual - c1 - 1), c1 + 1);
+        if (k->qual) {
+            cell_text_n(m->out, k->name, k->file_len);
+            fprintf(m->out, ":%.*s", (int)k->line_len, k->line);
         }
         cli_count_str(c, sizeof c, k->instructions);
         fprintf(m->out, " | %s |", c);
@@ -1013,20 +1011,19 @@ cpython_metadata(md *m, const agg_group *g)
         fputs(".\n", m->out);
 }
 
-/* A hot-code name FILE:LINE:QUALNAME as "QUALNAME (FILE:LINE)". */
+/* Hot code as "QUALNAME (FILE:LINE)". */
 static void
-code_where(md *m, const char *name)
+code_where(md *m, const m_code *k)
 {
-    const char *c1 = strchr(name, ':'), *qual = c1 ? strchr(c1 + 1, ':') : NULL;
-    if (qual == NULL) {
-        cell_text(m->out, name);
+    if (k->qual == NULL) {
+        cell_text(m->out, k->name);
         return;
     }
     fputc('`', m->out);
-    cell_text(m->out, qual + 1);
+    cell_text(m->out, k->qual);
     fputs("` (", m->out);
-    cell_text_n(m->out, name, (size_t)(c1 - name));
-    fprintf(m->out, ":%.*s)", (int)(qual - c1 - 1), c1 + 1);
+    cell_text_n(m->out, k->name, k->file_len);
+    fprintf(m->out, ":%.*s)", (int)k->line_len, k->line);
 }
 
 /* Where to look first (overview.h): the verdict, the totals, the
@@ -1055,7 +1052,7 @@ sec_overview(md *m, const summary_group *sg, const char *trust)
     fputs("\nWhere to look:\n\n", m->out);
     for (i = 0; i < o.ncode; i++) {
         fputs("- Hot code: ", m->out);
-        code_where(m, o.code[i]->name);
+        code_where(m, o.code[i]);
         cli_count_str(c, sizeof c, o.code[i]->instructions);
         pct_str(p, o.code[i]->instructions, den);
         fprintf(m->out, ": %s instructions%s%s%s\n", c, *p ? ", " : "", p, *p ? " of all" : "");
