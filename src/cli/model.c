@@ -162,34 +162,45 @@ enum { IDX_OP = 0, IDX_UOP, IDX_SITE, IDX_CODE, IDX_COUNT };
 
 /* Site rows can be many (hundreds per program, summed over many
  * programs): found through a key table, like ops. */
-/* A site row with its FILE named portably (where.h), as a new string. */
+/* s[0..len) with its file field s[at..end) named portably (where.h): a
+ * new string, *out_len its length; *path the field as it was where it
+ * was renamed, else NULL. */
 static char *
-portable_row(const where *w, const char *row, size_t len, size_t *out_len, char **path)
+rename_file(const where *w, const char *s, size_t len, size_t at, size_t end, size_t *out_len,
+            char **path)
 {
-    const char *a = strstr(row, " | "), *b = a ? strstr(a + 3, " | ") : NULL;
-    char *file, *port, *out;
+    char *file = cli_xstrndup(s + at, end - at), *port, *out;
     int kind = WHERE_AS_IS;
 
-    *path = NULL;
-    if (b == NULL || (size_t)(b - row) > len) {
-        *out_len = len;
-        return cli_xstrndup(row, len);
-    }
-    file = cli_xstrndup(a + 3, (size_t)(b - a - 3));
     port = where_name(w, file, &kind);
+    *path = NULL;
     if (port == NULL || kind == WHERE_AS_IS) {
         free(port);
         free(file);
         *out_len = len;
-        return cli_xstrndup(row, len);
+        return cli_xstrndup(s, len);
     }
     *path = file;
-    *out_len = (size_t)(a + 3 - row) + strlen(port) + (len - (size_t)(b - row));
+    *out_len = at + strlen(port) + (len - end);
     out = cli_xmalloc(*out_len + 1);
-    snprintf(out, *out_len + 1, "%.*s%s%.*s", (int)(a + 3 - row), row, port,
-             (int)(len - (size_t)(b - row)), b);
+    snprintf(out, *out_len + 1, "%.*s%s%.*s", (int)at, s, port, (int)(len - end), s + end);
     free(port);
     return out;
+}
+
+/* A site row "F | FILE | ..." with its FILE named portably. */
+static char *
+portable_row(const where *w, const char *row, size_t len, size_t *out_len, char **path)
+{
+    const char *a = memmem(row, len, " | ", 3);
+    const char *b = a ? memmem(a + 3, len - (size_t)(a + 3 - row), " | ", 3) : NULL;
+
+    if (b == NULL) {
+        *path = NULL;
+        *out_len = len;
+        return cli_xstrndup(row, len);
+    }
+    return rename_file(w, row, len, (size_t)(a + 3 - row), (size_t)(b - row), out_len, path);
 }
 
 static m_csite *
@@ -240,22 +251,18 @@ static m_code *
 get_code(m_group *m, ktab *index, const char *name, size_t len)
 {
     const char *c1 = memchr(name, ':', len), *c2;
-    char *file = c1 ? cli_xstrndup(name, (size_t)(c1 - name)) : NULL, *port, *key;
+    char *file = NULL, *key;
     size_t id, klen;
-    int is_new, kind = WHERE_AS_IS;
+    int is_new;
     m_code *c;
 
-    port = file ? where_name(&m->wh, file, &kind) : NULL;
-    if (port == NULL || kind == WHERE_AS_IS) {
+    if (c1 != NULL) {
+        key = rename_file(&m->wh, name, len, 0, (size_t)(c1 - name), &klen, &file);
+    }
+    else {
         key = cli_xstrndup(name, len);
         klen = len;
     }
-    else {
-        klen = strlen(port) + (len - (size_t)(c1 - name));
-        key = cli_xmalloc(klen + 1);
-        snprintf(key, klen + 1, "%s%.*s", port, (int)(len - (size_t)(c1 - name)), c1);
-    }
-    free(port);
     id = ktab_intern(index, key, klen, &is_new);
     if (!is_new) {
         free(key);
@@ -274,10 +281,7 @@ get_code(m_group *m, ktab *index, const char *name, size_t len)
         c->line_len = (size_t)(c2 - c1 - 1);
         c->qual = c2 + 1;
     }
-    if (kind != WHERE_AS_IS)
-        c->path = file;
-    else
-        free(file);
+    c->path = file;
     return c;
 }
 
