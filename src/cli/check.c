@@ -150,6 +150,12 @@ check_count(const check_set *c, int severity)
 }
 
 const char *
+check_verdict_word(const check_set *c)
+{
+    return c->count[CHECK_ERROR] ? "untrusted" : c->count[CHECK_WARNING] ? "caution" : "ok";
+}
+
+const char *
 check_verdict(const check_set *c, char *buf, size_t size)
 {
     size_t e = c->count[CHECK_ERROR], w = c->count[CHECK_WARNING], n = c->count[CHECK_NOTE];
@@ -158,13 +164,12 @@ check_verdict(const check_set *c, char *buf, size_t size)
         return buf;
     if (e || w) {
         const ck_finding *d = c->fd[0]; /* most severe first */
-        snprintf(buf, size, "%s: %zu %s, %zu %s, %zu %s; first: %s (%s)",
-                 e ? "untrusted" : "caution", e, e == 1 ? "error" : "errors", w,
-                 w == 1 ? "warning" : "warnings", n, n == 1 ? "note" : "notes",
-                 check_info[d->id].name, check_info[d->id].title);
+        snprintf(buf, size, "%s: %zu %s, %zu %s, %zu %s; first: %s (%s)", check_verdict_word(c), e,
+                 e == 1 ? "error" : "errors", w, w == 1 ? "warning" : "warnings", n,
+                 n == 1 ? "note" : "notes", check_info[d->id].name, check_info[d->id].title);
     }
     else {
-        snprintf(buf, size, "ok: no errors or warnings in %llu %s (%zu %s)",
+        snprintf(buf, size, "%s: no errors or warnings in %llu %s (%zu %s)", check_verdict_word(c),
                  (unsigned long long)c->nfiles, ck_plural(c->nfiles, "file", "files"), n,
                  n == 1 ? "note" : "notes");
     }

@@ -50,6 +50,10 @@ check_set *check_load(char **inputs, size_t ninputs, const load_opts *opt, agg *
 /* Findings of a severity. */
 size_t check_count(const check_set *c, int severity);
 
+/* The verdict's word: "untrusted" (errors), "caution" (warnings) or
+ * "ok". */
+const char *check_verdict_word(const check_set *c);
+
 /* One line: "untrusted: 2 errors, 1 warning, 0 notes; first: ...",
  * "caution: ...", or "ok: no errors or warnings in 7 files (2 notes)".
  * Returns buf. */

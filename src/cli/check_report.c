@@ -105,10 +105,7 @@ check_report_json(const check_set *c, FILE *out)
 
     check_verdict(c, verdict, sizeof verdict);
     json_object_set_new(root, "schema", json_integer(1));
-    json_object_set_new(root, "verdict",
-                        json_string(c->count[CHECK_ERROR]     ? "untrusted"
-                                    : c->count[CHECK_WARNING] ? "caution"
-                                                              : "ok"));
+    json_object_set_new(root, "verdict", json_string(check_verdict_word(c)));
     json_object_set_new(root, "verdict_line", text_json_str(verdict));
     json_object_set_new(root, "files", json_integer((json_int_t)c->nfiles));
     for (i = CHECK_SEVERITY_COUNT; i-- > 0;)

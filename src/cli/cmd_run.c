@@ -663,6 +663,7 @@ report_run(const subcmd_common *co, char *dir, size_t ndumps)
 
     cs = check_load(&dir, 1, &lo, &a);
     so.trust = check_verdict(cs, verdict, sizeof verdict);
+    so.verdict = check_verdict_word(cs);
     ret = check_count(cs, CHECK_ERROR) ? CLI_EXIT_UNTRUSTED : CLI_EXIT_OK;
     check_free(cs);
     agg_sort(&a);

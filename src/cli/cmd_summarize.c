@@ -126,6 +126,7 @@ cmd_summarize(int argc, char **argv)
      * while the files are read. */
     cs = check_load(inputs, ninputs, &co.lo, &a);
     so.ro.trust = check_verdict(cs, trust, sizeof trust);
+    so.ro.verdict = check_verdict_word(cs);
     check_free(cs);
     if (agg_files(&a) == 0) {
         subcmd_say_no_files(NULL, inputs, ninputs);

@@ -86,18 +86,3 @@ overview_build(overview *o, const m_group *g)
         o->site[o->nsite++] = &g->sites[i];
     families(o, g);
 }
-
-const char *
-overview_verdict(const char *trust)
-{
-    static const char *const words[] = {"ok", "caution", "untrusted"};
-    size_t i, n;
-    if (trust == NULL)
-        return NULL;
-    for (i = 0; i < sizeof words / sizeof words[0]; i++) {
-        n = strlen(words[i]);
-        if (strncmp(trust, words[i], n) == 0 && (trust[n] == ':' || trust[n] == '\0'))
-            return words[i];
-    }
-    return NULL;
-}

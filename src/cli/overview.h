@@ -41,8 +41,4 @@ typedef struct overview {
 
 void overview_build(overview *o, const m_group *g);
 
-/* The verdict's word for a trust line (check.h): "ok", "caution" or
- * "untrusted"; NULL for NULL or another line. */
-const char *overview_verdict(const char *trust);
-
 #endif

@@ -1,6 +1,5 @@
 /* report_html.c: the HTML reports (see report_html.h). */
 #include "report_html.h"
-#include "overview.h"
 
 #include "cli.h"
 #include "model.h"
@@ -915,8 +914,8 @@ sum_hook(void *ctx, FILE *out, int level, const char *text)
         s->group = strtoul(text + 6, NULL, 10) - 1;
         return;
     }
-    if (strcmp(text, "Overview") == 0 && overview_verdict(s->s->trust)) {
-        const char *v = overview_verdict(s->s->trust);
+    if (strcmp(text, "Overview") == 0 && s->s->verdict) {
+        const char *v = s->s->verdict;
         fprintf(out, "<p class=\"verdict\">Verdict: <span class=\"badge %s\">%s</span></p>\n", v,
                 v);
         return;

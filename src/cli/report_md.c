@@ -1029,10 +1029,9 @@ code_where(md *m, const m_code *k)
 /* Where to look first (overview.h): the verdict, the totals, the
  * hottest code, the failing sites and the families that run generic. */
 static void
-sec_overview(md *m, const summary_group *sg, const char *trust)
+sec_overview(md *m, const summary_group *sg, const char *verdict)
 {
     const m_group *g = &sg->m;
-    const char *verdict = overview_verdict(trust);
     uint64_t den = g->total_exec ? g->total_exec : g->code_instructions;
     overview o;
     char c[32], p[32];
@@ -1079,12 +1078,12 @@ sec_overview(md *m, const summary_group *sg, const char *trust)
 }
 
 static void
-report_group(md *m, const summary_group *sg, const char *trust)
+report_group(md *m, const summary_group *sg, const char *verdict)
 {
     const agg_group *ag = sg->meta;
     const m_group *g = &sg->m;
 
-    sec_overview(m, sg, trust);
+    sec_overview(m, sg, verdict);
     cpython_metadata(m, ag);
     sec_execution(m, g);
     sec_pairs(m, g);
@@ -1140,7 +1139,7 @@ report_markdown(FILE *out, const summary *s)
         fprintf(out, "\n**Warning:** %llu input problems (see \"Input problems\" below).\n",
                 (unsigned long long)s->nproblems);
     if (s->ng == 1) {
-        report_group(&m, &s->g[0], s->trust);
+        report_group(&m, &s->g[0], s->verdict);
     }
     else {
         m.level = 3;
@@ -1148,7 +1147,7 @@ report_markdown(FILE *out, const summary *s)
             fprintf(out, "\n## Group %zu: ", i + 1);
             cell(out, s->g[i].title);
             fprintf(out, " (%llu files)\n", (unsigned long long)s->g[i].meta->files);
-            report_group(&m, &s->g[i], s->trust);
+            report_group(&m, &s->g[i], s->verdict);
         }
     }
     if (s->nproblems) {

@@ -103,6 +103,7 @@ summary_build(summary *s, const agg *a, const summary_opts *opt)
     memset(s, 0, sizeof *s);
     s->opt = *opt;
     s->trust = opt->trust;
+    s->verdict = opt->verdict;
     s->files = agg_files(a);
     for (i = 0; i < AGG_P_COUNT; i++) {
         s->problems[i] = a->problems[i];

@@ -18,9 +18,10 @@
 #include <stdint.h>
 
 typedef struct summary_opts {
-    int top_pairs;     /* rows of the pair table (CPython: 100) */
-    int top_sites;     /* rows of the census table of failing sites */
-    const char *trust; /* the check verdict line (check.h), or NULL */
+    int top_pairs;       /* rows of the pair table (CPython: 100) */
+    int top_sites;       /* rows of the census table of failing sites */
+    const char *trust;   /* the check verdict line (check.h), or NULL */
+    const char *verdict; /* its word (check_verdict_word), or NULL */
 } summary_opts;
 
 typedef struct summary_group {
@@ -40,6 +41,7 @@ typedef struct summary {
     const char *mix; /* what the inputs mix (mix_buf), or NULL */
     char mix_buf[2048];
     const char *trust;      /* borrowed from the options, or NULL */
+    const char *verdict;    /* the same */
     uint64_t weight_labels; /* --equal-weight: labels scaled, each to */
     uint64_t weight_total;  /* this many executions (0: not weighted) */
     summary_opts opt;
