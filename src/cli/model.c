@@ -174,7 +174,7 @@ rename_file(const where *w, const char *s, size_t len, size_t at, size_t end, si
 
     port = where_name(w, file, &kind);
     *path = NULL;
-    if (port == NULL || kind == WHERE_AS_IS) {
+    if (kind == WHERE_AS_IS) {
         free(port);
         free(file);
         *out_len = len;

@@ -4,17 +4,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "../format/psf_text.h"
 
 /* Decode an encoded field into a new NUL-terminated string; NULL if it
- * does not decode, holds a NUL (no path does) or memory runs out. */
+ * does not decode or holds a NUL (no path does). */
 static char *
 decode_new(const char *enc, size_t n, size_t *len)
 {
-    char *s = malloc(n + 1);
+    char *s = cli_xmalloc(n + 1);
     size_t m;
-    if (s == NULL)
-        return NULL;
     m = psf_text_decode(enc, n, s);
     if (m == (size_t)-1 || memchr(s, '\0', m) != NULL) {
         free(s);
@@ -50,10 +49,8 @@ where_init(where *w, const char *cwd_enc, const char *path_enc)
         return 0;
     for (n = 1, p = path_enc; *p; p++)
         n += *p == '|';
-    w->path = calloc(n, sizeof *w->path);
-    w->path_len = calloc(n, sizeof *w->path_len);
-    if (w->path == NULL || w->path_len == NULL)
-        goto fail;
+    w->path = cli_xcalloc(n, sizeof *w->path);
+    w->path_len = cli_xcalloc(n, sizeof *w->path_len);
     for (p = path_enc;; p = bar + 1) {
         size_t len;
         char *e;
@@ -149,9 +146,8 @@ static char *
 encode_new(const char *s, size_t n)
 {
     size_t cap = PSF_TEXT_MAX(n) + 1;
-    char *e = malloc(cap);
-    if (e != NULL)
-        psf_text_encode(s, n, e, cap);
+    char *e = cli_xmalloc(cap);
+    psf_text_encode(s, n, e, cap);
     return e;
 }
 
@@ -167,13 +163,9 @@ where_name(const where *w, const char *file_enc, int *kind)
     file = decode_new(file_enc, strlen(file_enc), &flen);
     if (file == NULL || file[0] != '/') {
         free(file);
-        return strdup(file_enc);
+        return cli_xstrdup(file_enc);
     }
-    mod = malloc(flen + 1);
-    if (mod == NULL) {
-        free(file);
-        return NULL;
-    }
+    mod = cli_xmalloc(flen + 1);
     /* The longest entry that makes a module of the file: site-packages
      * lies inside the standard library's directory in many layouts, and
      * the standard library's entry makes no module of it ("-" is no
@@ -196,7 +188,7 @@ where_name(const where *w, const char *file_enc, int *kind)
         r = encode_new(rest, flen - (size_t)(rest - file));
     }
     else {
-        r = strdup(file_enc);
+        r = cli_xstrdup(file_enc);
     }
     free(mod);
     free(file);

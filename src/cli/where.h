@@ -33,14 +33,14 @@ typedef struct where {
 } where;
 
 /* Set w from a dump's headers (either may be NULL: absent).  Returns 0,
- * or -1 if a header does not decode or memory runs out (w then names
- * every file as it is). */
+ * or -1 if a header does not decode (w then names every file as it
+ * is). */
 int where_init(where *w, const char *cwd_enc, const char *path_enc);
 void where_free(where *w);
 
 /* The portable name of file_enc as a new canonical string, and in *kind
- * what it is (WHERE_MODULE, WHERE_RELATIVE, WHERE_AS_IS).  NULL if
- * memory runs out. */
+ * what it is (WHERE_MODULE, WHERE_RELATIVE, WHERE_AS_IS).  Memory as
+ * cli.h says: never NULL. */
 enum { WHERE_AS_IS, WHERE_MODULE, WHERE_RELATIVE };
 char *where_name(const where *w, const char *file_enc, int *kind);
 
