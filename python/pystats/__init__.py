@@ -152,8 +152,10 @@ def _meta():
     except OSError:         # the directory is gone: no relative names
         cwd = ""
     # sys.path made absolute (against cwd, as the import system does), so
-    # that a reader can name code by module: docs/FORMAT.md 1.3.
-    path = [os.path.abspath(os.path.join(cwd, p)) if cwd or p else p
+    # that a reader can name code by module: docs/FORMAT.md 1.1.  Without
+    # a working directory a relative entry stays as it is (readers skip
+    # it): os.path.abspath would need the directory that is gone.
+    path = [os.path.abspath(os.path.join(cwd, p)) if cwd else p
             for p in sys.path if isinstance(p, str)]
     return {
         "python_version": ver,

@@ -411,3 +411,26 @@ def test_summary_names_code_by_module(tmp_path):
     (h,) = by_function["helper_fn"]
     assert h["file"] == os.path.join("my-scripts", "helper.py")
     assert h["path"] == str(work / "my-scripts" / "helper.py")
+
+
+def test_gone_working_directory(tmp_path):
+    """A program whose working directory was removed, with a relative
+    sys.path entry: pystats imports, the dump has no meta.process.cwd and
+    keeps the relative entry as it is."""
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    out = tmp_path / "dumps"
+    proc = subprocess.run(
+        [sys.executable, "-c", textwrap.dedent("""
+            import os, sys
+            os.rmdir(os.getcwd())
+            sys.path.insert(0, "rel")
+            import pystats
+            pystats.on(); sum(range(3)); pystats.off()
+        """)],
+        cwd=gone, env=dict(clean_env(), PYSTATS_DIR=str(out)),
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    (dump,) = dumps_in(str(out))
+    assert "meta.process.cwd" not in dump.header
+    assert dump.header["meta.python.path"][0] == "rel"
