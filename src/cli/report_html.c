@@ -156,7 +156,8 @@ cell_html(FILE *out, const char *s, size_t n)
 {
     size_t cut;
 
-    if (n <= CELL_MAX || memchr(s, '`', n) != NULL) {
+    /* Markup (code, bold) would land in the title attribute: shown whole. */
+    if (n <= CELL_MAX || memchr(s, '`', n) != NULL || memmem(s, n, "**", 2) != NULL) {
         inline_md(out, s, n);
         return;
     }
