@@ -70,9 +70,17 @@ count_dumps(const char *dir)
 
     if (d == NULL)
         return 0;
-    while ((e = readdir(d)) != NULL)
-        if (e->d_name[0] != '.' && e->d_type != DT_DIR)
-            n++;
+    /* As the readers list a directory: not hidden, not a directory (a
+     * file system without d_type is asked). */
+    while ((e = readdir(d)) != NULL) {
+        struct stat st;
+        if (e->d_name[0] == '.' || e->d_type == DT_DIR)
+            continue;
+        if (e->d_type == DT_UNKNOWN && fstatat(dirfd(d), e->d_name, &st, 0) == 0 &&
+            S_ISDIR(st.st_mode))
+            continue;
+        n++;
+    }
     closedir(d);
     return n;
 }
