@@ -101,6 +101,19 @@
 #define PSF_KEY_CODE_INSTRUCTIONS "].instructions"
 #define PSF_KEY_CODE_CALLS "].calls"
 #define PSF_KEY_CODE_OPCODE "].opcode["
+/* Source view (1.18): code[K].line[N] / code[K].line[none] : count,
+ * code[K].site[OFFSET] : a row, code[K].source[N] : free text. */
+#define PSF_KEY_CODE_LINE "].line["
+#define PSF_CODE_NO_LINE "none"
+#define PSF_KEY_CODE_SITE "].site["
+#define PSF_KEY_CODE_SOURCE "].source["
+/* States of a code[K].site row. */
+#define PSF_SITE_SPECIALIZED "specialized"
+#define PSF_SITE_BACKING_OFF "backing_off"
+#define PSF_SITE_NEVER_TRIED "never_tried"
+#define PSF_SITE_EXCLUDED "excluded"
+/* A position a code object does not have (co_positions() None). */
+#define PSF_NO_POSITION "-"
 
 /* Separators: between key and value, between census site fields. */
 #define PSF_SEP_VALUE " : "
