@@ -102,11 +102,13 @@
 #define PSF_KEY_CODE_CALLS "].calls"
 #define PSF_KEY_CODE_OPCODE "].opcode["
 /* Source view (1.18): code[K].line[N] / code[K].line[none] : count,
- * code[K].site[OFFSET] : a row, code[K].source[N] : free text. */
+ * code[K].site[OFFSET] : a row; source[FILE].line[N] : free text, the
+ * source lines of the code objects a dump has rows for. */
 #define PSF_KEY_CODE_LINE "].line["
 #define PSF_CODE_NO_LINE "none"
+#define PSF_KEY_SOURCE "source["
+#define PSF_KEY_SOURCE_LINE "].line["
 #define PSF_KEY_CODE_SITE "].site["
-#define PSF_KEY_CODE_SOURCE "].source["
 /* States of a code[K].site row. */
 #define PSF_SITE_SPECIALIZED "specialized"
 #define PSF_SITE_BACKING_OFF "backing_off"
