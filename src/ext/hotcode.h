@@ -40,16 +40,16 @@ typedef struct pc_line_range {
 } pc_line_range;
 
 typedef struct pc_hot {
-    uint64_t calls;              /* starts (PY_START / 'call' at the first
-                                  * RESUME) */
-    uint64_t total;              /* scratch: instructions, at dump time */
-    uint64_t *counts;            /* per code unit */
-    const uint8_t *op;           /* per code unit: its base opcode */
-    const pc_line_range *lines;  /* the line table, nlines ranges */
-    char *key;                   /* FILE:LINE:QUALNAME, FILE and QUALNAME
-                                  * in the dump's text encoding
-                                  * (psf_text.h) */
-    size_t idx;                  /* its place in the table */
+    uint64_t calls;             /* starts (PY_START / 'call' at the first
+                                 * RESUME) */
+    uint64_t total;             /* scratch: instructions, at dump time */
+    uint64_t *counts;           /* per code unit */
+    const uint8_t *op;          /* per code unit: its base opcode */
+    const pc_line_range *lines; /* the line table, nlines ranges */
+    char *key;                  /* FILE:LINE:QUALNAME, FILE and QUALNAME
+                                 * in the dump's text encoding
+                                 * (psf_text.h) */
+    size_t idx;                 /* its place in the table */
     int32_t n, nlines;
     int live; /* its code object is alive */
 } pc_hot;
