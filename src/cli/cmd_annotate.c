@@ -30,7 +30,7 @@ static const char usage[] =
     "                    the --top hottest (default 3) goes to stdout as text\n"
     "  --function NAME   only functions whose qualified name is NAME, or whose\n"
     "                    FILE:LINE:QUALNAME ends with NAME\n"
-    "  --top N           how many functions to show (0: all)\n"
+    "  --top N           how many functions to show\n"
     "  --python-version X.Y, --jobs N, --quiet  as for summarize\n"
     "\n"
     "The dumps of one Python version are shown: with several, the version\n"
