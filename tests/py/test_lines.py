@@ -471,3 +471,51 @@ def test_dump_lines_bound(stats_dir):
     assert written <= LINES_CAP
     assert expect_omitted > 0
     assert int(d.extra["code_lines.omitted"]) == expect_omitted
+
+
+# -- the source view reads them ---------------------------------------------------
+
+VIEWED = '''\
+def viewed(n):
+    t = 0
+    for i in range(n):
+        if i % 3:
+            t += i
+        else:
+            t -= 1
+    return t
+
+
+viewed(100)
+'''
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_annotate_shows_reference_counts(tmp_path, mode):
+    """pystats annotate, given the dump of a program, shows for each line
+    of a function the count the reference collector gives that line."""
+    import re
+    import subprocess
+    cli = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__)))), "build", "pystats")
+    if not os.access(cli, os.X_OK):
+        pytest.skip("build/pystats is not built")
+    path = tmp_path / "viewed.py"
+    path.write_text(VIEWED)
+    out = tmp_path / "dumps"
+    run_python("import runpy, sys; runpy.run_path(sys.argv[1])",
+               args=[str(path)], xopts=["pystats=" + mode],
+               env=clean_env(PYSTATS_DIR=str(out)))
+    ns = {}
+    exec(compile(VIEWED.replace("viewed(100)\n", ""), str(path), "exec"), ns)
+    want = reference_measure(ns["viewed"], 100).line_counts[
+        code_key(ns["viewed"].__code__)]
+    view = subprocess.run([cli, "annotate", str(out), "--function", "viewed"],
+                          capture_output=True, text=True, timeout=60)
+    assert view.returncode == 0, view.stderr
+    shown = {}
+    for row in view.stdout.splitlines():
+        m = re.match(r"^\s*([\d,]+)\s+(\d+)  ", row)
+        if m:
+            shown[int(m.group(2))] = int(m.group(1).replace(",", ""))
+    assert shown == {k: v for k, v in want.items() if k is not None}
