@@ -181,7 +181,7 @@ fail:
     return NULL;
 }
 
-/* Writes the key "FILE:LINE:QUALNAME" of co at p, FILE and QUALNAME
+/* Writes the key "FILE:LINE:QUALNAME" at p, FILE and QUALNAME
  * (UTF-8 bytes) encoded; returns the end of what it wrote. */
 static char *
 put_code_key(char *p, PyObject *file, PyObject *qual, const char *line,
