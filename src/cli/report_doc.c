@@ -1,21 +1,23 @@
-/* report_md.c: the Markdown report: CPython's summarize_stats.py sections
- * and derived figures, per group, with a header saying what was read. */
+/* report_doc.c: the report of a summary as a document (doc.h): CPython's
+ * summarize_stats.py sections and derived figures, per group, with a
+ * header saying what was read.  doc_md.c prints it as Markdown,
+ * report_html.c as the HTML page. */
 #include "../format/psf_version.h"
 #include "report.h"
 #include "../format/psf_keys.h"
 
 #include "cli.h"
+#include "doc.h"
 #include "model.h"
 #include "overview.h"
 #include "text.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 typedef struct md {
-    FILE *out;
+    doc *d;
     int level; /* heading level of a group's sections */
     const summary_opts *opt;
 } md;
@@ -30,60 +32,45 @@ pct_str(char *buf, uint64_t num, uint64_t den)
         snprintf(buf, 32, "%.1f%%", 100.0 * (double)num / (double)den);
 }
 
-/* Text from the inputs, in a table cell or anywhere: control characters
- * and Markdown escaped (cli_fput_md), so a '|' never ends the cell and
- * `**x**` or <script> show as the text they are. */
+/* Free text held in the dump's encoding (text.h), as a run from the
+ * inputs. */
 static void
-cell(FILE *out, const char *s)
+name_text_n(doc *d, const char *enc, size_t n)
 {
-    cli_fput_md(out, s);
-}
+    char *t = text_display_n(enc, n);
 
-/* A table cell of free text held in the dump's encoding (text.h). */
-static void
-cell_text_n(FILE *out, const char *enc, size_t n)
-{
-    char *d = text_display_n(enc, n);
-
-    cell(out, d);
-    free(d);
+    doc_name(d, t);
+    free(t);
 }
 
 static void
-cell_text(FILE *out, const char *enc)
+name_text(doc *d, const char *enc)
 {
-    cell_text_n(out, enc, strlen(enc));
+    name_text_n(d, enc, strlen(enc));
 }
 
 static void
-heading(md *m, int extra, const char *fmt, ...)
+cell_text(doc *d, const char *enc)
 {
-    va_list ap;
-    int i;
+    doc_cell(d);
+    name_text(d, enc);
+}
 
-    fputc('\n', m->out);
-    for (i = 0; i < m->level + extra; i++)
-        fputc('#', m->out);
-    fputc(' ', m->out);
-    va_start(ap, fmt);
-    vfprintf(m->out, fmt, ap);
-    va_end(ap);
-    fputs("\n\n", m->out);
+static void
+heading(md *m, int extra, const char *text)
+{
+    doc_heading(m->d, m->level + extra);
+    doc_text(m->d, text);
 }
 
 /* A heading whose text is a name from the inputs, then a suffix. */
 static void
 heading_name(md *m, int extra, const char *name, const char *suffix)
 {
-    int i;
-
-    fputc('\n', m->out);
-    for (i = 0; i < m->level + extra; i++)
-        fputc('#', m->out);
-    fputc(' ', m->out);
-    cell(m->out, name);
-    fputs(suffix, m->out);
-    fputs("\n\n", m->out);
+    doc_heading(m->d, m->level + extra);
+    doc_name(m->d, name);
+    if (*suffix)
+        doc_text(m->d, suffix);
 }
 
 /* A table row of a label, a count and a ratio. */
@@ -94,9 +81,10 @@ row3(md *m, const char *label, uint64_t n, uint64_t den)
 
     cli_count_str(c, sizeof c, n);
     pct_str(p, n, den);
-    fputs("| ", m->out);
-    cell(m->out, label);
-    fprintf(m->out, " | %s | %s |\n", c, p);
+    doc_row_begin(m->d);
+    doc_cell_name(m->d, label);
+    doc_cell_text(m->d, c);
+    doc_cell_text(m->d, p);
 }
 
 static void
@@ -104,7 +92,7 @@ table3(md *m, const char *col, const m_list *l, uint64_t den, size_t max)
 {
     size_t i;
 
-    fprintf(m->out, "| %s | Count | Ratio |\n| :--- | ---: | ---: |\n", col);
+    doc_table(m->d, "lrr", col, "Count", "Ratio");
     for (i = 0; i < l->n && i < max; i++)
         row3(m, l->v[i].name, l->v[i].n, den);
 }
@@ -165,13 +153,13 @@ sec_execution(md *m, const m_group *g)
     else
         m_list_sort(&l);
     heading(m, 0, "Execution counts");
-    if (g->src->source == AGG_OWN)
-        fputs("Counts of base instructions: each includes every specialized form of "
-              "its family.\n\n",
-              m->out);
-    fputs("| Name | Count | Self | Cumulative | Miss ratio |\n"
-          "| :--- | ---: | ---: | ---: | ---: |\n",
-          m->out);
+    doc_figure(m->d, DOC_FIG_EXEC, g);
+    if (g->src->source == AGG_OWN) {
+        doc_para(m->d);
+        doc_text(m->d, "Counts of base instructions: each includes every specialized form of "
+                       "its family.");
+    }
+    doc_table(m->d, "lrrrr", "Name", "Count", "Self", "Cumulative", "Miss ratio");
     for (i = 0; i < l.n; i++) {
         const m_op *op = model_op(g, l.v[i].name);
         uint64_t miss = 0;
@@ -187,12 +175,16 @@ sec_execution(md *m, const m_group *g)
             pct_str(mr, miss, l.v[i].n);
         else
             mr[0] = '\0';
-        fputs("| ", m->out);
-        cell(m->out, l.v[i].name);
-        fprintf(m->out, " | %s | %s | %s | %s |\n", c, s, cu, mr);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, l.v[i].name);
+        doc_cell_text(m->d, c);
+        doc_cell_text(m->d, s);
+        doc_cell_text(m->d, cu);
+        doc_cell_text(m->d, mr);
     }
     cli_count_str(c, sizeof c, g->total_exec);
-    fprintf(m->out, "\nTotal: %s instructions executed.\n", c);
+    doc_para(m->d);
+    doc_textf(m->d, "Total: %s instructions executed.", c);
 done:
     for (i = 0; i < l.n; i++)
         free(l.v[i].name);
@@ -217,16 +209,20 @@ sec_pairs(md *m, const m_group *g)
         }
     m_list_sort_input(&l, g->input_order);
     heading(m, 0, "Pair counts");
-    fprintf(m->out, "Top %d pairs; shares of all instructions executed.\n\n", m->opt->top_pairs);
-    fputs("| Pair | Count | Self | Cumulative |\n| :--- | ---: | ---: | ---: |\n", m->out);
+    doc_figure(m->d, DOC_FIG_PAIRS, g);
+    doc_para(m->d);
+    doc_textf(m->d, "Top %d pairs; shares of all instructions executed.", m->opt->top_pairs);
+    doc_table(m->d, "lrrr", "Pair", "Count", "Self", "Cumulative");
     for (i = 0; i < l.n && i < (size_t)m->opt->top_pairs; i++) {
         cum += l.v[i].n;
         cli_count_str(c, sizeof c, l.v[i].n);
         pct_str(s, l.v[i].n, g->total_exec);
         pct_str(cu, cum, g->total_exec);
-        fputs("| ", m->out);
-        cell(m->out, l.v[i].name);
-        fprintf(m->out, " | %s | %s | %s |\n", c, s, cu);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, l.v[i].name);
+        doc_cell_text(m->d, c);
+        doc_cell_text(m->d, s);
+        doc_cell_text(m->d, cu);
     }
     for (i = 0; i < l.n; i++)
         free(l.v[i].name);
@@ -244,46 +240,48 @@ list_total(const m_list *l)
     return t;
 }
 
+/* Three cells of a name, its count and its share of total; none when
+ * the list has no j-th entry. */
+static void
+share_cells(md *m, const m_list *l, size_t j, uint64_t total)
+{
+    char c[32], p[32];
+
+    if (j >= l->n) {
+        doc_cell_none(m->d);
+        doc_cell_none(m->d);
+        doc_cell_none(m->d);
+        return;
+    }
+    cli_count_str(c, sizeof c, l->v[j].n);
+    pct_str(p, l->v[j].n, total);
+    doc_cell_name(m->d, l->v[j].name);
+    doc_cell_text(m->d, c);
+    doc_cell_text(m->d, p);
+}
+
 static void
 sec_pred_succ(md *m, const m_group *g)
 {
     size_t i, j;
-    char c[32], p[32];
 
     if (!g->has_pairs)
         return;
     heading(m, 0, "Predecessors and successors");
-    fputs("Top 5 predecessors and successors of each instruction.\n", m->out);
+    doc_last(m->d)->fold = 1;
+    doc_para(m->d);
+    doc_text(m->d, "Top 5 predecessors and successors of each instruction.");
     for (i = 0; i < g->ops.n; i++) {
         const m_op *op = &g->ops.v[i];
         uint64_t pt = list_total(&op->pred), st = list_total(&op->succ);
         if (pt == 0 && st == 0)
             continue;
         heading_name(m, 1, op->name, "");
-        fputs("| Predecessor | Count | Share | Successor | Count | Share |\n"
-              "| :--- | ---: | ---: | :--- | ---: | ---: |\n",
-              m->out);
+        doc_table(m->d, "lrrlrr", "Predecessor", "Count", "Share", "Successor", "Count", "Share");
         for (j = 0; j < 5 && (j < op->pred.n || j < op->succ.n); j++) {
-            if (j < op->pred.n) {
-                cli_count_str(c, sizeof c, op->pred.v[j].n);
-                pct_str(p, op->pred.v[j].n, pt);
-                fputs("| ", m->out);
-                cell(m->out, op->pred.v[j].name);
-                fprintf(m->out, " | %s | %s ", c, p);
-            }
-            else {
-                fputs("| | | ", m->out);
-            }
-            if (j < op->succ.n) {
-                cli_count_str(c, sizeof c, op->succ.v[j].n);
-                pct_str(p, op->succ.v[j].n, st);
-                fputs("| ", m->out);
-                cell(m->out, op->succ.v[j].name);
-                fprintf(m->out, " | %s | %s |\n", c, p);
-            }
-            else {
-                fputs("| | | |\n", m->out);
-            }
+            doc_row_begin(m->d);
+            share_cells(m, &op->pred, j, pt);
+            share_cells(m, &op->succ, j, st);
         }
     }
 }
@@ -308,23 +306,42 @@ sec_specialization(md *m, const m_group *g)
         uint64_t total = spec_total(op), sf;
         if (!op->specializable || !op->has_spec || total == 0)
             continue;
-        if (!shown++)
+        if (!shown++) {
             heading(m, 0, "Specialization");
+            doc_figure(m->d, DOC_FIG_SPEC, g);
+        }
         heading_name(m, 1, op->name, "");
-        fputs("| Kind | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+        doc_table(m->d, "lrr", "Kind", "Count", "Ratio");
         for (k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
             row3(m, psf_spec_field_name[kinds[k]], op->spec[kinds[k]], total);
         sf = op->spec[PSF_SPEC_SUCCESS] + op->spec[PSF_SPEC_FAILURE];
         if (sf) {
-            fputs("\n| Specialization | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+            doc_table(m->d, "lrr", "Specialization", "Count", "Ratio");
             row3(m, "success", op->spec[PSF_SPEC_SUCCESS], sf);
             row3(m, "failure", op->spec[PSF_SPEC_FAILURE], sf);
         }
-        if (op->fail.n) {
-            fputc('\n', m->out);
+        if (op->fail.n)
             table3(m, "Failure kind", &op->fail, op->spec[PSF_SPEC_FAILURE], (size_t)-1);
-        }
     }
+}
+
+/* The three most used of forms (sorted) as "NAME SHARE, ..." runs of the
+ * current cell, shares of den; ", N more" past them if more is set. */
+static void
+top_forms(md *m, const m_list *forms, uint64_t den, int more)
+{
+    char p[32];
+    size_t j;
+
+    for (j = 0; j < forms->n && j < 3; j++) {
+        pct_str(p, forms->v[j].n, den);
+        if (j)
+            doc_text(m->d, ", ");
+        doc_name(m->d, forms->v[j].name);
+        doc_textf(m->d, " %s", p);
+    }
+    if (more && forms->n > 3)
+        doc_textf(m->d, ", %zu more", forms->n - 3);
 }
 
 /* A row of the table by family: executions, base and specialized, and
@@ -334,7 +351,7 @@ family_row(md *m, const m_group *g, const m_kv *f)
 {
     m_list forms = {0};
     uint64_t base = 0, spec = 0;
-    char c[32], p[32], b[32], s[32], sp[32];
+    char c[32], b[32], s[32], sp[32];
     size_t j;
 
     for (j = 0; j < g->ops.n; j++) {
@@ -359,20 +376,15 @@ family_row(md *m, const m_group *g, const m_kv *f)
     cli_count_str(b, sizeof b, base);
     cli_count_str(s, sizeof s, spec);
     pct_str(sp, spec, f->n);
-    fputs("| ", m->out);
-    cell(m->out, f->name);
-    fprintf(m->out, " | %s | %s | %s | %s | ", c, b, s, sp);
-    for (j = 0; j < forms.n; j++) {
-        if (j < 3) {
-            pct_str(p, forms.v[j].n, f->n);
-            fputs(j ? ", " : "", m->out);
-            cell(m->out, forms.v[j].name);
-            fprintf(m->out, " %s", p);
-        }
-        free(forms.v[j].name);
-    }
-    free(forms.v);
-    fputs(" |\n", m->out);
+    doc_row_begin(m->d);
+    doc_cell_name(m->d, f->name);
+    doc_cell_text(m->d, c);
+    doc_cell_text(m->d, b);
+    doc_cell_text(m->d, s);
+    doc_cell_text(m->d, sp);
+    doc_cell(m->d);
+    top_forms(m, &forms, f->n, 0);
+    m_list_free(&forms);
 }
 
 static void
@@ -409,7 +421,7 @@ sec_effectiveness(md *m, const m_group *g)
         }
     }
     heading(m, 0, "Specialization effectiveness");
-    fputs("| Instructions | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+    doc_table(m->d, "lrr", "Instructions", "Count", "Ratio");
     row3(m, "Basic", basic, g->total_exec);
     row3(m, "Not specialized", notspec, g->total_exec);
     row3(m, "Specialized hits", hits, g->total_exec);
@@ -417,12 +429,11 @@ sec_effectiveness(md *m, const m_group *g)
 
     m_list_sort(&fam);
     heading(m, 1, "By family");
-    fputs("Executions of each family (the base instruction and its specialized "
-          "forms): the share that ran a specialized form, and the most used forms.\n\n"
-          "| Family | Executions | Base | Specialized | Specialized share | Most used "
-          "specializations |\n"
-          "| :--- | ---: | ---: | ---: | ---: | :--- |\n",
-          m->out);
+    doc_para(m->d);
+    doc_text(m->d, "Executions of each family (the base instruction and its specialized "
+                   "forms): the share that ran a specialized form, and the most used forms.");
+    doc_table(m->d, "lrrrrl", "Family", "Executions", "Base", "Specialized", "Specialized share",
+              "Most used specializations");
     for (i = 0; i < fam.n; i++)
         family_row(m, g, &fam.v[i]);
     if (deferred.n) {
@@ -452,10 +463,10 @@ sec_calls(md *m, const m_group *g)
         if (strstr(g->calls.v[i].name, "Calls to"))
             total += g->calls.v[i].n;
     heading(m, 0, "Call stats");
-    fputs("Ratios are of all calls to Python functions (\"Calls to\" rows), "
-          "as CPython's report has them, frames too.\n\n",
-          m->out);
-    fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+    doc_para(m->d);
+    doc_text(m->d, "Ratios are of all calls to Python functions (\"Calls to\" rows), "
+                   "as CPython's report has them, frames too.");
+    doc_table(m->d, "lrr", NULL, "Count", "Ratio");
     for (i = 0; i < g->calls.n; i++)
         row3(m, g->calls.v[i].name, g->calls.v[i].n, total);
 }
@@ -484,7 +495,7 @@ sec_objects(md *m, const m_group *g)
           m_list_get(l, "Object interpreter immortal decrefs") +
           m_list_get(l, "Object immortal decrefs");
     heading(m, 0, "Object stats");
-    fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
+    doc_table(m->d, "lrr", NULL, "Count", "Ratio");
     for (i = 0; i < l->n; i++) {
         const char *k = l->v[i].name;
         if (strstr(k, "materialize"))
@@ -514,7 +525,7 @@ sec_gc(md *m, const m_group *g)
     m_list fields = {0};
     long gen, maxgen = -1;
     size_t i, f;
-    char name[256], c[32];
+    char name[256], c[32], *align;
 
     if (g->gc.n == 0)
         return;
@@ -527,24 +538,22 @@ sec_gc(md *m, const m_group *g)
             m_list_add(&fields, sp + 1, strlen(sp + 1), 0);
     }
     heading(m, 0, "GC stats");
-    fputs("| Generation |", m->out);
-    for (f = 0; f < fields.n; f++) {
-        fputc(' ', m->out);
-        cell(m->out, fields.v[f].name);
-        fputs(" |", m->out);
-    }
-    fputs("\n| ---: |", m->out);
+    align = cli_xmalloc(fields.n + 2);
+    memset(align, 'r', fields.n + 1);
+    align[fields.n + 1] = '\0';
+    doc_table_begin(m->d, align);
+    free(align);
+    doc_cell_text(m->d, "Generation");
     for (f = 0; f < fields.n; f++)
-        fputs(" ---: |", m->out);
-    fputc('\n', m->out);
+        doc_cell_name(m->d, fields.v[f].name);
     for (gen = 0; gen <= maxgen; gen++) {
-        fprintf(m->out, "| %ld |", gen);
+        doc_row_begin(m->d);
+        doc_cell_textf(m->d, "%ld", gen);
         for (f = 0; f < fields.n; f++) {
             snprintf(name, sizeof name, "%ld %s", gen, fields.v[f].name);
             cli_count_str(c, sizeof c, m_list_get(&g->gc, name));
-            fprintf(m->out, " %s |", c);
+            doc_cell_text(m->d, c);
         }
-        fputc('\n', m->out);
     }
     for (f = 0; f < fields.n; f++)
         free(fields.v[f].name);
@@ -570,90 +579,111 @@ opt_den(const m_list *l, const char *k)
 }
 
 static void
-sec_optimization(md *m, const m_group *g)
+sec_opt_table(md *m, const m_group *g)
 {
+    size_t i;
+    char c[32], p[32];
+
+    doc_table(m->d, "lrr", NULL, "Count", "Ratio");
+    for (i = 0; i < g->opt.n; i++) {
+        const char *k = g->opt.v[i].name;
+        if (strcmp(k, "Optimization uops executed") == 0) {
+            uint64_t ex = m_list_get(&g->opt, "Optimization traces executed");
+            cli_count_str(c, sizeof c, g->opt.v[i].n);
+            if (ex)
+                snprintf(p, sizeof p, "%.2f", (double)g->opt.v[i].n / (double)ex);
+            else
+                p[0] = '\0';
+            doc_row_begin(m->d);
+            doc_cell_name(m->d, k);
+            doc_cell_text(m->d, c);
+            doc_cell_text(m->d, p);
+        }
+        else {
+            row3(m, k, g->opt.v[i].n, opt_den(&g->opt, k));
+        }
+    }
+}
+
+static void
+sec_opt_hist(md *m, const m_group *g, const m_hist *h)
+{
+    uint64_t den = 0;
+    size_t last = 0, j;
+    char c[32], label[64];
+
+    if (strcmp(h->name, "Trace run length") == 0)
+        den = m_list_get(&g->opt, "Optimization traces executed");
+    else if (strstr(h->name, "race length"))
+        den = m_list_get(&g->opt, "Optimization traces created");
+    for (j = 0; j < h->buckets.n; j++)
+        if (h->buckets.v[j].n)
+            last = j + 1;
+    if (last == 0)
+        return;
+    heading_name(m, 1, h->name, " histogram");
+    doc_table(m->d, "lrr", "Range", "Count", "Ratio");
+    for (j = 0; j < last; j++) {
+        cli_count_str(c, sizeof c, strtoull(h->buckets.v[j].name, NULL, 10));
+        snprintf(label, sizeof label, "<= %s", c);
+        row3(m, label, h->buckets.v[j].n, den);
+    }
+}
+
+static void
+sec_opt_uops(md *m, const m_group *g)
+{
+    m_list l = {0};
+    uint64_t total = 0, cum = 0;
     size_t i, j;
     char c[32], p[32], cu[32];
+
+    for (i = 0; i < g->uops.n; i++) {
+        total += g->uops.v[i].exec;
+        if (g->uops.v[i].has_exec)
+            m_list_add(&l, g->uops.v[i].name, strlen(g->uops.v[i].name), g->uops.v[i].exec);
+    }
+    m_list_sort(&l);
+    heading(m, 1, "Uop execution stats");
+    doc_table(m->d, "lrrrr", "Name", "Count", "Self", "Cumulative", "Miss ratio");
+    for (i = 0; i < l.n; i++) {
+        uint64_t miss = 0;
+        for (j = 0; j < g->uops.n; j++)
+            if (strcmp(g->uops.v[j].name, l.v[i].name) == 0)
+                miss = g->uops.v[j].spec[PSF_SPEC_MISS];
+        cum += l.v[i].n;
+        cli_count_str(c, sizeof c, l.v[i].n);
+        pct_str(p, l.v[i].n, total);
+        pct_str(cu, cum, total);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, l.v[i].name);
+        doc_cell_text(m->d, c);
+        doc_cell_text(m->d, p);
+        doc_cell_text(m->d, cu);
+        if (miss)
+            pct_str(p, miss, l.v[i].n);
+        else
+            p[0] = '\0';
+        doc_cell_text(m->d, p);
+        free(l.v[i].name);
+    }
+    free(l.v);
+}
+
+static void
+sec_optimization(md *m, const m_group *g)
+{
+    size_t i;
 
     if (g->opt.n == 0 && g->nhist == 0 && g->uops.n == 0 && g->jit.n == 0 && g->unsupported.n == 0)
         return;
     heading(m, 0, "Optimization (Tier 2) stats");
-    if (g->opt.n) {
-        fputs("| | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
-        for (i = 0; i < g->opt.n; i++) {
-            const char *k = g->opt.v[i].name;
-            if (strcmp(k, "Optimization uops executed") == 0) {
-                uint64_t ex = m_list_get(&g->opt, "Optimization traces executed");
-                cli_count_str(c, sizeof c, g->opt.v[i].n);
-                if (ex)
-                    snprintf(p, sizeof p, "%.2f", (double)g->opt.v[i].n / (double)ex);
-                else
-                    p[0] = '\0';
-                fputs("| ", m->out);
-                cell(m->out, k);
-                fprintf(m->out, " | %s | %s |\n", c, p);
-            }
-            else {
-                row3(m, k, g->opt.v[i].n, opt_den(&g->opt, k));
-            }
-        }
-    }
-    for (i = 0; i < g->nhist; i++) {
-        const m_hist *h = &g->hist[i];
-        uint64_t den = 0;
-        size_t last = 0;
-        if (strcmp(h->name, "Trace run length") == 0)
-            den = m_list_get(&g->opt, "Optimization traces executed");
-        else if (strstr(h->name, "race length"))
-            den = m_list_get(&g->opt, "Optimization traces created");
-        for (j = 0; j < h->buckets.n; j++)
-            if (h->buckets.v[j].n)
-                last = j + 1;
-        if (last == 0)
-            continue;
-        heading_name(m, 1, h->name, " histogram");
-        fputs("| Range | Count | Ratio |\n| :--- | ---: | ---: |\n", m->out);
-        for (j = 0; j < last; j++) {
-            char label[64];
-            cli_count_str(c, sizeof c, strtoull(h->buckets.v[j].name, NULL, 10));
-            snprintf(label, sizeof label, "<= %s", c);
-            row3(m, label, h->buckets.v[j].n, den);
-        }
-    }
-    if (g->uops.n) {
-        m_list l = {0};
-        uint64_t total = 0, cum = 0;
-        for (i = 0; i < g->uops.n; i++) {
-            total += g->uops.v[i].exec;
-            if (g->uops.v[i].has_exec)
-                m_list_add(&l, g->uops.v[i].name, strlen(g->uops.v[i].name), g->uops.v[i].exec);
-        }
-        m_list_sort(&l);
-        heading(m, 1, "Uop execution stats");
-        fputs("| Name | Count | Self | Cumulative | Miss ratio |\n"
-              "| :--- | ---: | ---: | ---: | ---: |\n",
-              m->out);
-        for (i = 0; i < l.n; i++) {
-            uint64_t miss = 0;
-            for (j = 0; j < g->uops.n; j++)
-                if (strcmp(g->uops.v[j].name, l.v[i].name) == 0)
-                    miss = g->uops.v[j].spec[PSF_SPEC_MISS];
-            cum += l.v[i].n;
-            cli_count_str(c, sizeof c, l.v[i].n);
-            pct_str(p, l.v[i].n, total);
-            pct_str(cu, cum, total);
-            fputs("| ", m->out);
-            cell(m->out, l.v[i].name);
-            fprintf(m->out, " | %s | %s | %s | ", c, p, cu);
-            if (miss) {
-                pct_str(p, miss, l.v[i].n);
-                fputs(p, m->out);
-            }
-            fputs(" |\n", m->out);
-            free(l.v[i].name);
-        }
-        free(l.v);
-    }
+    if (g->opt.n)
+        sec_opt_table(m, g);
+    for (i = 0; i < g->nhist; i++)
+        sec_opt_hist(m, g, &g->hist[i]);
+    if (g->uops.n)
+        sec_opt_uops(m, g);
     if (g->unsupported.n) {
         heading(m, 1, "Unsupported opcodes");
         table3(m, "Opcode", &g->unsupported, list_total(&g->unsupported), (size_t)-1);
@@ -676,13 +706,13 @@ sec_simple(md *m, const char *title, const char *col, const m_list *l)
 
     if (l->n == 0)
         return;
-    heading(m, 0, "%s", title);
-    fprintf(m->out, "| %s | Count |\n| :--- | ---: |\n", col);
+    heading(m, 0, title);
+    doc_table(m->d, "lr", col, "Count");
     for (i = 0; i < l->n; i++) {
         cli_count_str(c, sizeof c, l->v[i].n);
-        fputs("| ", m->out);
-        cell(m->out, l->v[i].name);
-        fprintf(m->out, " | %s |\n", c);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, l->v[i].name);
+        doc_cell_text(m->d, c);
     }
 }
 
@@ -694,35 +724,43 @@ strs_line(md *m, const char *label, const agg_strs *s, int encoded)
 
     if (s->n == 0)
         return;
-    fputs("| ", m->out);
-    cell(m->out, label);
-    fputs(" | ", m->out);
+    doc_row_begin(m->d);
+    doc_cell_name(m->d, label);
+    doc_cell(m->d);
     for (i = 0; i < s->n; i++) {
-        fputs(i ? "; " : "", m->out);
+        if (i)
+            doc_text(m->d, "; ");
         if (encoded)
-            cell_text(m->out, s->v[i].text);
+            name_text(m->d, s->v[i].text);
         else
-            cell(m->out, s->v[i].text);
-        fprintf(m->out, " (%llu)", (unsigned long long)s->v[i].n);
+            doc_name(m->d, s->v[i].text);
+        doc_textf(m->d, " (%llu)", (unsigned long long)s->v[i].n);
     }
-    fputs(" |\n", m->out);
 }
 
 static void
 sec_group_meta(md *m, const agg_group *g)
 {
-    size_t i;
+    size_t i, shown = 0;
     char c[32];
 
     heading(m, 0, "Meta");
-    fputs("| | |\n| :--- | :--- |\n", m->out);
+    doc_table(m->d, "ll", NULL, NULL);
     cli_count_str(c, sizeof c, g->files);
-    fprintf(m->out, "| Number of data files | %s |\n", c);
-    fputs("| Formats | ", m->out);
+    doc_row_begin(m->d);
+    doc_cell_text(m->d, "Number of data files");
+    doc_cell_text(m->d, c);
+    doc_row_begin(m->d);
+    doc_cell_text(m->d, "Formats");
     for (i = 0; i < AGG_FMT_COUNT; i++)
-        if (g->fmt[i])
-            fprintf(m->out, "%s (%llu) ", agg_format_name[i], (unsigned long long)g->fmt[i]);
-    fputs("|\n", m->out);
+        if (g->fmt[i]) {
+            if (!shown++)
+                doc_cell(m->d);
+            doc_textf(m->d, "%s%s (%llu)", shown > 1 ? " " : "", agg_format_name[i],
+                      (unsigned long long)g->fmt[i]);
+        }
+    if (!shown)
+        doc_cell_none(m->d);
     strs_line(m, "Python version detected from", &g->how, 0);
     strs_line(m, "Collectors", &g->collectors, 0);
     for (i = 0; i < g->nhdr; i++)
@@ -730,14 +768,14 @@ sec_group_meta(md *m, const agg_group *g)
             strs_line(m, g->hdr[i].key, &g->hdr[i].vals,
                       text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key)));
     if (g->time_start) {
-        fputs("| Earliest start | ", m->out);
-        cell(m->out, g->time_start);
-        fputs(" |\n", m->out);
+        doc_row_begin(m->d);
+        doc_cell_text(m->d, "Earliest start");
+        doc_cell_name(m->d, g->time_start);
     }
     if (g->time_end) {
-        fputs("| Latest end | ", m->out);
-        cell(m->out, g->time_end);
-        fputs(" |\n", m->out);
+        doc_row_begin(m->d);
+        doc_cell_text(m->d, "Latest end");
+        doc_cell_name(m->d, g->time_end);
     }
 }
 
@@ -749,7 +787,7 @@ pct_cell(md *m, uint64_t num, uint64_t den)
     char p[32];
 
     pct_str(p, num, den);
-    fprintf(m->out, " %s |", p);
+    doc_cell_text(m->d, p);
 }
 
 /* "FOR_ITER, RESUME": the families a census taken alongside counting
@@ -760,8 +798,67 @@ excluded_names(md *m, const m_group *g)
     size_t i;
 
     for (i = 0; i < g->census_excluded.n; i++) {
-        fputs(i == 0 ? "" : i + 1 < g->census_excluded.n ? ", " : " and ", m->out);
-        cell(m->out, g->census_excluded.v[i].name);
+        if (i)
+            doc_text(m->d, i + 1 < g->census_excluded.n ? ", " : " and ");
+        doc_name(m->d, g->census_excluded.v[i].name);
+    }
+}
+
+/* The paragraph on the families a census alongside counting left out. */
+static void
+census_left_out(md *m, const m_group *g)
+{
+    uint64_t nscope = model_hdr_files(g, PSF_H_CENSUS_SCOPE, "count");
+    uint64_t nmode = model_hdr_files(g, PSF_H_MODE, "census");
+    char n1[32], n2[32];
+
+    cli_count_str(n1, sizeof n1, nscope);
+    cli_count_str(n2, sizeof n2, nmode);
+    doc_para(m->d);
+    doc_style(m->d, DOC_BOLD);
+    doc_text(m->d, "Left out: ");
+    excluded_names(m, g);
+    doc_text(m->d, ".");
+    doc_style(m->d, DOC_PLAIN);
+    doc_textf(m->d, " %s %s the census alongside counting (", nscope ? n1 : "Some",
+              nscope == 1 ? "dump took" : "dumps took");
+    doc_code(m->d, "meta.census.scope : count");
+    doc_text(m->d, "), whose events instrument every site of these families and hold back their "
+                   "specialization: their state was not read, their sites are counted below as "
+                   "left out, never as specialized or never tried.");
+    if (nmode)
+        doc_textf(m->d,
+                  " Rows of these families below come from the %s census-mode "
+                  "dump%s only.",
+                  n2, nmode == 1 ? "" : "s");
+}
+
+static void
+census_families(md *m, const m_group *g)
+{
+    size_t i;
+    char c[32];
+
+    doc_para(m->d);
+    doc_text(m->d, "Per family: the share of its sites now specialized, backing off after "
+                   "failed attempts (with the consecutive failed attempts their counters imply), "
+                   "and never tried; families without inline caches report sites and forms only.");
+    doc_table(m->d, "lrrrrrl", "Family", "Sites", "Specialized", "Backing off", "Failed attempts",
+              "Never tried", "Top forms");
+    for (i = 0; i < g->ncfam; i++) {
+        const m_cfam *f = &g->cfam[i];
+        uint64_t den = f->f[M_CF_SITES];
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, f->name);
+        cli_count_str(c, sizeof c, den);
+        doc_cell_text(m->d, c);
+        pct_cell(m, f->f[M_CF_SPECIALIZED], den);
+        pct_cell(m, f->f[M_CF_BACKING_OFF], den);
+        cli_count_str(c, sizeof c, f->f[M_CF_FAILED_ATTEMPTS]);
+        doc_cell_text(m->d, c);
+        pct_cell(m, f->f[M_CF_NEVER_TRIED], den);
+        doc_cell(m->d);
+        top_forms(m, &f->forms, den, 1);
     }
 }
 
@@ -769,9 +866,7 @@ static void
 sec_census(md *m, const m_group *g)
 {
     size_t i, j;
-    char c[32], n1[32], n2[32];
-    uint64_t nscope = model_hdr_files(g, PSF_H_CENSUS_SCOPE, "count");
-    uint64_t nmode = model_hdr_files(g, PSF_H_MODE, "census");
+    char c[32];
     static const char *const label[][2] = {
         {"code_objects", "Code objects read"},
         {"dead_code_objects", "Code objects read as they were destroyed"},
@@ -781,88 +876,43 @@ sec_census(md *m, const m_group *g)
     if (!g->has_census)
         return;
     heading(m, 0, "Specialization census");
-    fputs("The specialization state of the code each process had when it dumped, taken in "
-          "mode census or alongside counting in mode count on 3.12+ (`meta.census.scope` "
-          "says which). Dumps are summed: a code object alive in several processes, or "
-          "dumped several times, counts in each dump.\n\n",
-          m->out);
-    if (g->census_excluded.n) {
-        cli_count_str(n1, sizeof n1, nscope);
-        cli_count_str(n2, sizeof n2, nmode);
-        fputs("**Left out: ", m->out);
-        excluded_names(m, g);
-        fprintf(m->out,
-                ".** %s %s the census alongside counting (`meta.census.scope : count`), "
-                "whose events instrument every site of these families and hold back their "
-                "specialization: their state was not read, their sites are counted below as "
-                "left out, never as specialized or never tried.",
-                nscope ? n1 : "Some", nscope == 1 ? "dump took" : "dumps took");
-        if (nmode)
-            fprintf(m->out,
-                    " Rows of these families below come from the %s census-mode "
-                    "dump%s only.",
-                    n2, nmode == 1 ? "" : "s");
-        fputs("\n\n", m->out);
-    }
-    fputs("| | Count |\n| :--- | ---: |\n", m->out);
+    doc_para(m->d);
+    doc_text(m->d, "The specialization state of the code each process had when it dumped, taken "
+                   "in mode census or alongside counting in mode count on 3.12+ (");
+    doc_code(m->d, "meta.census.scope");
+    doc_text(m->d, " says which). Dumps are summed: a code object alive in several processes, or "
+                   "dumped several times, counts in each dump.");
+    if (g->census_excluded.n)
+        census_left_out(m, g);
+    doc_table(m->d, "lr", NULL, "Count");
     for (i = 0; i < g->census.n; i++) {
         const char *name = g->census.v[i].name;
         for (j = 0; j < sizeof label / sizeof label[0]; j++)
             if (strcmp(name, label[j][0]) == 0)
                 name = label[j][1];
         cli_count_str(c, sizeof c, g->census.v[i].n);
-        fputs("| ", m->out);
-        cell(m->out, name);
-        fprintf(m->out, " | %s |\n", c);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, name);
+        doc_cell_text(m->d, c);
     }
     for (i = 0; i < g->census_excluded.n; i++) {
         cli_count_str(c, sizeof c, g->census_excluded.v[i].n);
-        fputs("| ", m->out);
-        cell(m->out, g->census_excluded.v[i].name);
-        fprintf(m->out, " sites left out (census alongside counting) | %s |\n", c);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, g->census_excluded.v[i].name);
+        doc_text(m->d, " sites left out (census alongside counting)");
+        doc_cell_text(m->d, c);
     }
-    if (g->ncfam == 0)
-        return;
-    fputs("\nPer family: the share of its sites now specialized, backing off after "
-          "failed attempts (with the consecutive failed attempts their counters imply), "
-          "and never tried; families without inline caches report sites and forms only.\n\n",
-          m->out);
-    fputs("| Family | Sites | Specialized | Backing off | Failed attempts | Never tried "
-          "| Top forms |\n| :--- | ---: | ---: | ---: | ---: | ---: | :--- |\n",
-          m->out);
-    for (i = 0; i < g->ncfam; i++) {
-        const m_cfam *f = &g->cfam[i];
-        uint64_t den = f->f[M_CF_SITES];
-        fputs("| ", m->out);
-        cell(m->out, f->name);
-        cli_count_str(c, sizeof c, den);
-        fprintf(m->out, " | %s |", c);
-        pct_cell(m, f->f[M_CF_SPECIALIZED], den);
-        pct_cell(m, f->f[M_CF_BACKING_OFF], den);
-        cli_count_str(c, sizeof c, f->f[M_CF_FAILED_ATTEMPTS]);
-        fprintf(m->out, " %s |", c);
-        pct_cell(m, f->f[M_CF_NEVER_TRIED], den);
-        fputc(' ', m->out);
-        for (j = 0; j < f->forms.n && j < 3; j++) {
-            char p[32];
-            pct_str(p, f->forms.v[j].n, den);
-            fputs(j ? ", " : "", m->out);
-            cell(m->out, f->forms.v[j].name);
-            fprintf(m->out, " %s", p);
-        }
-        if (f->forms.n > 3)
-            fprintf(m->out, ", %zu more", f->forms.n - 3);
-        fputs(" |\n", m->out);
-    }
+    if (g->ncfam)
+        census_families(m, g);
 }
 
-/* A census site's FILE:LINE. */
+/* A census site's FILE:LINE, as runs. */
 static void
 site_where(md *m, const m_csite *st)
 {
-    cell_text(m->out, st->file);
-    fputc(':', m->out);
-    cell(m->out, st->line);
+    name_text(m->d, st->file);
+    doc_text(m->d, ":");
+    doc_name(m->d, st->line);
 }
 
 static void
@@ -874,81 +924,84 @@ sec_census_sites(md *m, const m_group *g)
     if (g->nsites == 0)
         return;
     heading(m, 0, "Sites that fail to specialize");
-    fprintf(m->out,
-            "Sites backing off in the program's own code (`census.site`), merged "
-            "across dumps when family, file, line and function are the same: "
-            "\"Attempts\" is the most consecutive failed attempts seen, \"Sites\" how many "
-            "such sites the dumps listed. %s%zu of %zu rows (--top-sites).\n\n",
-            g->nsites > max ? "Top " : "All ", g->nsites > max ? max : g->nsites, g->nsites);
-    fputs("| Family | Attempts | Sites | Where | Function | Source |\n"
-          "| :--- | ---: | ---: | :--- | :--- | :--- |\n",
-          m->out);
+    doc_para(m->d);
+    doc_text(m->d, "Sites backing off in the program's own code (");
+    doc_code(m->d, "census.site");
+    doc_textf(m->d,
+              "), merged across dumps when family, file, line and function are the same: "
+              "\"Attempts\" is the most consecutive failed attempts seen, \"Sites\" how many "
+              "such sites the dumps listed. %s%zu of %zu rows (--top-sites).",
+              g->nsites > max ? "Top " : "All ", g->nsites > max ? max : g->nsites, g->nsites);
+    doc_table(m->d, "lrrlll", "Family", "Attempts", "Sites", "Where", "Function", "Source");
     for (i = 0; i < g->nsites && i < max; i++) {
         const m_csite *st = &g->sites[i];
-        fputs("| ", m->out);
-        cell_text(m->out, st->family);
+        doc_row_begin(m->d);
+        cell_text(m->d, st->family);
         cli_count_str(c, sizeof c, st->attempts);
-        fprintf(m->out, " | %s |", c);
+        doc_cell_text(m->d, c);
         cli_count_str(c, sizeof c, st->count);
-        fprintf(m->out, " %s | ", c);
+        doc_cell_text(m->d, c);
+        doc_cell(m->d);
         site_where(m, st);
-        fputs(" | ", m->out);
-        cell_text(m->out, st->func);
-        fputs(" | ", m->out);
-        cell_text(m->out, st->source);
-        fputs(" |\n", m->out);
+        cell_text(m->d, st->func);
+        cell_text(m->d, st->source);
     }
 }
 
 #define HOT_CODE_MAX 50
 
 static void
+hot_code_row(md *m, const m_code *k, uint64_t den)
+{
+    size_t j;
+    char c[32], p[32];
+
+    doc_row_begin(m->d);
+    cell_text(m->d, k->qual ? k->qual : k->name);
+    doc_cell(m->d);
+    if (k->qual) {
+        name_text_n(m->d, k->name, k->file_len);
+        doc_textf(m->d, ":%.*s", (int)k->line_len, k->line);
+    }
+    cli_count_str(c, sizeof c, k->instructions);
+    doc_cell_text(m->d, c);
+    pct_cell(m, k->instructions, den);
+    cli_count_str(c, sizeof c, k->calls);
+    doc_cell_text(m->d, c);
+    if (k->calls)
+        doc_cell_textf(m->d, "%.1f", (double)k->instructions / (double)k->calls);
+    else
+        doc_cell_none(m->d);
+    doc_cell(m->d);
+    for (j = 0; j < k->ops.n; j++) {
+        pct_str(p, k->ops.v[j].n, k->instructions);
+        if (j)
+            doc_text(m->d, ", ");
+        doc_name(m->d, k->ops.v[j].name);
+        doc_textf(m->d, " %s", p);
+    }
+}
+
+static void
 sec_hot_code(md *m, const m_group *g)
 {
     uint64_t den = g->total_exec ? g->total_exec : g->code_instructions;
-    size_t i, j;
-    char c[32];
+    size_t i;
 
     if (g->ncode == 0)
         return;
     heading(m, 0, "Hot code");
-    fprintf(m->out,
-            "The code objects that executed the most instructions (`code[...]` keys); "
-            "the share is of all executed instructions (%s). %s%zu of %zu.\n\n",
-            g->total_exec ? "the execution counts" : "the code objects listed",
-            g->ncode > HOT_CODE_MAX ? "Top " : "All ",
-            g->ncode > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : g->ncode, g->ncode);
-    fputs("| Function | Where | Instructions | Share | Calls | Per call | Top opcodes |\n"
-          "| :--- | :--- | ---: | ---: | ---: | ---: | :--- |\n",
-          m->out);
-    for (i = 0; i < g->ncode && i < HOT_CODE_MAX; i++) {
-        const m_code *k = &g->code[i];
-        fputs("| ", m->out);
-        cell_text(m->out, k->qual ? k->qual : k->name);
-        fputs(" | ", m->out);
-        if (k->qual) {
-            cell_text_n(m->out, k->name, k->file_len);
-            fprintf(m->out, ":%.*s", (int)k->line_len, k->line);
-        }
-        cli_count_str(c, sizeof c, k->instructions);
-        fprintf(m->out, " | %s |", c);
-        pct_cell(m, k->instructions, den);
-        cli_count_str(c, sizeof c, k->calls);
-        fprintf(m->out, " %s |", c);
-        if (k->calls)
-            fprintf(m->out, " %.1f |", (double)k->instructions / (double)k->calls);
-        else
-            fputs(" |", m->out);
-        fputc(' ', m->out);
-        for (j = 0; j < k->ops.n; j++) {
-            char p[32];
-            pct_str(p, k->ops.v[j].n, k->instructions);
-            fputs(j ? ", " : "", m->out);
-            cell(m->out, k->ops.v[j].name);
-            fprintf(m->out, " %s", p);
-        }
-        fputs(" |\n", m->out);
-    }
+    doc_para(m->d);
+    doc_text(m->d, "The code objects that executed the most instructions (");
+    doc_code(m->d, "code[...]");
+    doc_textf(m->d, " keys); the share is of all executed instructions (%s). %s%zu of %zu.",
+              g->total_exec ? "the execution counts" : "the code objects listed",
+              g->ncode > HOT_CODE_MAX ? "Top " : "All ",
+              g->ncode > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : g->ncode, g->ncode);
+    doc_table(m->d, "llrrrrl", "Function", "Where", "Instructions", "Share", "Calls", "Per call",
+              "Top opcodes");
+    for (i = 0; i < g->ncode && i < HOT_CODE_MAX; i++)
+        hot_code_row(m, &g->code[i], den);
 }
 
 static void
@@ -957,9 +1010,13 @@ sec_own_calls(md *m, const m_group *g)
     if (g->own_calls.n == 0)
         return;
     heading(m, 0, "Calls");
-    fputs("Frame events seen by the collector (`calls.*` keys; not CPython's \"Calls to\" "
-          "counters, which mean other things). Ratios are of `python_starts`.\n\n",
-          m->out);
+    doc_para(m->d);
+    doc_text(m->d, "Frame events seen by the collector (");
+    doc_code(m->d, "calls.*");
+    doc_text(m->d, " keys; not CPython's \"Calls to\" counters, which mean other things). Ratios "
+                   "are of ");
+    doc_code(m->d, "python_starts");
+    doc_text(m->d, ".");
     table3(m, "Event", &g->own_calls, m_list_get(&g->own_calls, "python_starts"), (size_t)-1);
 }
 
@@ -972,16 +1029,17 @@ sec_own_rare(md *m, const m_group *g)
     if (g->own_rare.n == 0)
         return;
     heading(m, 0, "Rare events (watchers, partial)");
-    fputs("What the collector's dict, type and function watchers saw (`rare.*` keys). "
-          "These are not CPython's native \"Rare event\" figures: watchers see only part "
-          "of those changes, and the two are never added together.\n\n",
-          m->out);
-    fputs("| Event | Count |\n| :--- | ---: |\n", m->out);
+    doc_para(m->d);
+    doc_text(m->d, "What the collector's dict, type and function watchers saw (");
+    doc_code(m->d, "rare.*");
+    doc_text(m->d, " keys). These are not CPython's native \"Rare event\" figures: watchers see "
+                   "only part of those changes, and the two are never added together.");
+    doc_table(m->d, "lr", "Event", "Count");
     for (i = 0; i < g->own_rare.n; i++) {
         cli_count_str(c, sizeof c, g->own_rare.v[i].n);
-        fputs("| ", m->out);
-        cell(m->out, g->own_rare.v[i].name);
-        fprintf(m->out, " | %s |\n", c);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, g->own_rare.v[i].name);
+        doc_cell_text(m->d, c);
     }
 }
 
@@ -997,18 +1055,26 @@ cpython_metadata(md *m, const agg_group *g)
         size_t j;
         if (strncmp(g->hdr[i].key, AGG_HDR_CPY_METADATA, plen) != 0)
             continue;
-        fputs(shown++ ? "; " : "\n**CPython run:** ", m->out);
-        cell(m->out, g->hdr[i].key + plen);
-        fputs(" ", m->out);
+        if (shown++) {
+            doc_text(m->d, "; ");
+        }
+        else {
+            doc_para(m->d);
+            doc_bold(m->d, "CPython run:");
+            doc_text(m->d, " ");
+        }
+        doc_name(m->d, g->hdr[i].key + plen);
+        doc_text(m->d, " ");
         for (j = 0; j < v->n; j++) {
-            fputs(j ? ", " : "", m->out);
-            cell(m->out, v->v[j].text);
+            if (j)
+                doc_text(m->d, ", ");
+            doc_name(m->d, v->v[j].text);
             if (v->n > 1)
-                fprintf(m->out, " (%llu)", (unsigned long long)v->v[j].n);
+                doc_textf(m->d, " (%llu)", (unsigned long long)v->v[j].n);
         }
     }
     if (shown)
-        fputs(".\n", m->out);
+        doc_text(m->d, ".");
 }
 
 /* Hot code as "QUALNAME (FILE:LINE)". */
@@ -1016,14 +1082,55 @@ static void
 code_where(md *m, const m_code *k)
 {
     if (k->qual == NULL) {
-        cell_text(m->out, k->name);
+        name_text(m->d, k->name);
         return;
     }
-    fputc('`', m->out);
-    cell_text(m->out, k->qual);
-    fputs("` (", m->out);
-    cell_text_n(m->out, k->name, k->file_len);
-    fprintf(m->out, ":%.*s)", (int)k->line_len, k->line);
+    doc_style(m->d, DOC_CODE);
+    name_text(m->d, k->qual);
+    doc_style(m->d, DOC_PLAIN);
+    doc_text(m->d, " (");
+    name_text_n(m->d, k->name, k->file_len);
+    doc_textf(m->d, ":%.*s)", (int)k->line_len, k->line);
+}
+
+/* "Where to look" items of the overview (overview.h). */
+static void
+overview_items(md *m, const overview *o, uint64_t den)
+{
+    char c[32], p[32];
+    size_t i;
+
+    for (i = 0; i < o->ncode; i++) {
+        doc_item(m->d);
+        doc_text(m->d, "Hot code: ");
+        code_where(m, o->code[i]);
+        cli_count_str(c, sizeof c, o->code[i]->instructions);
+        pct_str(p, o->code[i]->instructions, den);
+        doc_textf(m->d, ": %s instructions%s%s%s", c, *p ? ", " : "", p, *p ? " of all" : "");
+    }
+    for (i = 0; i < o->nsite; i++) {
+        const m_csite *st = o->site[i];
+        doc_item(m->d);
+        doc_text(m->d, "Fails to specialize: ");
+        name_text(m->d, st->family);
+        doc_text(m->d, " at ");
+        site_where(m, st);
+        doc_text(m->d, " in ");
+        doc_style(m->d, DOC_CODE);
+        name_text(m->d, st->func);
+        doc_style(m->d, DOC_PLAIN);
+        cli_count_str(c, sizeof c, st->attempts);
+        doc_textf(m->d, ": %s failed attempts in a row", c);
+    }
+    for (i = 0; i < o->nfam; i++) {
+        doc_item(m->d);
+        doc_text(m->d, "Runs unspecialized: ");
+        doc_name(m->d, o->fam[i].family);
+        cli_count_str(c, sizeof c, o->fam[i].generic);
+        pct_str(p, o->fam[i].generic, o->fam[i].exec);
+        doc_textf(m->d, ": %s executions in a generic form, misses included%s%s%s", c,
+                  *p ? " (" : "", p, *p ? " of the family's)" : "");
+    }
 }
 
 /* Where to look first (overview.h): the verdict, the totals, the
@@ -1032,49 +1139,33 @@ static void
 sec_overview(md *m, const summary_group *sg, const char *verdict)
 {
     const m_group *g = &sg->m;
-    uint64_t den = g->total_exec ? g->total_exec : g->code_instructions;
     overview o;
-    char c[32], p[32];
-    size_t i;
+    char c[32];
 
     overview_build(&o, g);
     heading(m, 0, "Overview");
-    fputs("| | |\n| :--- | ---: |\n", m->out);
     if (verdict)
-        fprintf(m->out, "| Verdict | **%s** |\n", verdict);
+        doc_figure(m->d, DOC_FIG_VERDICT, verdict);
+    doc_table(m->d, "lr", NULL, NULL);
+    if (verdict) {
+        doc_row_begin(m->d);
+        doc_cell_text(m->d, "Verdict");
+        doc_cell(m->d);
+        doc_bold(m->d, verdict);
+    }
     cli_count_str(c, sizeof c, g->total_exec);
-    fprintf(m->out, "| Instructions executed | %s |\n", c);
+    doc_row_begin(m->d);
+    doc_cell_text(m->d, "Instructions executed");
+    doc_cell_text(m->d, c);
     cli_count_str(c, sizeof c, sg->meta->files);
-    fprintf(m->out, "| Files | %s |\n", c);
+    doc_row_begin(m->d);
+    doc_cell_text(m->d, "Files");
+    doc_cell_text(m->d, c);
     if (o.ncode + o.nsite + o.nfam == 0)
         return;
-    fputs("\nWhere to look:\n\n", m->out);
-    for (i = 0; i < o.ncode; i++) {
-        fputs("- Hot code: ", m->out);
-        code_where(m, o.code[i]);
-        cli_count_str(c, sizeof c, o.code[i]->instructions);
-        pct_str(p, o.code[i]->instructions, den);
-        fprintf(m->out, ": %s instructions%s%s%s\n", c, *p ? ", " : "", p, *p ? " of all" : "");
-    }
-    for (i = 0; i < o.nsite; i++) {
-        const m_csite *st = o.site[i];
-        fputs("- Fails to specialize: ", m->out);
-        cell_text(m->out, st->family);
-        fputs(" at ", m->out);
-        site_where(m, st);
-        fputs(" in `", m->out);
-        cell_text(m->out, st->func);
-        cli_count_str(c, sizeof c, st->attempts);
-        fprintf(m->out, "`: %s failed attempts in a row\n", c);
-    }
-    for (i = 0; i < o.nfam; i++) {
-        fputs("- Runs unspecialized: ", m->out);
-        cell(m->out, o.fam[i].family);
-        cli_count_str(c, sizeof c, o.fam[i].generic);
-        pct_str(p, o.fam[i].generic, o.fam[i].exec);
-        fprintf(m->out, ": %s executions in a generic form, misses included%s%s%s\n", c,
-                *p ? " (" : "", p, *p ? " of the family's)" : "");
-    }
+    doc_para(m->d);
+    doc_text(m->d, "Where to look:");
+    overview_items(m, &o, g->total_exec ? g->total_exec : g->code_instructions);
 }
 
 static void
@@ -1104,66 +1195,116 @@ report_group(md *m, const summary_group *sg, const char *verdict)
     sec_group_meta(m, ag);
 }
 
-int
-report_markdown(FILE *out, const summary *s)
+/* What was read, the trust verdict, the weighting and the warnings. */
+static void
+report_header(doc *d, const summary *s)
 {
-    md m = {out, 2, &s->opt};
     char t[256];
-    size_t i;
 
-    fputs("# pystats summary\n\nReport by pystats " PSF_VERSION ".\n\n", out);
-    fprintf(out, "%llu data files", (unsigned long long)s->files);
+    doc_heading(d, 1);
+    doc_text(d, "pystats summary");
+    doc_para(d);
+    doc_text(d, "Report by pystats " PSF_VERSION ".");
+    doc_para(d);
+    doc_textf(d, "%llu data files", (unsigned long long)s->files);
     if (s->ng == 1) {
-        fputs(": ", out);
-        cell(out, s->g[0].title);
-        fputs(".\n", out);
+        doc_text(d, ": ");
+        doc_name(d, s->g[0].title);
+        doc_text(d, ".");
     }
     else {
-        fprintf(out, " in %zu groups.\n", s->ng);
+        doc_textf(d, " in %zu groups.", s->ng);
     }
-    if (s->trust)
-        fprintf(out, "\n**Trust:** %s. Details: `pystats check`.\n", s->trust);
+    if (s->trust) {
+        doc_para(d);
+        doc_bold(d, "Trust:");
+        doc_textf(d, " %s. Details: ", s->trust);
+        doc_code(d, "pystats check");
+        doc_text(d, ".");
+    }
     if (s->weight_total) {
         cli_count_str(t, sizeof t, s->weight_total);
-        fprintf(out,
-                "\n**Weighting:** every label counts the same: each of the %llu labels "
-                "is scaled to %s executions before adding (--equal-weight).\n",
-                (unsigned long long)s->weight_labels, t);
+        doc_para(d);
+        doc_bold(d, "Weighting:");
+        doc_textf(d,
+                  " every label counts the same: each of the %llu labels "
+                  "is scaled to %s executions before adding (--equal-weight).",
+                  (unsigned long long)s->weight_labels, t);
     }
     if (s->mix) {
-        fputs("\n**Warning:** ", out);
-        cell(out, s->mix);
-        fputs(".\n", out);
+        doc_para(d);
+        doc_bold(d, "Warning:");
+        doc_text(d, " ");
+        doc_name(d, s->mix);
+        doc_text(d, ".");
     }
-    if (s->nproblems)
-        fprintf(out, "\n**Warning:** %llu input problems (see \"Input problems\" below).\n",
-                (unsigned long long)s->nproblems);
+    if (s->nproblems) {
+        doc_para(d);
+        doc_bold(d, "Warning:");
+        doc_textf(d, " %llu input problems (see \"Input problems\" below).",
+                  (unsigned long long)s->nproblems);
+    }
+}
+
+static void
+report_problems(doc *d, const summary *s)
+{
+    size_t i;
+
+    doc_heading(d, 2);
+    doc_text(d, "Input problems");
+    doc_table(d, "lr", "Problem", "Count");
+    for (i = 0; i < AGG_P_COUNT; i++)
+        if (s->problems[i]) {
+            doc_row_begin(d);
+            doc_cell_text(d, agg_problem_name[i]);
+            doc_cell_textf(d, "%llu", (unsigned long long)s->problems[i]);
+        }
+    if (s->nnotes == 0)
+        return;
+    doc_para(d);
+    doc_text(d, "First problems found:");
+    for (i = 0; i < s->nnotes; i++) {
+        doc_item(d);
+        doc_textf(d, "%s: ", agg_problem_name[s->notes[i].kind]);
+        doc_name(d, s->notes[i].text);
+    }
+}
+
+void
+report_doc(doc *d, const summary *s)
+{
+    md m = {d, 2, &s->opt};
+    size_t i;
+
+    report_header(d, s);
     if (s->ng == 1) {
         report_group(&m, &s->g[0], s->verdict);
     }
     else {
         m.level = 3;
         for (i = 0; i < s->ng; i++) {
-            fprintf(out, "\n## Group %zu: ", i + 1);
-            cell(out, s->g[i].title);
-            fprintf(out, " (%llu files)\n", (unsigned long long)s->g[i].meta->files);
+            doc_heading(d, 2);
+            doc_last(d)->group = (int)i + 1;
+            doc_textf(d, "Group %zu: ", i + 1);
+            doc_name(d, s->g[i].title);
+            doc_textf(d, " (%llu files)", (unsigned long long)s->g[i].meta->files);
             report_group(&m, &s->g[i], s->verdict);
         }
     }
-    if (s->nproblems) {
-        fputs("\n## Input problems\n\n| Problem | Count |\n| :--- | ---: |\n", out);
-        for (i = 0; i < AGG_P_COUNT; i++)
-            if (s->problems[i])
-                fprintf(out, "| %s | %llu |\n", agg_problem_name[i],
-                        (unsigned long long)s->problems[i]);
-        if (s->nnotes) {
-            fputs("\nFirst problems found:\n\n", out);
-            for (i = 0; i < s->nnotes; i++) {
-                fprintf(out, "- %s: ", agg_problem_name[s->notes[i].kind]);
-                cell(out, s->notes[i].text);
-                fputc('\n', out);
-            }
-        }
-    }
-    return ferror(out) ? -1 : 0;
+    if (s->nproblems)
+        report_problems(d, s);
+}
+
+int
+report_markdown(FILE *out, const summary *s)
+{
+    doc d;
+    int r;
+
+    doc_init(&d);
+    report_doc(&d, s);
+    r = doc_print_md(out, &d);
+    doc_free(&d);
+    return r;
 }
