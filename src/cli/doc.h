@@ -62,9 +62,9 @@ typedef struct doc_row {
 typedef struct doc_block {
     int kind; /* doc_block_kind */
     /* heading */
-    int level; /* 1-6 */
-    int group; /* the heading of group N of a summary (1-based), else 0 */
-    int fold;  /* its section is long lists of small tables: shown folded */
+    int level;     /* 1-6 */
+    int group;     /* the heading of group N of a summary (1-based), else 0 */
+    int fold;      /* its section is long lists of small tables: shown folded */
     doc_inline in; /* heading, paragraph */
     /* list */
     doc_inline *items;
@@ -83,8 +83,8 @@ typedef struct doc_block {
 typedef struct doc {
     doc_block *b;
     size_t n, cap;
-    int style;        /* the style of the runs that follow */
-    doc_inline *cur;  /* where runs go */
+    int style;       /* the style of the runs that follow */
+    doc_inline *cur; /* where runs go */
 } doc;
 
 void doc_init(doc *d);
