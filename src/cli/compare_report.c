@@ -218,6 +218,15 @@ header_row(doc *d, const cmp *c, const char *label, int which)
 }
 
 static void
+cells4(doc *d, const char *a, const char *b, const char *x, const char *e)
+{
+    doc_cell_text(d, a);
+    doc_cell_text(d, b);
+    doc_cell_text(d, x);
+    doc_cell_text(d, e);
+}
+
+static void
 row_cells(doc *d, const cmp_section *s, const cmp_row *r, int bm, int hm)
 {
     char a[80], b[80], x[80], e[80];
@@ -242,10 +251,7 @@ row_cells(doc *d, const cmp_section *s, const cmp_row *r, int bm, int hm)
         fmt_signed(x, sizeof x, r->change, 0, "");
         fmt_rel(e, sizeof e, r->rel);
     }
-    doc_cell_text(d, a);
-    doc_cell_text(d, b);
-    doc_cell_text(d, x);
-    doc_cell_text(d, e);
+    cells4(d, a, b, x, e);
     if (s->kind == CMP_COUNT && s->normalized) {
         if (s->self_share) {
             fmt_share(a, sizeof a, r->base_pm / 1e6);
@@ -258,10 +264,7 @@ row_cells(doc *d, const cmp_section *s, const cmp_row *r, int bm, int hm)
             fmt_signed(x, sizeof x, r->change_pm, 1, "");
         }
         fmt_rel(e, sizeof e, r->rel_pm);
-        doc_cell_text(d, a);
-        doc_cell_text(d, b);
-        doc_cell_text(d, x);
-        doc_cell_text(d, e);
+        cells4(d, a, b, x, e);
     }
     doc_cell_textf(d, "%.1f%%", r->weight * 100.0);
 }
@@ -301,22 +304,11 @@ section_table(doc *d, const cmp *c, const cmp_section *s)
 
     doc_table_begin(d, norm ? "lrrrrrrrrr" : "lrrrrr");
     doc_cell_text(d, s->col);
-    doc_cell_text(d, "Base");
-    doc_cell_text(d, "Head");
-    doc_cell_text(d, "Change");
-    doc_cell_text(d, "Change %");
-    if (norm && s->self_share) {
-        doc_cell_text(d, "Base self");
-        doc_cell_text(d, "Head self");
-        doc_cell_text(d, "Self change");
-        doc_cell_text(d, "Self change %");
-    }
-    else if (norm) {
-        doc_cell_text(d, "Base /M");
-        doc_cell_text(d, "Head /M");
-        doc_cell_text(d, "Change /M");
-        doc_cell_text(d, "Change /M %");
-    }
+    cells4(d, "Base", "Head", "Change", "Change %");
+    if (norm && s->self_share)
+        cells4(d, "Base self", "Head self", "Self change", "Self change %");
+    else if (norm)
+        cells4(d, "Base /M", "Head /M", "Change /M", "Change /M %");
     doc_cell_text(d, "Share of change");
     for (i = 0; i < s->n; i++) {
         if (s->rows[i].folded)
@@ -459,13 +451,10 @@ int
 cmp_report_markdown(FILE *out, const cmp *c)
 {
     doc d;
-    int r;
 
     doc_init(&d);
     cmp_report_doc(&d, c);
-    r = doc_print_md(out, &d);
-    doc_free(&d);
-    return r;
+    return doc_print_md_free(out, &d);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */

@@ -289,3 +289,21 @@ doc_cell_name(doc *d, const char *s)
     doc_cell(d);
     doc_name(d, s);
 }
+
+void
+doc_print_runs(FILE *out, const doc_inline *in, const doc_markup *mk)
+{
+    int style = DOC_PLAIN;
+    size_t i;
+
+    for (i = 0; i < in->n; i++) {
+        const doc_run *r = &in->v[i];
+        if (r->style != style) {
+            fputs(mk->close[style], out);
+            fputs(mk->open[r->style], out);
+            style = r->style;
+        }
+        mk->text(out, r);
+    }
+    fputs(mk->close[style], out);
+}

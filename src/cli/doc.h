@@ -119,8 +119,16 @@ void doc_cell_text(doc *d, const char *s);
 void doc_cell_textf(doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void doc_cell_name(doc *d, const char *s);
 
-/* doc_md.c: the document as Markdown (the figures left out).  Returns 0,
- * or -1 if the stream failed. */
-int doc_print_md(FILE *out, const doc *d);
+/* Print runs: each style's opening and closing markup where the style
+ * changes, each run's text with text(). */
+typedef struct doc_markup {
+    const char *open[3], *close[3]; /* by doc_style */
+    void (*text)(FILE *out, const doc_run *r);
+} doc_markup;
+void doc_print_runs(FILE *out, const doc_inline *in, const doc_markup *mk);
+
+/* doc_md.c: the document as Markdown (the figures left out), then freed.
+ * Returns 0, or -1 if the stream failed. */
+int doc_print_md_free(FILE *out, doc *d);
 
 #endif

@@ -8,27 +8,21 @@
 
 #include <stdio.h>
 
-static const char *const marker[] = {"", "**", "`"};
+static void
+md_text(FILE *out, const doc_run *r)
+{
+    if (r->input)
+        cli_fput_md(out, r->text);
+    else
+        fputs(r->text, out);
+}
+
+static const doc_markup md_markup = {{"", "**", "`"}, {"", "**", "`"}, md_text};
 
 static void
 md_inline(FILE *out, const doc_inline *in)
 {
-    int style = DOC_PLAIN;
-    size_t i;
-
-    for (i = 0; i < in->n; i++) {
-        const doc_run *r = &in->v[i];
-        if (r->style != style) {
-            fputs(marker[style], out);
-            fputs(marker[r->style], out);
-            style = r->style;
-        }
-        if (r->input)
-            cli_fput_md(out, r->text);
-        else
-            fputs(r->text, out);
-    }
-    fputs(marker[style], out);
+    doc_print_runs(out, in, &md_markup);
 }
 
 static void
@@ -97,7 +91,7 @@ md_block(FILE *out, const doc_block *b)
 }
 
 int
-doc_print_md(FILE *out, const doc *d)
+doc_print_md_free(FILE *out, doc *d)
 {
     const doc_block *prev = NULL;
     size_t i;
@@ -114,5 +108,6 @@ doc_print_md(FILE *out, const doc *d)
         md_block(out, b);
         prev = b;
     }
+    doc_free(d);
     return ferror(out) ? -1 : 0;
 }

@@ -1300,11 +1300,8 @@ int
 report_markdown(FILE *out, const summary *s)
 {
     doc d;
-    int r;
 
     doc_init(&d);
     report_doc(&d, s);
-    r = doc_print_md(out, &d);
-    doc_free(&d);
-    return r;
+    return doc_print_md_free(out, &d);
 }

@@ -579,25 +579,19 @@ chart_diverging(FILE *out, const cmp_section *s)
 
 /* ---- the document ----------------------------------------------------------- */
 
-static const char *const tag_open[] = {"", "<strong>", "<code>"};
-static const char *const tag_close[] = {"", "</strong>", "</code>"};
+static void
+html_text(FILE *out, const doc_run *r)
+{
+    esc(out, r->text);
+}
+
+static const doc_markup html_markup = {
+    {"", "<strong>", "<code>"}, {"", "</strong>", "</code>"}, html_text};
 
 static void
 html_inline(FILE *out, const doc_inline *in)
 {
-    int style = DOC_PLAIN;
-    size_t i;
-
-    for (i = 0; i < in->n; i++) {
-        const doc_run *r = &in->v[i];
-        if (r->style != style) {
-            fputs(tag_close[style], out);
-            fputs(tag_open[r->style], out);
-            style = r->style;
-        }
-        esc(out, r->text);
-    }
-    fputs(tag_close[style], out);
+    doc_print_runs(out, in, &html_markup);
 }
 
 /* The text of runs as shown (cli_esc), in one new string; NULL if a run
@@ -899,6 +893,17 @@ html_doc(FILE *out, const doc *d)
 
 /* ---- summarize --html and compare --html ------------------------------------- */
 
+/* The page of document d, which is freed. */
+static int
+html_page_free(FILE *out, const char *title, doc *d)
+{
+    page_begin(out, title);
+    html_doc(out, d);
+    page_end(out);
+    doc_free(d);
+    return ferror(out) ? -1 : 0;
+}
+
 int
 report_html(FILE *out, const summary *s)
 {
@@ -906,11 +911,7 @@ report_html(FILE *out, const summary *s)
 
     doc_init(&d);
     report_doc(&d, s);
-    page_begin(out, "pystats summary");
-    html_doc(out, &d);
-    page_end(out);
-    doc_free(&d);
-    return ferror(out) ? -1 : 0;
+    return html_page_free(out, "pystats summary", &d);
 }
 
 int
@@ -920,9 +921,5 @@ cmp_report_html(FILE *out, const cmp *c)
 
     doc_init(&d);
     cmp_report_doc(&d, c);
-    page_begin(out, "pystats comparison");
-    html_doc(out, &d);
-    page_end(out);
-    doc_free(&d);
-    return ferror(out) ? -1 : 0;
+    return html_page_free(out, "pystats comparison", &d);
 }
