@@ -62,3 +62,14 @@ check "annotate, bad site row: file and line named" "1" \
 run annotate "$T/ann-bad"
 check "annotate, bad site row: the view says untrusted" "1" "$(grep -c '^Trust: untrusted' "$T/stdout")"
 check "annotate, bad site row: the file's other rows still shown" "1" "$(grep -c 'LOAD_ATTR never tried' "$T/stdout")"
+
+# check: per-line counts must add up to their code's instructions.
+mkdir -p "$T/ann-sum"
+sed 's/line\[5\] : 6$/line[5] : 7/' "$ANN/pystats-2-b.txt" > "$T/ann-sum/pystats-2-b.txt"
+run check "$T/ann-sum"
+check "check line-sums: an error" 6 "$rc"
+want=$(awk_sum '^code\[.*:f\]\.line\[' "$T/ann-sum/pystats-2-b.txt")
+check "check line-sums: the sums named" "1" \
+    "$(grep -c "app.py:4:f: lines add up to $want, instructions $(awk_sum '^code\[.*:f\]\.instructions$' "$T/ann-sum/pystats-2-b.txt")" "$T/stdout")"
+run check "$ANN"
+check "check line-sums: the fixtures add up" 0 "$rc"
