@@ -1,0 +1,75 @@
+# tests/golden/annotate.sh: `pystats annotate`, sourced by run.sh (it uses
+# run.sh's check/ok/bad/run, $T and $HERE).
+#
+# annotate/ holds two hand-written dumps of one program (FORMAT.md 1.18:
+# per-line counts, site rows, the source text), whose file is gone; the
+# page is checked against the raw lines by annotate_page.py, the text
+# view here.
+
+ANN=$HERE/annotate
+
+run annotate "$ANN" --html "$T/ann.html"
+check "annotate: exit status" 0 "$rc"
+check "annotate: nothing on stderr" "" "$(cat "$T/stderr")"
+out=$(python3 "$HERE/annotate_page.py" "$T/ann.html" "$ANN"/*)
+check "annotate: the page's counts, sites and texts are the dumps'" "" \
+    "$(printf '%s\n' "$out" | grep FAIL)"
+check "annotate: figures compared" "yes" "$(printf '%s\n' "$out" | awk '/compared$/ && $1 > 10 { print "yes" }')"
+
+run annotate "$ANN" --function f
+check "annotate --function f: exit status" 0 "$rc"
+check "annotate --function f: one function" "1" "$(grep -c '^== ' "$T/stdout")"
+check "annotate --function f: line 5 summed over both dumps" \
+    "$(awk_sum '^code\[.*:f\]\.line\[5\]$' "$ANN"/*)" \
+    "$(awk '$2 == 5 && $3 == "return" { gsub(",", "", $1); print $1 }' "$T/stdout")"
+check "annotate --function f: the no-line bucket" \
+    "$(awk_sum '^code\[.*:f\]\.line\[none\]$' "$ANN"/*)" \
+    "$(awk '$2 == "-" { gsub(",", "", $1); print $1 }' "$T/stdout")"
+check "annotate --function f: a site two dumps disagree on says so" "1" \
+    "$(grep -c 'LOAD_ATTR backing off: 3 failed attempts.*\[1 of 2 dumps\]' "$T/stdout")"
+check "annotate --function f: indentation kept from the dump's copy" "1" \
+    "$(grep -c '^ *[0-9,]*     5      return x.y + 2$' "$T/stdout")"
+
+run annotate "$ANN" --function nosuch
+check "annotate --function nosuch: exit status" 1 "$rc"
+check "annotate --function nosuch: says so" "1" "$(grep -c "no function with per-line counts matches 'nosuch'" "$T/stderr")"
+
+run annotate "$HERE/hotcode"
+check "annotate, dumps without per-line counts: exit status" 1 "$rc"
+check "annotate, dumps without per-line counts: says why" "1" "$(grep -c 'no per-line counts' "$T/stderr")"
+
+# The file as it is now, where the dump has no copy; a copy that differs
+# from the file is flagged.
+mkdir -p "$T/ann-src" "$T/ann-live"
+printf 'import sys\n\n\ndef f(x):\n    return x.y + 3\n' > "$T/ann-src/app.py"
+grep -v '^source\[' "$ANN/pystats-2-b.txt" | sed "s|/nonexistent/app|$T/ann-src|g" > "$T/ann-live/pystats-2-b.txt"
+run annotate "$T/ann-live"
+check "annotate, file on disk: its text shown" "1" "$(grep -c '     5      return x.y + 3$' "$T/stdout")"
+check "annotate, file on disk: no change flagged" "0" "$(grep -c 'file changed' "$T/stdout")"
+sed "s|/nonexistent/app|$T/ann-src|g" "$ANN/pystats-2-b.txt" > "$T/ann-live/pystats-2-b.txt"
+run annotate "$T/ann-live"
+check "annotate, file changed since the run: flagged" "1" "$(grep -c 'file changed since the run' "$T/stdout")"
+check "annotate, file changed since the run: the dump's copy shown" "1" "$(grep -c '     5      return x.y + 2$' "$T/stdout")"
+
+# A malformed site row names its file and line and is not counted.
+mkdir -p "$T/ann-bad"
+sed 's/| specialized | BINARY_OP_ADD_INT |/| bogus | X |/' "$ANN/pystats-2-b.txt" > "$T/ann-bad/pystats-2-b.txt"
+run check "$T/ann-bad"
+check "annotate, bad site row: check finds an error" 6 "$rc"
+line=$(grep -n 'bogus' "$T/ann-bad/pystats-2-b.txt" | cut -d: -f1)
+check "annotate, bad site row: file and line named" "1" \
+    "$(grep -c "pystats-2-b.txt: line $line: source-view line is not as FORMAT.md 1.18 says" "$T/stdout")"
+run annotate "$T/ann-bad"
+check "annotate, bad site row: the view says untrusted" "1" "$(grep -c '^Trust: untrusted' "$T/stdout")"
+check "annotate, bad site row: the file's other rows still shown" "1" "$(grep -c 'LOAD_ATTR never tried' "$T/stdout")"
+
+# check: per-line counts must add up to their code's instructions.
+mkdir -p "$T/ann-sum"
+sed 's/line\[5\] : 6$/line[5] : 7/' "$ANN/pystats-2-b.txt" > "$T/ann-sum/pystats-2-b.txt"
+run check "$T/ann-sum"
+check "check line-sums: an error" 6 "$rc"
+want=$(awk_sum '^code\[.*:f\]\.line\[' "$T/ann-sum/pystats-2-b.txt")
+check "check line-sums: the sums named" "1" \
+    "$(grep -c "app.py:4:f: lines add up to $want, instructions $(awk_sum '^code\[.*:f\]\.instructions$' "$T/ann-sum/pystats-2-b.txt")" "$T/stdout")"
+run check "$ANN"
+check "check line-sums: the fixtures add up" 0 "$rc"
