@@ -8,6 +8,37 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* The runs' texts, copied into chunks that never move (a report has
+ * many small ones: one allocation each would cost more than the text). */
+#define CHUNK_SIZE 65536
+
+struct doc_chunk {
+    struct doc_chunk *next;
+    size_t used, size;
+    char text[];
+};
+
+static char *
+text_copy(doc *d, const char *s, size_t n)
+{
+    struct doc_chunk *c = d->chunks;
+    char *t;
+
+    if (c == NULL || c->size - c->used < n + 1) {
+        size_t size = n + 1 > CHUNK_SIZE ? n + 1 : CHUNK_SIZE;
+        c = cli_xmalloc(sizeof *c + size);
+        c->next = d->chunks;
+        c->used = 0;
+        c->size = size;
+        d->chunks = c;
+    }
+    t = c->text + c->used;
+    memcpy(t, s, n);
+    t[n] = '\0';
+    c->used += n + 1;
+    return t;
+}
+
 void
 doc_init(doc *d)
 {
@@ -17,10 +48,6 @@ doc_init(doc *d)
 static void
 inline_free(doc_inline *in)
 {
-    size_t i;
-
-    for (i = 0; i < in->n; i++)
-        free(in->v[i].text);
     free(in->v);
 }
 
@@ -52,25 +79,32 @@ doc_free(doc *d)
         free(b->rows);
     }
     free(d->b);
+    while (d->chunks) {
+        struct doc_chunk *c = d->chunks;
+        d->chunks = c->next;
+        free(c);
+    }
     memset(d, 0, sizeof *d);
 }
 
-/* Grow an array of elements of size `size` to hold one more. */
+/* Grow an array of elements of size `size` to hold one more, from
+ * `first` elements. */
 static void *
-grow(void *v, size_t n, size_t *cap, size_t size)
+grow(void *v, size_t n, size_t *cap, size_t size, size_t first)
 {
     if (n < *cap)
         return v;
-    *cap = *cap ? *cap * 2 : 8;
+    *cap = *cap ? *cap * 2 : first;
     return cli_xrealloc(v, *cap * size);
 }
+
 
 static doc_block *
 block_new(doc *d, int kind)
 {
     doc_block *b;
 
-    d->b = grow(d->b, d->n, &d->cap, sizeof *d->b);
+    d->b = grow(d->b, d->n, &d->cap, sizeof *d->b, 64);
     b = &d->b[d->n++];
     memset(b, 0, sizeof *b);
     b->kind = kind;
@@ -104,7 +138,7 @@ doc_item(doc *d)
 
     if (b == NULL || b->kind != DOC_LIST)
         b = block_new(d, DOC_LIST);
-    b->items = grow(b->items, b->nitems, &b->capitems, sizeof *b->items);
+    b->items = grow(b->items, b->nitems, &b->capitems, sizeof *b->items, 4);
     memset(&b->items[b->nitems], 0, sizeof b->items[0]);
     d->cur = &b->items[b->nitems++];
     d->style = DOC_PLAIN;
@@ -158,7 +192,7 @@ doc_row_begin(doc *d)
 
     cur_row(d);
     b = doc_last(d);
-    b->rows = grow(b->rows, b->nrows, &b->caprows, sizeof *b->rows);
+    b->rows = grow(b->rows, b->nrows, &b->caprows, sizeof *b->rows, 8);
     memset(&b->rows[b->nrows++], 0, sizeof b->rows[0]);
     d->cur = NULL;
 }
@@ -168,7 +202,7 @@ doc_cell(doc *d)
 {
     doc_row *r = cur_row(d);
 
-    r->v = grow(r->v, r->n, &r->cap, sizeof *r->v);
+    r->v = grow(r->v, r->n, &r->cap, sizeof *r->v, 4);
     memset(&r->v[r->n], 0, sizeof r->v[0]);
     d->cur = &r->v[r->n++].in;
     d->style = DOC_PLAIN;
@@ -201,7 +235,7 @@ doc_style(doc *d, int style)
 }
 
 static void
-run_add(doc *d, int style, int input, char *text)
+run_add(doc *d, int style, int input, const char *s, size_t n)
 {
     doc_inline *in = d->cur;
 
@@ -209,32 +243,39 @@ run_add(doc *d, int style, int input, char *text)
         fputs("pystats: internal error: text outside a block\n", stderr);
         exit(CLI_EXIT_INTERNAL);
     }
-    in->v = grow(in->v, in->n, &in->cap, sizeof *in->v);
+    in->v = grow(in->v, in->n, &in->cap, sizeof *in->v, 1);
     in->v[in->n].style = style;
     in->v[in->n].input = input;
-    in->v[in->n].text = text;
+    in->v[in->n].text = text_copy(d, s, n);
     in->n++;
 }
 
 void
 doc_text(doc *d, const char *s)
 {
-    run_add(d, d->style, 0, cli_xstrdup(s));
+    run_add(d, d->style, 0, s, strlen(s));
 }
 
-static char *
-vformat(const char *fmt, va_list ap)
+/* A run of formatted text. */
+static void
+run_vformat(doc *d, int style, const char *fmt, va_list ap)
 {
+    char buf[256], *s = buf;
     va_list ap2;
     int n;
-    char *s;
 
     va_copy(ap2, ap);
-    n = vsnprintf(NULL, 0, fmt, ap2);
+    n = vsnprintf(buf, sizeof buf, fmt, ap2);
     va_end(ap2);
-    s = cli_xmalloc((size_t)(n < 0 ? 0 : n) + 1);
-    vsnprintf(s, (size_t)(n < 0 ? 0 : n) + 1, fmt, ap);
-    return s;
+    if (n < 0)
+        n = 0;
+    if ((size_t)n >= sizeof buf) {
+        s = cli_xmalloc((size_t)n + 1);
+        vsnprintf(s, (size_t)n + 1, fmt, ap);
+    }
+    run_add(d, style, 0, s, (size_t)n);
+    if (s != buf)
+        free(s);
 }
 
 void
@@ -243,26 +284,26 @@ doc_textf(doc *d, const char *fmt, ...)
     va_list ap;
 
     va_start(ap, fmt);
-    run_add(d, d->style, 0, vformat(fmt, ap));
+    run_vformat(d, d->style, fmt, ap);
     va_end(ap);
 }
 
 void
 doc_name(doc *d, const char *s)
 {
-    run_add(d, d->style, 1, cli_xstrdup(s));
+    run_add(d, d->style, 1, s, strlen(s));
 }
 
 void
 doc_bold(doc *d, const char *s)
 {
-    run_add(d, DOC_BOLD, 0, cli_xstrdup(s));
+    run_add(d, DOC_BOLD, 0, s, strlen(s));
 }
 
 void
 doc_code(doc *d, const char *s)
 {
-    run_add(d, DOC_CODE, 0, cli_xstrdup(s));
+    run_add(d, DOC_CODE, 0, s, strlen(s));
 }
 
 void
@@ -279,7 +320,7 @@ doc_cell_textf(doc *d, const char *fmt, ...)
 
     doc_cell(d);
     va_start(ap, fmt);
-    run_add(d, DOC_PLAIN, 0, vformat(fmt, ap));
+    run_vformat(d, DOC_PLAIN, fmt, ap);
     va_end(ap);
 }
 

@@ -37,9 +37,9 @@ enum doc_figure_kind {
 };
 
 typedef struct doc_run {
-    int style; /* doc_style */
-    int input; /* text from the inputs: escaped by the printers */
-    char *text;
+    int style;        /* doc_style */
+    int input;        /* text from the inputs: escaped by the printers */
+    const char *text; /* owned by the document */
 } doc_run;
 
 typedef struct doc_inline {
@@ -83,8 +83,9 @@ typedef struct doc_block {
 typedef struct doc {
     doc_block *b;
     size_t n, cap;
-    int style;       /* the style of the runs that follow */
-    doc_inline *cur; /* where runs go */
+    int style;                /* the style of the runs that follow */
+    doc_inline *cur;          /* where runs go */
+    struct doc_chunk *chunks; /* the runs' texts */
 } doc;
 
 void doc_init(doc *d);
