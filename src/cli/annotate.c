@@ -49,6 +49,7 @@ parse_site(a_site *s, long offset, const char *row)
     }
     s->family = f[0];
     s->detail = f[2];
+    s->base_state = -1;
     s->state = -1;
     for (i = 0; i < A_STATE_COUNT; i++)
         if (strcmp(f[1], a_state_name[i]) == 0)
@@ -265,8 +266,9 @@ fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file)
     line_range(c, f, &lo, &hi);
     f->nlines = (size_t)(hi - lo + 1);
     f->lines = cli_xcalloc(f->nlines, sizeof *f->lines);
-    file_of(file, m, c);
-    for (l = lo; l <= hi; l++) {
+    if (file)
+        file_of(file, m, c);
+    for (l = lo; l <= hi && file; l++) {
         a_line *al = &f->lines[l - lo];
         const char *dt = dump_text(src, l), *ft = NULL;
         al->line = l;
@@ -283,6 +285,8 @@ fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file)
                 : from_dump            ? A_SRC_DUMP
                 : from_file            ? A_SRC_FILE
                                        : A_SRC_NONE;
+    for (l = lo; l <= hi; l++)
+        f->lines[l - lo].line = l;
     for (i = 0; i < c->nlines; i++) {
         if (c->lines[i].line < 0)
             f->no_line += c->lines[i].n;
@@ -316,7 +320,7 @@ matches(const m_code *c, const char *want)
 }
 
 static void
-fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file)
+fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file, int no_text)
 {
     char id[32];
 
@@ -330,7 +334,7 @@ fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file)
     f->instructions = c->instructions;
     f->calls = c->calls;
     take_sites(f, c);
-    fill_lines(f, m, c, file);
+    fill_lines(f, m, c, no_text ? NULL : file);
 }
 
 size_t
@@ -350,7 +354,7 @@ annotate_build(annotate *a, const m_group *m, const annotate_opts *o)
         a->with_lines++;
         a->total += c->instructions;
         if ((o->top <= 0 || a->nfn < (size_t)o->top) && matches(c, o->function)) {
-            fn_build(&a->fn[a->nfn], a->nfn, m, c, &file);
+            fn_build(&a->fn[a->nfn], a->nfn, m, c, &file, o->no_text);
             for (j = 0; j < a->fn[a->nfn].nsites; j++)
                 a->site_states[a->fn[a->nfn].sites[j].state]++;
             a->nfn++;

@@ -31,6 +31,7 @@ typedef struct a_site {
     int state;                         /* a_state */
     long line, col, end_line, end_col; /* -1: no position */
     uint64_t n, ndumps;                /* dumps with this row, with any row */
+    int base_state;                    /* with a base: its state there, -1 none */
 } a_site;
 
 typedef struct a_line {
@@ -39,6 +40,8 @@ typedef struct a_line {
     uint64_t count;
     char *text;           /* owned, decoded for display; NULL: no text */
     size_t site0, nsites; /* its sites: fn->sites[site0 ..) */
+    int has_base;         /* with a base: the line executed there */
+    uint64_t base_count;
 } a_line;
 
 enum { A_SRC_NONE = 0, A_SRC_DUMP, A_SRC_FILE, A_SRC_MIXED };
@@ -55,6 +58,11 @@ typedef struct a_fn {
     size_t nsites, unplaced; /* unplaced: sites with no line among lines */
     int source;              /* A_SRC_*: where the texts came from */
     int changed;             /* the file differs from the dump's copy */
+    /* With a base (annotate_against): the same function there (FILE and
+     * QUALNAME alike), its lines taken first line to first line. */
+    const struct a_fn *base;
+    long shift;            /* base line = line + shift */
+    size_t states_changed; /* sites whose state differs */
 } a_fn;
 
 typedef struct annotate {
@@ -66,10 +74,12 @@ typedef struct annotate {
     uint64_t site_states[A_STATE_COUNT];
     const char *verdict, *trust; /* borrowed, may be NULL */
     int minor;
+    const struct annotate *base; /* borrowed, NULL: no comparison */
 } annotate;
 
 typedef struct annotate_opts {
-    int top;              /* functions to show */
+    int top;              /* functions to show; 0: all */
+    int no_text;          /* leave the texts out (a base's view) */
     const char *function; /* only those whose QUALNAME is this, or whose
                            * FILE:LINE:QUALNAME ends with it; NULL: any */
 } annotate_opts;
@@ -77,6 +87,13 @@ typedef struct annotate_opts {
 /* Build the view of m's hot code.  Returns the number of functions
  * chosen (0: nothing to show). */
 size_t annotate_build(annotate *a, const m_group *m, const annotate_opts *o);
+/* Compare a with base (annotate_build of every function, no texts):
+ * each function of a with its counterpart, each line's count there, each
+ * site's state there.  Across Python versions sites are compared by
+ * family and line only (their offsets differ).  base must outlive a. */
+void annotate_against(annotate *a, const annotate *base);
+/* A count per million instructions of its view. */
+double annotate_per_million(const annotate *a, uint64_t n);
 void annotate_free(annotate *a);
 
 /* Renderers: 0, or -1 if the stream failed. */

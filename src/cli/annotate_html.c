@@ -28,6 +28,7 @@ static const char css[] =
     ".badge{font:11px system-ui,sans-serif;border-radius:3px;padding:0 .3em;margin-left:.4em;"
     "color:#fff}.badge.s-specialized{background:#2a9d3f}.badge.s-backing_off{background:#d62828}"
     ".badge.s-never_tried{background:#999}.badge.s-excluded{background:#7b61c9}"
+    "td.chg.up{color:#b00}td.chg.down{color:#070}th{font-weight:normal;color:#777;text-align:right}"
     ".note{color:#a05a00}.legend span{margin-right:1em}.lg{border-bottom:2px solid}";
 
 static void
@@ -75,6 +76,8 @@ site_title(FILE *out, const a_site *s)
         esc_s(out, s->detail);
         fputs(" failed attempts", out);
     }
+    if (s->base_state >= 0 && s->base_state != s->state)
+        fprintf(out, "; in the base run: %s", a_state_words[s->base_state]);
     fprintf(out, " (offset %ld", s->offset);
     if (s->n < s->ndumps)
         fprintf(out, "; %llu of %llu dumps", (unsigned long long)s->n,
@@ -89,7 +92,10 @@ site_attrs(FILE *out, const a_site *s, const char *cls)
     esc_s(out, s->family);
     fprintf(out, "\" data-state=\"%s\" data-detail=\"", a_state_name[s->state]);
     esc_s(out, s->detail);
-    fprintf(out, "\" data-offset=\"%ld\" title=\"", s->offset);
+    fprintf(out, "\" data-offset=\"%ld\"", s->offset);
+    if (s->base_state >= 0)
+        fprintf(out, " data-base-state=\"%s\"", a_state_name[s->base_state]);
+    fputs(" title=\"", out);
     site_title(out, s);
     fputs("\">", out);
 }
@@ -142,8 +148,35 @@ source_cell(FILE *out, const a_fn *f, const a_line *l)
     }
 }
 
+/* With a base: per million here and there, and the change. */
 static void
-fn_rows(FILE *out, const a_fn *f)
+base_cells(FILE *out, const annotate *a, const a_line *l)
+{
+    double here = annotate_per_million(a, l->count);
+    double there = annotate_per_million(a->base, l->base_count);
+    int other = a->minor != a->base->minor;
+
+    if (!l->counted && !l->has_base) {
+        fputs("<td></td><td></td><td></td>", out);
+        return;
+    }
+    if (l->counted)
+        fprintf(out, "<td class=\"n\">%.1f</td>", here);
+    else
+        fputs("<td></td>", out);
+    if (l->has_base)
+        fprintf(out, "<td class=\"n\">%.1f</td><td class=\"n chg%s\"%s>%+.1f%s</td>", there,
+                here > there   ? " up"
+                : here < there ? " down"
+                               : "",
+                other ? " title=\"another Python version: the bytecode of this line differs\"" : "",
+                here - there, other ? "~" : "");
+    else
+        fputs("<td class=\"n\">-</td><td class=\"n chg up\">new</td>", out);
+}
+
+static void
+fn_rows(FILE *out, const annotate *a, const a_fn *f)
 {
     uint64_t max = 1;
     char n[32];
@@ -158,7 +191,12 @@ fn_rows(FILE *out, const a_fn *f)
         fprintf(out, "<tr data-line=\"%ld\"%s", l->line, l->counted ? "" : " class=\"cold\"");
         if (l->counted)
             fprintf(out, " data-count=\"%llu\"", (unsigned long long)l->count);
-        fprintf(out, "><td class=\"n\">%s</td><td class=\"bar\">", l->counted ? n : "");
+        if (l->has_base)
+            fprintf(out, " data-base-count=\"%llu\"", (unsigned long long)l->base_count);
+        fprintf(out, "><td class=\"n\">%s</td>", l->counted ? n : "");
+        if (a->base)
+            base_cells(out, a, l);
+        fputs("<td class=\"bar\">", out);
         if (l->count)
             fprintf(out, "<span style=\"width:%.1f%%\"></span>",
                     100.0 * (double)l->count / (double)max);
@@ -168,12 +206,48 @@ fn_rows(FILE *out, const a_fn *f)
     }
     if (f->no_line) {
         cli_count_str(n, sizeof n, f->no_line);
-        fprintf(out,
-                "<tr data-line=\"none\" data-count=\"%llu\"><td class=\"n\">%s</td><td></td>"
-                "<td class=\"ln\">-</td><td class=\"code\"><i>instructions with no line "
-                "(exception clean-up)</i></td></tr>\n",
+        fprintf(out, "<tr data-line=\"none\" data-count=\"%llu\"><td class=\"n\">%s</td>",
                 (unsigned long long)f->no_line, n);
+        if (a->base) {
+            a_line nl = {.counted = 1, .count = f->no_line};
+            nl.has_base = f->base && f->base->no_line;
+            nl.base_count = f->base ? f->base->no_line : 0;
+            base_cells(out, a, &nl);
+        }
+        fputs("<td></td><td class=\"ln\">-</td><td class=\"code\"><i>instructions with no "
+              "line (exception clean-up)</i></td></tr>\n",
+              out);
     }
+}
+
+/* The function in the base run. */
+static void
+base_note(FILE *out, const annotate *a, const a_fn *f)
+{
+    char n[32];
+
+    if (f->base == NULL) {
+        fputs("<p class=\"base\">Not in the base run.</p>\n", out);
+        return;
+    }
+    cli_count_str(n, sizeof n, f->base->instructions);
+    fprintf(out,
+            "<p class=\"base\" data-base-instructions=\"%llu\">Base run: %s instructions, "
+            "%.1f per million there against %.1f here",
+            (unsigned long long)f->base->instructions, n,
+            annotate_per_million(a->base, f->base->instructions),
+            annotate_per_million(a, f->instructions));
+    if (f->shift)
+        fprintf(out, "; its lines are %+ld there", f->shift);
+    if (f->states_changed)
+        fprintf(out, "; %zu sites changed state", f->states_changed);
+    fputs(".", out);
+    if (a->minor != a->base->minor)
+        fprintf(out,
+                " Python 3.%d against 3.%d: the bytecode of each line differs, so the counts "
+                "compare, not the instructions.",
+                a->minor, a->base->minor);
+    fputs("</p>\n", out);
 }
 
 static void
@@ -207,8 +281,14 @@ fn_section(FILE *out, const annotate *a, size_t i)
         fputs("<p class=\"note\">No source: the file is gone and the dump holds no copy of "
               "it.</p>\n",
               out);
+    if (a->base)
+        base_note(out, a, f);
     fputs("<table class=\"src\">\n", out);
-    fn_rows(out, f);
+    if (a->base)
+        fputs("<tr><th>count</th><th>per M</th><th>base per M</th><th>change</th><th></th>"
+              "<th>line</th><th></th></tr>\n",
+              out);
+    fn_rows(out, a, f);
     fputs("</table></section>\n", out);
 }
 

@@ -7,13 +7,14 @@
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #define TOP_TEXT 3  /* functions on a terminal */
 #define TOP_HTML 20 /* functions on a page */
 
 static const char usage[] =
     "usage: pystats annotate [INPUT ...] [--html FILE] [--function NAME] [--top N]\n"
-    "                        [--python-version X.Y] [--jobs N] [--quiet]\n"
+    "                        [--base INPUT] [--python-version X.Y] [--jobs N] [--quiet]\n"
     "\n"
     "Show the source of the hottest functions, each line with the exact number\n"
     "of bytecode instructions it executed (dumps of modes count and\n"
@@ -31,6 +32,10 @@ static const char usage[] =
     "  --function NAME   only functions whose qualified name is NAME, or whose\n"
     "                    FILE:LINE:QUALNAME ends with NAME\n"
     "  --top N           how many functions to show\n"
+    "  --base INPUT      compare with another run (its dumps): per line the\n"
+    "                    counts per million instructions of each run and the\n"
+    "                    change, per site its state there; functions matched\n"
+    "                    by file and qualified name, lines from the first line\n"
     "  --python-version X.Y, --jobs N, --quiet  as for summarize\n"
     "\n"
     "The dumps of one Python version are shown: with several, the version\n"
@@ -42,6 +47,7 @@ static const char usage[] =
 typedef struct annotate_cmd {
     annotate_opts ao;
     int top_set;
+    const char *base;
 } annotate_cmd;
 
 static int
@@ -52,6 +58,9 @@ own_option(void *ctx, int c, const char *arg)
     switch (c) {
     case 'F':
         ac->ao.function = arg;
+        return 0;
+    case 'B':
+        ac->base = arg;
         return 0;
     case 'T':
         ac->top_set = 1;
@@ -93,60 +102,93 @@ pick_group(const agg *a, m_group *m, int quiet)
     return -1;
 }
 
+/* One run's dumps, read and checked, its view built. */
+typedef struct side {
+    agg a;
+    check_set *cs;
+    m_group m;
+    annotate view;
+    char trust[1024];
+    int built;
+} side;
+
+static int
+side_load(side *s, char **inputs, size_t ninputs, const subcmd_common *co, const annotate_opts *ao)
+{
+    memset(s, 0, sizeof *s);
+    s->cs = check_load(inputs, ninputs, &co->lo, &s->a);
+    if (agg_files(&s->a) == 0) {
+        subcmd_say_no_files(NULL, inputs, ninputs);
+        return CLI_EXIT_INPUT;
+    }
+    agg_sort(&s->a);
+    if (pick_group(&s->a, &s->m, co->quiet) != 0) {
+        fputs("pystats: error: no per-line counts in ", stderr);
+        cli_fput_esc(stderr, inputs[0]);
+        fputs(ninputs > 1 ? " ...: " : ": ", stderr);
+        fputs("they come from modes count and instructions\n"
+              "(-X pystats, PYTHONSTATS=1) of this version of pystats\n",
+              stderr);
+        return CLI_EXIT_INPUT;
+    }
+    s->built = 1;
+    if (annotate_build(&s->view, &s->m, ao) == 0 && ao->function) {
+        fputs("pystats: error: no function with per-line counts matches '", stderr);
+        cli_fput_esc(stderr, ao->function);
+        fputs("'\n", stderr);
+        return CLI_EXIT_INPUT;
+    }
+    s->view.trust = check_verdict(s->cs, s->trust, sizeof s->trust);
+    s->view.verdict = check_verdict_word(s->cs);
+    return CLI_EXIT_OK;
+}
+
+static void
+side_free(side *s)
+{
+    if (s->built) {
+        annotate_free(&s->view);
+        model_free(&s->m);
+    }
+    check_free(s->cs);
+    agg_free(&s->a);
+}
+
 int
 cmd_annotate(int argc, char **argv)
 {
     subcmd_common co;
-    annotate_cmd ac = {{0, NULL}, 0};
-    const subcmd_spec spec = {usage, "h", "html function top python-version jobs quiet help",
+    annotate_cmd ac = {.top_set = 0};
+    const subcmd_spec spec = {usage, "h", "html function top base python-version jobs quiet help",
                               own_option, &ac};
-    char **inputs, trust[1024];
+    annotate_opts all = {.top = 0, .no_text = 1};
+    char **inputs, *base_in[1];
     size_t ninputs;
-    int ret = CLI_EXIT_OK, r;
-    check_set *cs;
-    annotate view;
-    m_group m;
-    agg a;
+    int ret, r, base_loaded = 0;
+    side head, base;
 
     if ((r = subcmd_parse(&spec, argc, argv, &co)) >= 0)
         return r;
     co.lo.quiet = co.quiet;
     subcmd_inputs(argc, argv, &inputs, &ninputs);
-    cs = check_load(inputs, ninputs, &co.lo, &a);
-    if (agg_files(&a) == 0) {
-        check_free(cs);
-        subcmd_say_no_files(NULL, inputs, ninputs);
-        agg_free(&a);
-        return CLI_EXIT_INPUT;
-    }
-    agg_sort(&a);
-    if (pick_group(&a, &m, co.quiet) != 0) {
-        fputs("pystats: error: no per-line counts in these dumps: they come from modes count\n"
-              "and instructions (-X pystats, PYTHONSTATS=1) of this version of pystats\n",
-              stderr);
-        check_free(cs);
-        agg_free(&a);
-        return CLI_EXIT_INPUT;
-    }
     if (!ac.top_set)
         ac.ao.top = co.html ? TOP_HTML : TOP_TEXT;
-    if (annotate_build(&view, &m, &ac.ao) == 0 && ac.ao.function) {
-        fputs("pystats: error: no function with per-line counts matches '", stderr);
-        cli_fput_esc(stderr, ac.ao.function);
-        fputs("'\n", stderr);
-        ret = CLI_EXIT_INPUT;
+    ret = side_load(&head, inputs, ninputs, &co, &ac.ao);
+    if (ret == CLI_EXIT_OK && ac.base) {
+        base_in[0] = (char *)ac.base;
+        ret = side_load(&base, base_in, 1, &co, &all);
+        base_loaded = 1;
+        if (ret == CLI_EXIT_OK)
+            annotate_against(&head.view, &base.view);
     }
-    else {
-        view.trust = check_verdict(cs, trust, sizeof trust);
-        view.verdict = check_verdict_word(cs);
+    if (ret == CLI_EXIT_OK) {
         if (co.html)
-            ret = subcmd_write(co.html, "page", write_html, &view);
-        else if (annotate_text(stdout, &view) != 0)
+            ret = subcmd_write(co.html, "page", write_html, &head.view);
+        else if (annotate_text(stdout, &head.view) != 0)
             ret = CLI_EXIT_OUTPUT;
     }
-    annotate_free(&view);
-    model_free(&m);
-    check_free(cs);
-    agg_free(&a);
+    if (base_loaded)
+        side_free(&base);
+    side_free(&head);
     return ret;
 }

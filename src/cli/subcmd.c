@@ -41,6 +41,7 @@ static const struct option every_option[] = {
     {"label", required_argument, NULL, 'L'},
     /* annotate */
     {"function", required_argument, NULL, 'F'},
+    {"base", required_argument, NULL, 'B'},
 };
 #define NOPTIONS (sizeof every_option / sizeof every_option[0])
 

@@ -62,3 +62,41 @@ check "annotate, bad site row: file and line named" "1" \
 run annotate "$T/ann-bad"
 check "annotate, bad site row: the view says untrusted" "1" "$(grep -c '^Trust: untrusted' "$T/stdout")"
 check "annotate, bad site row: the file's other rows still shown" "1" "$(grep -c 'LOAD_ATTR never tried' "$T/stdout")"
+
+# check: per-line counts must add up to their code's instructions.
+mkdir -p "$T/ann-sum"
+sed 's/line\[5\] : 6$/line[5] : 7/' "$ANN/pystats-2-b.txt" > "$T/ann-sum/pystats-2-b.txt"
+run check "$T/ann-sum"
+check "check line-sums: an error" 6 "$rc"
+want=$(awk_sum '^code\[.*:f\]\.line\[' "$T/ann-sum/pystats-2-b.txt")
+check "check line-sums: the sums named" "1" \
+    "$(grep -c "app.py:4:f: lines add up to $want, instructions $(awk_sum '^code\[.*:f\]\.instructions$' "$T/ann-sum/pystats-2-b.txt")" "$T/stdout")"
+run check "$ANN"
+check "check line-sums: the fixtures add up" 0 "$rc"
+
+# --base: per line, counts per million instructions of each run (the
+# instructions of the code objects with per-line counts), and the change.
+run annotate "$ANN/pystats-1-a.txt" --base "$ANN/pystats-2-b.txt" --function f
+check "annotate --base: exit status" 0 "$rc"
+head_total=$(awk_sum '^code\[.*\]\.instructions$' "$ANN/pystats-1-a.txt")
+base_total=$(awk_sum '^code\[.*\]\.instructions$' "$ANN/pystats-2-b.txt")
+h=$(awk_sum '^code\[.*:f\]\.line\[5\]$' "$ANN/pystats-1-a.txt")
+b=$(awk_sum '^code\[.*:f\]\.line\[5\]$' "$ANN/pystats-2-b.txt")
+want=$(awk -v h="$h" -v b="$b" -v H="$head_total" -v B="$base_total" \
+    'BEGIN { printf "%.1f %.1f %+.1f", 1e6 * h / H, 1e6 * b / B, 1e6 * h / H - 1e6 * b / B }')
+check "annotate --base: line 5 per million here, there, the change" "$want" \
+    "$(awk '$5 == 5 && $6 == "return" { print $2, $3, $4 }' "$T/stdout")"
+check "annotate --base: a site that changed state says so" "1" \
+    "$(grep -c 'LOAD_ATTR backing off: 3 failed attempts.*(base: never tried)' "$T/stdout")"
+run annotate "$ANN/pystats-2-b.txt" --base "$ANN/pystats-1-a.txt"
+check "annotate --base: a function only here" "0" "$(grep -c 'not in the base run' "$T/stdout")"
+run annotate "$ANN/pystats-1-a.txt" --base "$ANN/pystats-2-b.txt"
+check "annotate --base: a function not in the base says so" "1" "$(grep -c 'not in the base run' "$T/stdout")"
+# Another Python version: every compared line is marked.
+mkdir -p "$T/ann-313"
+sed 's/^meta.python.version : 3.12.1$/meta.python.version : 3.13.0/' "$ANN/pystats-2-b.txt" > "$T/ann-313/b.txt"
+run annotate "$ANN/pystats-1-a.txt" --base "$T/ann-313" --function f
+check "annotate --base, another version: said once per function" "1" "$(grep -c 'Python 3.12 against 3.13: the bytecode of each line differs' "$T/stdout")"
+check "annotate --base, another version: every compared line marked" "2" "$(grep -c '[0-9]~ ' "$T/stdout")"
+run annotate "$ANN/pystats-1-a.txt" --base "$T/nonexistent-base"
+check "annotate --base missing: exit status" 1 "$rc"
