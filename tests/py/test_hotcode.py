@@ -312,6 +312,9 @@ def test_dump_lines(stats_dir, mode):
         assert 0 < len(e["opcodes"]) <= 5
         assert sum(e["opcodes"].values()) <= e["instructions"]
         assert e["calls"] >= 0
+        # Lines (1.18), of dead code objects too, add up exactly.
+        assert sum(e["lines"].values()) == e["instructions"], k
+    assert code["<dyn%3Afile>:1:dyn"]["lines"][4] > 0     # the loop body
     assert calls["python_starts"] == sum(e["calls"] for e in code.values())
     assert calls["returns"] >= 177
 

@@ -519,3 +519,33 @@ def test_annotate_shows_reference_counts(tmp_path, mode):
         if m:
             shown[int(m.group(2))] = int(m.group(1).replace(",", ""))
     assert shown == {k: v for k, v in want.items() if k is not None}
+
+
+SIGTERM_CHILD = r"""
+import os, signal, pystats
+SRC = "def dyn(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n"
+pystats.on(mode=%r)
+for k in range(3):
+    ns = {}
+    exec(compile(SRC, "<dyn>", "exec"), ns)
+    ns["dyn"](k + 2)
+    del ns
+os.kill(os.getpid(), signal.SIGTERM)
+"""
+
+
+@pytest.mark.parametrize("mode", MODES)
+def test_sigterm_dump_has_lines_of_dead_code(stats_dir, mode):
+    """A dump from the SIGTERM handler reads only C data: the lines of
+    code objects dead by then are in it, adding up exactly."""
+    import signal
+    p = run_python(SIGTERM_CHILD % mode, env=clean_env(PYSTATS_DIR=stats_dir),
+                   check=False)
+    assert p.returncode == -signal.SIGTERM, p.stderr
+    (d,) = dumps_in(stats_dir)
+    assert d.header["meta.dump.reason"] == "signal"
+    code, _ = parse_code(d.extra)
+    ref = reference_measure(run_dynamic)
+    assert code["<dyn>:1:dyn"]["lines"] == ref.line_counts["<dyn:file>:1:dyn"]
+    for key, e in code.items():
+        assert sum(e["lines"].values()) == e["instructions"], key
