@@ -879,7 +879,7 @@ sec_census(md *m, const m_group *g)
     doc_para(m->d);
     doc_text(m->d, "The specialization state of the code each process had when it dumped, taken "
                    "in mode census or alongside counting in mode count on 3.12+ (");
-    doc_code(m->d, "meta.census.scope");
+    doc_code(m->d, PSF_H_CENSUS_SCOPE);
     doc_text(m->d, " says which). Dumps are summed: a code object alive in several processes, or "
                    "dumped several times, counts in each dump.");
     if (g->census_excluded.n)
