@@ -327,6 +327,11 @@ annotate_html(FILE *out, const annotate *a)
     if (a->minor)
         fprintf(out, " (Python 3.%d)", a->minor);
     fputs(".", out);
+    if (a->m->lines_omitted)
+        fprintf(out,
+                " <span class=\"note\" data-lines-omitted=\"%llu\">%llu more code objects "
+                "ran but have no per-line counts: past the dump's bound on lines.</span>",
+                (unsigned long long)a->m->lines_omitted, (unsigned long long)a->m->lines_omitted);
     if (a->trust) {
         fputs(" Trust: <b class=\"verdict\">", out);
         esc_s(out, a->trust);

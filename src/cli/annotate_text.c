@@ -142,6 +142,11 @@ annotate_text(FILE *out, const annotate *a)
     if (a->minor)
         fprintf(out, " (Python 3.%d)", a->minor);
     fputs(".\n", out);
+    if (a->m->lines_omitted)
+        fprintf(out,
+                "%llu more code objects ran but have no per-line counts: past the dump's "
+                "bound on lines (FORMAT.md 1.18).\n",
+                (unsigned long long)a->m->lines_omitted);
     if (a->trust)
         fprintf(out, "Trust: %s\n", a->trust);
     if (a->base) {

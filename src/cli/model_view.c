@@ -102,6 +102,9 @@ model_view_add(m_group *m, const psf_key *k, uint64_t v,
     case PSF_K_SOURCE_ROW:
         add_src(m, k, v);
         return 1;
+    case PSF_K_LINES_OMITTED:
+        m->lines_omitted += v;
+        return 1;
     default:
         return 0;
     }

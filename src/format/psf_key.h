@@ -52,6 +52,7 @@ typedef enum psf_key_kind {
     PSF_K_CODE_SITE_ROW, /* code[A].site_row[B]: B = "OFFSET | ROW" */
     PSF_K_SOURCE,        /* source[A].line[B]: a text value */
     PSF_K_SOURCE_ROW,    /* source[A].text[B]: B = "LINE | TEXT" */
+    PSF_K_LINES_OMITTED, /* code_lines.omitted: hot code without lines */
     PSF_K_KIND_COUNT
 } psf_key_kind;
 

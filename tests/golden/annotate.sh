@@ -100,3 +100,13 @@ check "annotate --base, another version: said once per function" "1" "$(grep -c 
 check "annotate --base, another version: every compared line marked" "2" "$(grep -c '[0-9]~ ' "$T/stdout")"
 run annotate "$ANN/pystats-1-a.txt" --base "$T/nonexistent-base"
 check "annotate --base missing: exit status" 1 "$rc"
+
+# code_lines.omitted: hot code past the dump's bound on lines, said, and
+# not an "other" counter in the summary.
+mkdir -p "$T/ann-omit"
+{ cat "$ANN/pystats-2-b.txt"; echo 'code_lines.omitted : 7'; } > "$T/ann-omit/a.txt"
+{ cat "$ANN/pystats-1-a.txt"; echo 'code_lines.omitted : 5'; } > "$T/ann-omit/b.txt"
+run annotate "$T/ann-omit"
+check "annotate: code_lines.omitted summed and said" "1" "$(grep -c '^12 more code objects ran but have no per-line counts' "$T/stdout")"
+run summarize "$T/ann-omit" --json "$T/ann-omit.json"
+check "summarize: source-view keys are no other counters" "{}" "$(jget "$T/ann-omit.json" 'd["other"]')"
