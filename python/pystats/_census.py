@@ -215,6 +215,50 @@ def _source_line(filename, line, files):
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
+def _file_lines(filename, files):
+    """The lines of `filename` as Python numbers them, without their line
+    ends, or []: linecache if the program has imported it, else the file
+    itself (UTF-8, undecodable bytes replaced), read once."""
+    lines = files.get(filename)
+    if lines is not None:
+        return lines
+    lc = sys.modules.get("linecache")
+    lines = []
+    if lc is not None:
+        try:
+            lines = [s[:-1] if s.endswith("\n") else s
+                     for s in lc.getlines(filename)]
+        except Exception:   # a name os.stat refuses (NUL), a loader's error
+            lines = []
+    elif not filename.startswith("<") and "\0" not in filename:
+        try:
+            with open(filename, "rb") as f:
+                text = f.read().decode("utf-8", "replace")
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+        except (OSError, ValueError):
+            pass
+    files[filename] = lines
+    return lines
+
+
+def source_rows(spans):
+    """spans: [(filename, first, last)] of the code that has site rows,
+    hottest first: [(filename, n, text)] for each line of each span, once
+    per file, files in the order they first appear, lines in order."""
+    wanted = {}
+    for f, first, last in spans:
+        wanted.setdefault(f, set()).update(range(max(first, 1), last + 1))
+    rows = []
+    files = {}
+    for f, numbers in wanted.items():
+        lines = _file_lines(f, files)
+        rows.extend((f, n, lines[n - 1]) for n in sorted(numbers)
+                    if n <= len(lines))
+    return rows
+
+
 def site_rows(found):
     """found: [(code, offset, family, attempts, counter value)]: the rows
     of the sites that failed to specialize, most attempts first, as the
@@ -252,8 +296,14 @@ def take(scope=None):
         libs = _library_dirs()
         user = {}
         _collector._census_begin(scope)
+        count_scope = _collector._census_totals()["scope"] == "count"
+        if count_scope:
+            # The hot-code records' instructions up to now: the rows are
+            # of the code that ran, hottest first (1.18).
+            _collector._census_fold()
         found = []
-        for co in live_code_objects():
+        codes = live_code_objects()
+        for co in codes:
             f = co.co_filename
             mine = user.get(f)
             if mine is None:
@@ -262,6 +312,9 @@ def take(scope=None):
             _collector._census_code(co, sites)
             if sites:
                 found.extend((co,) + s for s in sites)
+        if count_scope:
+            spans = _collector._census_site_select(codes)
+            _collector._census_source(source_rows(spans))
         _collector._census_sites(site_rows(found))
     finally:
         if gc_was_on:

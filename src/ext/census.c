@@ -52,86 +52,113 @@ static pc_census_scope live_scope;
 static PyObject *module_codes; /* owned list, or NULL before setup */
 
 int
+pc_census_hidden(PyObject *code, pc_census_scope scope)
+{
+    const uint16_t *units = pc_code_units((PyCodeObject *)code);
+    Py_ssize_t n = pc_code_nunits((PyCodeObject *)code), i;
+    /* A code object instrumented by some sys.monitoring tool hides its
+     * opcodes behind INSTRUMENTED_*.  In scope count, the
+     * instrumentation of segment counting's own events is expected: the
+     * sites it hides are left out (PC_STATE_EXCLUDED). */
+    for (i = 0; i < n; i++) {
+        int op = units[i] & 0xff;
+        int kind = pc_ct.kind[op];
+        if (kind == PC_SITE_INSTRUMENTED ||
+            (kind == PC_SITE_SEGMENT && scope != PC_CENSUS_COUNT))
+            return 1;
+        i += pc_ct.caches[op];
+    }
+    return 0;
+}
+
+pc_site_state
+pc_census_site_state(const uint16_t *units, Py_ssize_t n, Py_ssize_t i,
+                     pc_census_scope scope, unsigned *fails)
+{
+    int op = units[i] & 0xff;
+    int kind = pc_ct.kind[op];
+    int fam = pc_ct.base[op];
+    unsigned counter, backoff;
+
+    if (kind == PC_SITE_NONE)
+        return PC_STATE_NONE;
+    /* Whatever its state (instrumented now, or deinstrumented and
+     * warming up again after a window closed), counting held it back:
+     * not read. */
+    if (scope == PC_CENSUS_COUNT && pc_ct.excluded[fam])
+        return PC_STATE_EXCLUDED;
+    if (kind == PC_SITE_SEGMENT)
+        return PC_STATE_NONE; /* INSTRUMENTED_RETURN_VALUE, _JUMP_*...  */
+    if (kind == PC_SITE_SPECIALIZED)
+        return PC_STATE_SPECIALIZED;
+    if (kind == PC_SITE_PLAIN)
+        return PC_STATE_PLAIN; /* no counter: neither tried nor failed */
+    if (kind == PC_SITE_BASE && PC_UNQUICKENED_IS_BASE)
+        return PC_STATE_NEVER_TRIED; /* 3.11: not quickened yet */
+    if (pc_ct.caches[op] == 0 || i + 1 >= n)
+        return PC_STATE_PLAIN;
+    counter = units[i + 1];
+    backoff = counter & 15;
+    if (backoff <= PC_WARMUP_BACKOFF)
+        return PC_STATE_NEVER_TRIED;
+    *fails = backoff - PC_WARMUP_BACKOFF;
+    return PC_STATE_BACKING_OFF;
+}
+
+static int
+append_site(PyObject *sites, Py_ssize_t i, int fam, unsigned fails,
+            unsigned counter)
+{
+    PyObject *t =
+        Py_BuildValue("(nsII)", i * 2, pc_ct.name[fam], fails, counter >> 4);
+    if (t == NULL || PyList_Append(sites, t) < 0) {
+        Py_XDECREF(t);
+        return -1;
+    }
+    Py_DECREF(t);
+    return 0;
+}
+
+int
 pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
                pc_census_scope scope)
 {
     const uint16_t *units;
     Py_ssize_t n, i;
-    int count_scope = scope == PC_CENSUS_COUNT;
 
     if (!pc_ct.ready || !PyCode_Check(code))
         return 0;
+    if (pc_census_hidden(code, scope)) {
+        acc->instrumented_code_objects++;
+        return 0;
+    }
     units = pc_code_units((PyCodeObject *)code);
     n = pc_code_nunits((PyCodeObject *)code);
-    /* A code object instrumented by some sys.monitoring tool hides its
-     * opcodes behind INSTRUMENTED_*: count it, read nothing.  In scope
-     * count, the instrumentation of segment counting's own events is
-     * expected: the sites it hides are left out below. */
-    for (i = 0; i < n; i++) {
-        int op = units[i] & 0xff;
-        int kind = pc_ct.kind[op];
-        if (kind == PC_SITE_INSTRUMENTED ||
-            (kind == PC_SITE_SEGMENT && !count_scope)) {
-            acc->instrumented_code_objects++;
-            return 0;
-        }
-        i += pc_ct.caches[op];
-    }
     acc->code_objects++;
     for (i = 0; i < n; i++) {
         int op = units[i] & 0xff;
-        int kind = pc_ct.kind[op];
         int fam = pc_ct.base[op];
-        int ncache = pc_ct.caches[op];
-        if (kind == PC_SITE_NONE) {
-            /* not a site */
-        }
-        else if (count_scope && pc_ct.excluded[fam]) {
-            /* whatever its state (instrumented now, or deinstrumented
-             * and warming up again after a window closed), counting held
-             * it back: not read */
+        unsigned fails = 0;
+        pc_site_state st = pc_census_site_state(units, n, i, scope, &fails);
+        if (st == PC_STATE_EXCLUDED)
             acc->excluded[fam]++;
-        }
-        else if (kind == PC_SITE_SEGMENT) {
-            /* INSTRUMENTED_RETURN_VALUE, _JUMP_*...: no family */
-        }
-        else {
+        else if (st != PC_STATE_NONE)
             acc->sites[fam]++;
-            if (kind == PC_SITE_SPECIALIZED) {
-                acc->specialized[fam]++;
-                acc->forms[op]++;
-            }
-            else if (kind == PC_SITE_PLAIN) {
-                /* no counter: neither tried nor failed */
-            }
-            else if (kind == PC_SITE_BASE && PC_UNQUICKENED_IS_BASE) {
-                /* 3.11: the code has not been quickened yet */
-                acc->never_tried[fam]++;
-            }
-            else if (ncache > 0 && i + 1 < n) {
-                unsigned counter = units[i + 1];
-                unsigned backoff = counter & 15;
-                if (backoff > PC_WARMUP_BACKOFF) {
-                    unsigned fails = backoff - PC_WARMUP_BACKOFF;
-                    acc->backing_off[fam]++;
-                    acc->failures[fam] += fails;
-                    if (sites != NULL) {
-                        PyObject *t =
-                            Py_BuildValue("(nsII)", i * 2, pc_ct.name[fam],
-                                          fails, counter >> 4);
-                        if (t == NULL || PyList_Append(sites, t) < 0) {
-                            Py_XDECREF(t);
-                            return -1;
-                        }
-                        Py_DECREF(t);
-                    }
-                }
-                else {
-                    acc->never_tried[fam]++;
-                }
-            }
+        if (st == PC_STATE_SPECIALIZED) {
+            acc->specialized[fam]++;
+            acc->forms[op]++;
         }
-        i += ncache;
+        else if (st == PC_STATE_NEVER_TRIED) {
+            acc->never_tried[fam]++;
+        }
+        else if (st == PC_STATE_BACKING_OFF) {
+            acc->backing_off[fam]++;
+            acc->failures[fam] += fails;
+            if (sites != NULL &&
+                append_site(sites, i, fam, fails, units[i + 1]) < 0)
+                return -1;
+        }
+        i += pc_ct.caches[op];
     }
     return 0;
 }
@@ -150,6 +177,12 @@ pc_census_has_data(void)
 {
     return taken &&
            (!census_empty(&pc_census_live) || !census_empty(&pc_census_dead));
+}
+
+int
+pc_census_taken(void)
+{
+    return taken;
 }
 
 void
