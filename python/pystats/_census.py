@@ -149,7 +149,42 @@ def setup():
     atexit.register(_collector._census_take)
     if not had:
         del sys.modules["atexit"]
+    # 3.12+: the code objects reachable now; from here on the collector's
+    # code watcher keeps the set (no walk at each census).
+    if sys.version_info >= (3, 12):
+        _seed()
     _ready = True
+
+
+def _seed():
+    import gc
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        _collector._census_seed(live_code_objects())
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def census_code_objects(count_scope):
+    """The code objects the census reads: those of the collector's
+    registry (3.12+; in scope count only the code that ran while
+    counting), else those a walk of the heap reaches."""
+    codes = _collector._census_registry(count_scope)
+    if codes is None:
+        return live_code_objects()
+    # And the code running now, wherever it came from.
+    seen = set(map(id, codes))
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            co = frame.f_code
+            if id(co) not in seen and (not count_scope or
+                                       _collector._census_ran(co)):
+                seen.add(id(co))
+                codes.append(co)
+            frame = frame.f_back
+    return codes
 
 
 def live_code_objects():
@@ -302,7 +337,7 @@ def take(scope=None):
             # of the code that ran, hottest first (1.18).
             _collector._census_fold()
         found = []
-        codes = live_code_objects()
+        codes = census_code_objects(count_scope)
         for co in codes:
             f = co.co_filename
             mine = user.get(f)

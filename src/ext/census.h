@@ -78,6 +78,11 @@ pc_site_state pc_census_site_state(const uint16_t *units, Py_ssize_t n,
                                    unsigned *fails);
 /* code is hidden by another tool's instrumentation (not read). */
 int pc_census_hidden(PyObject *code, pc_census_scope scope);
+/* Module init: the co_extra slot of pc_codeinfo (codeinfo.h). */
+void pc_census_init(Py_ssize_t extra_index);
+/* The per code record of code (it ran while counting), or NULL. */
+struct pc_hot *pc_census_hot_of(PyObject *code);
+int pc_census_ran(PyObject *code);
 /* The live census of this period is whole (taken). */
 int pc_census_taken(void);
 

@@ -19,8 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static Py_ssize_t extra_index = -1;
-
 /* A code object whose rows may be written. */
 typedef struct site_entry {
     char *key;      /* dead: owned copy; live: the hot record's */
@@ -41,12 +39,6 @@ static uint64_t dead_dropped_rows; /* rows of dead code past the bound */
 static char *rows_text, *source_text;
 static uint64_t omitted_rows, omitted_lines;
 static int selected; /* rows were selected in this period */
-
-void
-pc_sites_init(Py_ssize_t index)
-{
-    extra_index = index;
-}
 
 /* ---- a growing text buffer (malloc: plain C) ---- */
 
@@ -279,18 +271,6 @@ code_rows(PyCodeObject *co, const char *key, sbuf *b, int *last)
     return rows;
 }
 
-static pc_hot *
-hot_of(PyObject *code)
-{
-    void *extra = NULL;
-    if (extra_index < 0 || pc_code_get_extra(code, extra_index, &extra) != 0 ||
-        extra == NULL) {
-        PyErr_Clear();
-        return NULL;
-    }
-    return ((pc_codeinfo *)extra)->hot;
-}
-
 static uint64_t
 hot_instructions(const pc_hot *h)
 {
@@ -417,7 +397,7 @@ candidates(PyObject *list, size_t *n)
         return NULL;
     for (i = 0; i < m; i++) {
         PyObject *code = PyList_GET_ITEM(list, i);
-        pc_hot *h = PyCode_Check(code) ? hot_of(code) : NULL;
+        pc_hot *h = PyCode_Check(code) ? pc_census_hot_of(code) : NULL;
         uint64_t instr = hot_instructions(h);
         if (instr == 0 || h->key == NULL ||
             pc_census_hidden(code, PC_CENSUS_COUNT))

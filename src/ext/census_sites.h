@@ -22,8 +22,6 @@
 #define PC_SITES_MAX_DEAD 10000        /* dead code objects kept */
 #define PC_SITES_MAX_SOURCE (4u << 20) /* bytes of source lines */
 
-/* Module init: the co_extra slot of pc_codeinfo (codeinfo.h). */
-void pc_sites_init(Py_ssize_t extra_index);
 /* A code object with a pc_codeinfo dies: its segment counts are in its
  * hot record already, which is not retired yet. */
 void pc_sites_code_dead(pc_codeinfo *ci);

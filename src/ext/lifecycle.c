@@ -41,7 +41,7 @@ pc_lifecycle_init(PyObject *opnames)
             return -1;
         }
         pc_codeinfo_init(extra_index);
-        pc_sites_init(extra_index);
+        pc_census_init(extra_index);
     }
     if (pc_collector_init(opnames) < 0)
         return -1;
