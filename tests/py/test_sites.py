@@ -312,3 +312,74 @@ def test_no_rows_in_mode_census_or_without_the_census(tmp_path):
         for dump in dumps:
             assert not [k for k in dump.extra
                         if "].site[" in k or k.startswith("source[")]
+
+
+REACH = READING + WORK + '''
+import json, sys
+import pystats
+from pystats import _census, _collector
+
+pystats.on(mode=sys.argv[1])
+mono([Plain() for _ in range(200)])
+failing([Lazy() for _ in range(300)])
+json.loads(json.dumps({"a": [1, 2.5, None]}))     # library code too
+pystats.off()
+
+
+def tally(codes, which):
+    _collector._census_begin("count")
+    for co in codes:
+        if which(co):
+            _collector._census_code(co, None)
+    return _collector._census_totals()
+
+
+def readings():
+    """Both readings in one call: the module's own sites stand still."""
+    _census.take()                  # as the dump takes it
+    taken = _collector._census_totals()
+    reached = _census.live_code_objects()       # the heap walk
+    registry = _collector._census_registry(sys.argv[1] == "count")
+    out = {"taken": taken, "walk_ids": sorted(map(id, reached)),
+           "registry_ids": sorted(map(id, registry))}
+    if sys.argv[1] == "count":
+        # The code that ran, by its hot-code key; a key two code objects
+        # share (namedtuple's exec'd "<string>" code...) says nothing.
+        ran = set(pystats.snapshot()["code"])
+        keys = [key(c) for c in reached]
+        unique = {k for k in keys if keys.count(k) == 1}
+        out["registry"] = tally(registry, lambda c: True)
+        out["registry_ran"] = tally(registry, lambda c: key(c) in unique)
+        out["walk_ran"] = tally(reached, lambda c: key(c) in ran & unique)
+        ids = set(map(id, registry))
+        out["missing"] = sorted(key(c) for c in reached
+                                if key(c) in ran & unique and id(c) not in ids)
+    return out
+
+
+out = readings()
+with open(sys.argv[2], "w") as f:
+    json.dump(out, f)
+'''
+
+
+@needs_segments
+@pytest.mark.parametrize("mode", ["count", "census"])
+def test_no_heap_walk_reads_the_same_code(tmp_path, mode):
+    """Scope count: the census of the registry's code that ran equals a
+    heap walk's census of the code that ran (hot code says which).  Mode
+    census: the registry holds every code object the walk reaches."""
+    out = tmp_path / "reach.json"
+    run_python(REACH, args=[mode, str(out)],
+               env=clean_env(PYSTATS_DIR=str(tmp_path / "stats")))
+    with open(out) as f:
+        r = json.load(f)
+    if mode == "count":
+        assert r["taken"] == r["registry"]
+        assert r["missing"] == []
+        assert r["registry_ran"] == r["walk_ran"]
+        assert r["taken"]["code_objects"] >= 10
+        assert r["taken"]["families"]["LOAD_ATTR"]["backing_off"] >= 1
+    else:
+        assert set(r["walk_ids"]) <= set(r["registry_ids"])
+        assert r["taken"]["code_objects"] > 100 < len(r["walk_ids"])
