@@ -357,8 +357,7 @@ static int reg_on, reg_failed;
 static size_t
 reg_hash(PyObject *p, size_t cap)
 {
-    return (size_t)(((uintptr_t)p >> 4) * 11400714819323198485ull) &
-           (cap - 1);
+    return (size_t)(((uintptr_t)p >> 4) * 11400714819323198485ull) & (cap - 1);
 }
 
 static int
@@ -413,6 +412,7 @@ reg_add(PyObject *co)
     reg_live++;
 }
 
+#if PC_HAVE_CODE_WATCHER
 static void
 reg_del(PyObject *co)
 {
@@ -428,6 +428,7 @@ reg_del(PyObject *co)
         }
     }
 }
+#endif
 
 /* co and the code objects in its co_consts, recursively: code compiled
  * before the registry started, run (exec) after. */
