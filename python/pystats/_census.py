@@ -251,8 +251,8 @@ def _source_line(filename, line, files):
 
 
 def _file_lines(filename, files):
-    """The lines of `filename` as Python numbers them, without their line
-    ends, or []: linecache if the program has imported it, else the file
+    """The lines of `filename` as Python numbers them (a line end kept
+    or not), or []: linecache if the program has imported it, else the file
     itself (UTF-8, undecodable bytes replaced), read once."""
     lines = files.get(filename)
     if lines is not None:
@@ -261,8 +261,7 @@ def _file_lines(filename, files):
     lines = []
     if lc is not None:
         try:
-            lines = [s[:-1] if s.endswith("\n") else s
-                     for s in lc.getlines(filename)]
+            lines = lc.getlines(filename)    # each line with its "\n"
         except Exception:   # a name os.stat refuses (NUL), a loader's error
             lines = []
     elif not filename.startswith("<") and "\0" not in filename:
@@ -289,8 +288,11 @@ def source_rows(spans):
     files = {}
     for f, numbers in wanted.items():
         lines = _file_lines(f, files)
-        rows.extend((f, n, lines[n - 1]) for n in sorted(numbers)
-                    if n <= len(lines))
+        for n in sorted(numbers):
+            if n > len(lines):
+                break
+            text = lines[n - 1]
+            rows.append((f, n, text[:-1] if text.endswith("\n") else text))
     return rows
 
 

@@ -14,7 +14,7 @@
  * in 3.11-3.14) in one pass, as co_positions() gives it.
  */
 #include "census_sites.h"
-#include "text.h"
+#include "../format/psf_text.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -48,24 +48,61 @@ typedef struct sbuf {
     int failed;
 } sbuf;
 
+static int
+sb_reserve(sbuf *b, size_t n)
+{
+    size_t cap = b->cap ? b->cap : 256;
+    char *p;
+    if (b->failed)
+        return -1;
+    if (b->n + n + 1 <= b->cap)
+        return 0;
+    while (b->n + n + 1 > cap)
+        cap *= 2;
+    p = realloc(b->p, cap);
+    if (p == NULL) {
+        b->failed = 1;
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+/* A str as free text in the dump's encoding (psf_text.h); -1 with an
+ * exception if it is no str. */
+static int
+sb_text(sbuf *b, PyObject *str)
+{
+    PyObject *bytes = NULL; /* owned */
+    const char *src;
+    Py_ssize_t n;
+    if (!PyUnicode_Check(str)) {
+        PyErr_SetString(PyExc_TypeError, "source text must be str");
+        return -1;
+    }
+    if (PyUnicode_IS_ASCII(str)) {
+        src = (const char *)PyUnicode_DATA(str);
+        n = PyUnicode_GET_LENGTH(str);
+    }
+    else {
+        bytes = PyUnicode_AsEncodedString(str, "utf-8", "surrogatepass");
+        if (bytes == NULL)
+            return -1;
+        src = PyBytes_AS_STRING(bytes);
+        n = PyBytes_GET_SIZE(bytes);
+    }
+    if (sb_reserve(b, PSF_TEXT_MAX((size_t)n)) == 0)
+        b->n += psf_text_encode(src, (size_t)n, b->p + b->n, b->cap - b->n);
+    Py_XDECREF(bytes);
+    return 0;
+}
+
 static void
 sb_putn(sbuf *b, const char *s, size_t n)
 {
-    if (b->failed)
+    if (sb_reserve(b, n) < 0)
         return;
-    if (b->n + n + 1 > b->cap) {
-        size_t cap = b->cap ? b->cap : 256;
-        char *p;
-        while (b->n + n + 1 > cap)
-            cap *= 2;
-        p = realloc(b->p, cap);
-        if (p == NULL) {
-            b->failed = 1;
-            return;
-        }
-        b->p = p;
-        b->cap = cap;
-    }
     memcpy(b->p + b->n, s, n);
     b->n += n;
     b->p[b->n] = '\0';
@@ -507,6 +544,32 @@ site_select_fn(PyObject *self, PyObject *list)
     return spans;
 }
 
+/* One source line into b: source[FILE].line[N] : TEXT; -1 with an
+ * exception for a row that is not (str, int, str). */
+static int
+put_source(sbuf *b, PyObject *row)
+{
+    long n;
+    if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 3 ||
+        !PyLong_Check(PyTuple_GET_ITEM(row, 1))) {
+        PyErr_SetString(PyExc_TypeError, "source rows are (file, n, text)");
+        return -1;
+    }
+    n = PyLong_AsLong(PyTuple_GET_ITEM(row, 1));
+    if (n == -1 && PyErr_Occurred())
+        return -1;
+    sb_put(b, PSF_KEY_SOURCE);
+    if (sb_text(b, PyTuple_GET_ITEM(row, 0)) < 0)
+        return -1;
+    sb_put(b, PSF_KEY_SOURCE_LINE);
+    sb_num(b, n);
+    sb_put(b, "]" PSF_SEP_VALUE);
+    if (sb_text(b, PyTuple_GET_ITEM(row, 2)) < 0)
+        return -1;
+    sb_put(b, "\n");
+    return 0;
+}
+
 /* _census_source(rows): rows [(co_filename, line number, text)], written
  * as source[FILE].line[N] : TEXT within PC_SITES_MAX_SOURCE bytes; the
  * lines past it are counted. */
@@ -522,44 +585,18 @@ source_fn(PyObject *self, PyObject *list)
     }
     omitted_lines = 0;
     for (i = 0; i < PyList_GET_SIZE(list); i++) {
-        PyObject *row = PyList_GET_ITEM(list, i), *file, *text, *num;
-        const char *f, *t, *ln;
-        size_t size;
-        if (!PyTuple_Check(row) || PyTuple_GET_SIZE(row) != 3) {
-            free(b.p);
-            PyErr_SetString(PyExc_TypeError, "source rows are 3-tuples");
-            return NULL;
-        }
-        file = pc_text_encode_str(PyTuple_GET_ITEM(row, 0));
-        text = pc_text_encode_str(PyTuple_GET_ITEM(row, 2));
-        num = PyObject_Str(PyTuple_GET_ITEM(row, 1));
-        f = file ? PyUnicode_AsUTF8(file) : NULL;
-        t = text ? PyUnicode_AsUTF8(text) : NULL;
-        ln = num ? PyUnicode_AsUTF8(num) : NULL;
-        if (f == NULL || t == NULL || ln == NULL) {
-            Py_XDECREF(file);
-            Py_XDECREF(text);
-            Py_XDECREF(num);
+        size_t before = b.n;
+        if (put_source(&b, PyList_GET_ITEM(list, i)) < 0) {
             free(b.p);
             return NULL;
         }
-        size = strlen(PSF_KEY_SOURCE PSF_KEY_SOURCE_LINE "]" PSF_SEP_VALUE) +
-               strlen(f) + strlen(t) + strlen(ln) + 1;
-        if (b.n + size > PC_SITES_MAX_SOURCE) {
+        if (b.n > PC_SITES_MAX_SOURCE) {
+            /* past the bound: left out */
+            b.n = before;
+            if (b.p != NULL)
+                b.p[b.n] = '\0';
             omitted_lines++;
         }
-        else {
-            sb_put(&b, PSF_KEY_SOURCE);
-            sb_put(&b, f);
-            sb_put(&b, PSF_KEY_SOURCE_LINE);
-            sb_put(&b, ln);
-            sb_put(&b, "]" PSF_SEP_VALUE);
-            sb_put(&b, t);
-            sb_put(&b, "\n");
-        }
-        Py_DECREF(file);
-        Py_DECREF(text);
-        Py_DECREF(num);
     }
     PyMem_RawFree(source_text);
     source_text = raw_copy(&b);
