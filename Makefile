@@ -39,7 +39,7 @@ endif
 CFLAGS_ALL = $(OPT) $(WARN) $(SANFLAGS) -std=c11 -D_GNU_SOURCE $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
-.PHONY: all ext cli install install-ext install-cli test test-full test-c test-golden bench bench-real example clean faults test-asan test-format
+.PHONY: all ext cli install install-ext install-cli test test-quick test-full test-c test-golden bench bench-real example clean faults test-asan test-format
 all: ext cli
 
 # The shared core: no Python.h, used by both programs.
@@ -80,6 +80,11 @@ $(FUZZ_BINS) $(BUILD)/fuzz/fuzz-expr: | need-fuzzer
 
 test:
 	$(PYTHON) tests/run.py
+
+# The loop of a change in progress: the C unit, golden and style suites
+# and the Python suite with the newest interpreter (tests/run.py).
+test-quick:
+	PYSTATS_QUICK=1 $(PYTHON) tests/run.py
 
 # The same, with the whole real-world corpus (tests/py/test_realworld.py)
 # and a long run of the round-trip property test.

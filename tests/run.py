@@ -11,6 +11,10 @@ suite in tests/py run inside it.  Then the C unit tests, the
 command-line golden tests, the style check of src/ (`make
 test-format`), and the Python suite once more against the extension
 built with ASan, UBSan and its asserts on (`make test-asan`, DEBUG=1).
+
+PYSTATS_QUICK=1 (`make test-quick`) runs the C unit, golden and style
+suites and the Python suite with the newest interpreter only: the loop
+of a change in progress, not a substitute for the whole run.
 """
 import os
 import re
@@ -104,9 +108,13 @@ def main():
     r = run(["make", "-s", "all", "WERROR=1"])
     if r.returncode != 0:
         results.append(("build", 0, 1, 0))
+    quick = os.environ.get("PYSTATS_QUICK") == "1"
+    if quick:
+        pythons = pythons[-1:]
     for target in ("test-c", "test-golden", "test-html", "test-fuzz",
                    "test-format"):
-        results.append(make_suite(target))
+        if not quick or target not in ("test-html", "test-fuzz"):
+            results.append(make_suite(target))
     native = os.environ.get("NATIVE_PYTHON")
     if native:
         # A CPython built with --enable-pystats: tests/py/test_native.py
@@ -122,7 +130,7 @@ def main():
     for py in pythons:
         results.append(pytest_suite(py))
     # The Python suite under ASan and UBSan, with the newest Python.
-    if pythons:
+    if pythons and not quick:
         results.append(make_suite("test-asan"))
     print()
     for line in MISSING:

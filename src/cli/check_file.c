@@ -83,7 +83,7 @@ list_text(ck_list *l)
     return out;
 }
 
-enum { S_UNSEEN = 0, S_OTHER, S_EXEC, S_PAIR, S_HIT, S_SUCCESS };
+enum { S_UNSEEN = 0, S_OTHER, S_EXEC, S_PAIR, S_HIT, S_SUCCESS, S_CODE, S_CODE_LINE };
 
 typedef struct ck_slot {
     uint64_t h;   /* hash of the canonical key */
@@ -102,11 +102,24 @@ typedef struct ck_op {
     uint64_t exec, row, col, hit, success;
 } ck_op;
 
+/* A code object of one file: its instructions and its lines' sum. */
+typedef struct ck_code {
+    uint64_t instructions, lines;
+    uint64_t file; /* the file (ck_tls.file) the figures are of */
+    int has_lines;
+} ck_code;
+
 /* One reader thread's state. */
 typedef struct ck_tls {
     ktab names; /* instruction name -> index into op */
     ck_op *op;  /* owned, per file */
     size_t op_cap;
+    ktab codes;    /* code key -> index into code */
+    ck_code *code; /* owned, per file */
+    size_t code_cap;
+    uint64_t file;    /* files analysed so far: the current one's number */
+    int32_t *touched; /* owned: the codes of the current file */
+    size_t ntouched, touched_cap;
     ck_gcache *gc; /* owned */
     size_t ngc;
 } ck_tls;
@@ -124,6 +137,23 @@ op_index(ck_tls *t, const char *s, size_t n)
         t->op = cli_xrealloc(t->op, cap * sizeof *t->op);
         memset(t->op + old, 0, (cap - old) * sizeof *t->op);
         t->op_cap = cap;
+    }
+    return (int32_t)id;
+}
+
+static int32_t
+code_index(ck_tls *t, const char *s, size_t n)
+{
+    int is_new;
+    size_t id = ktab_intern(&t->codes, s, n, &is_new);
+
+    if (id >= t->code_cap) {
+        size_t cap = t->code_cap ? t->code_cap * 2 : 256, old = t->code_cap;
+        while (cap <= id)
+            cap *= 2;
+        t->code = cli_xrealloc(t->code, cap * sizeof *t->code);
+        memset(t->code + old, 0, (cap - old) * sizeof *t->code);
+        t->code_cap = cap;
     }
     return (int32_t)id;
 }
@@ -180,6 +210,16 @@ slot_info(ck_tls *t, const agg_group *g, ck_gcache *gc, size_t slot)
             s->a = op_index(t, k.a, k.a_len);
             s->b = op_index(t, k.b, k.b_len);
             break;
+        case PSF_K_CODE:
+            if (k.b_len == strlen(PSF_KEY_CODE_INSTRUCTIONS) - 2) { /* not .calls */
+                s->kind = S_CODE;
+                s->a = code_index(t, k.a, k.a_len);
+            }
+            break;
+        case PSF_K_CODE_LINE:
+            s->kind = S_CODE_LINE;
+            s->a = code_index(t, k.a, k.a_len);
+            break;
         case PSF_K_OP_SPEC:
             if (k.field == PSF_SPEC_HIT || k.field == PSF_SPEC_SUCCESS) {
                 s->kind = k.field == PSF_SPEC_HIT ? S_HIT : S_SUCCESS;
@@ -200,6 +240,9 @@ tls_free(void *ctx, void *state)
     (void)ctx;
     ktab_free(&t->names);
     free(t->op);
+    ktab_free(&t->codes);
+    free(t->code);
+    free(t->touched);
     for (i = 0; i < t->ngc; i++)
         free(t->gc[i].s);
     free(t->gc);
@@ -342,24 +385,57 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
     }
 }
 
-/* One pass over a file's counters, then its own invariants. */
-static void
-analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
+/* Code a's figures in the current file, zero at its first sight there. */
+static ck_code *
+code_of(ck_tls *t, int32_t a)
 {
-    int own = r->source == AGG_OWN;
-    int exact = r->minor >= 11 && r->minor <= 13;
-    ck_list exceed = {0}, into = {0}, spec = {0}, hits = {0};
-    size_t i, nops;
-    int32_t cache;
-    ck_gcache *gc;
+    ck_code *k = &t->code[a];
 
-    r->has_counts = 1;
-    if (t->op)
-        memset(t->op, 0, t->op_cap * sizeof *t->op);
-    gc = group_cache(t, f->g);
+    if (k->file != t->file) {
+        memset(k, 0, sizeof *k);
+        k->file = t->file;
+        if (t->ntouched == t->touched_cap) {
+            t->touched_cap = t->touched_cap ? 2 * t->touched_cap : 256;
+            t->touched = cli_xrealloc(t->touched, t->touched_cap * sizeof *t->touched);
+        }
+        t->touched[t->ntouched++] = a;
+    }
+    return k;
+}
+
+/* Each code object's lines add up to its instructions (1.18). */
+static void
+line_sums(check_set *c, ck_tls *t, const ck_file *r)
+{
+    ck_list off = {0};
+    size_t i;
+
+    for (i = 0; i < t->ntouched; i++) {
+        int32_t a = t->touched[i];
+        const ck_code *k = &t->code[a];
+        if (k->has_lines && k->lines != k->instructions) {
+            char *name =
+                text_display_n(ktab_key(&t->codes, (size_t)a), ktab_len(&t->codes, (size_t)a));
+            list_add(&off, "%s: lines add up to %llu, instructions %llu", name,
+                     (unsigned long long)k->lines, (unsigned long long)k->instructions);
+            free(name);
+        }
+    }
+    if (off.n)
+        ck_add_issue(c, CK_LINE_SUMS, SEV(CK_LINE_SUMS), r->path, "%s", list_text(&off));
+}
+
+/* One pass over a file's counters: its totals, per instruction and per
+ * code object. */
+static void
+count_file(ck_tls *t, const load_file_info *f, ck_gcache *gc, ck_file *r)
+{
+    size_t i;
+
     for (i = 0; i < f->nent; i++) {
         uint64_t v = f->ent[i].v;
         const ck_slot *s = slot_info(t, f->g, gc, (size_t)f->slot[f->ent[i].raw]);
+        ck_code *k;
         ck_op *o;
 
         r->nvals++;
@@ -382,8 +458,38 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
         case S_SUCCESS:
             t->op[s->a].success = ck_sadd(t->op[s->a].success, v);
             break;
+        case S_CODE:
+            k = code_of(t, s->a);
+            k->instructions = ck_sadd(k->instructions, v);
+            break;
+        case S_CODE_LINE:
+            k = code_of(t, s->a);
+            k->lines = ck_sadd(k->lines, v);
+            k->has_lines = 1;
+            break;
         }
     }
+}
+
+/* One pass over a file's counters, then its own invariants. */
+static void
+analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
+{
+    int own = r->source == AGG_OWN;
+    int exact = r->minor >= 11 && r->minor <= 13;
+    ck_list exceed = {0}, into = {0}, spec = {0}, hits = {0};
+    size_t i, nops;
+    int32_t cache;
+    ck_gcache *gc;
+
+    r->has_counts = 1;
+    if (t->op)
+        memset(t->op, 0, t->op_cap * sizeof *t->op);
+    t->file++;
+    t->ntouched = 0;
+    gc = group_cache(t, f->g);
+    count_file(t, f, gc, r);
+    line_sums(c, t, r);
     for (i = 0; i < f->nhdr; i++)
         r->hash += mix64(hash64(f->hdr[i].key, strlen(f->hdr[i].key)) * 3 ^
                          hash64(f->hdr[i].val, strlen(f->hdr[i].val)));
@@ -450,6 +556,7 @@ on_file(void *ctx, void **state, const load_file_info *f)
     if (t == NULL) {
         t = cli_xcalloc(1, sizeof *t);
         ktab_init(&t->names);
+        ktab_init(&t->codes);
         *state = t;
     }
     memset(&r, 0, sizeof r);

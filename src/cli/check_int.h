@@ -43,6 +43,7 @@ enum ck_id {
     CK_NO_WINDOW,
     CK_OWN_CACHE,
     CK_OWN_SPECIALIZED,
+    CK_LINE_SUMS,
     CK_TIME_ORDER,
     CK_SIGNAL,
     CK_HITS_NO_SUCCESS,

@@ -149,6 +149,12 @@ const ck_info check_info[CK_COUNT] = {
                             "The collector names every instruction by its base opcode; a "
                             "specialized name means the file was not written by it, or edited.",
                             CHECK_ERROR, NULL},
+    [CK_LINE_SUMS] = {"line-sums", "per-line counts that do not add up to their code's",
+                      "A code object's per-line counts and its no-line bucket add up to "
+                      "its instructions exactly (FORMAT.md 1.18): a difference is a corrupt "
+                      "or edited dump, or a collector bug, and the source view would show "
+                      "wrong numbers.",
+                      CHECK_ERROR, NULL},
     [CK_TIME_ORDER] = {"time-order", "a dump that ends before it starts",
                        "meta.time.start is taken when counting begins and meta.time.end "
                        "when the dump is written: a corrupt or edited header, or the "

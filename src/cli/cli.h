@@ -62,5 +62,6 @@ int cmd_summarize(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_run(int argc, char **argv);
+int cmd_annotate(int argc, char **argv);
 
 #endif

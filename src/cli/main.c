@@ -11,10 +11,8 @@ static const struct {
     const char *name;
     int (*fn)(int, char **);
 } commands[] = {
-    {"summarize", cmd_summarize},
-    {"compare", cmd_compare},
-    {"check", cmd_check},
-    {"run", cmd_run},
+    {"summarize", cmd_summarize}, {"compare", cmd_compare}, {"check", cmd_check}, {"run", cmd_run},
+    {"annotate", cmd_annotate},
 };
 
 static void
@@ -25,6 +23,7 @@ usage(FILE *to)
           "  compare     compare two runs (Markdown, JSON, HTML; --fail-if for CI)\n"
           "  check       every reason to distrust a set of dumps, with a verdict\n"
           "  run         run a command with collection on, then summarize and check\n"
+          "  annotate    hot functions' source with exact counts per line, sites by state\n"
           "\noptions:\n"
           "  -h, --help  this text\n"
           "  --version   the version of pystats\n"

@@ -162,32 +162,6 @@ enum { IDX_OP = 0, IDX_UOP, IDX_SITE, IDX_CODE, IDX_COUNT };
 
 /* Site rows can be many (hundreds per program, summed over many
  * programs): found through a key table, like ops. */
-/* s[0..len) with its file field s[at..end) named portably (where.h): a
- * new string, *out_len its length; *path the field as it was where it
- * was renamed, else NULL. */
-static char *
-rename_file(const where *w, const char *s, size_t len, size_t at, size_t end, size_t *out_len,
-            char **path)
-{
-    char *file = cli_xstrndup(s + at, end - at), *port, *out;
-    int kind = WHERE_AS_IS;
-
-    port = where_name(w, file, &kind);
-    *path = NULL;
-    if (kind == WHERE_AS_IS) {
-        free(port);
-        free(file);
-        *out_len = len;
-        return cli_xstrndup(s, len);
-    }
-    *path = file;
-    *out_len = at + strlen(port) + (len - end);
-    out = cli_xmalloc(*out_len + 1);
-    snprintf(out, *out_len + 1, "%.*s%s%.*s", (int)at, s, port, (int)(len - end), s + end);
-    free(port);
-    return out;
-}
-
 /* A site row "F | FILE | ..." with its FILE named portably. */
 static char *
 portable_row(const where *w, const char *row, size_t len, size_t *out_len, char **path)
@@ -200,7 +174,7 @@ portable_row(const where *w, const char *row, size_t len, size_t *out_len, char 
         *out_len = len;
         return cli_xstrndup(row, len);
     }
-    return rename_file(w, row, len, (size_t)(a + 3 - row), (size_t)(b - row), out_len, path);
+    return where_rename(w, row, len, (size_t)(a + 3 - row), (size_t)(b - row), out_len, path);
 }
 
 static m_csite *
@@ -257,7 +231,7 @@ get_code(m_group *m, ktab *index, const char *name, size_t len)
     m_code *c;
 
     if (c1 != NULL) {
-        key = rename_file(&m->wh, name, len, 0, (size_t)(c1 - name), &klen, &file);
+        key = where_rename(&m->wh, name, len, 0, (size_t)(c1 - name), &klen, &file);
     }
     else {
         key = cli_xstrndup(name, len);
@@ -514,6 +488,12 @@ add_op_key(m_group *m, ktab *idx, const agg_group *g, size_t slot, const psf_key
     }
 }
 
+static m_code *
+code_of(m_group *m, void *idx, const char *name, size_t len)
+{
+    return get_code(m, &((ktab *)idx)[IDX_CODE], name, len);
+}
+
 static void
 add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
 {
@@ -524,7 +504,7 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
     char name[600];
 
     agg_key_of(g, slot, &k);
-    if (add_op_key(m, idx, g, slot, &k, v))
+    if (add_op_key(m, idx, g, slot, &k, v) || model_view_add(m, &k, v, code_of, idx))
         return;
     switch (k.kind) {
     case PSF_K_UNSUPPORTED:
@@ -764,6 +744,7 @@ model_build(m_group *m, const agg_group *g)
     m_list_sort(&m->unsupported);
     m_list_sort(&m->errors);
     own_sort(m);
+    model_view_finish(m);
 }
 
 static void
@@ -816,6 +797,7 @@ model_free(m_group *m)
         free(m->sites[i].path);
     }
     free(m->sites);
+    model_view_free(m);
     for (i = 0; i < m->ncode; i++) {
         free(m->code[i].name);
         free(m->code[i].path);

@@ -92,6 +92,32 @@ typedef struct m_csite {
  * (where.h: by module, or relative to the working directory) with the
  * sys.path and working directory most of the group's dumps had; code
  * that FILE names alike is one entry. */
+/* The source view (FORMAT.md 1.18): a line's instructions (line -1:
+ * the no-line bucket), a site's rows as the dumps had them (row:
+ * "FAMILY | STATE | DETAIL | LINE | COL | END_LINE | END_COL", n the
+ * dumps with that row), a source file's lines (n: the dumps with that
+ * text).  Sorted by line / offset, then most dumps first. */
+typedef struct m_line {
+    long line;
+    uint64_t n;
+} m_line;
+typedef struct m_vsite {
+    long offset; /* bytes, as dis gives it */
+    char *row;   /* owned */
+    uint64_t n;
+} m_vsite;
+typedef struct m_srcline {
+    long line;
+    char *text; /* owned, canonical text form (text.h) */
+    uint64_t n;
+} m_srcline;
+typedef struct m_src {
+    char *file; /* owned: FILE named portably, as m_code names it */
+    char *path; /* owned: FILE as the dump wrote it, or NULL if the same */
+    m_srcline *v;
+    size_t n, cap;
+} m_src;
+
 typedef struct m_code {
     char *name; /* owned: FILE:LINE:QUALNAME, FILE portable */
     char *path; /* owned: FILE as the dump wrote it (the first
@@ -102,7 +128,11 @@ typedef struct m_code {
     size_t file_len, line_len;
     const char *line, *qual;
     uint64_t instructions, calls;
-    m_list ops; /* opcode[NAME], largest first */
+    m_list ops;    /* opcode[NAME], largest first */
+    m_line *lines; /* owned: line[N], by line, the no-line bucket last */
+    size_t nlines, lines_cap;
+    m_vsite *vsites; /* owned: site[OFFSET] rows, by offset */
+    size_t nvsites, vsites_cap;
 } m_code;
 
 typedef struct m_group {
@@ -137,6 +167,8 @@ typedef struct m_group {
     where wh;                   /* owned: the group's cwd and sys.path */
     m_list own_calls;           /* calls.B, B as the name, in the format's order */
     m_list own_rare;            /* rare.B, B as the name */
+    m_src *srcs;                /* owned: source[FILE] texts, by file */
+    size_t nsrcs;
     /* Ties (equal counts) keep the input's order, as CPython's report
      * does, where that order is the file's own: a group read from one
      * CPython summary. Otherwise ties go by name (several files are read
@@ -145,6 +177,18 @@ typedef struct m_group {
 } m_group;
 
 void model_build(m_group *m, const agg_group *g);
+/* The source view's part of the model (model_view.c), for model.c:
+ * model_view_add() takes a key of the view's kinds (1, else 0), with the
+ * entry of its code key found through code_of; model_view_finish()
+ * sorts; model_view_free() frees. */
+int model_view_add(m_group *m, const psf_key *k, uint64_t v,
+                   m_code *(*code_of)(m_group *, void *, const char *, size_t), void *ctx);
+void model_view_finish(m_group *m);
+void model_view_free(m_group *m);
+/* The code entry called name (FILE:LINE:QUALNAME, FILE portable), or NULL. */
+const m_code *model_code(const m_group *m, const char *name);
+/* The source text of file (portable name), or NULL. */
+const m_src *model_src(const m_group *m, const char *file, size_t len);
 
 /* The value most files of g had for header key (NULL if none). */
 const char *model_hdr_top(const agg_group *g, const char *key);

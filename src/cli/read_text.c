@@ -133,6 +133,127 @@ code_key(int version, const char *k, size_t n, size_t *len)
     return out;
 }
 
+/* ---- the source view's text lines (FORMAT.md 1.18) ------------------- */
+
+/* Whether s[0..n) is a position or number field: digits, or "-" where a
+ * position is None (allow_none). */
+static int
+num_field(const char *s, size_t n, int allow_none)
+{
+    size_t i;
+
+    if (allow_none && n == 1 && s[0] == PSF_NO_POSITION[0])
+        return 1;
+    if (n == 0 || n > 19)
+        return 0;
+    for (i = 0; i < n; i++)
+        if (s[i] < '0' || s[i] > '9')
+            return 0;
+    return 1;
+}
+
+/* Whether s[0..n) is a name: letters, digits and '_' only. */
+static int
+name_field(const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        if (!((s[i] >= 'A' && s[i] <= 'Z') || (s[i] >= 'a' && s[i] <= 'z') ||
+              (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+            return 0;
+    return n > 0;
+}
+
+/* Whether val is a site row FAMILY | STATE | DETAIL | LINE | COL |
+ * END_LINE | END_COL, each field as 1.18 says. */
+static int
+site_row_ok(const char *val, size_t vlen)
+{
+    static const char *const states[] = {PSF_SITE_SPECIALIZED, PSF_SITE_BACKING_OFF,
+                                         PSF_SITE_NEVER_TRIED, PSF_SITE_EXCLUDED};
+    const char *f[7], *p = val, *e = val + vlen, *sep;
+    size_t fl[7], i;
+    int state = -1;
+
+    for (i = 0; i < 7; i++) {
+        for (sep = p; sep + 3 <= e && memcmp(sep, PSF_SEP_FIELD, 3) != 0; sep++)
+            ;
+        if (sep + 3 > e)
+            sep = e;
+        else if (i == 6)
+            return 0;
+        f[i] = p;
+        fl[i] = (size_t)(sep - p);
+        p = sep + 3;
+        if (sep == e && i < 6)
+            return 0;
+    }
+    for (i = 0; i < 4; i++)
+        if (fl[1] == strlen(states[i]) && memcmp(f[1], states[i], fl[1]) == 0)
+            state = (int)i;
+    if (!name_field(f[0], fl[0]) || state < 0)
+        return 0;
+    if (state == 0   ? !name_field(f[2], fl[2])
+        : state == 1 ? !num_field(f[2], fl[2], 0)
+                     : fl[2] != 0)
+        return 0;
+    for (i = 3; i < 7; i++)
+        if (!num_field(f[i], fl[i], 1))
+            return 0;
+    return 1;
+}
+
+/* A text line of the source view, as a counter of its row, 1 (the
+ * command's own spelling, psf_keys.h): code[K].site[OFFSET] : ROW as
+ * code[K].site_row[OFFSET | ROW], source[FILE].line[N] : TEXT as
+ * source[FILE].text[N | TEXT], FILE, K and TEXT in the canonical text
+ * form.  Returns 0, 1 if the line is no such key, -1 if it is one whose
+ * value is malformed. */
+static int
+view_text_line(ingest_worker *w, const psf_line *ln)
+{
+    psf_key k;
+    char *a = NULL, *t = NULL, *key;
+    size_t al = 0, tl, n;
+    int ret = -1;
+
+    psf_key_parse(ln->key, ln->key_len, &k);
+    if (k.kind == PSF_K_CODE_SITE) {
+        if (!num_field(k.b, k.b_len, 0) || !site_row_ok(ln->val, ln->val_len))
+            return -1;
+        if ((a = code_key(w->version, ln->key, ln->key_len, &al)) == NULL)
+            return -1;
+        psf_key_parse(a, al, &k);
+        n = (size_t)(k.a - a) + k.a_len + ln->val_len + k.b_len + 64;
+        key = cli_xmalloc(n);
+        n = (size_t)snprintf(key, n, "%.*s" PSF_KEY_CODE_SITE_ROW "%.*s" PSF_SEP_FIELD "%.*s]",
+                             (int)(k.a + k.a_len - a), a, (int)k.b_len, k.b, (int)ln->val_len,
+                             ln->val);
+    }
+    else if (k.kind == PSF_K_SOURCE) {
+        if (!num_field(k.b, k.b_len, 0) ||
+            (a = text_from_dump(w->version, k.a, k.a_len, &al)) == NULL ||
+            (t = text_from_dump(w->version, ln->val, ln->val_len, &tl)) == NULL)
+            goto done;
+        n = al + tl + k.b_len + 64;
+        key = cli_xmalloc(n);
+        n = (size_t)snprintf(key, n,
+                             PSF_KEY_SOURCE "%s" PSF_KEY_SOURCE_ROW "%.*s" PSF_SEP_FIELD "%s]", a,
+                             (int)k.b_len, k.b, t);
+    }
+    else {
+        return 1;
+    }
+    ingest_counter(w, key, n, 1);
+    free(key);
+    ret = 0;
+done:
+    free(a);
+    free(t);
+    return ret;
+}
+
 /* ---- text dumps -------------------------------------------------------- */
 
 /* Line problems: the first LINE_WARN_MAX of a file are warned one by one,
@@ -204,7 +325,7 @@ read_text(ingest_worker *w, const char *path, const char *buf, size_t n)
 {
     const char *p = buf, *end = buf + n, *nl;
     unsigned long lineno = 0;
-    int own, st;
+    int own, st, view;
     psf_line ln;
     uint64_t v;
     unsigned long shown = 0, hidden = 0;
@@ -255,8 +376,16 @@ read_text(ingest_worker *w, const char *path, const char *buf, size_t n)
             }
             else {
                 st = psf_parse_u64(ln.val, ln.val_len, &v);
-                if (st == PSF_NUM_OK && own && ln.key_len > 5 &&
-                    memcmp(ln.key, PSF_KEY_CODE, 5) == 0)
+                if (st != PSF_NUM_OK && own && w->version >= 2 &&
+                    (view = view_text_line(w, &ln)) <= 0) {
+                    if (view < 0)
+                        LINE_PROBLEM(AGG_P_UNPARSABLE,
+                                     "source-view line is not as FORMAT.md 1.18 says, "
+                                     "line not counted%s",
+                                     "");
+                }
+                else if (st == PSF_NUM_OK && own && ln.key_len > 5 &&
+                         memcmp(ln.key, PSF_KEY_CODE, 5) == 0)
                     own_code_counter(w, path, lineno, &ln, v, &shown, &hidden);
                 else if (st == PSF_NUM_OK)
                     ingest_counter(w, ln.key, ln.key_len, v);

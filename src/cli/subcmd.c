@@ -39,6 +39,9 @@ static const struct option every_option[] = {
     {"output", required_argument, NULL, 'o'},
     {"mode", required_argument, NULL, 'M'},
     {"label", required_argument, NULL, 'L'},
+    /* annotate */
+    {"function", required_argument, NULL, 'F'},
+    {"base", required_argument, NULL, 'B'},
 };
 #define NOPTIONS (sizeof every_option / sizeof every_option[0])
 

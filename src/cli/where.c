@@ -194,3 +194,26 @@ where_name(const where *w, const char *file_enc, int *kind)
     free(file);
     return r;
 }
+
+char *
+where_rename(const where *w, const char *s, size_t len, size_t at, size_t end, size_t *out_len,
+             char **path)
+{
+    char *file = cli_xstrndup(s + at, end - at), *port, *out;
+    int kind = WHERE_AS_IS;
+
+    port = where_name(w, file, &kind);
+    *path = NULL;
+    if (kind == WHERE_AS_IS) {
+        free(port);
+        free(file);
+        *out_len = len;
+        return cli_xstrndup(s, len);
+    }
+    *path = file;
+    *out_len = at + strlen(port) + (len - end);
+    out = cli_xmalloc(*out_len + 1);
+    snprintf(out, *out_len + 1, "%.*s%s%.*s", (int)at, s, port, (int)(len - end), s + end);
+    free(port);
+    return out;
+}

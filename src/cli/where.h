@@ -44,4 +44,10 @@ void where_free(where *w);
 enum { WHERE_AS_IS, WHERE_MODULE, WHERE_RELATIVE };
 char *where_name(const where *w, const char *file_enc, int *kind);
 
+/* s[0..len) with its file field s[at..end) named portably: a new
+ * string, *out_len its length; *path the field as it was where it was
+ * renamed, else NULL. */
+char *where_rename(const where *w, const char *s, size_t len, size_t at, size_t end,
+                   size_t *out_len, char **path);
+
 #endif

@@ -161,6 +161,54 @@ plain_field(const char *f, const char *e, psf_key *k)
     return 1;
 }
 
+/* The subkeys "PREFIX[A]SUB[B]" of code[...] and source[...]. */
+static const struct sub {
+    const char *lit;
+    int kind;
+} sub_code[] =
+    {
+        {PSF_KEY_CODE_LINE, PSF_K_CODE_LINE},
+        {PSF_KEY_CODE_SITE, PSF_K_CODE_SITE},
+        {PSF_KEY_CODE_SITE_ROW, PSF_K_CODE_SITE_ROW},
+},
+  sub_source[] = {
+      {PSF_KEY_SOURCE_LINE, PSF_K_SOURCE},
+      {PSF_KEY_SOURCE_ROW, PSF_K_SOURCE_ROW},
+};
+
+/* s[0..n) is PREFIX[A]SUB[B], A starting at a: A holds no raw ']' (free
+ * text, 1.16), so it ends at the first ']' after a; B is what the last
+ * ']' closes, non-empty.  Returns 1 with k set if one of subs[0..nsub)
+ * follows A. */
+static int
+bracketed_sub(const char *s, size_t n, const char *a, psf_key *k,
+              const struct sub *subs, size_t nsub)
+{
+    const char *e = s + n, *close = memchr(a, ']', (size_t)(e - a));
+    size_t i, m;
+
+    if (close == NULL || s[n - 1] != ']')
+        return 0;
+    for (i = 0; i < nsub; i++) {
+        m = strlen(subs[i].lit);
+        if ((size_t)(e - close) > m + 1 &&
+            memcmp(close, subs[i].lit, m) == 0) {
+            set_a(k, a, close);
+            set_b(k, close + m, e - 1);
+            k->kind = subs[i].kind;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int
+code_sub(const char *s, size_t n, const char *a, psf_key *k)
+{
+    return bracketed_sub(s, n, a, k, sub_code,
+                         sizeof sub_code / sizeof sub_code[0]);
+}
+
 /* census.*, code[...].*: the collector's own structured keys.  Returns 1
  * if s was one of them (k set). */
 /* The length of a literal prefix. */
@@ -212,6 +260,8 @@ parse_own(const char *s, size_t n, psf_key *k)
         k->kind = PSF_K_CENSUS;
         return 1;
     }
+    if (starts(s, n, PSF_KEY_SOURCE) && n > LEN(PSF_KEY_SOURCE))
+        return bracketed_sub(s, n, s + LEN(PSF_KEY_SOURCE), k, sub_source, 2);
     if (starts(s, n, PSF_KEY_CODE) && n > LEN(PSF_KEY_CODE)) {
         const char *a = s + LEN(PSF_KEY_CODE);
         if (ends(s, n, PSF_KEY_CODE_INSTRUCTIONS) ||
@@ -222,6 +272,8 @@ parse_own(const char *s, size_t n, psf_key *k)
             k->kind = PSF_K_CODE;
             return 1;
         }
+        if (code_sub(s, n, a, k))
+            return 1;
         p = find_last(s, n, PSF_KEY_CODE_OPCODE);
         if (p != NULL && p >= a && s[n - 1] == ']' &&
             e - 1 > p + LEN(PSF_KEY_CODE_OPCODE)) {

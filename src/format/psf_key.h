@@ -47,6 +47,11 @@ typedef enum psf_key_kind {
     PSF_K_CODE,          /* code[A].B, B = instructions or calls; A is
                           * FILE:LINE:QUALNAME, FILE may hold ':' */
     PSF_K_CODE_OP,       /* code[A].opcode[B] */
+    PSF_K_CODE_LINE,     /* code[A].line[B], B a line or "none" */
+    PSF_K_CODE_SITE,     /* code[A].site[B]: a text value (a row) */
+    PSF_K_CODE_SITE_ROW, /* code[A].site_row[B]: B = "OFFSET | ROW" */
+    PSF_K_SOURCE,        /* source[A].line[B]: a text value */
+    PSF_K_SOURCE_ROW,    /* source[A].text[B]: B = "LINE | TEXT" */
     PSF_K_KIND_COUNT
 } psf_key_kind;
 

@@ -118,6 +118,11 @@
 #define PSF_SITE_BACKING_OFF "backing_off"
 #define PSF_SITE_NEVER_TRIED "never_tried"
 #define PSF_SITE_EXCLUDED "excluded"
+/* The command's own rows (never in a dump): a code[K].site[OFFSET] row
+ * as code[K].site_row[OFFSET | ROW], a source[FILE].line[N] text as
+ * source[FILE].text[N | TEXT], each counting the dumps that had it. */
+#define PSF_KEY_CODE_SITE_ROW "].site_row["
+#define PSF_KEY_SOURCE_ROW "].text["
 /* A position a code object does not have (co_positions() None). */
 #define PSF_NO_POSITION "-"
 

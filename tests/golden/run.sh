@@ -526,6 +526,7 @@ fi
 . "$HERE/usage.sh"
 . "$HERE/overview.sh"
 . "$HERE/portable.sh"
+. "$HERE/annotate.sh"
 
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]

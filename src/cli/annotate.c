@@ -1,0 +1,386 @@
+/* annotate.c: the source view's model (annotate.h), built from the
+ * report model: which functions, each line's count, text and sites. */
+#include "annotate.h"
+
+#include "cli.h"
+#include "text.h"
+#include "../format/psf_keys.h"
+#include "../format/psf_text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *const a_state_name[A_STATE_COUNT] = {PSF_SITE_SPECIALIZED, PSF_SITE_BACKING_OFF,
+                                                 PSF_SITE_NEVER_TRIED, PSF_SITE_EXCLUDED};
+const char *const a_state_words[A_STATE_COUNT] = {"specialized", "backing off", "never tried",
+                                                  "not read (instrumented while counting)"};
+
+/* ---- sites ---------------------------------------------------------------- */
+
+static long
+pos_field(const char *s)
+{
+    return strcmp(s, PSF_NO_POSITION) == 0 ? -1 : strtol(s, NULL, 10);
+}
+
+/* Split a row (FAMILY | STATE | DETAIL | LINE | COL | END_LINE |
+ * END_COL, checked by the reader) into s.  Returns 0, or -1. */
+static int
+parse_site(a_site *s, long offset, const char *row)
+{
+    char *f[7], *p;
+    int i;
+
+    memset(s, 0, sizeof *s);
+    s->offset = offset;
+    s->fields = p = cli_xstrdup(row);
+    for (i = 0; i < 7; i++) {
+        char *sep = i < 6 ? strstr(p, PSF_SEP_FIELD) : NULL;
+        f[i] = p;
+        if (sep == NULL && i < 6) {
+            free(s->fields);
+            return -1;
+        }
+        if (sep) {
+            *sep = '\0';
+            p = sep + 3;
+        }
+    }
+    s->family = f[0];
+    s->detail = f[2];
+    s->base_state = -1;
+    s->state = -1;
+    for (i = 0; i < A_STATE_COUNT; i++)
+        if (strcmp(f[1], a_state_name[i]) == 0)
+            s->state = i;
+    s->line = pos_field(f[3]);
+    s->col = pos_field(f[4]);
+    s->end_line = pos_field(f[5]);
+    s->end_col = pos_field(f[6]);
+    if (s->state < 0) {
+        free(s->fields);
+        return -1;
+    }
+    return 0;
+}
+
+static int
+site_cmp(const void *pa, const void *pb)
+{
+    const a_site *a = pa, *b = pb;
+
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if (a->col != b->col)
+        return a->col < b->col ? -1 : 1;
+    if (a->end_col != b->end_col) /* the enclosing one first */
+        return a->end_col > b->end_col ? -1 : 1;
+    return a->offset < b->offset ? -1 : a->offset > b->offset;
+}
+
+/* One site per offset: the row most dumps had (vsites are sorted by
+ * offset, then most dumps first). */
+static void
+take_sites(a_fn *f, const m_code *c)
+{
+    size_t i = 0, j;
+
+    f->sites = cli_xcalloc(c->nvsites ? c->nvsites : 1, sizeof *f->sites);
+    while (i < c->nvsites) {
+        uint64_t all = 0;
+        for (j = i; j < c->nvsites && c->vsites[j].offset == c->vsites[i].offset; j++)
+            all += c->vsites[j].n;
+        if (parse_site(&f->sites[f->nsites], c->vsites[i].offset, c->vsites[i].row) == 0) {
+            f->sites[f->nsites].n = c->vsites[i].n;
+            f->sites[f->nsites].ndumps = all;
+            f->nsites++;
+        }
+        i = j;
+    }
+    qsort(f->sites, f->nsites, sizeof *f->sites, site_cmp);
+}
+
+/* ---- source text ---------------------------------------------------------- */
+
+/* The dump's text of line (canonical), the one most dumps had; NULL. */
+static const char *
+dump_text(const m_src *s, long line)
+{
+    size_t lo = 0, hi = s ? s->n : 0;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (s->v[mid].line < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return s && lo < s->n && s->v[lo].line == line ? s->v[lo].text : NULL;
+}
+
+/* A file's lines as read now, each in the canonical text form. */
+typedef struct a_file {
+    char *path;  /* owned: the bytes tried */
+    char **line; /* owned: line[i] is line i + 1 */
+    size_t n;
+} a_file;
+
+/* The bytes a canonical path stands for: decoded, and each surrogate
+ * U+DC80-U+DCFF (an undecodable byte, surrogateescape) back to its byte. */
+static char *
+path_bytes(const char *enc)
+{
+    size_t n = strlen(enc), i, j = 0, len;
+    char *d = cli_xmalloc(n + 1);
+    unsigned char *u = (unsigned char *)d;
+
+    len = psf_text_decode(enc, n, d);
+    if (len == (size_t)-1) {
+        free(d);
+        return NULL;
+    }
+    for (i = 0; i < len; i++) {
+        if (i + 2 < len && u[i] == 0xED && (u[i + 1] & 0xFE) == 0xB2 && (u[i + 2] & 0xC0) == 0x80) {
+            u[j++] = (unsigned char)(0x80 | ((u[i + 1] & 1) << 6) | (u[i + 2] & 0x3F));
+            i += 2;
+        }
+        else {
+            u[j++] = u[i];
+        }
+    }
+    d[j] = '\0';
+    return d;
+}
+
+static void
+file_free(a_file *f)
+{
+    size_t i;
+
+    for (i = 0; i < f->n; i++)
+        free(f->line[i]);
+    free(f->line);
+    free(f->path);
+    memset(f, 0, sizeof *f);
+}
+
+/* Read path (bytes) into f, each line without its line break, encoded. */
+static void
+file_read(a_file *f, const char *path)
+{
+    FILE *in = fopen(path, "rb");
+    char *buf = NULL;
+    size_t cap = 0, cap_l = 0;
+    ssize_t got;
+
+    f->path = cli_xstrdup(path);
+    if (in == NULL)
+        return;
+    while ((got = getline(&buf, &cap, in)) >= 0) {
+        size_t n = (size_t)got, elen;
+        while (n > 0 && (buf[n - 1] == '\n' || buf[n - 1] == '\r'))
+            n--;
+        if (f->n == cap_l) {
+            cap_l = cap_l ? 2 * cap_l : 256;
+            f->line = cli_xrealloc(f->line, cap_l * sizeof *f->line);
+        }
+        elen = psf_text_encode(buf, n, NULL, 0);
+        f->line[f->n] = cli_xmalloc(elen + 1);
+        psf_text_encode(buf, n, f->line[f->n], elen + 1);
+        f->n++;
+    }
+    free(buf);
+    fclose(in);
+}
+
+/* The file code names, read now (the last one read is kept in f). */
+static void
+file_of(a_file *f, const m_group *m, const m_code *c)
+{
+    char *enc = c->path ? cli_xstrdup(c->path) : cli_xstrndup(c->name, c->file_len);
+    char *path = path_bytes(enc), *full = NULL;
+
+    free(enc);
+    if (path == NULL || path[0] == '<') {
+        free(path);
+        file_free(f);
+        return;
+    }
+    if (path[0] != '/' && m->wh.cwd != NULL) {
+        full = cli_xmalloc(m->wh.cwd_len + strlen(path) + 2);
+        sprintf(full, "%.*s/%s", (int)m->wh.cwd_len, m->wh.cwd, path);
+        free(path);
+        path = full;
+    }
+    if (f->path == NULL || strcmp(f->path, path) != 0) {
+        file_free(f);
+        file_read(f, path);
+    }
+    free(path);
+}
+
+/* Whether two canonical lines differ other than in trailing blanks. */
+static int
+differ(const char *x, const char *y)
+{
+    size_t a = strlen(x), b = strlen(y);
+
+    while (a > 0 && (x[a - 1] == ' ' || (a >= 3 && memcmp(x + a - 3, "%20", 3) == 0)))
+        a -= x[a - 1] == ' ' ? 1 : 3;
+    while (b > 0 && (y[b - 1] == ' ' || (b >= 3 && memcmp(y + b - 3, "%20", 3) == 0)))
+        b -= y[b - 1] == ' ' ? 1 : 3;
+    return a != b || memcmp(x, y, a) != 0;
+}
+
+/* ---- functions ------------------------------------------------------------ */
+
+static void
+line_range(const m_code *c, const a_fn *f, long *lo, long *hi)
+{
+    size_t i;
+
+    *lo = *hi = f->first;
+    for (i = 0; i < c->nlines; i++)
+        if (c->lines[i].line >= 0) {
+            if (c->lines[i].line < *lo)
+                *lo = c->lines[i].line;
+            if (c->lines[i].line > *hi)
+                *hi = c->lines[i].line;
+        }
+    for (i = 0; i < f->nsites; i++) {
+        long e = f->sites[i].end_line > f->sites[i].line ? f->sites[i].end_line : f->sites[i].line;
+        if (f->sites[i].line >= *lo && e > *hi)
+            *hi = e;
+    }
+}
+
+/* Each line's count, text and sites. */
+static void
+fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file)
+{
+    const m_src *src = model_src(m, c->name, c->file_len);
+    long lo, hi, l;
+    size_t i, s = 0, from_dump = 0, from_file = 0;
+
+    line_range(c, f, &lo, &hi);
+    f->nlines = (size_t)(hi - lo + 1);
+    f->lines = cli_xcalloc(f->nlines, sizeof *f->lines);
+    if (file)
+        file_of(file, m, c);
+    for (l = lo; l <= hi && file; l++) {
+        a_line *al = &f->lines[l - lo];
+        const char *dt = dump_text(src, l), *ft = NULL;
+        al->line = l;
+        if (l >= 1 && file->line != NULL && (size_t)l <= file->n)
+            ft = file->line[l - 1];
+        if (dt && ft && differ(dt, ft))
+            f->changed = 1;
+        if (dt || ft)
+            al->text = text_display(dt ? dt : ft);
+        from_dump += dt != NULL;
+        from_file += dt == NULL && ft != NULL;
+    }
+    f->source = from_dump && from_file ? A_SRC_MIXED
+                : from_dump            ? A_SRC_DUMP
+                : from_file            ? A_SRC_FILE
+                                       : A_SRC_NONE;
+    for (l = lo; l <= hi; l++)
+        f->lines[l - lo].line = l;
+    for (i = 0; i < c->nlines; i++) {
+        if (c->lines[i].line < 0)
+            f->no_line += c->lines[i].n;
+        else {
+            f->lines[c->lines[i].line - lo].counted = 1;
+            f->lines[c->lines[i].line - lo].count += c->lines[i].n;
+        }
+    }
+    for (i = 0; i < f->nlines; i++) {
+        while (s < f->nsites && f->sites[s].line < f->lines[i].line)
+            f->unplaced++, s++;
+        f->lines[i].site0 = s;
+        while (s < f->nsites && f->sites[s].line == f->lines[i].line)
+            s++;
+        f->lines[i].nsites = s - f->lines[i].site0;
+    }
+    f->unplaced += f->nsites - s;
+}
+
+static int
+matches(const m_code *c, const char *want)
+{
+    size_t n = strlen(c->name), w;
+
+    if (want == NULL)
+        return 1;
+    w = strlen(want);
+    if (c->qual && strcmp(c->qual, want) == 0)
+        return 1;
+    return w <= n && memcmp(c->name + n - w, want, w) == 0 && w > 0;
+}
+
+static void
+fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file, int no_text)
+{
+    char id[32];
+
+    memset(f, 0, sizeof *f);
+    f->c = c;
+    f->file = text_display_n(c->name, c->file_len);
+    f->qual = c->qual ? text_display(c->qual) : cli_xstrdup("");
+    snprintf(id, sizeof id, "fn-%zu", idx + 1);
+    f->anchor = cli_xstrdup(id);
+    f->first = c->line ? strtol(c->line, NULL, 10) : 1;
+    f->instructions = c->instructions;
+    f->calls = c->calls;
+    take_sites(f, c);
+    fill_lines(f, m, c, no_text ? NULL : file);
+}
+
+size_t
+annotate_build(annotate *a, const m_group *m, const annotate_opts *o)
+{
+    a_file file = {0};
+    size_t i, j;
+
+    memset(a, 0, sizeof *a);
+    a->m = m;
+    a->minor = m->src ? m->src->minor : 0;
+    a->fn = cli_xcalloc(m->ncode ? m->ncode : 1, sizeof *a->fn);
+    for (i = 0; i < m->ncode; i++) {
+        const m_code *c = &m->code[i];
+        if (c->nlines == 0)
+            continue;
+        a->with_lines++;
+        a->total += c->instructions;
+        if ((o->top <= 0 || a->nfn < (size_t)o->top) && matches(c, o->function)) {
+            fn_build(&a->fn[a->nfn], a->nfn, m, c, &file, o->no_text);
+            for (j = 0; j < a->fn[a->nfn].nsites; j++)
+                a->site_states[a->fn[a->nfn].sites[j].state]++;
+            a->nfn++;
+        }
+    }
+    file_free(&file);
+    return a->nfn;
+}
+
+void
+annotate_free(annotate *a)
+{
+    size_t i, j;
+
+    for (i = 0; i < a->nfn; i++) {
+        a_fn *f = &a->fn[i];
+        for (j = 0; j < f->nlines; j++)
+            free(f->lines[j].text);
+        for (j = 0; j < f->nsites; j++)
+            free(f->sites[j].fields);
+        free(f->lines);
+        free(f->sites);
+        free(f->file);
+        free(f->qual);
+        free(f->anchor);
+    }
+    free(a->fn);
+    memset(a, 0, sizeof *a);
+}

@@ -1,0 +1,103 @@
+/* annotate.h: the source view (`pystats annotate`): hot functions' source
+ * lines with their exact instruction counts and the state of each
+ * specializable site, built once from a model (model.h) and printed by
+ * annotate_text.c (the terminal) and annotate_html.c (one page).
+ *
+ * A function's lines run from its first line (co_firstlineno) to the
+ * last line anything of it is on.  Each line's text comes from the
+ * dump's own copy of the source (source[FILE].line[N], written with a
+ * census), else from the file as it is now; a file that differs from the
+ * dump's copy is flagged, and the dump's copy is shown.  A line with no
+ * text anywhere is shown empty, so counts are never dropped.
+ */
+#ifndef ANNOTATE_H
+#define ANNOTATE_H
+
+#include "model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+enum a_state { A_SPECIALIZED = 0, A_BACKING_OFF, A_NEVER_TRIED, A_EXCLUDED, A_STATE_COUNT };
+extern const char *const a_state_name[A_STATE_COUNT];  /* as in dumps */
+extern const char *const a_state_words[A_STATE_COUNT]; /* for people */
+
+/* One site, as most dumps had it (n of ndumps). */
+typedef struct a_site {
+    long offset;
+    const char *family, *detail;       /* point into fields */
+    char *fields;                      /* owned */
+    int state;                         /* a_state */
+    long line, col, end_line, end_col; /* -1: no position */
+    uint64_t n, ndumps;                /* dumps with this row, with any row */
+    int base_state;                    /* with a base: its state there, -1 none */
+} a_site;
+
+typedef struct a_line {
+    long line;   /* 0: code before the first line (RESUME) */
+    int counted; /* it has a line[N] entry */
+    uint64_t count;
+    char *text;           /* owned, decoded for display; NULL: no text */
+    size_t site0, nsites; /* its sites: fn->sites[site0 ..) */
+    int has_base;         /* with a base: the line executed there */
+    uint64_t base_count;
+} a_line;
+
+enum { A_SRC_NONE = 0, A_SRC_DUMP, A_SRC_FILE, A_SRC_MIXED };
+
+typedef struct a_fn {
+    const m_code *c;   /* borrowed from the model */
+    char *file, *qual; /* owned, decoded for display */
+    char *anchor;      /* owned: a unique id for links */
+    long first;
+    uint64_t instructions, calls, no_line;
+    a_line *lines; /* owned, first .. last */
+    size_t nlines;
+    a_site *sites;           /* owned, by line then column */
+    size_t nsites, unplaced; /* unplaced: sites with no line among lines */
+    int source;              /* A_SRC_*: where the texts came from */
+    int changed;             /* the file differs from the dump's copy */
+    /* With a base (annotate_against): the same function there (FILE and
+     * QUALNAME alike), its lines taken first line to first line. */
+    const struct a_fn *base;
+    long shift;            /* base line = line + shift */
+    size_t states_changed; /* sites whose state differs */
+} a_fn;
+
+typedef struct annotate {
+    const m_group *m; /* borrowed */
+    a_fn *fn;         /* owned, most instructions first */
+    size_t nfn;
+    size_t with_lines; /* code entries with per-line counts */
+    uint64_t total;    /* instructions of all code with lines */
+    uint64_t site_states[A_STATE_COUNT];
+    const char *verdict, *trust; /* borrowed, may be NULL */
+    int minor;
+    const struct annotate *base; /* borrowed, NULL: no comparison */
+} annotate;
+
+typedef struct annotate_opts {
+    int top;              /* functions to show; 0: all */
+    int no_text;          /* leave the texts out (a base's view) */
+    const char *function; /* only those whose QUALNAME is this, or whose
+                           * FILE:LINE:QUALNAME ends with it; NULL: any */
+} annotate_opts;
+
+/* Build the view of m's hot code.  Returns the number of functions
+ * chosen (0: nothing to show). */
+size_t annotate_build(annotate *a, const m_group *m, const annotate_opts *o);
+/* Compare a with base (annotate_build of every function, no texts):
+ * each function of a with its counterpart, each line's count there, each
+ * site's state there.  Across Python versions sites are compared by
+ * family and line only (their offsets differ).  base must outlive a. */
+void annotate_against(annotate *a, const annotate *base);
+/* A count per million instructions of its view. */
+double annotate_per_million(const annotate *a, uint64_t n);
+void annotate_free(annotate *a);
+
+/* Renderers: 0, or -1 if the stream failed. */
+int annotate_text(FILE *out, const annotate *a);
+int annotate_html(FILE *out, const annotate *a);
+
+#endif

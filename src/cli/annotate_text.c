@@ -1,0 +1,165 @@
+/* annotate_text.c: the source view on a terminal: each chosen function's
+ * lines with their counts, and under a line its sites. */
+#include "annotate.h"
+
+#include "cli.h"
+
+#include <stdio.h>
+
+static void
+share(char *buf, size_t size, uint64_t n, uint64_t total)
+{
+    if (total == 0)
+        snprintf(buf, size, "-");
+    else
+        snprintf(buf, size, "%.1f%%", 100.0 * (double)n / (double)total);
+}
+
+/* The function's figures in the base run. */
+static void
+base_head(FILE *out, const annotate *a, const a_fn *f)
+{
+    char n[32];
+
+    if (f->base == NULL) {
+        fputs("   (not in the base run)\n", out);
+        return;
+    }
+    cli_count_str(n, sizeof n, f->base->instructions);
+    fprintf(out, "   base: %s instructions, %.1f per million there against %.1f here", n,
+            annotate_per_million(a->base, f->base->instructions),
+            annotate_per_million(a, f->instructions));
+    if (f->shift)
+        fprintf(out, "; its lines are %+ld there", f->shift);
+    if (f->states_changed)
+        fprintf(out, "; %zu sites changed state", f->states_changed);
+    fputs("\n", out);
+    if (a->minor != a->base->minor)
+        fprintf(out,
+                "   (~: Python 3.%d against 3.%d: the bytecode of each line differs, so the "
+                "counts compare, not the instructions)\n",
+                a->minor, a->base->minor);
+}
+
+/* Per million here, there, and the change, for one line. */
+static void
+base_cols(FILE *out, const annotate *a, const a_line *l)
+{
+    double here = annotate_per_million(a, l->count);
+    double there = annotate_per_million(a->base, l->base_count);
+
+    if (!l->counted && !l->has_base) {
+        fprintf(out, "%10s %10s %10s ", "", "", "");
+        return;
+    }
+    if (l->counted)
+        fprintf(out, "%10.1f ", here);
+    else
+        fprintf(out, "%10s ", "");
+    if (l->has_base)
+        fprintf(out, "%10.1f %+10.1f%s", there, here - there,
+                a->minor != a->base->minor ? "~" : " ");
+    else
+        fprintf(out, "%10s %10s ", "-", "new");
+}
+
+static void
+site_line(FILE *out, const a_site *s)
+{
+    fprintf(out, "%18s%s %s", "", s->family, a_state_words[s->state]);
+    if (s->state == A_SPECIALIZED)
+        fprintf(out, ": %s", s->detail);
+    else if (s->state == A_BACKING_OFF)
+        fprintf(out, ": %s failed attempts", s->detail);
+    if (s->col >= 0)
+        fprintf(out, "  (col %ld-%ld)", s->col, s->end_col);
+    if (s->n < s->ndumps)
+        fprintf(out, "  [%llu of %llu dumps]", (unsigned long long)s->n,
+                (unsigned long long)s->ndumps);
+    if (s->base_state >= 0 && s->base_state != s->state)
+        fprintf(out, "  (base: %s)", a_state_words[s->base_state]);
+    fputc('\n', out);
+}
+
+static void
+fn_text(FILE *out, const annotate *a, size_t i)
+{
+    const a_fn *f = &a->fn[i];
+    char n[32], c[32], sh[16];
+    size_t j, k;
+
+    cli_count_str(n, sizeof n, f->instructions);
+    cli_count_str(c, sizeof c, f->calls);
+    share(sh, sizeof sh, f->instructions, a->total);
+    fprintf(out, "\n== %zu. %s:%ld %s: %s instructions (%s), %s calls ==\n", i + 1, f->file,
+            f->first, f->qual, n, sh, c);
+    if (f->changed)
+        fputs("   (the file changed since the run: the dump's copy of its lines is shown)\n", out);
+    if (f->source == A_SRC_NONE)
+        fputs("   (no source: the file is gone and the dump holds no copy of it)\n", out);
+    if (a->base)
+        base_head(out, a, f);
+    fprintf(out, "%14s ", "count");
+    if (a->base)
+        fprintf(out, "%10s %10s %10s ", "per M", "base per M", "change");
+    fprintf(out, "%5s  %s\n", "line", "source");
+    for (j = 0; j < f->nlines; j++) {
+        const a_line *l = &f->lines[j];
+        if (l->counted)
+            cli_count_str(n, sizeof n, l->count);
+        else
+            n[0] = '\0';
+        fprintf(out, "%14s ", n);
+        if (a->base)
+            base_cols(out, a, l);
+        fprintf(out, "%5ld  %s\n", l->line, l->text ? l->text : "");
+        for (k = 0; k < l->nsites; k++)
+            site_line(out, &f->sites[l->site0 + k]);
+    }
+    if (f->no_line || (f->base && f->base->no_line)) {
+        a_line nl = {.counted = f->no_line != 0, .count = f->no_line};
+        nl.has_base = f->base && f->base->no_line;
+        nl.base_count = f->base ? f->base->no_line : 0;
+        cli_count_str(n, sizeof n, f->no_line);
+        fprintf(out, "%14s ", n);
+        if (a->base)
+            base_cols(out, a, &nl);
+        fprintf(out, "%5s  (instructions with no line: exception clean-up)\n", "-");
+    }
+    if (f->unplaced)
+        fprintf(out, "%20s%zu sites have no position on these lines\n", "", f->unplaced);
+}
+
+int
+annotate_text(FILE *out, const annotate *a)
+{
+    char t[32];
+    size_t i;
+
+    cli_count_str(t, sizeof t, a->total);
+    fprintf(out, "Source view: exact instructions per line, %s in %zu code objects", t,
+            a->with_lines);
+    if (a->minor)
+        fprintf(out, " (Python 3.%d)", a->minor);
+    fputs(".\n", out);
+    if (a->trust)
+        fprintf(out, "Trust: %s\n", a->trust);
+    if (a->base) {
+        cli_count_str(t, sizeof t, a->base->total);
+        fprintf(out, "Against a base run: %s instructions in %zu code objects (Python 3.%d)", t,
+                a->base->with_lines, a->base->minor);
+        if (a->base->trust)
+            fprintf(out, "; its trust: %s", a->base->trust);
+        fputs(".\nChanges are per million instructions of each run.\n", out);
+    }
+    fprintf(out,
+            "Sites of the functions shown: %llu specialized, %llu backing off, %llu never "
+            "tried, %llu not read.\n",
+            (unsigned long long)a->site_states[A_SPECIALIZED],
+            (unsigned long long)a->site_states[A_BACKING_OFF],
+            (unsigned long long)a->site_states[A_NEVER_TRIED],
+            (unsigned long long)a->site_states[A_EXCLUDED]);
+    for (i = 0; i < a->nfn; i++)
+        fn_text(out, a, i);
+    return ferror(out) ? -1 : 0;
+}

@@ -1,0 +1,221 @@
+/* model_view.c: the source view's part of the model (FORMAT.md 1.18):
+ * per-line counts and site rows of hot code, source texts per file.
+ *
+ * Keys arrive once each per group (the aggregate summed them over the
+ * dumps), so entries are appended and sorted at the end; only code
+ * objects that two dumps name alike under different spellings (FILE
+ * renamed portably) meet twice, and model_view_finish() merges them. */
+#include "model.h"
+
+#include "cli.h"
+#include "../format/psf_keys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void
+add_line(m_code *c, long line, uint64_t v)
+{
+    if (c->nlines == c->lines_cap) {
+        c->lines_cap = c->lines_cap ? 2 * c->lines_cap : 16;
+        c->lines = cli_xrealloc(c->lines, c->lines_cap * sizeof *c->lines);
+    }
+    c->lines[c->nlines].line = line;
+    c->lines[c->nlines].n = v;
+    c->nlines++;
+}
+
+/* "OFFSET | ROW": the site's offset and its row. */
+static void
+add_site(m_code *c, const char *b, size_t len, uint64_t v)
+{
+    const char *sep = memmem(b, len, PSF_SEP_FIELD, 3);
+    m_vsite *s;
+
+    if (sep == NULL)
+        return;
+    if (c->nvsites == c->vsites_cap) {
+        c->vsites_cap = c->vsites_cap ? 2 * c->vsites_cap : 16;
+        c->vsites = cli_xrealloc(c->vsites, c->vsites_cap * sizeof *c->vsites);
+    }
+    s = &c->vsites[c->nvsites++];
+    s->offset = strtol(b, NULL, 10);
+    s->row = cli_xstrndup(sep + 3, len - (size_t)(sep + 3 - b));
+    s->n = v;
+}
+
+static m_src *
+get_src(m_group *m, const char *file, size_t len)
+{
+    size_t i, plen;
+    char *path, *port = where_rename(&m->wh, file, len, 0, len, &plen, &path);
+    m_src *s;
+
+    for (i = 0; i < m->nsrcs; i++)
+        if (strcmp(m->srcs[i].file, port) == 0) {
+            free(port);
+            free(path);
+            return &m->srcs[i];
+        }
+    m->srcs = cli_xrealloc(m->srcs, (m->nsrcs + 1) * sizeof *m->srcs);
+    s = &m->srcs[m->nsrcs++];
+    memset(s, 0, sizeof *s);
+    s->file = port;
+    s->path = path;
+    return s;
+}
+
+/* "LINE | TEXT" of source file a. */
+static void
+add_src(m_group *m, const psf_key *k, uint64_t v)
+{
+    const char *sep = memmem(k->b, k->b_len, PSF_SEP_FIELD, 3);
+    m_src *s;
+
+    if (sep == NULL)
+        return;
+    s = get_src(m, k->a, k->a_len);
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 64;
+        s->v = cli_xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n].line = strtol(k->b, NULL, 10);
+    s->v[s->n].text = cli_xstrndup(sep + 3, k->b_len - (size_t)(sep + 3 - k->b));
+    s->v[s->n].n = v;
+    s->n++;
+}
+
+int
+model_view_add(m_group *m, const psf_key *k, uint64_t v,
+               m_code *(*code_of)(m_group *, void *, const char *, size_t), void *ctx)
+{
+    switch (k->kind) {
+    case PSF_K_CODE_LINE:
+        if (k->b_num < 0 && !(k->b_len == strlen(PSF_CODE_NO_LINE) &&
+                              memcmp(k->b, PSF_CODE_NO_LINE, k->b_len) == 0))
+            return 0; /* not a line: kept under "other" */
+        add_line(code_of(m, ctx, k->a, k->a_len), k->b_num, v);
+        return 1;
+    case PSF_K_CODE_SITE_ROW:
+        add_site(code_of(m, ctx, k->a, k->a_len), k->b, k->b_len, v);
+        return 1;
+    case PSF_K_SOURCE_ROW:
+        add_src(m, k, v);
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* Lines ascending, the no-line bucket (-1) last. */
+static int
+line_cmp(const void *pa, const void *pb)
+{
+    const m_line *a = pa, *b = pb;
+    unsigned long x = (unsigned long)a->line, y = (unsigned long)b->line;
+
+    return x < y ? -1 : x > y;
+}
+
+static int
+vsite_cmp(const void *pa, const void *pb)
+{
+    const m_vsite *a = pa, *b = pb;
+
+    if (a->offset != b->offset)
+        return a->offset < b->offset ? -1 : 1;
+    if (a->n != b->n)
+        return a->n > b->n ? -1 : 1;
+    return strcmp(a->row, b->row);
+}
+
+static int
+srcline_cmp(const void *pa, const void *pb)
+{
+    const m_srcline *a = pa, *b = pb;
+
+    if (a->line != b->line)
+        return a->line < b->line ? -1 : 1;
+    if (a->n != b->n)
+        return a->n > b->n ? -1 : 1;
+    return strcmp(a->text, b->text);
+}
+
+static void
+merge_lines(m_code *c)
+{
+    size_t i, j = 0;
+
+    qsort(c->lines, c->nlines, sizeof *c->lines, line_cmp);
+    for (i = 0; i < c->nlines; i++) {
+        if (j > 0 && c->lines[j - 1].line == c->lines[i].line) {
+            uint64_t *n = &c->lines[j - 1].n;
+            *n = *n > UINT64_MAX - c->lines[i].n ? UINT64_MAX : *n + c->lines[i].n;
+        }
+        else {
+            c->lines[j++] = c->lines[i];
+        }
+    }
+    c->nlines = j;
+}
+
+void
+model_view_finish(m_group *m)
+{
+    size_t i;
+
+    for (i = 0; i < m->ncode; i++) {
+        m_code *c = &m->code[i];
+        if (c->nlines > 1)
+            merge_lines(c);
+        if (c->nvsites > 1)
+            qsort(c->vsites, c->nvsites, sizeof *c->vsites, vsite_cmp);
+    }
+    for (i = 0; i < m->nsrcs; i++)
+        if (m->srcs[i].n > 1)
+            qsort(m->srcs[i].v, m->srcs[i].n, sizeof *m->srcs[i].v, srcline_cmp);
+}
+
+void
+model_view_free(m_group *m)
+{
+    size_t i, j;
+
+    for (i = 0; i < m->ncode; i++) {
+        m_code *c = &m->code[i];
+        for (j = 0; j < c->nvsites; j++)
+            free(c->vsites[j].row);
+        free(c->vsites);
+        free(c->lines);
+    }
+    for (i = 0; i < m->nsrcs; i++) {
+        for (j = 0; j < m->srcs[i].n; j++)
+            free(m->srcs[i].v[j].text);
+        free(m->srcs[i].v);
+        free(m->srcs[i].file);
+        free(m->srcs[i].path);
+    }
+    free(m->srcs);
+}
+
+const m_code *
+model_code(const m_group *m, const char *name)
+{
+    size_t i;
+
+    for (i = 0; i < m->ncode; i++)
+        if (strcmp(m->code[i].name, name) == 0)
+            return &m->code[i];
+    return NULL;
+}
+
+const m_src *
+model_src(const m_group *m, const char *file, size_t len)
+{
+    size_t i;
+
+    for (i = 0; i < m->nsrcs; i++)
+        if (strlen(m->srcs[i].file) == len && memcmp(m->srcs[i].file, file, len) == 0)
+            return &m->srcs[i];
+    return NULL;
+}
