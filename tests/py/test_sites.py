@@ -383,3 +383,26 @@ def test_no_heap_walk_reads_the_same_code(tmp_path, mode):
     else:
         assert set(r["walk_ids"]) <= set(r["registry_ids"])
         assert r["taken"]["code_objects"] > 100 < len(r["walk_ids"])
+
+
+@needs_segments
+def test_source_text_is_bounded(tmp_path):
+    """4 MiB of source lines at most; the lines left out are counted."""
+    big = tmp_path / "big_source.py"
+    n = 5000
+    big.write_text("def f():\n    a = 1\n" + ("#" * 1000 + "\n") * n
+                   + "    return a\n")
+    d = str(tmp_path / "stats")
+    run_python("import pystats, runpy\npystats.on()\n"
+               "runpy.run_path(%r)['f']()\npystats.off()\n"
+               "assert pystats.dump()\n" % str(big),
+               env=clean_env(PYSTATS_DIR=d))
+    [dump] = dumps_in(d)
+    lines = source_lines(dump)[str(big)]
+    omitted = int(dump.extra["census.omitted_source_lines"])
+    assert omitted > 0
+    assert len(lines) + omitted == n + 3           # f's lines, all of them
+    with open(dump.path, encoding="utf-8") as f:
+        size = sum(len(line.encode()) for line in f
+                   if line.startswith("source["))
+    assert 4 * 2**20 - 2000 < size <= 4 * 2**20
