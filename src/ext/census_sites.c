@@ -343,14 +343,13 @@ pc_sites_code_dead(pc_codeinfo *ci)
     if (instr == 0 || ci->hot->key == NULL ||
         pc_census_hidden(ci->code, PC_CENSUS_COUNT))
         return;
+    if (ndead >= PC_SITES_MAX_DEAD) {
+        dead_dropped_rows += code_rows(co, "", NULL, NULL);
+        return;
+    }
     if (ndead == dead_cap) {
         size_t cap = dead_cap ? 2 * dead_cap : 64;
-        site_entry *t;
-        if (ndead >= PC_SITES_MAX_DEAD) {
-            dead_dropped_rows += code_rows(co, "", NULL, NULL);
-            return;
-        }
-        t = realloc(dead, cap * sizeof *t);
+        site_entry *t = realloc(dead, cap * sizeof *t);
         if (t == NULL)
             return;
         dead = t;
