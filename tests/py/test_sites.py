@@ -406,3 +406,35 @@ def test_source_text_is_bounded(tmp_path):
         size = sum(len(line.encode()) for line in f
                    if line.startswith("source["))
     assert 4 * 2**20 - 2000 < size <= 4 * 2**20
+
+
+SAME_KEY = READING + '''
+import json, sys
+import pystats
+
+SRC = "def twice(xs):\\n    t = 0\\n    for x in xs:\\n        t += x\\n    return t\\n"
+a, b = {}, {}
+exec(compile(SRC, "<twice>", "exec"), a)
+exec(compile(SRC, "<twice>", "exec"), b)
+pystats.on()
+a["twice"]([1, 2] * 5)              # fewer instructions, ints
+b["twice"]([1.5, 2.5] * 50)         # more, floats: other specializations
+pystats.off()
+with open(sys.argv[1], "w") as f:
+    json.dump({"a": reading(a["twice"].__code__),
+               "b": reading(b["twice"].__code__)}, f)
+assert pystats.dump()
+'''
+
+
+@needs_segments
+def test_one_code_object_per_key_the_one_with_most_instructions(tmp_path):
+    d = str(tmp_path / "stats")
+    run_python(SAME_KEY, args=[str(tmp_path / "r.json")],
+               env=clean_env(PYSTATS_DIR=d))
+    [dump] = dumps_in(d)
+    with open(tmp_path / "r.json") as f:
+        r = json.load(f)
+    assert r["a"] != r["b"]
+    rows = site_rows(dump)["<twice>:1:twice"]
+    assert rows == {int(o): v for o, v in r["b"].items()}
