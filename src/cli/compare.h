@@ -20,6 +20,7 @@
 #define COMPARE_H
 
 #include "agg.h"
+#include "doc.h"
 #include "model.h"
 #include "summary.h"
 
@@ -97,6 +98,10 @@ const cmp_row *cmp_find_row(const cmp_section *s, const char *name);
 
 /* "CPython 3.13 native dumps" etc. for side i. */
 void cmp_side_title(const cmp *c, int i, char *buf, size_t size);
+
+/* The report of a comparison as a document (doc.h), for the Markdown
+ * and HTML reports. */
+void cmp_report_doc(doc *d, const cmp *c);
 
 /* Markdown and JSON reports of a comparison.  fail_if is the --fail-if
  * expression and its result (-1: none).  Return 0, or -1 if the stream

@@ -1,7 +1,9 @@
-/* compare_report.c: the comparison as Markdown and as JSON (schema
- * "comparison/1", documented in docs/FORMAT.md, section 4). */
+/* compare_report.c: the comparison as a document (doc.h: printed as
+ * Markdown by doc_md.c, as the HTML page by report_html.c) and as JSON
+ * (schema "comparison/1", documented in docs/FORMAT.md, section 4). */
 #include "../format/psf_version.h"
 #include "compare.h"
+#include "doc.h"
 #include "text.h"
 #include "../format/psf_keys.h"
 
@@ -76,28 +78,20 @@ fmt_share(char *buf, size_t size, double x)
         snprintf(buf, size, "%.2f%%", x * 100.0);
 }
 
-/* Text from the inputs: control characters and Markdown escaped
- * (cli_fput_md). */
-static void
-cell(FILE *out, const char *s)
-{
-    cli_fput_md(out, s);
-}
-
-/* ---- Markdown ------------------------------------------------------------------ */
+/* ---- the document ------------------------------------------------------------- */
 
 static void
-strs_cell(FILE *out, const agg_strs *s)
+strs_runs(doc *d, const agg_strs *s)
 {
     size_t i;
     char t[512];
 
     if (s->n == 0)
-        fputs("—", out);
+        doc_text(d, "—");
     for (i = 0; i < s->n; i++) {
         snprintf(t, sizeof t, "%s%s (%llu)", i ? "; " : "", s->v[i].text,
                  (unsigned long long)s->v[i].n);
-        cell(out, t);
+        doc_name(d, t);
     }
 }
 
@@ -113,7 +107,7 @@ hdr_vals(const agg_group *g, const char *key)
 }
 
 static void
-build_cell(FILE *out, const agg_group *g)
+build_runs(doc *d, const agg_group *g)
 {
     static const char *const keys[] = {PSF_H_PY_SYS_VERSION, PSF_H_PY_CONFIG_ARGS,
                                        PSF_H_PY_PYSTATS_BUILD, PSF_H_PY_JIT,
@@ -124,109 +118,126 @@ build_cell(FILE *out, const agg_group *g)
         const agg_strs *v = hdr_vals(g, keys[i]);
         if (v == NULL)
             continue;
-        fputs(shown++ ? "; " : "", out);
-        cell(out, keys[i] + strlen(PSF_H_PREFIX_PYTHON));
-        fputs(": ", out);
+        if (shown++)
+            doc_text(d, "; ");
+        doc_name(d, keys[i] + strlen(PSF_H_PREFIX_PYTHON));
+        doc_text(d, ": ");
         for (k = 0; k < v->n; k++) {
-            fputs(k ? ", " : "", out);
-            cell(out, v->v[k].text);
+            if (k)
+                doc_text(d, ", ");
+            doc_name(d, v->v[k].text);
         }
     }
     if (!shown)
-        fputs(g->source == AGG_NATIVE
-                  ? "CPython --enable-pystats build (native dumps name no build)"
-                  : "—",
-              out);
+        doc_text(d, g->source == AGG_NATIVE
+                        ? "CPython --enable-pystats build (native dumps name no build)"
+                        : "—");
 }
 
+/* The runs of side i's cell of header row `which`. */
 static void
-header_row(FILE *out, const cmp *c, const char *label, int which)
+header_runs(doc *d, const cmp *c, int i, int which)
 {
-    int i, shown;
+    const cmp_side *sd = &c->side[i];
+    const agg_group *g = sd->g;
     size_t k;
+    int shown;
     char t[256];
 
-    fprintf(out, "| %s |", label);
-    for (i = 0; i < 2; i++) {
-        const cmp_side *sd = &c->side[i];
-        const agg_group *g = sd->g;
-        fputc(' ', out);
-        switch (which) {
-        case 0:
-            for (k = 0; k < sd->ninputs; k++) {
-                fputs(k ? ", " : "", out);
-                cell(out, sd->inputs[k]);
-            }
-            break;
-        case 1:
-            cmp_side_title(c, i, t, sizeof t);
-            cell(out, t);
-            break;
-        case 2:
-            cli_count_str(t, sizeof t, g->files);
-            fputs(t, out);
-            break;
-        case 3:
-            if (g->minor)
-                fprintf(out, "3.%d (", g->minor);
-            else
-                fputs("unknown (", out);
-            strs_cell(out, &g->how);
-            fputc(')', out);
-            break;
-        case 4:
-            cell(out, g->counts);
-            break;
-        case 5:
-            for (k = 0, shown = 0; k < AGG_FMT_COUNT; k++)
-                if (g->fmt[k])
-                    fprintf(out, "%s%s (%llu)", shown++ ? ", " : "", agg_format_name[k],
-                            (unsigned long long)g->fmt[k]);
-            break;
-        case 6:
-            strs_cell(out, &g->collectors);
-            break;
-        case 7:
-            build_cell(out, g);
-            break;
-        case 8:
-            fputs(sd->m->has_pairs ? "yes" : "no", out);
-            break;
-        case 9:
-            cli_count_str(t, sizeof t, sd->m->total_exec);
-            fputs(t, out);
-            break;
-        case 10:
-            cli_count_str(t, sizeof t, sd->problems);
-            fputs(t, out);
-            break;
-        default:
-            if (g->time_start || g->time_end)
-                fprintf(out, "%s to %s", g->time_start ? g->time_start : "?",
-                        g->time_end ? g->time_end : "?");
-            else
-                fputs("—", out);
-            break;
+    switch (which) {
+    case 0:
+        for (k = 0; k < sd->ninputs; k++) {
+            if (k)
+                doc_text(d, ", ");
+            doc_name(d, sd->inputs[k]);
         }
-        fputs(" |", out);
+        break;
+    case 1:
+        cmp_side_title(c, i, t, sizeof t);
+        doc_name(d, t);
+        break;
+    case 2:
+        cli_count_str(t, sizeof t, g->files);
+        doc_text(d, t);
+        break;
+    case 3:
+        if (g->minor)
+            doc_textf(d, "3.%d (", g->minor);
+        else
+            doc_text(d, "unknown (");
+        strs_runs(d, &g->how);
+        doc_text(d, ")");
+        break;
+    case 4:
+        doc_name(d, g->counts);
+        break;
+    case 5:
+        for (k = 0, shown = 0; k < AGG_FMT_COUNT; k++)
+            if (g->fmt[k])
+                doc_textf(d, "%s%s (%llu)", shown++ ? ", " : "", agg_format_name[k],
+                          (unsigned long long)g->fmt[k]);
+        break;
+    case 6:
+        strs_runs(d, &g->collectors);
+        break;
+    case 7:
+        build_runs(d, g);
+        break;
+    case 8:
+        doc_text(d, sd->m->has_pairs ? "yes" : "no");
+        break;
+    case 9:
+        cli_count_str(t, sizeof t, sd->m->total_exec);
+        doc_text(d, t);
+        break;
+    case 10:
+        cli_count_str(t, sizeof t, sd->problems);
+        doc_text(d, t);
+        break;
+    default:
+        if (g->time_start || g->time_end)
+            doc_textf(d, "%s to %s", g->time_start ? g->time_start : "?",
+                      g->time_end ? g->time_end : "?");
+        else
+            doc_text(d, "—");
+        break;
     }
-    fputc('\n', out);
 }
 
 static void
-row_cells(FILE *out, const cmp_section *s, const cmp_row *r, int bm, int hm)
+header_row(doc *d, const cmp *c, const char *label, int which)
 {
-    char a[80], b[80], d[80], e[80];
+    int i;
 
-    fputs("| ", out);
-    cell(out, r->name);
-    fputs(" | ", out);
+    doc_row_begin(d);
+    doc_cell_text(d, label);
+    for (i = 0; i < 2; i++) {
+        doc_cell(d);
+        header_runs(d, c, i, which);
+    }
+}
+
+static void
+cells4(doc *d, const char *a, const char *b, const char *x, const char *e)
+{
+    doc_cell_text(d, a);
+    doc_cell_text(d, b);
+    doc_cell_text(d, x);
+    doc_cell_text(d, e);
+}
+
+static void
+row_cells(doc *d, const cmp_section *s, const cmp_row *r, int bm, int hm)
+{
+    char a[80], b[80], x[80], e[80];
+
+    doc_row_begin(d);
+    doc_cell_name(d, r->name);
     if (s->kind == CMP_SHARE) {
         fmt_share(a, sizeof a, r->base);
         fmt_share(b, sizeof b, r->head);
-        fmt_signed(d, sizeof d, r->change * 100.0, 2, " pp");
+        fmt_signed(x, sizeof x, r->change * 100.0, 2, " pp");
         fmt_rel(e, sizeof e, r->rel);
-        fprintf(out, "%s | %s | %s | %s |", a, b, d, e);
     }
     else {
         if (r->only == CMP_ONLY_HEAD)
@@ -237,96 +248,116 @@ row_cells(FILE *out, const cmp_section *s, const cmp_row *r, int bm, int hm)
             snprintf(b, sizeof b, "— (not in 3.%d)", hm);
         else
             cli_count_str(b, sizeof b, r->head_n);
-        fmt_signed(d, sizeof d, r->change, 0, "");
+        fmt_signed(x, sizeof x, r->change, 0, "");
         fmt_rel(e, sizeof e, r->rel);
-        fprintf(out, "%s | %s | %s | %s |", a, b, d, e);
-        if (s->normalized) {
-            if (s->self_share) {
-                fmt_share(a, sizeof a, r->base_pm / 1e6);
-                fmt_share(b, sizeof b, r->head_pm / 1e6);
-                fmt_signed(d, sizeof d, r->change_pm / 1e4, 2, " pp");
-            }
-            else {
-                grouped(a, sizeof a, r->base_pm, 1);
-                grouped(b, sizeof b, r->head_pm, 1);
-                fmt_signed(d, sizeof d, r->change_pm, 1, "");
-            }
-            fmt_rel(e, sizeof e, r->rel_pm);
-            fprintf(out, " %s | %s | %s | %s |", a, b, d, e);
-        }
     }
-    snprintf(a, sizeof a, "%.1f%%", r->weight * 100.0);
-    fprintf(out, " %s |\n", a);
+    cells4(d, a, b, x, e);
+    if (s->kind == CMP_COUNT && s->normalized) {
+        if (s->self_share) {
+            fmt_share(a, sizeof a, r->base_pm / 1e6);
+            fmt_share(b, sizeof b, r->head_pm / 1e6);
+            fmt_signed(x, sizeof x, r->change_pm / 1e4, 2, " pp");
+        }
+        else {
+            grouped(a, sizeof a, r->base_pm, 1);
+            grouped(b, sizeof b, r->head_pm, 1);
+            fmt_signed(x, sizeof x, r->change_pm, 1, "");
+        }
+        fmt_rel(e, sizeof e, r->rel_pm);
+        cells4(d, a, b, x, e);
+    }
+    doc_cell_textf(d, "%.1f%%", r->weight * 100.0);
+}
+
+/* "Only in 3.X (base): ...": the rows of one version's instruction set. */
+static void
+section_only(doc *d, const cmp *c, const cmp_section *s, int k)
+{
+    int only = k == 0 ? CMP_ONLY_BASE : CMP_ONLY_HEAD;
+    size_t i, listed = 0;
+
+    for (i = 0; i < s->n; i++) {
+        if (s->rows[i].only != only)
+            continue;
+        if (listed == 0) {
+            doc_para(d);
+            doc_textf(d, "Only in 3.%d (%s): ", c->side[k].g->minor, k == 0 ? "base" : "head");
+        }
+        if (listed < 40) {
+            if (listed)
+                doc_text(d, ", ");
+            doc_name(d, s->rows[i].name);
+        }
+        listed++;
+    }
+    if (listed > 40)
+        doc_textf(d, " and %zu more", listed - 40);
+    if (listed)
+        doc_text(d, ".");
 }
 
 static void
-section_md(FILE *out, const cmp *c, const cmp_section *s)
+section_table(doc *d, const cmp *c, const cmp_section *s)
 {
-    size_t i, shown = 0, unfolded = 0, listed;
-    int bm = c->side[0].g->minor, hm = c->side[1].g->minor, k;
+    int norm = s->kind == CMP_COUNT && s->normalized;
+    size_t i, k, shown = 0, unfolded = 0;
 
-    fprintf(out, "\n## %s\n\n", s->title);
-    fprintf(out, "Section `%s`.", s->name);
-    if (s->note)
-        fprintf(out, " %s", s->note);
-    if (s->kind == CMP_SHARE)
-        fputs(" Changes in percentage points (pp).", out);
-    else if (s->normalized && !s->self_share)
-        fputs(" /M: per million instructions executed on that side.", out);
-    fputs("\n\n", out);
-    for (k = 0; k < 2; k++) {
-        int only = k == 0 ? CMP_ONLY_BASE : CMP_ONLY_HEAD;
-        listed = 0;
-        for (i = 0; i < s->n; i++) {
-            if (s->rows[i].only != only)
-                continue;
-            if (listed == 0)
-                fprintf(out, "Only in 3.%d (%s): ", k == 0 ? bm : hm, k == 0 ? "base" : "head");
-            if (listed < 40) {
-                fputs(listed ? ", " : "", out);
-                cell(out, s->rows[i].name);
-            }
-            listed++;
-        }
-        if (listed > 40)
-            fprintf(out, " and %zu more", listed - 40);
-        if (listed)
-            fputs(".\n\n", out);
-    }
-    fprintf(out, "| %s | Base | Head | Change | Change %% |", s->col);
-    if (s->kind == CMP_COUNT && s->normalized) {
-        if (s->self_share)
-            fputs(" Base self | Head self | Self change | Self change % |", out);
-        else
-            fputs(" Base /M | Head /M | Change /M | Change /M % |", out);
-    }
-    fputs(" Share of change |\n| :--- | ---: | ---: | ---: | ---: |", out);
-    if (s->kind == CMP_COUNT && s->normalized)
-        fputs(" ---: | ---: | ---: | ---: |", out);
-    fputs(" ---: |\n", out);
+    doc_table_begin(d, norm ? "lrrrrrrrrr" : "lrrrrr");
+    doc_cell_text(d, s->col);
+    cells4(d, "Base", "Head", "Change", "Change %");
+    if (norm && s->self_share)
+        cells4(d, "Base self", "Head self", "Self change", "Self change %");
+    else if (norm)
+        cells4(d, "Base /M", "Head /M", "Change /M", "Change /M %");
+    doc_cell_text(d, "Share of change");
     for (i = 0; i < s->n; i++) {
         if (s->rows[i].folded)
             continue;
         unfolded++;
         if (shown >= (size_t)c->top)
             continue;
-        row_cells(out, s, &s->rows[i], bm, hm);
+        row_cells(d, s, &s->rows[i], c->side[0].g->minor, c->side[1].g->minor);
         shown++;
     }
-    if (shown == 0)
-        fputs("| (no changes) | | | | |", out),
-            fputs(s->kind == CMP_COUNT && s->normalized ? " | | | | |\n" : " |\n", out);
-    if (s->nfolded || unfolded > shown) {
-        fputc('\n', out);
-        if (s->nfolded)
-            fprintf(out, "%zu %s less than %g%%%s and %s folded away. ", s->nfolded,
-                    s->nfolded == 1 ? "row changed" : "rows changed", c->min_change,
-                    s->kind == CMP_SHARE ? " (in points)" : "", s->nfolded == 1 ? "is" : "are");
-        if (unfolded > shown)
-            fprintf(out, "%zu more %s below the top %d. ", unfolded - shown,
-                    unfolded - shown == 1 ? "row is" : "rows are", c->top);
-        fputs("The JSON output (--json) has every row.\n", out);
+    if (shown == 0) {
+        doc_row_begin(d);
+        doc_cell_text(d, "(no changes)");
+        for (k = 1; k < (norm ? 10u : 6u); k++)
+            doc_cell_none(d);
     }
+    if (s->nfolded == 0 && unfolded <= shown)
+        return;
+    doc_para(d);
+    if (s->nfolded)
+        doc_textf(d, "%zu %s less than %g%%%s and %s folded away. ", s->nfolded,
+                  s->nfolded == 1 ? "row changed" : "rows changed", c->min_change,
+                  s->kind == CMP_SHARE ? " (in points)" : "", s->nfolded == 1 ? "is" : "are");
+    if (unfolded > shown)
+        doc_textf(d, "%zu more %s below the top %d. ", unfolded - shown,
+                  unfolded - shown == 1 ? "row is" : "rows are", c->top);
+    doc_text(d, "The JSON output (--json) has every row.");
+}
+
+static void
+section_doc(doc *d, const cmp *c, const cmp_section *s)
+{
+    doc_heading(d, 2);
+    doc_text(d, s->title);
+    if (strcmp(s->name, "total") != 0)
+        doc_figure(d, DOC_FIG_DIVERGING, s);
+    doc_para(d);
+    doc_text(d, "Section ");
+    doc_code(d, s->name);
+    doc_text(d, ".");
+    if (s->note)
+        doc_textf(d, " %s", s->note);
+    if (s->kind == CMP_SHARE)
+        doc_text(d, " Changes in percentage points (pp).");
+    else if (s->normalized && !s->self_share)
+        doc_text(d, " /M: per million instructions executed on that side.");
+    section_only(d, c, s, 0);
+    section_only(d, c, s, 1);
+    section_table(d, c, s);
 }
 
 /* The headline: each side's instructions, the biggest changes of the
@@ -334,44 +365,56 @@ section_md(FILE *out, const cmp *c, const cmp_section *s)
 #define HEADLINE_ROWS 3
 
 static void
-headline_md(FILE *out, const cmp *c)
+headline(doc *d, const cmp *c)
 {
     const cmp_section *ex = cmp_find_section(c, c->by_family ? "family" : "execution");
     uint64_t b = c->side[0].m->total_exec, h = c->side[1].m->total_exec;
     char nb[32], nh[32], t[64];
     size_t i, shown = 0;
 
-    fputs("## Headline\n\n", out);
+    doc_heading(d, 2);
+    doc_text(d, "Headline");
     cli_count_str(nb, sizeof nb, b);
     cli_count_str(nh, sizeof nh, h);
     fmt_rel(t, sizeof t, b ? ((double)h - (double)b) / (double)b : NAN);
-    fprintf(out, "- Instructions executed: %s (base), %s (head)%s%s\n", nb, nh, *t ? ", " : "", t);
+    doc_item(d);
+    doc_textf(d, "Instructions executed: %s (base), %s (head)%s%s", nb, nh, *t ? ", " : "", t);
     if (ex != NULL && ex->normalized) {
+        doc_item(d);
         for (i = 0; i < ex->n && shown < HEADLINE_ROWS; i++) {
             const cmp_row *r = &ex->rows[i];
             if (r->folded || !(r->change_pm == r->change_pm) || r->change_pm == 0)
                 continue;
-            fputs(shown ? ", " : "- Biggest changes per million instructions: ", out);
-            cell(out, r->name);
+            doc_text(d, shown ? ", " : "Biggest changes per million instructions: ");
+            doc_name(d, r->name);
             fmt_signed(t, sizeof t, r->change_pm, 0, "");
-            fprintf(out, " %s", t);
+            doc_textf(d, " %s", t);
             fmt_rel(t, sizeof t, r->rel_pm);
             if (*t)
-                fprintf(out, " (%s)", t);
+                doc_textf(d, " (%s)", t);
             shown++;
         }
-        fputs(shown ? "\n" : "- No execution count changed by more than the threshold\n", out);
+        if (!shown)
+            doc_text(d, "No execution count changed by more than the threshold");
     }
     if (c->fail_if != NULL && c->fail_result >= 0) {
-        fputs("- `--fail-if` ", out);
-        cell(out, c->fail_if);
-        fprintf(out, ": %s\n", c->fail_result ? "**true** (the comparison fails)" : "false (held)");
+        doc_item(d);
+        doc_code(d, "--fail-if");
+        doc_text(d, " ");
+        doc_name(d, c->fail_if);
+        doc_text(d, ": ");
+        if (c->fail_result) {
+            doc_bold(d, "true");
+            doc_text(d, " (the comparison fails)");
+        }
+        else {
+            doc_text(d, "false (held)");
+        }
     }
-    fputc('\n', out);
 }
 
-int
-cmp_report_markdown(FILE *out, const cmp *c)
+void
+cmp_report_doc(doc *d, const cmp *c)
 {
     static const char *const labels[] = {
         "Inputs",     "Dumps", "Files",       "Python version",        "Counts",         "Formats",
@@ -379,25 +422,39 @@ cmp_report_markdown(FILE *out, const cmp *c)
     };
     size_t i;
 
-    fputs("# pystats comparison\n\nReport by pystats " PSF_VERSION ".\n\n", out);
-    headline_md(out, c);
-    fputs("| | Base | Head |\n| :--- | :--- | :--- |\n", out);
+    doc_heading(d, 1);
+    doc_text(d, "pystats comparison");
+    doc_para(d);
+    doc_text(d, "Report by pystats " PSF_VERSION ".");
+    headline(d, c);
+    doc_table(d, "lll", NULL, "Base", "Head");
     for (i = 0; i < sizeof labels / sizeof labels[0]; i++)
-        header_row(out, c, labels[i], (int)i);
+        header_row(d, c, labels[i], (int)i);
     for (i = 0; i < c->nwarn; i++) {
-        fputs(i ? "\n" : "\n", out);
-        fputs("**Warning:** ", out);
-        cell(out, c->warn[i]);
-        fputs(".\n", out);
+        doc_para(d);
+        doc_bold(d, "Warning:");
+        doc_text(d, " ");
+        doc_name(d, c->warn[i]);
+        doc_text(d, ".");
     }
-    fprintf(out,
-            "\nRows are sorted by their share of the section's total change "
-            "(counts: change per million instructions; shares: change in points); "
-            "rows that changed less than %g%% are folded away%s.\n",
-            c->min_change, c->by_family ? "; compared by family only" : "");
+    doc_para(d);
+    doc_textf(d,
+              "Rows are sorted by their share of the section's total change "
+              "(counts: change per million instructions; shares: change in points); "
+              "rows that changed less than %g%% are folded away%s.",
+              c->min_change, c->by_family ? "; compared by family only" : "");
     for (i = 0; i < c->nsec; i++)
-        section_md(out, c, &c->sec[i]);
-    return ferror(out) ? -1 : 0;
+        section_doc(d, c, &c->sec[i]);
+}
+
+int
+cmp_report_markdown(FILE *out, const cmp *c)
+{
+    doc d;
+
+    doc_init(&d);
+    cmp_report_doc(&d, c);
+    return doc_print_md_free(out, &d);
 }
 
 /* ---- JSON ------------------------------------------------------------------ */

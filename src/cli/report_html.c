@@ -2,6 +2,7 @@
 #include "report_html.h"
 
 #include "cli.h"
+#include "doc.h"
 #include "model.h"
 #include "../format/psf_key.h"
 
@@ -47,390 +48,6 @@ esc(FILE *out, const char *s)
 
     esc_n(out, t, strlen(t));
     free(t);
-}
-
-static int
-ascii_punct(char c)
-{
-    return (c >= '!' && c <= '/') || (c >= ':' && c <= '@') || (c >= '[' && c <= '`') ||
-           (c >= '{' && c <= '~');
-}
-
-/* Inline Markdown of the reports: **bold**, `code`, and backslash escapes
- * (\| in cells, and whatever cli_fput_md escaped in text from the inputs:
- * a backslash before ASCII punctuation is that character, as in
- * CommonMark). */
-static void
-inline_md(FILE *out, const char *s, size_t n)
-{
-    size_t i = 0, j;
-
-    while (i < n) {
-        if (s[i] == '\\' && i + 1 < n && ascii_punct(s[i + 1])) {
-            esc_n(out, s + i + 1, 1);
-            i += 2;
-            continue;
-        }
-        if (s[i] == '*' && i + 1 < n && s[i + 1] == '*') {
-            for (j = i + 2; j + 1 < n && !(s[j] == '*' && s[j + 1] == '*'); j++)
-                ;
-            if (j + 1 < n) {
-                fputs("<strong>", out);
-                inline_md(out, s + i + 2, j - i - 2);
-                fputs("</strong>", out);
-                i = j + 2;
-                continue;
-            }
-        }
-        if (s[i] == '`') {
-            for (j = i + 1; j < n && s[j] != '`'; j++)
-                ;
-            if (j < n) {
-                fputs("<code>", out);
-                esc_n(out, s + i + 1, j - i - 1);
-                fputs("</code>", out);
-                i = j + 1;
-                continue;
-            }
-        }
-        esc_n(out, s + i, 1);
-        i++;
-    }
-}
-
-/* ---- Markdown (the subset the reports write) to HTML -------------------- */
-
-typedef void (*heading_hook)(void *ctx, FILE *out, int level, const char *text);
-
-typedef struct line {
-    const char *s;
-    size_t n;
-    int anchor; /* a heading: its index in the page's anchors, else -1 */
-} line;
-
-static size_t
-trim_len(const char *s, size_t n)
-{
-    while (n && (s[n - 1] == ' ' || s[n - 1] == '\r'))
-        n--;
-    return n;
-}
-
-/* Split a table line into cells at unescaped '|'. */
-static size_t
-split_cells(const char *s, size_t n, line *cells, size_t max)
-{
-    size_t i = 0, k = 0, start;
-
-    n = trim_len(s, n);
-    if (n && s[0] == '|')
-        i = 1;
-    if (n > i && s[n - 1] == '|' && !(n >= 2 && s[n - 2] == '\\'))
-        n--;
-    while (i <= n && k < max) {
-        start = i;
-        while (i < n && !(s[i] == '|' && s[i - 1] != '\\'))
-            i++;
-        cells[k].s = s + start;
-        cells[k].n = i - start;
-        while (cells[k].n && cells[k].s[0] == ' ') {
-            cells[k].s++;
-            cells[k].n--;
-        }
-        cells[k].n = trim_len(cells[k].s, cells[k].n);
-        k++;
-        i++;
-    }
-    return k;
-}
-
-#define MAX_COLS 32
-
-/* A cell; a long path (over CELL_MAX bytes, with a '/') is shortened to
- * its last CELL_MAX bytes from a '/', the whole on hover, so that wide
- * tables keep their figures on screen. */
-#define CELL_MAX 48
-
-static void
-cell_html(FILE *out, const char *s, size_t n)
-{
-    size_t cut;
-
-    /* Markup (code, bold) would land in the title attribute: shown whole. */
-    if (n <= CELL_MAX || memchr(s, '`', n) != NULL || memmem(s, n, "**", 2) != NULL) {
-        inline_md(out, s, n);
-        return;
-    }
-    if (memchr(s, '/', n) == NULL) {
-        /* Other long text (a sys.version, configure arguments): its
-         * start, the whole on hover. */
-        if (n <= 2 * CELL_MAX) {
-            inline_md(out, s, n);
-            return;
-        }
-        for (cut = 2 * CELL_MAX; cut > CELL_MAX && s[cut] != ' '; cut--)
-            ;
-        fputs("<span class=\"short\" title=\"", out);
-        inline_md(out, s, n);
-        fputs("\">", out);
-        inline_md(out, s, cut);
-        fputs("\u2026</span>", out);
-        return;
-    }
-    for (cut = n - CELL_MAX; cut < n && s[cut] != '/'; cut++)
-        ;
-    if (cut >= n) {
-        inline_md(out, s, n);
-        return;
-    }
-    fputs("<span class=\"short\" title=\"", out);
-    inline_md(out, s, n);
-    fputs("\">\u2026", out);
-    inline_md(out, s + cut, n - cut);
-    fputs("</span>", out);
-}
-
-static void
-emit_table(FILE *out, const line *lines, size_t nl)
-{
-    line cells[MAX_COLS];
-    int right[MAX_COLS] = {0};
-    size_t nc, i, k, ncols;
-
-    ncols = split_cells(lines[0].s, lines[0].n, cells, MAX_COLS);
-    if (nl > 1) {
-        line al[MAX_COLS];
-        size_t na = split_cells(lines[1].s, lines[1].n, al, MAX_COLS);
-        for (k = 0; k < na && k < MAX_COLS; k++)
-            right[k] = al[k].n && al[k].s[al[k].n - 1] == ':' && al[k].s[0] != ':';
-    }
-    fputs("<div class=\"tw\"><table class=\"sortable\"><thead><tr>", out);
-    for (k = 0; k < ncols; k++) {
-        fputs(right[k] ? "<th class=\"n\" title=\"sort\">" : "<th title=\"sort\">", out);
-        inline_md(out, cells[k].s, cells[k].n);
-        fputs("</th>", out);
-    }
-    fputs("</tr></thead><tbody>\n", out);
-    for (i = 2; i < nl; i++) {
-        nc = split_cells(lines[i].s, lines[i].n, cells, MAX_COLS);
-        fputs("<tr>", out);
-        for (k = 0; k < nc && k < ncols; k++) {
-            fputs(right[k] ? "<td class=\"n\">" : "<td>", out);
-            cell_html(out, cells[k].s, cells[k].n);
-            fputs("</td>", out);
-        }
-        for (; k < ncols; k++)
-            fputs("<td></td>", out);
-        fputs("</tr>\n", out);
-    }
-    fputs("</tbody></table></div>\n", out);
-}
-
-/* Section anchors: the heading's words ("pair-counts"), under a group
- * its number first ("g2-pair-counts"), made unique with -2, -3 ... */
-typedef struct anchors {
-    char (*id)[96];
-    size_t n;
-    int group;
-} anchors;
-
-static void
-anchor_make(anchors *a, int level, const char *text, char *out, size_t size)
-{
-    char base[80];
-    size_t k = 0, i, dup = 0;
-    int dash = 0;
-
-    if (level == 2)
-        a->group = strncmp(text, "Group ", 6) == 0 ? atoi(text + 6) : 0;
-    if (a->group && level > 2)
-        k = (size_t)snprintf(base, sizeof base, "g%d-", a->group);
-    for (; *text && k + 1 < sizeof base; text++) {
-        unsigned char c = (unsigned char)*text;
-        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
-            base[k++] = (char)c;
-            dash = 0;
-        }
-        else if (c >= 'A' && c <= 'Z') {
-            base[k++] = (char)(c - 'A' + 'a');
-            dash = 0;
-        }
-        else if (!dash && k > 0 && base[k - 1] != '-') {
-            base[k++] = '-';
-            dash = 1;
-        }
-    }
-    while (k > 0 && base[k - 1] == '-')
-        k--;
-    base[k] = '\0';
-    if (k == 0)
-        snprintf(base, sizeof base, "section");
-    snprintf(out, size, "%s", base);
-    for (i = 0; i < a->n; i++)
-        if (strcmp(a->id[i], out) == 0) {
-            snprintf(out, size, "%s-%zu", base, ++dup + 1);
-            i = (size_t)-1; /* again from the start */
-        }
-    a->id = cli_xrealloc(a->id, (a->n + 1) * sizeof *a->id);
-    snprintf(a->id[a->n++], sizeof a->id[0], "%s", out);
-}
-
-/* Headings whose sections are long lists of small tables: collapsed. */
-static int
-collapsed(const char *text)
-{
-    return strcmp(text, "Predecessors and successors") == 0;
-}
-
-static int
-is_heading(const line *l)
-{
-    return l->n > 0 && l->s[0] == '#';
-}
-
-static int
-heading_level(const line *l, size_t *text_at)
-{
-    int level = 0;
-    size_t j;
-
-    while ((size_t)level < l->n && l->s[level] == '#')
-        level++;
-    for (j = (size_t)level; j < l->n && l->s[j] == ' '; j++)
-        ;
-    *text_at = j;
-    return level > 6 ? 6 : level;
-}
-
-/* A table of contents of the h2 and h3 headings, linked to their
- * anchors (the same ones md_to_html gives them). */
-static void
-toc(FILE *out, const line *lines, size_t nl, const anchors *a)
-{
-    char text[512];
-    size_t i, at;
-    int level, open3 = 0, hidden = 0;
-
-    fputs("<nav class=\"toc\"><b>Contents</b>\n<ul>\n", out);
-    for (i = 0; i < nl; i++) {
-        if (!is_heading(&lines[i]))
-            continue;
-        level = heading_level(&lines[i], &at);
-        snprintf(text, sizeof text, "%.*s", (int)(lines[i].n - at), lines[i].s + at);
-        if (hidden && level <= hidden)
-            hidden = 0;
-        if (level < 2 || level > 3 || hidden)
-            continue;
-        if (collapsed(text))
-            hidden = level; /* its many small tables: not listed */
-        if (level == 2 && open3) {
-            fputs("</ul></li>\n", out);
-            open3 = 0;
-        }
-        if (level == 3 && !open3) {
-            fputs("<li><ul>\n", out);
-            open3 = 1;
-        }
-        fprintf(out, "<li><a href=\"#%s\">", a->id[lines[i].anchor]);
-        inline_md(out, lines[i].s + at, lines[i].n - at);
-        fputs("</a></li>\n", out);
-    }
-    if (open3)
-        fputs("</ul></li>\n", out);
-    fputs("</ul></nav>\n", out);
-}
-
-static void
-md_to_html(FILE *out, const char *buf, size_t len, heading_hook hook, void *ctx)
-{
-    line *lines = NULL;
-    size_t nl = 0, cap = 0, i, j;
-    const char *p = buf, *end = buf + len;
-    anchors an = {NULL, 0, 0};
-    int open_details = 0; /* level of the open <details>, 0: none */
-
-    while (p < end) {
-        const char *nlp = memchr(p, '\n', (size_t)(end - p));
-        size_t n = nlp ? (size_t)(nlp - p) : (size_t)(end - p);
-        if (nl == cap) {
-            cap = cap ? cap * 2 : 256;
-            lines = cli_xrealloc(lines, cap * sizeof *lines);
-        }
-        lines[nl].s = p;
-        lines[nl].n = trim_len(p, n);
-        lines[nl].anchor = -1;
-        nl++;
-        p += n + 1;
-    }
-    /* Every heading's anchor, once: the headings and the contents use it. */
-    for (i = 0; i < nl; i++)
-        if (is_heading(&lines[i])) {
-            char text[512], id[96];
-            int level = heading_level(&lines[i], &j);
-            snprintf(text, sizeof text, "%.*s", (int)(lines[i].n - j), lines[i].s + j);
-            anchor_make(&an, level, text, id, sizeof id);
-            lines[i].anchor = (int)an.n - 1;
-        }
-    for (i = 0; i < nl;) {
-        const line *l = &lines[i];
-        if (l->n == 0) {
-            i++;
-            continue;
-        }
-        if (is_heading(l)) {
-            char text[512];
-            int level = heading_level(l, &j);
-            snprintf(text, sizeof text, "%.*s", (int)(l->n - j), l->s + j);
-            if (open_details && level <= open_details) {
-                fputs("</details>\n", out);
-                open_details = 0;
-            }
-            fprintf(out, "<h%d id=\"%s\">", level, an.id[l->anchor]);
-            inline_md(out, l->s + j, l->n - j);
-            fprintf(out, "</h%d>\n", level);
-            if (level == 1)
-                toc(out, lines, nl, &an);
-            if (hook)
-                hook(ctx, out, level, text);
-            if (collapsed(text)) {
-                fputs("<details><summary>Show the tables</summary>\n", out);
-                open_details = level;
-            }
-            i++;
-            continue;
-        }
-        if (l->s[0] == '|') {
-            for (j = i; j < nl && lines[j].n && lines[j].s[0] == '|'; j++)
-                ;
-            emit_table(out, lines + i, j - i);
-            i = j;
-            continue;
-        }
-        if (l->n >= 2 && l->s[0] == '-' && l->s[1] == ' ') {
-            fputs("<ul>\n", out);
-            for (; i < nl && lines[i].n >= 2 && lines[i].s[0] == '-' && lines[i].s[1] == ' '; i++) {
-                fputs("<li>", out);
-                inline_md(out, lines[i].s + 2, lines[i].n - 2);
-                fputs("</li>\n", out);
-            }
-            fputs("</ul>\n", out);
-            continue;
-        }
-        fputs("<p>", out);
-        for (j = i; j < nl && lines[j].n && lines[j].s[0] != '#' && lines[j].s[0] != '|' &&
-                    !(lines[j].s[0] == '-' && lines[j].n >= 2 && lines[j].s[1] == ' ');
-             j++) {
-            if (j > i)
-                fputc(' ', out);
-            inline_md(out, lines[j].s, lines[j].n);
-        }
-        fputs("</p>\n", out);
-        i = j;
-    }
-    if (open_details)
-        fputs("</details>\n", out);
-    free(an.id);
-    free(lines);
 }
 
 /* ---- the page -------------------------------------------------------------- */
@@ -513,24 +130,6 @@ static void
 page_end(FILE *out)
 {
     fprintf(out, "</main>\n<script>\n%s</script>\n</body></html>\n", js);
-}
-
-/* Render a Markdown report into memory. */
-static char *
-render(int (*fn)(FILE *, const void *, const void *), const void *a, const void *b, size_t *len)
-{
-    char *buf = NULL;
-    FILE *m = open_memstream(&buf, len);
-
-    if (m == NULL) {
-        fputs("pystats: out of memory\n", stderr);
-        exit(CLI_EXIT_INTERNAL);
-    }
-    if (fn(m, a, b) != 0 || fclose(m) != 0) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
 }
 
 /* ---- charts -------------------------------------------------------------- */
@@ -892,66 +491,6 @@ chart_spec(FILE *out, const m_group *g)
     free(ops);
 }
 
-/* ---- summarize --html ------------------------------------------------------ */
-
-typedef struct sum_ctx {
-    const summary *s;
-    size_t group; /* the group whose sections follow */
-} sum_ctx;
-
-static const m_group *
-sum_model(sum_ctx *c)
-{
-    return c->group < c->s->ng ? &c->s->g[c->group].m : NULL;
-}
-
-static void
-sum_hook(void *ctx, FILE *out, int level, const char *text)
-{
-    sum_ctx *s = ctx;
-    const m_group *g;
-
-    if (level == 2 && strncmp(text, "Group ", 6) == 0) {
-        s->group = strtoul(text + 6, NULL, 10) - 1;
-        return;
-    }
-    if (strcmp(text, "Overview") == 0 && s->s->verdict) {
-        const char *v = s->s->verdict;
-        fprintf(out, "<p class=\"verdict\">Verdict: <span class=\"badge %s\">%s</span></p>\n", v,
-                v);
-        return;
-    }
-    if (strcmp(text, "Execution counts") == 0 && (g = sum_model(s)))
-        chart_exec(out, g);
-    else if (strcmp(text, "Pair counts") == 0 && (g = sum_model(s)))
-        chart_pairs(out, g);
-    else if (strcmp(text, "Specialization") == 0 && (g = sum_model(s)))
-        chart_spec(out, g);
-}
-
-static int
-md_summary(FILE *out, const void *s, const void *unused)
-{
-    (void)unused;
-    return report_markdown(out, s);
-}
-
-int
-report_html(FILE *out, const summary *s)
-{
-    sum_ctx c = {s, 0};
-    size_t len = 0;
-    char *md = render(md_summary, s, NULL, &len);
-
-    if (md == NULL)
-        return -1;
-    page_begin(out, "pystats summary");
-    md_to_html(out, md, len, sum_hook, &c);
-    page_end(out);
-    free(md);
-    return ferror(out) ? -1 : 0;
-}
-
 /* ---- compare --html --------------------------------------------------------- */
 
 #define DIV_TOP 20
@@ -1038,39 +577,349 @@ chart_diverging(FILE *out, const cmp_section *s)
                                  : ", in counts");
 }
 
-static void
-cmp_hook(void *ctx, FILE *out, int level, const char *text)
-{
-    const cmp *c = ctx;
-    size_t i;
+/* ---- the document ----------------------------------------------------------- */
 
-    if (level != 2)
+static void
+html_text(FILE *out, const doc_run *r)
+{
+    esc(out, r->text);
+}
+
+static const doc_markup html_markup = {
+    {"", "<strong>", "<code>"}, {"", "</strong>", "</code>"}, html_text};
+
+static void
+html_inline(FILE *out, const doc_inline *in)
+{
+    doc_print_runs(out, in, &html_markup);
+}
+
+/* The text of runs as shown (cli_esc), in one new string; NULL if a run
+ * is bold or code and only_plain is set. */
+static char *
+runs_text(const doc_inline *in, int only_plain)
+{
+    char *s = cli_xstrdup(""), *t;
+    size_t i, n = 0, k;
+
+    for (i = 0; i < in->n; i++) {
+        if (only_plain && in->v[i].style != DOC_PLAIN) {
+            free(s);
+            return NULL;
+        }
+        t = cli_esc_dup(in->v[i].text);
+        k = strlen(t);
+        s = cli_xrealloc(s, n + k + 1);
+        memcpy(s + n, t, k + 1);
+        n += k;
+        free(t);
+    }
+    return s;
+}
+
+/* A cell; a long path (over CELL_MAX bytes, with a '/') is shortened to
+ * its last CELL_MAX bytes from a '/', the whole on hover, so that wide
+ * tables keep their figures on screen; other long text (a sys.version,
+ * configure arguments) to its start.  Bold or code is shown whole (no
+ * markup goes into a title attribute). */
+#define CELL_MAX 48
+
+static void
+short_cell(FILE *out, const char *s, size_t n)
+{
+    size_t cut;
+
+    if (n <= CELL_MAX) {
+        esc_n(out, s, n);
         return;
-    for (i = 0; i < c->nsec; i++)
-        if (strcmp(c->sec[i].title, text) == 0 && strcmp(c->sec[i].name, "total") != 0) {
-            chart_diverging(out, &c->sec[i]);
+    }
+    if (memchr(s, '/', n) == NULL) {
+        if (n <= 2 * CELL_MAX) {
+            esc_n(out, s, n);
             return;
+        }
+        for (cut = 2 * CELL_MAX; cut > CELL_MAX && s[cut] != ' '; cut--)
+            ;
+        fputs("<span class=\"short\" title=\"", out);
+        esc_n(out, s, n);
+        fputs("\">", out);
+        esc_n(out, s, cut);
+        fputs("\u2026</span>", out);
+        return;
+    }
+    for (cut = n - CELL_MAX; cut < n && s[cut] != '/'; cut++)
+        ;
+    if (cut >= n) {
+        esc_n(out, s, n);
+        return;
+    }
+    fputs("<span class=\"short\" title=\"", out);
+    esc_n(out, s, n);
+    fputs("\">\u2026", out);
+    esc_n(out, s + cut, n - cut);
+    fputs("</span>", out);
+}
+
+static void
+cell_html(FILE *out, const doc_tcell *c)
+{
+    char *s = runs_text(&c->in, 1);
+
+    if (s == NULL) {
+        html_inline(out, &c->in);
+        return;
+    }
+    short_cell(out, s, strlen(s));
+    free(s);
+}
+
+static void
+html_table(FILE *out, const doc_block *b)
+{
+    size_t i, k, ncols = b->head.n;
+
+#define RIGHT(k) ((k) < b->ncols && b->align[k] == 'r')
+    fputs("<div class=\"tw\"><table class=\"sortable\"><thead><tr>", out);
+    for (k = 0; k < ncols; k++) {
+        fputs(RIGHT(k) ? "<th class=\"n\" title=\"sort\">" : "<th title=\"sort\">", out);
+        html_inline(out, &b->head.v[k].in);
+        fputs("</th>", out);
+    }
+    fputs("</tr></thead><tbody>\n", out);
+    for (i = 0; i < b->nrows; i++) {
+        const doc_row *r = &b->rows[i];
+        fputs("<tr>", out);
+        for (k = 0; k < r->n && k < ncols; k++) {
+            fputs(RIGHT(k) ? "<td class=\"n\">" : "<td>", out);
+            cell_html(out, &r->v[k]);
+            fputs("</td>", out);
+        }
+        for (; k < ncols; k++)
+            fputs("<td></td>", out);
+        fputs("</tr>\n", out);
+    }
+    fputs("</tbody></table></div>\n", out);
+#undef RIGHT
+}
+
+/* Section anchors: the heading's words ("pair-counts"), under a group
+ * its number first ("g2-pair-counts"), made unique with -2, -3 ... */
+typedef struct anchors {
+    char (*id)[96]; /* per block of the document (headings only) */
+    size_t n;
+    int group;
+} anchors;
+
+static void
+anchor_make(anchors *a, size_t at, const doc_block *h)
+{
+    char base[80], *text = runs_text(&h->in, 0), *p, *out = a->id[at];
+    size_t k = 0, i, dup = 0, size = sizeof a->id[0];
+    int dash = 0;
+
+    if (h->level == 2)
+        a->group = h->group;
+    if (a->group && h->level > 2)
+        k = (size_t)snprintf(base, sizeof base, "g%d-", a->group);
+    for (p = text; *p && k + 1 < sizeof base; p++) {
+        unsigned char c = (unsigned char)*p;
+        if ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9')) {
+            base[k++] = (char)c;
+            dash = 0;
+        }
+        else if (c >= 'A' && c <= 'Z') {
+            base[k++] = (char)(c - 'A' + 'a');
+            dash = 0;
+        }
+        else if (!dash && k > 0 && base[k - 1] != '-') {
+            base[k++] = '-';
+            dash = 1;
+        }
+    }
+    free(text);
+    while (k > 0 && base[k - 1] == '-')
+        k--;
+    base[k] = '\0';
+    if (k == 0)
+        snprintf(base, sizeof base, "section");
+    snprintf(out, size, "%s", base);
+    for (i = 0; i < at; i++)
+        if (a->id[i][0] && strcmp(a->id[i], out) == 0) {
+            snprintf(out, size, "%s-%zu", base, ++dup + 1);
+            i = (size_t)-1; /* again from the start */
         }
 }
 
-static int
-md_compare(FILE *out, const void *c, const void *unused)
+/* Every heading's anchor, once: the headings and the contents use it. */
+static void
+anchors_make(anchors *a, const doc *d)
 {
-    (void)unused;
-    return cmp_report_markdown(out, c);
+    size_t i;
+
+    a->id = cli_xcalloc(d->n ? d->n : 1, sizeof *a->id);
+    a->n = d->n;
+    a->group = 0;
+    for (i = 0; i < d->n; i++)
+        if (d->b[i].kind == DOC_HEADING)
+            anchor_make(a, i, &d->b[i]);
+}
+
+/* A table of contents of the h2 and h3 headings, linked to their
+ * anchors; what a folded section holds is not listed. */
+static void
+toc(FILE *out, const doc *d, const anchors *a)
+{
+    size_t i;
+    int open3 = 0, hidden = 0;
+
+    fputs("<nav class=\"toc\"><b>Contents</b>\n<ul>\n", out);
+    for (i = 0; i < d->n; i++) {
+        const doc_block *h = &d->b[i];
+        if (h->kind != DOC_HEADING)
+            continue;
+        if (hidden && h->level <= hidden)
+            hidden = 0;
+        if (h->level < 2 || h->level > 3 || hidden)
+            continue;
+        if (h->fold)
+            hidden = h->level;
+        if (h->level == 2 && open3) {
+            fputs("</ul></li>\n", out);
+            open3 = 0;
+        }
+        if (h->level == 3 && !open3) {
+            fputs("<li><ul>\n", out);
+            open3 = 1;
+        }
+        fprintf(out, "<li><a href=\"#%s\">", a->id[i]);
+        html_inline(out, &h->in);
+        fputs("</a></li>\n", out);
+    }
+    if (open3)
+        fputs("</ul></li>\n", out);
+    fputs("</ul></nav>\n", out);
+}
+
+static void
+html_figure(FILE *out, const doc_block *b)
+{
+    switch (b->figure) {
+    case DOC_FIG_VERDICT:
+        fprintf(out, "<p class=\"verdict\">Verdict: <span class=\"badge %s\">%s</span></p>\n",
+                (const char *)b->data, (const char *)b->data);
+        break;
+    case DOC_FIG_EXEC:
+        chart_exec(out, b->data);
+        break;
+    case DOC_FIG_PAIRS:
+        chart_pairs(out, b->data);
+        break;
+    case DOC_FIG_SPEC:
+        chart_spec(out, b->data);
+        break;
+    case DOC_FIG_DIVERGING:
+        chart_diverging(out, b->data);
+        break;
+    default:
+        break;
+    }
+}
+
+static void
+html_block(FILE *out, const doc_block *b)
+{
+    size_t k;
+
+    switch (b->kind) {
+    case DOC_PARA:
+        fputs("<p>", out);
+        html_inline(out, &b->in);
+        fputs("</p>\n", out);
+        break;
+    case DOC_LIST:
+        fputs("<ul>\n", out);
+        for (k = 0; k < b->nitems; k++) {
+            fputs("<li>", out);
+            html_inline(out, &b->items[k]);
+            fputs("</li>\n", out);
+        }
+        fputs("</ul>\n", out);
+        break;
+    case DOC_TABLE:
+        html_table(out, b);
+        break;
+    case DOC_FIGURE:
+        html_figure(out, b);
+        break;
+    default:
+        break;
+    }
+}
+
+/* The document as the page's body: headings with anchors, the contents
+ * after the title, folded sections in <details>. */
+static void
+html_doc(FILE *out, const doc *d)
+{
+    anchors an;
+    size_t i;
+    int open_details = 0; /* level of the open <details>, 0: none */
+
+    anchors_make(&an, d);
+    for (i = 0; i < d->n; i++) {
+        const doc_block *b = &d->b[i];
+        if (b->kind != DOC_HEADING) {
+            html_block(out, b);
+            continue;
+        }
+        if (open_details && b->level <= open_details) {
+            fputs("</details>\n", out);
+            open_details = 0;
+        }
+        fprintf(out, "<h%d id=\"%s\">", b->level, an.id[i]);
+        html_inline(out, &b->in);
+        fprintf(out, "</h%d>\n", b->level);
+        if (b->level == 1)
+            toc(out, d, &an);
+        if (b->fold) {
+            fputs("<details><summary>Show the tables</summary>\n", out);
+            open_details = b->level;
+        }
+    }
+    if (open_details)
+        fputs("</details>\n", out);
+    free(an.id);
+}
+
+/* ---- summarize --html and compare --html ------------------------------------- */
+
+/* The page of document d, which is freed. */
+static int
+html_page_free(FILE *out, const char *title, doc *d)
+{
+    page_begin(out, title);
+    html_doc(out, d);
+    page_end(out);
+    doc_free(d);
+    return ferror(out) ? -1 : 0;
+}
+
+int
+report_html(FILE *out, const summary *s)
+{
+    doc d;
+
+    doc_init(&d);
+    report_doc(&d, s);
+    return html_page_free(out, "pystats summary", &d);
 }
 
 int
 cmp_report_html(FILE *out, const cmp *c)
 {
-    size_t len = 0;
-    char *md = render(md_compare, c, NULL, &len);
+    doc d;
 
-    if (md == NULL)
-        return -1;
-    page_begin(out, "pystats comparison");
-    md_to_html(out, md, len, cmp_hook, (void *)c);
-    page_end(out);
-    free(md);
-    return ferror(out) ? -1 : 0;
+    doc_init(&d);
+    cmp_report_doc(&d, c);
+    return html_page_free(out, "pystats comparison", &d);
 }

@@ -2,9 +2,10 @@
  * script; nothing fetched from the network) for `summarize --html` and
  * `compare --html`.
  *
- * The page holds every table of the Markdown report (the Markdown is
- * rendered and converted, so the two never drift apart), sortable by
- * clicking a column, and SVG charts next to the sections they draw.
+ * The page prints the same document the Markdown report prints
+ * (report_doc, cmp_report_doc: doc.h), so the two never drift apart:
+ * every table, sortable by clicking a column, and SVG charts (the
+ * document's figures) next to the sections they draw.
  * Charts carry their figures as data-* attributes and <title> tooltips,
  * so the numbers are readable (and testable) without the pictures.
  * Both return 0, or -1 if the stream failed.

@@ -489,6 +489,8 @@ check "hostile source: HTML cell is the text, not formatting" 1 \
     "$(grep -cF '<td>y = **x** + `z` &lt;script&gt;alert(1)&lt;/script&gt;</td>' "$T/hostile.html")"
 check "hostile source: HTML has no bold or code from it, and only its own script" "0 0 1" \
     "$(grep -c '<strong>x</strong>' "$T/hostile.html") $(grep -c '<code>z</code>' "$T/hostile.html") $(grep -o '<script>' "$T/hostile.html" | wc -l | tr -d ' ')"
+check "hostile source: HTML code shows the function's name, not its Markdown escapes" "1 0" \
+    "$(grep -cF ' in <code>__init__</code>: 5 failed attempts' "$T/hostile.html") $(grep -c '<code>[^<]*\\_' "$T/hostile.html")"
 check "hostile name: the JSON keeps the exact name" "$T/hostile/$evil.txt" \
     "$(jget "$T/hostile.json" "d['meta']['problem_notes'][0]['where'].split(':$(($(wc -l < "$OWN/dump-1.txt") + 2)): ')[0]")"
 check "hostile source: the JSON keeps the exact source" 'y = **x** + `z` <script>alert(1)</script>' \

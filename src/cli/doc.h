@@ -1,0 +1,135 @@
+/* doc.h: a report as a document, neutral to what prints it: a sequence of
+ * blocks (headings, paragraphs, lists, tables, figures) whose text is runs
+ * of plain, bold or code text.  The reports build one (report_doc.c from
+ * a summary, compare_report.c from a comparison) and two printers print
+ * it: doc_md.c as Markdown, report_html.c as an HTML page.
+ *
+ * A run's text is the text itself, never markup: a run from the inputs
+ * (file names, keys, source lines) is marked so, and a printer escapes it
+ * for its language (Markdown: cli_fput_md; HTML: cli_esc, then HTML's
+ * entities); the report's own text is written as it is.
+ *
+ * A figure is what only a drawing printer shows (the HTML page's charts
+ * and verdict badge), placed after the heading of the section it belongs
+ * to, with the data to draw it from; the Markdown printer skips it.
+ *
+ * Building: a block is opened (doc_heading, doc_para, doc_item,
+ * doc_table) and the runs that follow go into it; in a table, doc_row
+ * opens a row and doc_cell a cell of it (the cells before the first row
+ * are the header).  Out of memory exits (cli.h). */
+#ifndef DOC_H
+#define DOC_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+enum doc_style { DOC_PLAIN = 0, DOC_BOLD, DOC_CODE };
+
+enum doc_block_kind { DOC_HEADING, DOC_PARA, DOC_LIST, DOC_TABLE, DOC_FIGURE };
+
+/* What a figure draws, and from what (its data). */
+enum doc_figure_kind {
+    DOC_FIG_VERDICT,   /* const char *: the trust verdict's word */
+    DOC_FIG_EXEC,      /* const m_group *: execution counts by family */
+    DOC_FIG_PAIRS,     /* const m_group *: the pair counts' heatmap */
+    DOC_FIG_SPEC,      /* const m_group *: specialization outcomes */
+    DOC_FIG_DIVERGING, /* const cmp_section *: a comparison's largest changes */
+};
+
+typedef struct doc_run {
+    int style;        /* doc_style */
+    int input;        /* text from the inputs: escaped by the printers */
+    const char *text; /* owned by the document */
+} doc_run;
+
+typedef struct doc_inline {
+    doc_run *v;
+    size_t n, cap;
+} doc_inline;
+
+/* A table cell; none: a cell with nothing in it at all (Markdown "| |"),
+ * as against one holding empty text ("|  |"). */
+typedef struct doc_tcell {
+    doc_inline in;
+    int none;
+} doc_tcell;
+
+typedef struct doc_row {
+    doc_tcell *v;
+    size_t n, cap;
+} doc_row;
+
+typedef struct doc_block {
+    int kind; /* doc_block_kind */
+    /* heading */
+    int level;     /* 1-6 */
+    int group;     /* the heading of group N of a summary (1-based), else 0 */
+    int fold;      /* its section is long lists of small tables: shown folded */
+    doc_inline in; /* heading, paragraph */
+    /* list */
+    doc_inline *items;
+    size_t nitems, capitems;
+    /* table: align[k] 'l' or 'r' for each of its ncols columns */
+    char *align;
+    size_t ncols;
+    doc_row head;
+    doc_row *rows;
+    size_t nrows, caprows;
+    /* figure */
+    int figure; /* doc_figure_kind */
+    const void *data;
+} doc_block;
+
+typedef struct doc {
+    doc_block *b;
+    size_t n, cap;
+    int style;                /* the style of the runs that follow */
+    doc_inline *cur;          /* where runs go */
+    struct doc_chunk *chunks; /* the runs' texts */
+} doc;
+
+void doc_init(doc *d);
+void doc_free(doc *d);
+
+/* Blocks. */
+void doc_heading(doc *d, int level);
+void doc_para(doc *d);
+void doc_item(doc *d); /* an item of a list; items in a row make one list */
+/* A table of strlen(align) columns ('l' left, 'r' right); each of the
+ * ncols header texts that follow is the report's own text, or NULL for a
+ * header cell with nothing in it. */
+void doc_table(doc *d, const char *align, ...);
+void doc_table_begin(doc *d, const char *align); /* header cells follow */
+void doc_row_begin(doc *d);
+void doc_cell(doc *d);
+void doc_cell_none(doc *d);
+void doc_figure(doc *d, int figure, const void *data);
+/* The last block (NULL if none). */
+doc_block *doc_last(doc *d);
+
+/* Runs, in the current style (doc_style). */
+void doc_style(doc *d, int style);
+void doc_text(doc *d, const char *s);
+void doc_textf(doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void doc_name(doc *d, const char *s); /* text from the inputs */
+void doc_bold(doc *d, const char *s); /* one bold run of the report's own text */
+void doc_code(doc *d, const char *s); /* one code run of the report's own text */
+
+/* Cells: a new cell holding one run. */
+void doc_cell_text(doc *d, const char *s);
+void doc_cell_textf(doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void doc_cell_name(doc *d, const char *s);
+
+/* Print runs: each style's opening and closing markup where the style
+ * changes, each run's text with text(). */
+typedef struct doc_markup {
+    const char *open[3], *close[3]; /* by doc_style */
+    void (*text)(FILE *out, const doc_run *r);
+} doc_markup;
+void doc_print_runs(FILE *out, const doc_inline *in, const doc_markup *mk);
+
+/* doc_md.c: the document as Markdown (the figures left out), then freed.
+ * Returns 0, or -1 if the stream failed. */
+int doc_print_md_free(FILE *out, doc *d);
+
+#endif
