@@ -312,9 +312,9 @@ static uint64_t
 hot_instructions(const pc_hot *h)
 {
     uint64_t t = 0;
-    int i;
-    for (i = 0; h != NULL && i < h->nops; i++)
-        t += h->counts[i];
+    int32_t u;
+    for (u = 0; h != NULL && u < h->n; u++)
+        t += h->counts[u];
     return t;
 }
 

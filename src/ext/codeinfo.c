@@ -47,13 +47,12 @@ pc_codeinfo_slow(PyObject *code)
     if (bytes == NULL || !PyBytes_Check(bytes))
         goto error;
     n = PyBytes_GET_SIZE(bytes) / 2;
-    ci = PyMem_RawMalloc(sizeof(pc_codeinfo) + 2 * (size_t)n + 1);
+    ci = PyMem_RawMalloc(sizeof(pc_codeinfo) + (size_t)n + 1);
     if (ci == NULL)
         goto error;
     ci->code = code;
     ci->n = n;
     ci->seg = NULL;
-    ci->slot = ci->op + n;
     ci->first_resume = n;
     raw = (const uint8_t *)PyBytes_AS_STRING(bytes);
     for (i = 0; i < n; i++) {
@@ -61,7 +60,7 @@ pc_codeinfo_slow(PyObject *code)
         if (ci->first_resume == n && ci->op[i] == pc_g.resume_op)
             ci->first_resume = i;
     }
-    ci->hot = pc_hot_new(code, ci->op, n, ci->slot);
+    ci->hot = pc_hot_new(code, ci->op, n);
     if (ci->hot == NULL) {
         PyMem_RawFree(ci);
         ci = NULL;

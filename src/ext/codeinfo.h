@@ -5,7 +5,6 @@
  * Invariants:
  *  - op[u] is the base opcode of code unit u, read from co_code (no
  *    specialization, no instrumentation); CACHE units included.
- *  - slot[u] is u's opcode's slot in hot->counts (hotcode.h).
  *  - first_resume is the unit of the first RESUME, or n.
  *  - A pc_codeinfo lives exactly as long as its code object: the
  *    co_extra free function (lifecycle.c, handed to pc_codeinfo_init)
@@ -23,7 +22,6 @@ typedef struct pc_codeinfo {
     Py_ssize_t n;            /* code units */
     void *seg;               /* segment counts (seg_code.c), or NULL */
     struct pc_hot *hot;      /* per code statistics (hotcode.c) */
-    uint8_t *slot;           /* per unit: its opcode's slot in hot */
     Py_ssize_t first_resume; /* unit of the first RESUME, or n */
     uint8_t op[];
 } pc_codeinfo;
@@ -57,7 +55,7 @@ static inline void
 pc_codeinfo_count_hot(const pc_codeinfo *ci, Py_ssize_t u)
 {
     assert(u >= 0 && u < ci->n);
-    pc_hot_count(ci->hot, ci->slot[u]);
+    pc_hot_count(ci->hot, u);
 }
 
 #endif

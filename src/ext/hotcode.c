@@ -27,6 +27,16 @@ typedef struct hot_group {
 } hot_group;
 static hot_group *groups; /* tab_cap entries */
 
+/* The dump's scratch space for one group's lines: a (line, count) per
+ * line range of its records, room for every range of every record in
+ * the table (lines_total), grown on the slow path as tab is. */
+typedef struct line_count {
+    int64_t line; /* PC_NO_LINE sorts last: INT64_MAX */
+    uint64_t n;
+} line_count;
+static line_count *lscratch;
+static size_t lscratch_cap, lines_total;
+
 static int
 tab_grow(void)
 {
@@ -50,6 +60,25 @@ tab_grow(void)
     return 0;
 }
 
+/* Room in lscratch for lines_total + more ranges. */
+static int
+lscratch_reserve(size_t more)
+{
+    size_t cap = lscratch_cap ? lscratch_cap : 1024;
+    line_count *l, *old = lscratch;
+    if (lines_total + more <= lscratch_cap)
+        return 0;
+    while (cap < lines_total + more)
+        cap *= 2;
+    l = malloc(cap * sizeof *l);
+    if (l == NULL)
+        return -1;
+    lscratch = l;
+    lscratch_cap = cap;
+    free(old);
+    return 0;
+}
+
 /* The UTF-8 bytes of a str, surrogates included, as a new reference;
  * NULL (no exception: this runs inside event callbacks) on failure. */
 static PyObject *
@@ -63,35 +92,132 @@ utf8_bytes(PyObject *s)
     return b;
 }
 
+/* Appends the range (start, line) to r[0..k), merged into the last one
+ * if it has the same line; returns the new length. */
+static size_t
+add_range(pc_line_range *r, size_t k, int32_t start, int32_t line)
+{
+    if (k > 0 && r[k - 1].line == line)
+        return k;
+    r[k].start = start;
+    r[k].line = line;
+    return k + 1;
+}
+
+/* One (start, end, line) of co_lines() as units and a line; -1 if it is
+ * not such a tuple (exception set or not). */
+static int
+lines_item(PyObject *item, long *s, long *e, int32_t *line)
+{
+    PyObject *l;
+    long v = PC_NO_LINE;
+    if (!PyTuple_Check(item) || PyTuple_GET_SIZE(item) != 3)
+        return -1;
+    *s = PyLong_AsLong(PyTuple_GET_ITEM(item, 0)) / 2;
+    *e = PyLong_AsLong(PyTuple_GET_ITEM(item, 1)) / 2;
+    l = PyTuple_GET_ITEM(item, 2);
+    if (l != Py_None)
+        v = PyLong_AsLong(l);
+    if (PyErr_Occurred())
+        return -1;
+    *line = v < 0 || v > INT32_MAX ? PC_NO_LINE : (int32_t)v;
+    return 0;
+}
+
+/* The line table of code (n units) as ranges of units covering 0..n-1
+ * (hotcode.h), in a new malloc'd array of *count; NULL on failure (no
+ * exception set).  The collector is inside an event callback: the cyclic
+ * GC is held off meanwhile, so that no finalizer runs Python code. */
+static pc_line_range *
+read_lines(PyObject *code, int32_t n, int32_t *count)
+{
+    PyObject *it = NULL, *item;
+    pc_line_range *r = NULL, *t;
+    size_t cap = 16, k = 0;
+    long cursor = 0, s, e;
+    int32_t line;
+    int gc_was_on = PyGC_Disable();
+
+    it = PyObject_CallMethod(code, "co_lines", NULL);
+    r = malloc(cap * sizeof *r);
+    if (it == NULL || r == NULL)
+        goto fail;
+    while ((item = PyIter_Next(it)) != NULL) {
+        int bad = lines_item(item, &s, &e, &line);
+        Py_DECREF(item);
+        if (bad)
+            goto fail;
+        s = s < cursor ? cursor : s;
+        e = e > n ? n : e;
+        if (e <= s)
+            continue;
+        if (k + 2 > cap) {
+            t = realloc(r, 2 * cap * sizeof *r);
+            if (t == NULL)
+                goto fail;
+            r = t;
+            cap *= 2;
+        }
+        if (s > cursor)
+            k = add_range(r, k, (int32_t)cursor, PC_NO_LINE);
+        k = add_range(r, k, (int32_t)s, line);
+        cursor = e;
+    }
+    if (PyErr_Occurred())
+        goto fail;
+    if (cursor < n || k == 0) /* room: k + 2 <= cap held */
+        k = add_range(r, k, (int32_t)cursor, PC_NO_LINE);
+    Py_DECREF(it);
+    if (gc_was_on)
+        PyGC_Enable();
+    *count = (int32_t)k;
+    return r;
+fail:
+    PyErr_Clear();
+    Py_XDECREF(it);
+    free(r);
+    if (gc_was_on)
+        PyGC_Enable();
+    return NULL;
+}
+
+/* Writes the key "FILE:LINE:QUALNAME" at p, FILE and QUALNAME
+ * (UTF-8 bytes) encoded; returns the end of what it wrote. */
+static char *
+put_code_key(char *p, PyObject *file, PyObject *qual, const char *line,
+             size_t llen, size_t flen, size_t qlen)
+{
+    p += psf_text_encode(PyBytes_AS_STRING(file),
+                         (size_t)PyBytes_GET_SIZE(file), p, flen + 1);
+    *p++ = ':';
+    memcpy(p, line, llen);
+    p += llen;
+    *p++ = ':';
+    p += psf_text_encode(PyBytes_AS_STRING(qual),
+                         (size_t)PyBytes_GET_SIZE(qual), p, qlen + 1);
+    return p;
+}
+
 pc_hot *
-pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n, uint8_t *slot)
+pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n)
 {
     PyCodeObject *co = (PyCodeObject *)code;
-    int16_t map[PC_NOPS];
-    uint8_t ops[PC_NOPS];
-    int nops = 0;
     PyObject *file = NULL, *qual = NULL; /* owned: UTF-8 bytes */
-    Py_ssize_t i;
+    pc_line_range *lines = NULL;
+    int32_t nlines = 0;
     char line[24];
     size_t flen, qlen, llen, size;
     char *p;
     pc_hot *h = NULL;
 
-    if (tab_n == tab_cap && tab_grow() < 0)
+    if (n > INT32_MAX || (tab_n == tab_cap && tab_grow() < 0))
         return NULL;
-    for (i = 0; i < PC_NOPS; i++)
-        map[i] = -1;
-    for (i = 0; i < n; i++) {
-        int o = op[i];
-        if (map[o] < 0) {
-            map[o] = (int16_t)nops;
-            ops[nops++] = (uint8_t)o;
-        }
-        slot[i] = (uint8_t)map[o];
-    }
     file = utf8_bytes(co->co_filename);
     qual = utf8_bytes(co->co_qualname);
     if (file == NULL || qual == NULL)
+        goto done;
+    lines = read_lines(code, (int32_t)n, &nlines);
+    if (lines == NULL || lscratch_reserve((size_t)nlines) < 0)
         goto done;
     /* The key's free text in the dump's encoding (psf_text.h), room for
      * the longest. */
@@ -99,46 +225,54 @@ pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n, uint8_t *slot)
     qlen = PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(qual));
     llen = psf_u64_to_str(
         (uint64_t)(co->co_firstlineno < 0 ? 0 : co->co_firstlineno), line);
-    size = sizeof *h + (size_t)nops * sizeof(uint64_t) + (size_t)nops + flen +
-           llen + qlen + 3;
+    size = sizeof *h + (size_t)n * sizeof(uint64_t) +
+           (size_t)nlines * sizeof *lines + (size_t)n + flen + llen + qlen + 3;
     p = calloc(1, size);
     if (p == NULL)
         goto done;
     h = (pc_hot *)p;
     p += sizeof *h;
     h->counts = (uint64_t *)p;
-    p += (size_t)nops * sizeof(uint64_t);
-    memcpy(p, ops, (size_t)nops);
-    h->ops = (const uint8_t *)p;
-    p += nops;
+    p += (size_t)n * sizeof(uint64_t);
+    memcpy(p, lines, (size_t)nlines * sizeof *lines);
+    h->lines = (const pc_line_range *)p;
+    p += (size_t)nlines * sizeof *lines;
+    if (n)
+        memcpy(p, op, (size_t)n);
+    h->op = (const uint8_t *)p;
+    p += n;
     h->key = p;
-    p += psf_text_encode(PyBytes_AS_STRING(file),
-                         (size_t)PyBytes_GET_SIZE(file), p, flen + 1);
-    *p++ = ':';
-    memcpy(p, line, llen);
-    p += llen;
-    *p++ = ':';
-    psf_text_encode(PyBytes_AS_STRING(qual), (size_t)PyBytes_GET_SIZE(qual), p,
-                    qlen + 1);
-    h->nops = nops;
+    put_code_key(p, file, qual, line, llen, flen, qlen);
+    h->n = (int32_t)n;
+    h->nlines = nlines;
     h->live = 1;
     h->idx = tab_n;
+    lines_total += (size_t)nlines;
     tab[tab_n] = h;
     tab_n++;
 done:
+    free(lines);
     Py_XDECREF(file);
     Py_XDECREF(qual);
     return h;
 }
 
+/* Frees a record that has left the table. */
+static void
+hot_free(pc_hot *h)
+{
+    lines_total -= (size_t)h->nlines;
+    free(h);
+}
+
 static int
 hot_empty(const pc_hot *h)
 {
-    int i;
+    int32_t u;
     if (h->calls)
         return 0;
-    for (i = 0; i < h->nops; i++)
-        if (h->counts[i])
+    for (u = 0; u < h->n; u++)
+        if (h->counts[u])
             return 0;
     return 1;
 }
@@ -157,7 +291,7 @@ pc_hot_code_dead(pc_hot *h)
         tab_n--;
         tab[i] = last;
         last->idx = i;
-        free(h);
+        hot_free(h);
     }
 }
 
@@ -168,10 +302,10 @@ pc_hot_clear(void)
     for (i = 0; i < tab_n; i++) {
         pc_hot *h = tab[i];
         if (!h->live) {
-            free(h);
+            hot_free(h);
             continue;
         }
-        memset(h->counts, 0, (size_t)h->nops * sizeof(uint64_t));
+        memset(h->counts, 0, (size_t)h->n * sizeof(uint64_t));
         h->calls = 0;
         h->idx = k;
         tab[k++] = h;
@@ -197,9 +331,9 @@ static uint64_t
 hot_total(const pc_hot *h)
 {
     uint64_t t = 0;
-    int i;
-    for (i = 0; i < h->nops; i++)
-        t += h->counts[i];
+    int32_t u;
+    for (u = 0; u < h->n; u++)
+        t += h->counts[u];
     return t;
 }
 
@@ -296,22 +430,62 @@ static void
 group_opcodes(const hot_group *g, uint64_t *acc)
 {
     uint32_t k;
-    int i;
+    int32_t u;
     memset(acc, 0, PC_NOPS * sizeof *acc);
     for (k = g->start; k < g->start + g->len; k++) {
         const pc_hot *h = tab[k];
-        for (i = 0; i < h->nops; i++)
-            acc[h->ops[i]] += h->counts[i];
+        for (u = 0; u < h->n; u++)
+            acc[h->op[u]] += h->counts[u];
     }
 }
 
+/* Line order: by number, the no-line bucket last. */
+static int
+line_before(const void *x, const void *y)
+{
+    return ((const line_count *)x)->line < ((const line_count *)y)->line;
+}
+
+/* The executed lines of a group into lscratch, by line, each once;
+ * returns how many. */
+static size_t
+group_lines(const hot_group *g)
+{
+    size_t m = 0, i, k;
+    uint32_t j;
+    for (j = g->start; j < g->start + g->len; j++) {
+        const pc_hot *h = tab[j];
+        int32_t r, u;
+        for (r = 0; r < h->nlines; r++) {
+            int32_t end = r + 1 < h->nlines ? h->lines[r + 1].start : h->n;
+            uint64_t sum = 0;
+            for (u = h->lines[r].start; u < end; u++)
+                sum += h->counts[u];
+            if (sum && m < lscratch_cap) {
+                lscratch[m].line = h->lines[r].line == PC_NO_LINE
+                                       ? INT64_MAX
+                                       : h->lines[r].line;
+                lscratch[m++].n = sum;
+            }
+        }
+    }
+    heap_sort(lscratch, m, sizeof *lscratch, line_before);
+    for (i = k = 0; i < m; i++) {
+        if (k > 0 && lscratch[k - 1].line == lscratch[i].line)
+            lscratch[k - 1].n += lscratch[i].n;
+        else
+            lscratch[k++] = lscratch[i];
+    }
+    return k;
+}
+
+/* "code[KEY" then what follows the key (a PSF_KEY_CODE_* suffix). */
 static void
-put_key(psf_out *o, const char *key, const char *what)
+put_code(psf_out *o, const char *key, const char *suffix)
 {
     psf_put(o, PSF_KEY_CODE);
     psf_put(o, key);
-    psf_put(o, PSF_KEY_FIELD);
-    psf_put(o, what);
+    psf_put(o, suffix);
 }
 
 /* The calls.* keys (docs/FORMAT.md 1.15), for the dump and snapshot(). */
@@ -337,11 +511,54 @@ call_count(size_t k)
                                call_keys[k].offset);
 }
 
+/* The group's top opcodes, by count, then by number. */
+static void
+write_opcodes(psf_out *o, const hot_group *g, const char *key)
+{
+    uint64_t acc[PC_NOPS];
+    int n, i;
+    group_opcodes(g, acc);
+    for (n = 0; n < PC_HOT_TOP_OPS; n++) {
+        int best = -1;
+        for (i = 0; i < PC_NOPS; i++)
+            if (acc[i] && (best < 0 || acc[i] > acc[best]))
+                best = i;
+        if (best < 0)
+            break;
+        put_code(o, key, PSF_KEY_CODE_OPCODE);
+        psf_put(o, pc_g.opname[best]);
+        psf_put(o, "]");
+        psf_put_value(o, acc[best]);
+        acc[best] = 0;
+    }
+}
+
+/* The group's executed lines, if they fit in *room line entries (then
+ * taken from it); 0 if they do not (nothing written). */
+static int
+write_lines(psf_out *o, const hot_group *g, const char *key, size_t *room)
+{
+    size_t m = group_lines(g), i;
+    if (m > *room)
+        return 0;
+    *room -= m;
+    for (i = 0; i < m; i++) {
+        put_code(o, key, PSF_KEY_CODE_LINE);
+        if (lscratch[i].line == INT64_MAX)
+            psf_put(o, PSF_CODE_NO_LINE);
+        else
+            psf_put_u64(o, (uint64_t)lscratch[i].line);
+        psf_put(o, "]");
+        psf_put_value(o, lscratch[i].n);
+    }
+    return 1;
+}
+
 void
 pc_hot_write(psf_out *o)
 {
-    size_t ng, k;
-    uint64_t acc[PC_NOPS];
+    size_t ng, k, room = PC_LINES_CAP;
+    uint64_t omitted = 0;
 
     for (k = 0; k < NCALL_KEYS; k++) {
         if (!call_count(k))
@@ -357,30 +574,17 @@ pc_hot_write(psf_out *o)
     for (k = 0; k < ng && k < PC_HOT_CAP; k++) {
         const hot_group *g = &groups[k];
         const char *key = tab[g->start]->key;
-        int n, i;
-        put_key(o, key, "instructions : ");
-        psf_put_u64(o, g->total);
-        psf_put(o, "\n");
-        put_key(o, key, "calls : ");
-        psf_put_u64(o, g->calls);
-        psf_put(o, "\n");
-        group_opcodes(g, acc);
-        /* The top opcodes, by count, then by number. */
-        for (n = 0; n < PC_HOT_TOP_OPS; n++) {
-            int best = -1;
-            for (i = 0; i < PC_NOPS; i++)
-                if (acc[i] && (best < 0 || acc[i] > acc[best]))
-                    best = i;
-            if (best < 0)
-                break;
-            put_key(o, key, PSF_KEY_OPCODE);
-            psf_put(o, pc_g.opname[best]);
-            psf_put(o, "] : ");
-            psf_put_u64(o, acc[best]);
-            psf_put(o, "\n");
-            acc[best] = 0;
-        }
+        put_code(o, key, PSF_KEY_CODE_INSTRUCTIONS);
+        psf_put_value(o, g->total);
+        put_code(o, key, PSF_KEY_CODE_CALLS);
+        psf_put_value(o, g->calls);
+        write_opcodes(o, g, key);
+        /* Lines: the hottest entries whole, then none (1.18). */
+        if (omitted || !write_lines(o, g, key, &room))
+            omitted++;
     }
+    if (omitted)
+        psf_put_counter(o, PSF_KEY_CODE_LINES_OMITTED, omitted);
 }
 
 /* ---- snapshot: every code object, every opcode ---- */
@@ -397,13 +601,70 @@ set_u64(PyObject *d, const char *k, uint64_t v)
     return r;
 }
 
+/* The group's executed lines as {line or None: count}; NULL with an
+ * exception on failure. */
+static PyObject *
+lines_dict(const hot_group *g)
+{
+    PyObject *d = PyDict_New(), *k = NULL, *v = NULL;
+    size_t m = group_lines(g), i;
+    if (d == NULL)
+        return NULL;
+    for (i = 0; i < m; i++) {
+        k = lscratch[i].line == INT64_MAX
+                ? Py_NewRef(Py_None)
+                : PyLong_FromLongLong((long long)lscratch[i].line);
+        v = PyLong_FromUnsignedLongLong(lscratch[i].n);
+        if (k == NULL || v == NULL || PyDict_SetItem(d, k, v) < 0)
+            break;
+        Py_CLEAR(k);
+        Py_CLEAR(v);
+    }
+    if (i < m) {
+        Py_XDECREF(k);
+        Py_XDECREF(v);
+        Py_CLEAR(d);
+    }
+    return d;
+}
+
+/* One group's {"instructions", "calls", "opcodes", "lines"}; NULL with
+ * an exception on failure. */
+static PyObject *
+entry_dict(const hot_group *g)
+{
+    PyObject *entry = PyDict_New(), *ops = PyDict_New(), *lines = NULL;
+    uint64_t acc[PC_NOPS];
+    int i, ok = entry != NULL && ops != NULL;
+    if (ok) {
+        group_opcodes(g, acc);
+        for (i = 0; ok && i < PC_NOPS; i++)
+            if (acc[i] && set_u64(ops, pc_g.opname[i], acc[i]) < 0)
+                ok = 0;
+    }
+    if (ok)
+        ok = (lines = lines_dict(g)) != NULL;
+    if (ok)
+        ok = set_u64(entry, "instructions", g->total) == 0 &&
+             set_u64(entry, "calls", g->calls) == 0 &&
+             PyDict_SetItemString(entry, "opcodes", ops) == 0 &&
+             PyDict_SetItemString(entry, "lines", lines) == 0;
+    Py_XDECREF(ops);
+    Py_XDECREF(lines);
+    if (!ok)
+        Py_CLEAR(entry);
+    return entry;
+}
+
 int
 pc_hot_snapshot(PyObject *dict)
 {
-    PyObject *code = NULL, *calls = NULL, *entry = NULL, *ops = NULL;
-    uint64_t acc[PC_NOPS];
+    PyObject *code = NULL, *calls = NULL, *entry = NULL;
     size_t ng = 0, k;
-    int i, ret = -1;
+    int ret = -1;
+    /* No collection meanwhile: a finalizer's code could add records
+     * (and grow the scratch space read here). */
+    int gc_was_on = PyGC_Disable();
 
     code = PyDict_New();
     calls = PyDict_New();
@@ -415,22 +676,11 @@ pc_hot_snapshot(PyObject *dict)
     if (groups != NULL)
         ng = make_groups();
     for (k = 0; k < ng; k++) {
-        const hot_group *g = &groups[k];
-        entry = PyDict_New();
-        ops = PyDict_New();
-        if (entry == NULL || ops == NULL)
-            goto done;
-        group_opcodes(g, acc);
-        for (i = 0; i < PC_NOPS; i++)
-            if (acc[i] && set_u64(ops, pc_g.opname[i], acc[i]) < 0)
-                goto done;
-        if (set_u64(entry, "instructions", g->total) < 0 ||
-            set_u64(entry, "calls", g->calls) < 0 ||
-            PyDict_SetItemString(entry, "opcodes", ops) < 0 ||
-            PyDict_SetItemString(code, tab[g->start]->key, entry) < 0)
+        entry = entry_dict(&groups[k]);
+        if (entry == NULL ||
+            PyDict_SetItemString(code, tab[groups[k].start]->key, entry) < 0)
             goto done;
         Py_CLEAR(entry);
-        Py_CLEAR(ops);
     }
     if (PyDict_SetItemString(dict, "code", code) < 0 ||
         PyDict_SetItemString(dict, "calls", calls) < 0)
@@ -440,6 +690,7 @@ done:
     Py_XDECREF(code);
     Py_XDECREF(calls);
     Py_XDECREF(entry);
-    Py_XDECREF(ops);
+    if (gc_was_on)
+        PyGC_Enable();
     return ret;
 }

@@ -1,15 +1,21 @@
-/* hotcode.h: per code object statistics (instructions, calls, opcodes)
- * and process-wide call statistics, in the exact modes (count,
- * instructions).
+/* hotcode.h: per code object statistics (instructions, calls, opcodes,
+ * source lines) and process-wide call statistics, in the exact modes
+ * (count, instructions).
  *
  * Invariants:
  *  - A pc_hot record is allocated with its code object's pc_codeinfo
- *    (first sight, slow path) and captures the code's key
- *    "FILE:LINE:QUALNAME" as a C string then, so that dumps (Py_AtExit,
- *    SIGTERM) read only C data.
- *  - counts[] has one slot per distinct base opcode of the code;
- *    pc_codeinfo.slot[u] (codeinfo.h) is the slot of unit u.  The hot
- *    paths only increment counts[] and calls.
+ *    (first sight, slow path) and captures, as C data, the code's key
+ *    "FILE:LINE:QUALNAME", the base opcode of every code unit and the
+ *    code's line table (co_lines()), so that dumps (Py_AtExit, SIGTERM)
+ *    read only C data.
+ *  - counts[u] counts the executions of the instruction starting at code
+ *    unit u (CACHE and other non-starting units stay 0).  The hot paths
+ *    only increment counts[] and calls; per opcode and per line sums are
+ *    derived from counts[], op[] and lines[] at dump and snapshot time.
+ *  - lines[] cover units 0..n-1 in order, without gaps: lines[0].start
+ *    is 0, starts increase, and lines[r] covers units lines[r].start up
+ *    to lines[r + 1].start (n for the last); line is PC_NO_LINE where
+ *    co_lines() gives None (or gives no range).
  *  - Every record is in the process-wide table until the next clear,
  *    also after its code object died (then it is no longer live); dead
  *    records with nothing counted are freed at once.
@@ -23,16 +29,28 @@
 
 #define PC_HOT_CAP 2000  /* code objects a dump writes, by instructions */
 #define PC_HOT_TOP_OPS 5 /* opcodes written per code object */
+/* Line entries (code[K].line[..]) a dump writes at most, over all its
+ * code objects (docs/FORMAT.md 1.18). */
+#define PC_LINES_CAP 100000
+#define PC_NO_LINE (-1) /* co_lines() gave None */
+
+/* Units lines[r].start up to the next range's start are on line. */
+typedef struct pc_line_range {
+    int32_t start, line;
+} pc_line_range;
 
 typedef struct pc_hot {
-    uint64_t calls;     /* starts (PY_START / 'call' at the first RESUME) */
-    uint64_t total;     /* scratch: instructions, computed at dump time */
-    uint64_t *counts;   /* per slot */
-    const uint8_t *ops; /* slot -> base opcode */
-    char *key;          /* FILE:LINE:QUALNAME, FILE and QUALNAME in the
-                         * dump's text encoding (psf_text.h) */
-    size_t idx;         /* its place in the table */
-    int nops;
+    uint64_t calls;             /* starts (PY_START / 'call' at the first
+                                 * RESUME) */
+    uint64_t total;             /* scratch: instructions, at dump time */
+    uint64_t *counts;           /* per code unit */
+    const uint8_t *op;          /* per code unit: its base opcode */
+    const pc_line_range *lines; /* the line table, nlines ranges */
+    char *key;                  /* FILE:LINE:QUALNAME, FILE and QUALNAME
+                                 * in the dump's text encoding
+                                 * (psf_text.h) */
+    size_t idx;                 /* its place in the table */
+    int32_t n, nlines;
     int live; /* its code object is alive */
 } pc_hot;
 
@@ -44,10 +62,8 @@ typedef struct pc_calls {
 extern pc_calls pc_calls_g __attribute__((visibility("hidden")));
 
 /* Slow path: the record of code, whose n units have the base opcodes
- * op[], filling slot[] (each unit's slot in counts); NULL on failure (no
- * exception set, none pending). */
-pc_hot *pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n,
-                   uint8_t *slot);
+ * op[]; NULL on failure (no exception set, none pending). */
+pc_hot *pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n);
 /* The code object died (ci's counts are folded in already). */
 void pc_hot_code_dead(pc_hot *h);
 /* Zero every record and the call counters; free the dead records. */
@@ -56,12 +72,12 @@ int pc_hot_has_data(void);
 void pc_hot_write(psf_out *o);
 int pc_hot_snapshot(PyObject *dict); /* adds "code", "calls"; -1 on error */
 
-/* One executed instruction, of the opcode in slot (pc_codeinfo.slot). */
+/* One executed instruction, the one starting at code unit u. */
 static inline void
-pc_hot_count(pc_hot *h, uint8_t slot)
+pc_hot_count(pc_hot *h, Py_ssize_t u)
 {
-    assert(slot < h->nops);
-    h->counts[slot]++;
+    assert(u >= 0 && u < h->n);
+    h->counts[u]++;
 }
 
 #endif

@@ -234,7 +234,6 @@ seg_code_slow(pc_codeinfo *ci)
     sc->code = ci->code;
     sc->n = n;
     sc->op = ci->op;
-    sc->slot = ci->slot;
     sc->hot = ci->hot;
     fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes));
     sc->next = codes;
@@ -287,7 +286,7 @@ fold_code(seg_code *sc)
         if (run) {
             uint64_t through = run - sc->ends[u];
             pc_g.exec[op[u]] += run;
-            sc->hot->counts[sc->slot[u]] += run;
+            sc->hot->counts[u] += run;
             if (through && v < sc->n)
                 pc_g.pair[op[u]][op[v]] += through;
         }

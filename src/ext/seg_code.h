@@ -4,7 +4,7 @@
  *
  * Invariants of a seg_code (built once, on first sight, by
  * seg_code_slow(); freed with its code object, pc_seg_code_free()):
- *  - n, op[], slot[] are the code's pc_codeinfo's (codeinfo.h); arg[u] is
+ *  - n, op[] are the code's pc_codeinfo's (codeinfo.h); arg[u] is
  *    the oparg byte of unit u.
  *  - span[u] > 0 at the start of an instruction: its length in units
  *    (itself and its CACHE entries); span[u] < 0 at a cache unit: minus
@@ -35,7 +35,6 @@ typedef struct seg_code {
     int32_t n;                      /* code units */
     int32_t first_resume;           /* unit of the first RESUME */
     const uint8_t *op;              /* base opcode per unit (codeinfo) */
-    const uint8_t *slot;            /* hot->counts slot per unit */
     pc_hot *hot;                    /* per code statistics */
     uint8_t *arg;                   /* oparg byte per unit */
     int8_t *span;                   /* instruction start: its length in

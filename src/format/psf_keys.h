@@ -113,6 +113,9 @@
 #define PSF_KEY_SOURCE "source["
 #define PSF_KEY_SOURCE_LINE "].line["
 #define PSF_KEY_CODE_SITE "].site["
+/* code_lines.omitted : N, the code objects a dump has hot code for but
+ * no lines (the bound of 1.18). */
+#define PSF_KEY_CODE_LINES_OMITTED "code_lines.omitted"
 /* States of a code[K].site row. */
 #define PSF_SITE_SPECIALIZED "specialized"
 #define PSF_SITE_BACKING_OFF "backing_off"

@@ -3,7 +3,8 @@
 Built on ``sys.settrace`` with ``frame.f_trace_opcodes = True``.  Each
 'opcode' event counts one instruction, named ``dis.opname[co_code[f_lasti]]``
 (``co_code`` is the base, unspecialised, uninstrumented bytecode, so every
-name is a base opcode).  RESUME, which no opcode event reports, is added for
+name is a base opcode), on the source line ``co_lines()`` gives for
+``f_lasti`` (None where it gives None: exception clean-up code).  RESUME, which no opcode event reports, is added for
 a 'call' event whose frame's current instruction is RESUME, unless that call
 turns out to be a ``throw()`` (see below).  Pairs are (previous instruction
 in the same thread, this instruction); the first instruction a thread runs
@@ -133,15 +134,28 @@ def code_key(code):
     return "%s:%d:%s" % (file, code.co_firstlineno, qual)
 
 
+def line_table(code):
+    """{offset: line} of every code unit of code, from co_lines() (line
+    None where it gives None)."""
+    table = {}
+    for start, end, line in code.co_lines():
+        for off in range(start, end, 2):
+            table[off] = line
+    return table
+
+
 class _ThreadState:
-    __slots__ = ("counts", "pairs", "prev", "pending", "code_counts")
+    __slots__ = ("counts", "pairs", "prev", "pending", "pending_lasti",
+                 "code_counts", "line_counts")
 
     def __init__(self):
         self.counts = {}
         self.pairs = {}
         self.code_counts = {}       # code key -> {name: n}
+        self.line_counts = {}       # code key -> {line or None: n}
         self.prev = None
         self.pending = None  # frame whose RESUME awaits the next event
+        self.pending_lasti = -1     # and where that RESUME is
 
 
 class Reference:
@@ -156,6 +170,7 @@ class Reference:
         self._old_trace = None
         self._global_fn = self._global
         self._local_fn = self._local
+        self._lines = {}            # id -> (code, line_table(code))
 
     # -- collection -------------------------------------------------------
 
@@ -169,10 +184,19 @@ class Reference:
             self._states.append(st)
         return st
 
-    @staticmethod
-    def _emit(st, name, code):
-        per = st.code_counts.setdefault(code_key(code), {})
+    def _line(self, code, offset):
+        got = self._lines.get(id(code))
+        if got is None or got[0] is not code:
+            got = self._lines[id(code)] = (code, line_table(code))
+        return got[1].get(offset)
+
+    def _emit(self, st, name, code, offset):
+        key = code_key(code)
+        per = st.code_counts.setdefault(key, {})
         per[name] = per.get(name, 0) + 1
+        line = self._line(code, offset)
+        per = st.line_counts.setdefault(key, {})
+        per[line] = per.get(line, 0) + 1
         counts = st.counts
         counts[name] = counts.get(name, 0) + 1
         prev = st.prev
@@ -198,12 +222,13 @@ class Reference:
         frame.f_trace_opcodes = True
         frame.f_trace_lines = False
         if st.pending is not None:
-            self._emit(st, "RESUME", st.pending.f_code)
+            self._emit(st, "RESUME", st.pending.f_code, st.pending_lasti)
             st.pending = None
         lasti = frame.f_lasti
         co_code = code.co_code
         if 0 <= lasti < len(co_code) and co_code[lasti] == _RESUME:
             st.pending = frame
+            st.pending_lasti = lasti
         return self._local_fn
 
     def _local(self, frame, event, arg):
@@ -214,22 +239,22 @@ class Reference:
         if event == "opcode":
             if pending is not None:
                 st.pending = None
-                self._emit(st, "RESUME", pending.f_code)
+                self._emit(st, "RESUME", pending.f_code, st.pending_lasti)
             code = frame.f_code
             co_code = code.co_code
             i = frame.f_lasti
             op = co_code[i]
-            self._emit(st, _OPNAME[op], code)
+            self._emit(st, _OPNAME[op], code, i)
             # 3.11: the instruction an EXTENDED_ARG extends runs without
             # an event of its own; it executed all the same.
             while _EXT_ARG_SILENT and op == _EXTENDED_ARG:
                 i += 2
                 op = co_code[i]
-                self._emit(st, _OPNAME[op], code)
+                self._emit(st, _OPNAME[op], code, i)
         elif pending is not None:
             st.pending = None
             if not (event == "exception" and pending is frame):
-                self._emit(st, "RESUME", pending.f_code)
+                self._emit(st, "RESUME", pending.f_code, st.pending_lasti)
         return self._local_fn
 
     def _open_window(self):
@@ -240,7 +265,7 @@ class Reference:
     def _settle_pending(self):
         for st in self._states:
             if st.pending is not None:
-                self._emit(st, "RESUME", st.pending.f_code)
+                self._emit(st, "RESUME", st.pending.f_code, st.pending_lasti)
                 st.pending = None
 
     # -- public API -------------------------------------------------------
@@ -312,6 +337,18 @@ class Reference:
                 mine = total.setdefault(key, {})
                 for name, n in list(per.items()):
                     mine[name] = mine.get(name, 0) + n
+        return total
+
+    @property
+    def line_counts(self):
+        """dict: code key (see code_key) -> {line or None: count}, each
+        instruction on the line co_lines() gives for its offset."""
+        total = {}
+        for st in list(self._states):
+            for key, per in list(st.line_counts.items()):
+                mine = total.setdefault(key, {})
+                for line, n in list(per.items()):
+                    mine[line] = mine.get(line, 0) + n
         return total
 
     @property

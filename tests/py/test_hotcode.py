@@ -273,15 +273,20 @@ def parse_code(extra):
             key, what = k[5:-len("].instructions")], ("instructions",)
         elif k.endswith("].calls"):
             key, what = k[5:-len("].calls")], ("calls",)
+        elif "].line[" in k:
+            head, _, line = k.rpartition("].line[")
+            assert line.endswith("]"), k
+            line = None if line == "none]" else int(line[:-1])
+            key, what = head[5:], ("lines", line)
         else:
             head, sep, op = k.rpartition("].opcode[")
             assert sep and op.endswith("]"), k
             key, what = head[5:], ("opcodes", op[:-1])
         file, line, qual = key.rsplit(":", 2)
         assert int(line) >= 0 and qual
-        e = code.setdefault(key, {"opcodes": {}})
-        if what[0] == "opcodes":
-            e["opcodes"][what[1]] = int(v)
+        e = code.setdefault(key, {"opcodes": {}, "lines": {}})
+        if what[0] in ("opcodes", "lines"):
+            e[what[0]][what[1]] = int(v)
         else:
             e[what[0]] = int(v)
     return code, calls
@@ -307,6 +312,9 @@ def test_dump_lines(stats_dir, mode):
         assert 0 < len(e["opcodes"]) <= 5
         assert sum(e["opcodes"].values()) <= e["instructions"]
         assert e["calls"] >= 0
+        # Lines (1.18), of dead code objects too, add up exactly.
+        assert sum(e["lines"].values()) == e["instructions"], k
+    assert code["<dyn%3Afile>:1:dyn"]["lines"][4] > 0     # the loop body
     assert calls["python_starts"] == sum(e["calls"] for e in code.values())
     assert calls["returns"] >= 177
 
