@@ -149,7 +149,42 @@ def setup():
     atexit.register(_collector._census_take)
     if not had:
         del sys.modules["atexit"]
+    # 3.12+: the code objects reachable now; from here on the collector's
+    # code watcher keeps the set (no walk at each census).
+    if sys.version_info >= (3, 12):
+        _seed()
     _ready = True
+
+
+def _seed():
+    import gc
+    gc_was_on = gc.isenabled()
+    gc.disable()
+    try:
+        _collector._census_seed(live_code_objects())
+    finally:
+        if gc_was_on:
+            gc.enable()
+
+
+def census_code_objects(count_scope):
+    """The code objects the census reads: those of the collector's
+    registry (3.12+; in scope count only the code that ran while
+    counting), else those a walk of the heap reaches."""
+    codes = _collector._census_registry(count_scope)
+    if codes is None:
+        return live_code_objects()
+    # And the code running now, wherever it came from.
+    seen = set(map(id, codes))
+    for frame in sys._current_frames().values():
+        while frame is not None:
+            co = frame.f_code
+            if id(co) not in seen and (not count_scope or
+                                       _collector._census_ran(co)):
+                seen.add(id(co))
+                codes.append(co)
+            frame = frame.f_back
+    return codes
 
 
 def live_code_objects():
@@ -215,6 +250,52 @@ def _source_line(filename, line, files):
     return lines[line - 1].strip() if 0 < line <= len(lines) else ""
 
 
+def _file_lines(filename, files):
+    """The lines of `filename` as Python numbers them (a line end kept
+    or not), or []: linecache if the program has imported it, else the file
+    itself (UTF-8, undecodable bytes replaced), read once."""
+    lines = files.get(filename)
+    if lines is not None:
+        return lines
+    lc = sys.modules.get("linecache")
+    lines = []
+    if lc is not None:
+        try:
+            lines = lc.getlines(filename)    # each line with its "\n"
+        except Exception:   # a name os.stat refuses (NUL), a loader's error
+            lines = []
+    elif not filename.startswith("<") and "\0" not in filename:
+        try:
+            with open(filename, "rb") as f:
+                text = f.read().decode("utf-8", "replace")
+            lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+            if lines and lines[-1] == "":
+                lines.pop()
+        except (OSError, ValueError):
+            pass
+    files[filename] = lines
+    return lines
+
+
+def source_rows(spans):
+    """spans: [(filename, first, last)] of the code that has site rows,
+    hottest first: [(filename, n, text)] for each line of each span, once
+    per file, files in the order they first appear, lines in order."""
+    wanted = {}
+    for f, first, last in spans:
+        wanted.setdefault(f, set()).update(range(max(first, 1), last + 1))
+    rows = []
+    files = {}
+    for f, numbers in wanted.items():
+        lines = _file_lines(f, files)
+        for n in sorted(numbers):
+            if n > len(lines):
+                break
+            text = lines[n - 1]
+            rows.append((f, n, text[:-1] if text.endswith("\n") else text))
+    return rows
+
+
 def site_rows(found):
     """found: [(code, offset, family, attempts, counter value)]: the rows
     of the sites that failed to specialize, most attempts first, as the
@@ -252,8 +333,14 @@ def take(scope=None):
         libs = _library_dirs()
         user = {}
         _collector._census_begin(scope)
+        count_scope = _collector._census_totals()["scope"] == "count"
+        if count_scope:
+            # The hot-code records' instructions up to now: the rows are
+            # of the code that ran, hottest first (1.18).
+            _collector._census_fold()
         found = []
-        for co in live_code_objects():
+        codes = census_code_objects(count_scope)
+        for co in codes:
             f = co.co_filename
             mine = user.get(f)
             if mine is None:
@@ -262,6 +349,9 @@ def take(scope=None):
             _collector._census_code(co, sites)
             if sites:
                 found.extend((co,) + s for s in sites)
+        if count_scope:
+            spans = _collector._census_site_select(codes)
+            _collector._census_source(source_rows(spans))
         _collector._census_sites(site_rows(found))
     finally:
         if gc_was_on:

@@ -25,7 +25,10 @@
  * both scopes.
  */
 #include "census.h"
+#include "codeinfo.h"
 #include "text.h"
+
+#include <stdlib.h>
 
 #include <string.h>
 
@@ -52,86 +55,113 @@ static pc_census_scope live_scope;
 static PyObject *module_codes; /* owned list, or NULL before setup */
 
 int
+pc_census_hidden(PyObject *code, pc_census_scope scope)
+{
+    const uint16_t *units = pc_code_units((PyCodeObject *)code);
+    Py_ssize_t n = pc_code_nunits((PyCodeObject *)code), i;
+    /* A code object instrumented by some sys.monitoring tool hides its
+     * opcodes behind INSTRUMENTED_*.  In scope count, the
+     * instrumentation of segment counting's own events is expected: the
+     * sites it hides are left out (PC_STATE_EXCLUDED). */
+    for (i = 0; i < n; i++) {
+        int op = units[i] & 0xff;
+        int kind = pc_ct.kind[op];
+        if (kind == PC_SITE_INSTRUMENTED ||
+            (kind == PC_SITE_SEGMENT && scope != PC_CENSUS_COUNT))
+            return 1;
+        i += pc_ct.caches[op];
+    }
+    return 0;
+}
+
+pc_site_state
+pc_census_site_state(const uint16_t *units, Py_ssize_t n, Py_ssize_t i,
+                     pc_census_scope scope, unsigned *fails)
+{
+    int op = units[i] & 0xff;
+    int kind = pc_ct.kind[op];
+    int fam = pc_ct.base[op];
+    unsigned counter, backoff;
+
+    if (kind == PC_SITE_NONE)
+        return PC_STATE_NONE;
+    /* Whatever its state (instrumented now, or deinstrumented and
+     * warming up again after a window closed), counting held it back:
+     * not read. */
+    if (scope == PC_CENSUS_COUNT && pc_ct.excluded[fam])
+        return PC_STATE_EXCLUDED;
+    if (kind == PC_SITE_SEGMENT)
+        return PC_STATE_NONE; /* INSTRUMENTED_RETURN_VALUE, _JUMP_*...  */
+    if (kind == PC_SITE_SPECIALIZED)
+        return PC_STATE_SPECIALIZED;
+    if (kind == PC_SITE_PLAIN)
+        return PC_STATE_PLAIN; /* no counter: neither tried nor failed */
+    if (kind == PC_SITE_BASE && PC_UNQUICKENED_IS_BASE)
+        return PC_STATE_NEVER_TRIED; /* 3.11: not quickened yet */
+    if (pc_ct.caches[op] == 0 || i + 1 >= n)
+        return PC_STATE_PLAIN;
+    counter = units[i + 1];
+    backoff = counter & 15;
+    if (backoff <= PC_WARMUP_BACKOFF)
+        return PC_STATE_NEVER_TRIED;
+    *fails = backoff - PC_WARMUP_BACKOFF;
+    return PC_STATE_BACKING_OFF;
+}
+
+static int
+append_site(PyObject *sites, Py_ssize_t i, int fam, unsigned fails,
+            unsigned counter)
+{
+    PyObject *t =
+        Py_BuildValue("(nsII)", i * 2, pc_ct.name[fam], fails, counter >> 4);
+    if (t == NULL || PyList_Append(sites, t) < 0) {
+        Py_XDECREF(t);
+        return -1;
+    }
+    Py_DECREF(t);
+    return 0;
+}
+
+int
 pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
                pc_census_scope scope)
 {
     const uint16_t *units;
     Py_ssize_t n, i;
-    int count_scope = scope == PC_CENSUS_COUNT;
 
     if (!pc_ct.ready || !PyCode_Check(code))
         return 0;
+    if (pc_census_hidden(code, scope)) {
+        acc->instrumented_code_objects++;
+        return 0;
+    }
     units = pc_code_units((PyCodeObject *)code);
     n = pc_code_nunits((PyCodeObject *)code);
-    /* A code object instrumented by some sys.monitoring tool hides its
-     * opcodes behind INSTRUMENTED_*: count it, read nothing.  In scope
-     * count, the instrumentation of segment counting's own events is
-     * expected: the sites it hides are left out below. */
-    for (i = 0; i < n; i++) {
-        int op = units[i] & 0xff;
-        int kind = pc_ct.kind[op];
-        if (kind == PC_SITE_INSTRUMENTED ||
-            (kind == PC_SITE_SEGMENT && !count_scope)) {
-            acc->instrumented_code_objects++;
-            return 0;
-        }
-        i += pc_ct.caches[op];
-    }
     acc->code_objects++;
     for (i = 0; i < n; i++) {
         int op = units[i] & 0xff;
-        int kind = pc_ct.kind[op];
         int fam = pc_ct.base[op];
-        int ncache = pc_ct.caches[op];
-        if (kind == PC_SITE_NONE) {
-            /* not a site */
-        }
-        else if (count_scope && pc_ct.excluded[fam]) {
-            /* whatever its state (instrumented now, or deinstrumented
-             * and warming up again after a window closed), counting held
-             * it back: not read */
+        unsigned fails = 0;
+        pc_site_state st = pc_census_site_state(units, n, i, scope, &fails);
+        if (st == PC_STATE_EXCLUDED)
             acc->excluded[fam]++;
-        }
-        else if (kind == PC_SITE_SEGMENT) {
-            /* INSTRUMENTED_RETURN_VALUE, _JUMP_*...: no family */
-        }
-        else {
+        else if (st != PC_STATE_NONE)
             acc->sites[fam]++;
-            if (kind == PC_SITE_SPECIALIZED) {
-                acc->specialized[fam]++;
-                acc->forms[op]++;
-            }
-            else if (kind == PC_SITE_PLAIN) {
-                /* no counter: neither tried nor failed */
-            }
-            else if (kind == PC_SITE_BASE && PC_UNQUICKENED_IS_BASE) {
-                /* 3.11: the code has not been quickened yet */
-                acc->never_tried[fam]++;
-            }
-            else if (ncache > 0 && i + 1 < n) {
-                unsigned counter = units[i + 1];
-                unsigned backoff = counter & 15;
-                if (backoff > PC_WARMUP_BACKOFF) {
-                    unsigned fails = backoff - PC_WARMUP_BACKOFF;
-                    acc->backing_off[fam]++;
-                    acc->failures[fam] += fails;
-                    if (sites != NULL) {
-                        PyObject *t =
-                            Py_BuildValue("(nsII)", i * 2, pc_ct.name[fam],
-                                          fails, counter >> 4);
-                        if (t == NULL || PyList_Append(sites, t) < 0) {
-                            Py_XDECREF(t);
-                            return -1;
-                        }
-                        Py_DECREF(t);
-                    }
-                }
-                else {
-                    acc->never_tried[fam]++;
-                }
-            }
+        if (st == PC_STATE_SPECIALIZED) {
+            acc->specialized[fam]++;
+            acc->forms[op]++;
         }
-        i += ncache;
+        else if (st == PC_STATE_NEVER_TRIED) {
+            acc->never_tried[fam]++;
+        }
+        else if (st == PC_STATE_BACKING_OFF) {
+            acc->backing_off[fam]++;
+            acc->failures[fam] += fails;
+            if (sites != NULL &&
+                append_site(sites, i, fam, fails, units[i + 1]) < 0)
+                return -1;
+        }
+        i += pc_ct.caches[op];
     }
     return 0;
 }
@@ -150,6 +180,39 @@ pc_census_has_data(void)
 {
     return taken &&
            (!census_empty(&pc_census_live) || !census_empty(&pc_census_dead));
+}
+
+static Py_ssize_t code_extra_index = -1;
+
+void
+pc_census_init(Py_ssize_t extra_index)
+{
+    code_extra_index = extra_index;
+}
+
+pc_hot *
+pc_census_hot_of(PyObject *code)
+{
+    void *extra = NULL;
+    if (code_extra_index < 0 ||
+        pc_code_get_extra(code, code_extra_index, &extra) != 0 ||
+        extra == NULL) {
+        PyErr_Clear();
+        return NULL;
+    }
+    return ((pc_codeinfo *)extra)->hot;
+}
+
+int
+pc_census_ran(PyObject *code)
+{
+    return pc_census_hot_of(code) != NULL;
+}
+
+int
+pc_census_taken(void)
+{
+    return taken;
 }
 
 void
@@ -278,6 +341,112 @@ pc_census_write(psf_out *o)
         psf_put(o, site_lines);
 }
 
+/* ---- the registry of live code objects (3.12+) ----
+ *
+ * Every live code object, borrowed: seeded once when the census is set
+ * up (_census_seed: the code objects a walk reaches then), then kept by
+ * the code watcher (CREATE adds, DESTROY removes before the object
+ * goes).  The census reads it instead of walking the heap at every
+ * dump.  An open-addressing set of pointers; a failed allocation turns
+ * it off for good (reg_failed), and the census walks the heap again. */
+#define REG_TOMB ((PyObject *)1)
+static PyObject **reg;
+static size_t reg_cap, reg_used, reg_live; /* used: live + tombstones */
+static int reg_on, reg_failed;
+
+static size_t
+reg_hash(PyObject *p, size_t cap)
+{
+    return (size_t)(((uintptr_t)p >> 4) * 11400714819323198485ull) & (cap - 1);
+}
+
+static int
+reg_grow(void)
+{
+    size_t cap = 1024, i;
+    PyObject **t;
+    while (cap < 4 * (reg_live + 1))
+        cap *= 2;
+    t = calloc(cap, sizeof *t);
+    if (t == NULL)
+        return -1;
+    for (i = 0; i < reg_cap; i++) {
+        size_t h;
+        if (reg[i] == NULL || reg[i] == REG_TOMB)
+            continue;
+        for (h = reg_hash(reg[i], cap); t[h] != NULL; h = (h + 1) & (cap - 1))
+            ;
+        t[h] = reg[i];
+    }
+    free(reg);
+    reg = t;
+    reg_cap = cap;
+    reg_used = reg_live;
+    return 0;
+}
+
+static void
+reg_add(PyObject *co)
+{
+    size_t h, tomb = (size_t)-1;
+    if (!reg_on || reg_failed)
+        return;
+    if (4 * (reg_used + 1) > 3 * reg_cap && reg_grow() < 0) {
+        reg_failed = 1;
+        return;
+    }
+    for (h = reg_hash(co, reg_cap); reg[h] != NULL;
+         h = (h + 1) & (reg_cap - 1)) {
+        if (reg[h] == co)
+            return;
+        if (reg[h] == REG_TOMB && tomb == (size_t)-1)
+            tomb = h;
+    }
+    if (tomb != (size_t)-1) {
+        reg[tomb] = co;
+    }
+    else {
+        reg[h] = co;
+        reg_used++;
+    }
+    reg_live++;
+}
+
+#if PC_HAVE_CODE_WATCHER
+static void
+reg_del(PyObject *co)
+{
+    size_t h;
+    if (reg_cap == 0)
+        return;
+    for (h = reg_hash(co, reg_cap); reg[h] != NULL;
+         h = (h + 1) & (reg_cap - 1)) {
+        if (reg[h] == co) {
+            reg[h] = REG_TOMB;
+            reg_live--;
+            return;
+        }
+    }
+}
+#endif
+
+/* co and the code objects in its co_consts, recursively: code compiled
+ * before the registry started, run (exec) after. */
+static void
+reg_add_tree(PyObject *co, int depth)
+{
+    PyObject *consts = ((PyCodeObject *)co)->co_consts;
+    Py_ssize_t j;
+    if (!reg_on || depth > 100)
+        return;
+    reg_add(co);
+    for (j = 0; consts && j < PyTuple_GET_SIZE(consts); j++) {
+        PyObject *c = PyTuple_GET_ITEM(consts, j);
+        if (PyCode_Check(c))
+            reg_add_tree(c, depth + 1);
+    }
+}
+
 #if PC_HAVE_CODE_WATCHER
 static int watcher_id = -1;
 
@@ -287,8 +456,11 @@ static int
 on_code_event(PyCodeEvent event, PyCodeObject *co)
 {
     pc_census_scope scope;
+    if (event == PY_CODE_EVENT_CREATE)
+        reg_add((PyObject *)co);
     if (event != PY_CODE_EVENT_DESTROY)
         return 0;
+    reg_del((PyObject *)co);
     scope = pc_census_period_scope();
     if (scope != PC_CENSUS_NONE)
         pc_census_code((PyObject *)co, &pc_census_dead, NULL, scope);
@@ -327,7 +499,10 @@ audit_hook(const char *event, PyObject *args, void *data)
     if (!PyTuple_Check(args) || PyTuple_GET_SIZE(args) < 1)
         return 0;
     co = PyTuple_GET_ITEM(args, 0);
-    if (!PyCode_Check(co) || PyList_GET_SIZE(module_codes) >= MAX_MODULE_CODES)
+    if (!PyCode_Check(co))
+        return 0;
+    reg_add_tree(co, 0);
+    if (PyList_GET_SIZE(module_codes) >= MAX_MODULE_CODES)
         return 0;
     if (PyList_Append(module_codes, co) < 0)
         PyErr_Clear(); /* a census short of one module, no more */
@@ -386,9 +561,9 @@ pc_census_setup(void)
     PyThreadState_EnterTracing(ts);
     r = install_audit_hook();
     PyThreadState_LeaveTracing(ts);
-    if (r < 0 || call_census("setup") < 0)
+    if (r < 0 || pc_census_watch() < 0)
         return -1;
-    return pc_census_watch();
+    return call_census("setup");
 }
 
 int
@@ -751,6 +926,59 @@ error:
     return NULL;
 }
 
+/* _census_seed(codes): start the registry with these code objects (the
+ * ones a walk reaches when the census is set up); from now on the code
+ * watcher keeps it.  False where there is no code watcher (3.11). */
+static PyObject *
+census_seed_fn(PyObject *self, PyObject *list)
+{
+    Py_ssize_t i;
+    (void)self;
+    if (!PyList_Check(list)) {
+        PyErr_SetString(PyExc_TypeError, "_census_seed needs a list");
+        return NULL;
+    }
+    if (!PC_HAVE_CODE_WATCHER)
+        Py_RETURN_FALSE;
+    reg_on = 1;
+    for (i = 0; i < PyList_GET_SIZE(list); i++)
+        if (PyCode_Check(PyList_GET_ITEM(list, i)))
+            reg_add(PyList_GET_ITEM(list, i));
+    return PyBool_FromLong(!reg_failed);
+}
+
+/* _census_registry(ran=False): the live code objects, as a new list; with
+ * ran, only those the collector has a per code record of (they ran while
+ * counting).  None if there is no registry: the census walks the heap. */
+static PyObject *
+census_registry_fn(PyObject *self, PyObject *args)
+{
+    int ran = 0;
+    size_t i;
+    PyObject *out;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "|p:_census_registry", &ran))
+        return NULL;
+    if (!reg_on || reg_failed)
+        Py_RETURN_NONE;
+    out = PyList_New(0);
+    for (i = 0; out != NULL && i < reg_cap; i++) {
+        PyObject *co = reg[i];
+        if (co == NULL || co == REG_TOMB || (ran && !pc_census_ran(co)))
+            continue;
+        if (PyList_Append(out, co) < 0)
+            Py_CLEAR(out);
+    }
+    return out;
+}
+
+static PyObject *
+census_ran_fn(PyObject *self, PyObject *code)
+{
+    (void)self;
+    return PyBool_FromLong(PyCode_Check(code) && pc_census_ran(code));
+}
+
 /* The module code objects the audit hook saw, as a new list. */
 static PyObject *
 census_module_codes_fn(PyObject *self, PyObject *unused)
@@ -771,5 +999,8 @@ PyMethodDef pc_census_methods[] = {
     {"_census_take", census_take_fn, METH_NOARGS, NULL},
     {"_census_module_codes", census_module_codes_fn, METH_NOARGS, NULL},
     {"_census_gather", census_gather_fn, METH_O, NULL},
+    {"_census_seed", census_seed_fn, METH_O, NULL},
+    {"_census_ran", census_ran_fn, METH_O, NULL},
+    {"_census_registry", census_registry_fn, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL},
 };

@@ -60,6 +60,32 @@ extern pc_census_tables pc_ct;
 extern pc_census pc_census_live; /* taken at dump time */
 extern pc_census pc_census_dead; /* code objects destroyed meanwhile (3.12+) */
 
+/* The state of one site (docs/FORMAT.md 1.10).  PLAIN: a site whose
+ * form holds no counter (neither tried nor failed). */
+typedef enum pc_site_state {
+    PC_STATE_NONE = 0, /* not a site */
+    PC_STATE_EXCLUDED,
+    PC_STATE_SPECIALIZED,
+    PC_STATE_PLAIN,
+    PC_STATE_NEVER_TRIED,
+    PC_STATE_BACKING_OFF,
+} pc_site_state;
+
+/* The state of the instruction at unit i of units[n] (tables ready),
+ * read in scope; *fails is set for BACKING_OFF. */
+pc_site_state pc_census_site_state(const uint16_t *units, Py_ssize_t n,
+                                   Py_ssize_t i, pc_census_scope scope,
+                                   unsigned *fails);
+/* code is hidden by another tool's instrumentation (not read). */
+int pc_census_hidden(PyObject *code, pc_census_scope scope);
+/* Module init: the co_extra slot of pc_codeinfo (codeinfo.h). */
+void pc_census_init(Py_ssize_t extra_index);
+/* The per code record of code (it ran while counting), or NULL. */
+struct pc_hot *pc_census_hot_of(PyObject *code);
+int pc_census_ran(PyObject *code);
+/* The live census of this period is whole (taken). */
+int pc_census_taken(void);
+
 /* Tally one code object into acc, read in the given scope.  If sites is
  * not NULL, append (offset, family, attempts, counter value) tuples for
  * the sites that failed and are backing off.  -1 with exception only

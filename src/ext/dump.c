@@ -10,6 +10,7 @@
 #include "backend.h"
 #include "lifecycle.h"
 #include "census.h"
+#include "census_sites.h"
 #include "stats.h"
 #include "segments.h"
 #include "hotcode.h"
@@ -193,8 +194,10 @@ write_dump(psf_out *o, pc_reason reason)
 
     if (pc_stats_has_data())
         pc_stats_write(o);
-    if (pc_census_has_data())
+    if (pc_census_has_data()) {
         pc_census_write(o);
+        pc_sites_write(o);
+    }
     pc_hot_write(o);
     for (i = 0; i < PC_NOPS; i++) {
         if (!pc_g.exec[i])

@@ -7,6 +7,7 @@
 #include "backend.h"
 #include "codeinfo.h"
 #include "census.h"
+#include "census_sites.h"
 #include "guard.h"
 #include "hotcode.h"
 #include "segments.h"
@@ -21,7 +22,8 @@ static void
 code_dead(void *p)
 {
     pc_codeinfo *ci = p;
-    pc_seg_code_free(ci); /* its segment counts go into pc_g first */
+    pc_seg_code_free(ci);   /* its segment counts go into pc_g first */
+    pc_sites_code_dead(ci); /* its rows, while its record is whole */
     pc_hot_code_dead(ci->hot);
     pc_codeinfo_free(ci);
 }
@@ -39,6 +41,7 @@ pc_lifecycle_init(PyObject *opnames)
             return -1;
         }
         pc_codeinfo_init(extra_index);
+        pc_census_init(extra_index);
     }
     if (pc_collector_init(opnames) < 0)
         return -1;
@@ -69,6 +72,7 @@ pc_clear(void)
     pc_g.windows = 0;
     pc_g.started = 0;
     pc_census_clear();
+    pc_sites_clear();
     pc_stats_clear();
     pc_guard_clear(pc_backend_displaced());
     pc_g.census_wanted = pc_g.on && pc_g.mode == PC_MODE_CENSUS;
@@ -94,6 +98,7 @@ pc_after_fork(void)
         pc_counts_zero();
     pc_stats_clear();
     pc_census_clear();
+    pc_sites_clear();
     pc_seg_after_fork();
     pc_hot_clear();
     pc_guard_clear(pc_backend_displaced_here());

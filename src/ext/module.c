@@ -10,6 +10,7 @@
 #include "lifecycle.h"
 #include "native.h"
 #include "census.h"
+#include "census_sites.h"
 #include "stats.h"
 #include "segments.h"
 #include "../format/psf_version.h"
@@ -334,6 +335,21 @@ pc_snapshot_fn(PyObject *self, PyObject *unused)
     pc_seg_cut();
     pc_seg_fold();
     return pc_snapshot();
+}
+
+/* _census_fold(): the segment counts into the hot-code records now, as
+ * snapshot() does, so that the census orders code by its instructions
+ * (census_sites.c).  Leaves the counts as they are. */
+static PyObject *
+pc_census_fold_fn(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    if (!pc_g.native) {
+        pc_seg_cut();
+        pc_seg_fold();
+    }
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(
@@ -663,6 +679,7 @@ static PyMethodDef module_methods[] = {
     {"_seg_state", pc_seg_state_fn, METH_NOARGS, NULL},
     {"_census_segment_events", pc_seg_events_fn, METH_NOARGS, NULL},
     {"_set_measure_mode", pc_set_measure_mode, METH_O, NULL},
+    {"_census_fold", pc_census_fold_fn, METH_NOARGS, NULL},
     {NULL, NULL, 0, NULL},
 };
 
@@ -674,6 +691,7 @@ module_exec(PyObject *module)
     int ret = -1;
 
     if (PyModule_AddFunctions(module, pc_census_methods) < 0 ||
+        PyModule_AddFunctions(module, pc_sites_methods) < 0 ||
         PyModule_AddStringConstant(module, "__version__", PSF_VERSION) < 0 ||
         PyModule_AddStringConstant(module, "MECHANISM", pc_backend_name()) < 0)
         return -1;

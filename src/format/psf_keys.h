@@ -69,6 +69,10 @@
 #define PSF_KEY_FIELD "]." /* between a bracket and its field */
 #define PSF_KEY_CENSUS_EXCLUDED "census.excluded_family["
 #define PSF_KEY_CENSUS_SITE "census.site[" /* census.site[I] : a row */
+/* Scope count: site rows and source lines left out by their bounds
+ * (1.18). */
+#define PSF_KEY_CENSUS_OMITTED_ROWS "census.omitted_site_rows"
+#define PSF_KEY_CENSUS_OMITTED_SOURCE "census.omitted_source_lines"
 /* The command's own rows of merged sites (never in a dump). */
 #define PSF_KEY_CENSUS_ROWS "census.sites["
 

@@ -98,7 +98,8 @@ class Dump:
                 a, b = key[len("opcode["):-1].split("].pair_count[")
                 self.pairs[(a, b)] = int(value)
             elif key.startswith(("census.", "GC[", "gc[", "Object ", "rare.",
-                                 "objects.", "code[", "code_lines.", "calls.")):
+                                 "objects.", "code[", "code_lines.", "calls.",
+                                 "source[")):
                 self.extra[key] = value
             else:
                 raise AssertionError("%s: unknown key %r" % (path, key))
