@@ -14,7 +14,7 @@
 const char *const a_state_name[A_STATE_COUNT] = {PSF_SITE_SPECIALIZED, PSF_SITE_BACKING_OFF,
                                                  PSF_SITE_NEVER_TRIED, PSF_SITE_EXCLUDED};
 const char *const a_state_words[A_STATE_COUNT] = {"specialized", "backing off", "never tried",
-                                                  "not read (instrumented while counting)"};
+                                                  "not read"};
 
 /* ---- sites ---------------------------------------------------------------- */
 

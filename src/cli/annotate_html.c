@@ -342,7 +342,7 @@ annotate_html(FILE *out, const annotate *a)
         fprintf(out, "<span class=\"lg s-%s\">%s</span> %llu ", a_state_name[i], a_state_words[i],
                 (unsigned long long)a->site_states[i]);
     }
-    fputs("</p>\n", out);
+    fputs("(not read: a family instrumented while counting, whose state says nothing)</p>\n", out);
     for (i = 0; i < a->nfn; i++)
         fn_section(out, a, i);
     fprintf(out, "<p><small>Report by pystats %s.</small></p></main></body></html>\n", PSF_VERSION);

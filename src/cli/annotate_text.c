@@ -63,21 +63,37 @@ base_cols(FILE *out, const annotate *a, const a_line *l)
         fprintf(out, "%10s %10s ", "-", "new");
 }
 
+/* A line's sites on one line, by state: "specialized: BINARY_OP_ADD_INT;
+ * backing off: LOAD_ATTR (3 attempts); never tried: CALL".  A site the
+ * dumps disagree on, or whose state the base run differs in, says so. */
 static void
-site_line(FILE *out, const a_site *s)
+sites_line(FILE *out, const a_fn *f, const a_line *l)
 {
-    fprintf(out, "%18s%s %s", "", s->family, a_state_words[s->state]);
-    if (s->state == A_SPECIALIZED)
-        fprintf(out, ": %s", s->detail);
-    else if (s->state == A_BACKING_OFF)
-        fprintf(out, ": %s failed attempts", s->detail);
-    if (s->col >= 0)
-        fprintf(out, "  (col %ld-%ld)", s->col, s->end_col);
-    if (s->n < s->ndumps)
-        fprintf(out, "  [%llu of %llu dumps]", (unsigned long long)s->n,
-                (unsigned long long)s->ndumps);
-    if (s->base_state >= 0 && s->base_state != s->state)
-        fprintf(out, "  (base: %s)", a_state_words[s->base_state]);
+    const char *sep = "";
+    size_t k;
+    int st;
+
+    fprintf(out, "%20s", "");
+    for (st = 0; st < A_STATE_COUNT; st++) {
+        const char *item = "";
+        for (k = 0; k < l->nsites; k++) {
+            const a_site *s = &f->sites[l->site0 + k];
+            if (s->state != st)
+                continue;
+            if (*item == '\0')
+                fprintf(out, "%s%s: ", sep, a_state_words[st]);
+            fprintf(out, "%s%s", item, st == A_SPECIALIZED ? s->detail : s->family);
+            if (st == A_BACKING_OFF)
+                fprintf(out, " (%s attempts)", s->detail);
+            if (s->n < s->ndumps)
+                fprintf(out, " [%llu of %llu dumps]", (unsigned long long)s->n,
+                        (unsigned long long)s->ndumps);
+            if (s->base_state >= 0 && s->base_state != s->state)
+                fprintf(out, " [base: %s]", a_state_words[s->base_state]);
+            item = ", ";
+            sep = "; ";
+        }
+    }
     fputc('\n', out);
 }
 
@@ -86,7 +102,7 @@ fn_text(FILE *out, const annotate *a, size_t i)
 {
     const a_fn *f = &a->fn[i];
     char n[32], c[32], sh[16];
-    size_t j, k;
+    size_t j;
 
     cli_count_str(n, sizeof n, f->instructions);
     cli_count_str(c, sizeof c, f->calls);
@@ -113,8 +129,8 @@ fn_text(FILE *out, const annotate *a, size_t i)
         if (a->base)
             base_cols(out, a, l);
         fprintf(out, "%5ld  %s\n", l->line, l->text ? l->text : "");
-        for (k = 0; k < l->nsites; k++)
-            site_line(out, &f->sites[l->site0 + k]);
+        if (l->nsites)
+            sites_line(out, f, l);
     }
     if (f->no_line || (f->base && f->base->no_line)) {
         a_line nl = {.counted = f->no_line != 0, .count = f->no_line};
@@ -159,7 +175,7 @@ annotate_text(FILE *out, const annotate *a)
     }
     fprintf(out,
             "Sites of the functions shown: %llu specialized, %llu backing off, %llu never "
-            "tried, %llu not read.\n",
+            "tried, %llu not read (instrumented while counting).\n",
             (unsigned long long)a->site_states[A_SPECIALIZED],
             (unsigned long long)a->site_states[A_BACKING_OFF],
             (unsigned long long)a->site_states[A_NEVER_TRIED],

@@ -248,7 +248,7 @@ state_name(pc_site_state st)
     case PC_STATE_EXCLUDED:
         return PSF_SITE_EXCLUDED;
     default:
-        return PSF_SITE_NEVER_TRIED; /* a form without counter too */
+        return PSF_SITE_NEVER_TRIED;
     }
 }
 
@@ -293,7 +293,9 @@ code_rows(PyCodeObject *co, const char *key, sbuf *b, int *last)
         unsigned fails = 0;
         pc_site_state st =
             pc_census_site_state(units, n, i, PC_CENSUS_COUNT, &fails);
-        if (st != PC_STATE_NONE) {
+        /* A form without counter that is not specialized (3.12's
+         * LOAD_FAST: no superinstruction here) is no adaptive site. */
+        if (st != PC_STATE_NONE && st != PC_STATE_PLAIN) {
             rows++;
             if (b != NULL)
                 put_row(b, key, i, op, st, fails, lt_at(&w, i));
