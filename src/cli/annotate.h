@@ -96,6 +96,14 @@ void annotate_against(annotate *a, const annotate *base);
 double annotate_per_million(const annotate *a, uint64_t n);
 void annotate_free(annotate *a);
 
+/* Whether a line is worth a row: it has a text, a count or a site (a
+ * run of lines with none, where no source is known, is one gap). */
+static inline int
+a_line_shown(const a_line *l)
+{
+    return l->text != NULL || l->counted || l->nsites > 0 || l->has_base;
+}
+
 /* Renderers: 0, or -1 if the stream failed. */
 int annotate_text(FILE *out, const annotate *a);
 int annotate_html(FILE *out, const annotate *a);

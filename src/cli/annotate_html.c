@@ -21,7 +21,7 @@ static const char css[] =
     "table.src td{padding:0 .5em;white-space:pre;vertical-align:top}"
     "td.n{text-align:right;color:#333}td.ln{text-align:right;color:#999}"
     "td.bar{width:8em}td.bar span{display:block;height:.9em;margin-top:.2em;background:#e8743b}"
-    "tr.cold td.n{color:#bbb}.site{border-bottom:2px solid}"
+    "tr.cold td.n{color:#bbb}tr.gap td{color:#999;padding-left:9em}.site{border-bottom:2px solid}"
     ".s-specialized{border-color:#2a9d3f}.s-backing_off{border-color:#d62828}"
     ".s-never_tried{border-color:#999;border-bottom-style:dotted}"
     ".s-excluded{border-color:#7b61c9;border-bottom-style:dashed}"
@@ -29,7 +29,7 @@ static const char css[] =
     "color:#fff}.badge.s-specialized{background:#2a9d3f}.badge.s-backing_off{background:#d62828}"
     ".badge.s-never_tried{background:#999}.badge.s-excluded{background:#7b61c9}"
     "td.chg.up{color:#b00}td.chg.down{color:#070}th{font-weight:normal;color:#777;text-align:right}"
-    ".note{color:#a05a00}.legend span{margin-right:1em}.lg{border-bottom:2px solid}";
+    ".note{color:#a05a00}.lg{border-bottom:2px solid}";
 
 static void
 esc(FILE *out, const char *s, size_t n)
@@ -187,6 +187,12 @@ fn_rows(FILE *out, const annotate *a, const a_fn *f)
             max = f->lines[j].count;
     for (j = 0; j < f->nlines; j++) {
         const a_line *l = &f->lines[j];
+        if (!a_line_shown(l)) {
+            if (j == 0 || a_line_shown(&f->lines[j - 1]))
+                fprintf(out, "<tr class=\"gap\"><td colspan=\"%d\">&#8942;</td></tr>\n",
+                        a->base ? 7 : 4);
+            continue;
+        }
         cli_count_str(n, sizeof n, l->count);
         fprintf(out, "<tr data-line=\"%ld\"%s", l->line, l->counted ? "" : " class=\"cold\"");
         if (l->counted)
@@ -260,9 +266,13 @@ fn_section(FILE *out, const annotate *a, size_t i)
     cli_count_str(c, sizeof c, f->calls);
     fprintf(out,
             "<section class=\"fn\" id=\"%s\" data-instructions=\"%llu\" data-calls=\"%llu\" "
-            "data-no-line=\"%llu\"><h2>%zu. ",
+            "data-no-line=\"%llu\" data-first=\"%ld\" data-qual=\"",
             f->anchor, (unsigned long long)f->instructions, (unsigned long long)f->calls,
-            (unsigned long long)f->no_line, i + 1);
+            (unsigned long long)f->no_line, f->first);
+    esc_s(out, f->qual);
+    fputs("\" data-file=\"", out);
+    esc_s(out, f->file);
+    fprintf(out, "\"><h2>%zu. ", i + 1);
     esc_s(out, f->qual);
     fputs(" <small>", out);
     esc_s(out, f->file);
@@ -337,10 +347,11 @@ annotate_html(FILE *out, const annotate *a)
         esc_s(out, a->trust);
         fputs("</b>", out);
     }
-    fputs("</p>\n<p class=\"legend\">Sites: ", out);
+    fputs("</p>\n<p class=\"legend\">Sites of the functions shown: ", out);
     for (i = 0; i < A_STATE_COUNT; i++) {
-        fprintf(out, "<span class=\"lg s-%s\">%s</span> %llu ", a_state_name[i], a_state_words[i],
-                (unsigned long long)a->site_states[i]);
+        fprintf(out, "%llu <span class=\"lg s-%s\">%s</span>%s",
+                (unsigned long long)a->site_states[i], a_state_name[i], a_state_words[i],
+                i + 1 < A_STATE_COUNT ? ", " : " ");
     }
     fputs("(not read: a family instrumented while counting, whose state says nothing)</p>\n", out);
     for (i = 0; i < a->nfn; i++)

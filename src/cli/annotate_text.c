@@ -121,6 +121,11 @@ fn_text(FILE *out, const annotate *a, size_t i)
     fprintf(out, "%5s  %s\n", "line", "source");
     for (j = 0; j < f->nlines; j++) {
         const a_line *l = &f->lines[j];
+        if (!a_line_shown(l)) {
+            if (j == 0 || a_line_shown(&f->lines[j - 1]))
+                fprintf(out, "%14s %5s\n", "", "...");
+            continue;
+        }
         if (l->counted)
             cli_count_str(n, sizeof n, l->count);
         else
