@@ -128,9 +128,11 @@ source_cell(FILE *out, const a_fn *f, const a_line *l)
                 e = len;
             if (depth > 0 && e > ends[depth - 1])
                 e = ends[depth - 1];
-            if (e <= p)
-                continue;
             site_attrs(out, s, "site");
+            if (e <= p) { /* an empty span (RESUME at column 0 to 0) */
+                fputs("</span>", out);
+                continue;
+            }
             ends[depth++] = e;
         }
         if (p < len)
