@@ -124,38 +124,35 @@ typedef struct ck_tls {
     size_t ngc;
 } ck_tls;
 
+/* The id of name s in names, the array *arr (of *cap elements of size
+ * elem, zeroed when grown) long enough to hold it. */
 static int32_t
-op_index(ck_tls *t, const char *s, size_t n)
+name_slot(ktab *names, const char *s, size_t n, void **arr, size_t *cap, size_t elem)
 {
     int is_new;
-    size_t id = ktab_intern(&t->names, s, n, &is_new);
+    size_t id = ktab_intern(names, s, n, &is_new);
 
-    if (id >= t->op_cap) {
-        size_t cap = t->op_cap ? t->op_cap * 2 : 512, old = t->op_cap;
-        while (cap <= id)
-            cap *= 2;
-        t->op = cli_xrealloc(t->op, cap * sizeof *t->op);
-        memset(t->op + old, 0, (cap - old) * sizeof *t->op);
-        t->op_cap = cap;
+    if (id >= *cap) {
+        size_t c = *cap ? *cap * 2 : 256, old = *cap;
+        while (c <= id)
+            c *= 2;
+        *arr = cli_xrealloc(*arr, c * elem);
+        memset((char *)*arr + old * elem, 0, (c - old) * elem);
+        *cap = c;
     }
     return (int32_t)id;
 }
 
 static int32_t
+op_index(ck_tls *t, const char *s, size_t n)
+{
+    return name_slot(&t->names, s, n, (void **)&t->op, &t->op_cap, sizeof *t->op);
+}
+
+static int32_t
 code_index(ck_tls *t, const char *s, size_t n)
 {
-    int is_new;
-    size_t id = ktab_intern(&t->codes, s, n, &is_new);
-
-    if (id >= t->code_cap) {
-        size_t cap = t->code_cap ? t->code_cap * 2 : 256, old = t->code_cap;
-        while (cap <= id)
-            cap *= 2;
-        t->code = cli_xrealloc(t->code, cap * sizeof *t->code);
-        memset(t->code + old, 0, (cap - old) * sizeof *t->code);
-        t->code_cap = cap;
-    }
-    return (int32_t)id;
+    return name_slot(&t->codes, s, n, (void **)&t->code, &t->code_cap, sizeof *t->code);
 }
 
 /* The slot classifications of group g, covering every slot it has. */
