@@ -6,12 +6,16 @@ non-ASCII, lone surrogates, undecodable bytes) go through the real
 collector, in mode census (failing sites) and mode count (hot code), on
 real code objects compiled from generated source in generated paths,
 then through `pystats summarize --json` and `pystats check`: every site,
-hot-code key and label comes back identical, and check says ok.
+hot-code key and label comes back identical, and check says ok; and
+through `pystats annotate --html`: every source line of the generated
+code comes back as the file has it (from the dump's own copy of the
+source where the census wrote one, 3.12+), shown as reports show text.
 
 The expected values are the generated strings themselves.  Examples per
 run: PYSTATS_ROUNDTRIP_EXAMPLES (default 6; each example is a batch of up
 to 8 code objects run by two child processes).
 """
+import html.parser
 import json
 import os
 import subprocess
@@ -134,6 +138,57 @@ def summarize(directory, tmp):
         return json.load(f)
 
 
+class _Page(html.parser.HTMLParser):
+    """The annotate page's functions: {(file, qualname): {line: text}},
+    the text of each line's code cell without its site badges."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.fns, self.fn, self.line, self.cell, self.badge = {}, None, None, None, 0
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag == "section":
+            self.fn = self.fns.setdefault((a["data-file"], a["data-qual"]), {})
+        elif tag == "tr":
+            self.line = a.get("data-line")
+        elif tag == "td" and a.get("class") == "code":
+            self.cell = ""
+        elif tag == "span" and (a.get("class") or "").startswith("badge"):
+            self.badge += 1
+
+    def handle_endtag(self, tag):
+        if tag == "td" and self.cell is not None:
+            if self.line not in (None, "none"):
+                self.fn[int(self.line)] = self.cell
+            self.cell = None
+        elif tag == "span" and self.badge:
+            self.badge -= 1
+
+    def handle_data(self, data):
+        if self.cell is not None and not self.badge:
+            self.cell += data
+
+
+def shown(text):
+    """Text as reports show it (docs/CLI.md, "Text in reports"): a
+    surrogate as \\udcNN, a control character as \\xNN."""
+    return "".join("\\x%02x" % ord(c) if ord(c) < 0x20 or ord(c) == 0x7F
+                   else "\\u%04x" % ord(c) if "\ud800" <= c <= "\udfff" else c
+                   for c in text)
+
+
+def annotate_page(directory, tmp):
+    out = os.path.join(tmp, "view.html")
+    p = subprocess.run([PYSTATS_CLI, "annotate", directory, "--html", out, "--top", "100000"],
+                       capture_output=True, text=True)
+    assert p.returncode == 0, p.stderr
+    page = _Page()
+    with open(out, encoding="utf-8") as f:
+        page.feed(f.read())
+    return page.fns
+
+
 def check_ok(directory):
     p = subprocess.run([PYSTATS_CLI, "check", directory, "--json", "-"],
                        capture_output=True, text=True)
@@ -204,6 +259,20 @@ def test_round_trip(tmp_path_factory, cases, label):
     assert again["code"] == summary["code"]
     check_ok(count)
     assert len(dumps_in(count)) == 1
+    # The source view: each line's text as the file has it, from the
+    # dump's own copy (3.12+, written with the census) or the file.
+    fns = annotate_page(count, tmp)
+    for i, c in enumerate(cases):
+        path = os.path.join(root, str(i), c["dir"], "m.py")
+        with open(path, encoding="utf-8", newline="\n") as fh:
+            lines = fh.read().split("\n")
+        [view] = [v for (file, qual), v in fns.items()
+                  if qual == shown(c["qualname"]) and v.get(7) is not None
+                  and file in (shown(path), shown(os.path.relpath(path)))] or [None]
+        assert view is not None, (c, sorted(fns))
+        for n, text in view.items():
+            if n >= 1:
+                assert text == shown(lines[n - 1]), (n, text, lines[n - 1])
 
 
 def test_bytes_that_are_not_utf8_are_kept_in_every_output(tmp_path):
