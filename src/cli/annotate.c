@@ -320,21 +320,25 @@ matches(const m_code *c, const char *want)
 }
 
 static void
-fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file, int no_text)
+fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file,
+         const annotate_opts *o)
 {
-    char id[32];
+    char id[160];
 
     memset(f, 0, sizeof *f);
     f->c = c;
     f->file = text_display_n(c->name, c->file_len);
     f->qual = c->qual ? text_display(c->qual) : cli_xstrdup("");
-    snprintf(id, sizeof id, "fn-%zu", idx + 1);
+    if (o->anchor)
+        snprintf(id, sizeof id, "%.120s-fn-%zu", o->anchor, idx + 1);
+    else
+        snprintf(id, sizeof id, "fn-%zu", idx + 1);
     f->anchor = cli_xstrdup(id);
     f->first = c->line ? strtol(c->line, NULL, 10) : 1;
     f->instructions = c->instructions;
     f->calls = c->calls;
     take_sites(f, c);
-    fill_lines(f, m, c, no_text ? NULL : file);
+    fill_lines(f, m, c, o->no_text ? NULL : file);
 }
 
 size_t
@@ -354,7 +358,7 @@ annotate_build(annotate *a, const m_group *m, const annotate_opts *o)
         a->with_lines++;
         a->total += c->instructions;
         if ((o->top <= 0 || a->nfn < (size_t)o->top) && matches(c, o->function)) {
-            fn_build(&a->fn[a->nfn], a->nfn, m, c, &file, o->no_text);
+            fn_build(&a->fn[a->nfn], a->nfn, m, c, &file, o);
             for (j = 0; j < a->fn[a->nfn].nsites; j++)
                 a->site_states[a->fn[a->nfn].sites[j].state]++;
             a->nfn++;

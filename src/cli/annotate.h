@@ -82,6 +82,7 @@ typedef struct annotate_opts {
     int no_text;          /* leave the texts out (a base's view) */
     const char *function; /* only those whose QUALNAME is this, or whose
                            * FILE:LINE:QUALNAME ends with it; NULL: any */
+    const char *anchor;   /* the functions' ids: ANCHOR-fn-N; NULL: fn-N */
 } annotate_opts;
 
 /* Build the view of m's hot code.  Returns the number of functions
@@ -107,5 +108,16 @@ a_line_shown(const a_line *l)
 /* Renderers: 0, or -1 if the stream failed. */
 int annotate_text(FILE *out, const annotate *a);
 int annotate_html(FILE *out, const annotate *a);
+
+/* The pieces of annotate_html that another page shows too (the summary's
+ * "Source view", report_html.c), so that both print a function alike:
+ * the style of a function's section, each selector under scope (a
+ * selector, or "" for none), so that it holds whatever page it is on
+ * and touches nothing else of it; the legend of the sites' states (of
+ * the functions shown); function i's section, its heading at level
+ * hlevel (2-6). */
+void annotate_html_css(FILE *out, const char *scope);
+void annotate_html_legend(FILE *out, const annotate *a);
+void annotate_html_fn(FILE *out, const annotate *a, size_t i, int hlevel);
 
 #endif

@@ -12,24 +12,61 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char css[] =
+/* The page around the functions. */
+static const char page_css[] =
     "body{font:14px/1.4 system-ui,sans-serif;margin:0;display:flex;color:#222}"
     "nav{width:20em;flex:none;height:100vh;overflow:auto;position:sticky;top:0;"
     "background:#f6f6f6;border-right:1px solid #ddd;padding:.5em 1em;box-sizing:border-box}"
-    "nav ol{padding-left:1.5em}nav a{text-decoration:none}main{padding:0 1.5em;min-width:0}"
-    "table.src{border-collapse:collapse;font:13px/1.35 ui-monospace,monospace}"
-    "table.src td{padding:0 .5em;white-space:pre;vertical-align:top}"
-    "td.n{text-align:right;color:#333}td.ln{text-align:right;color:#999}"
-    "td.bar{width:8em}td.bar span{display:block;height:.9em;margin-top:.2em;background:#e8743b}"
-    "tr.cold td.n{color:#bbb}tr.gap td{color:#999;padding-left:9em}.site{border-bottom:2px solid}"
-    ".s-specialized{border-color:#2a9d3f}.s-backing_off{border-color:#d62828}"
-    ".s-never_tried{border-color:#999;border-bottom-style:dotted}"
-    ".s-excluded{border-color:#7b61c9;border-bottom-style:dashed}"
-    ".badge{font:11px system-ui,sans-serif;border-radius:3px;padding:0 .3em;margin-left:.4em;"
-    "color:#fff}.badge.s-specialized{background:#2a9d3f}.badge.s-backing_off{background:#d62828}"
-    ".badge.s-never_tried{background:#999}.badge.s-excluded{background:#7b61c9}"
-    "td.chg.up{color:#b00}td.chg.down{color:#070}th{font-weight:normal;color:#777;text-align:right}"
-    ".note{color:#a05a00}.lg{border-bottom:2px solid}";
+    "nav ol{padding-left:1.5em}nav a{text-decoration:none}main{padding:0 1.5em;min-width:0}";
+
+/* A function's section and the legend, rule by rule (selectors, then
+ * declarations), each selector put under a scope where another page
+ * shows them.  What a host page may set on tables, cells, rows and
+ * badges (borders, backgrounds, stickiness, weight) is set here too. */
+static const char *const fn_css[][2] = {
+    {"table.src", "border-collapse:collapse;font:13px/1.35 ui-monospace,monospace;margin:0"},
+    {"table.src td,table.src th", "padding:0 .5em;white-space:pre;vertical-align:top;border:0;"
+                                  "background:none;position:static;cursor:auto"},
+    {"table.src tr", "background:none"},
+    {"td.n", "text-align:right;color:#333"},
+    {"td.ln", "text-align:right;color:#999"},
+    {"td.bar", "width:8em"},
+    {"td.bar span", "display:block;height:.9em;margin-top:.2em;background:#e8743b"},
+    {"tr.cold td.n", "color:#bbb"},
+    {"tr.gap td", "color:#999;padding-left:9em"},
+    {".site", "border-bottom:2px solid"},
+    {".s-specialized", "border-color:#2a9d3f"},
+    {".s-backing_off", "border-color:#d62828"},
+    {".s-never_tried", "border-color:#999;border-bottom-style:dotted"},
+    {".s-excluded", "border-color:#7b61c9;border-bottom-style:dashed"},
+    {".badge", "display:inline;font:11px system-ui,sans-serif;border-radius:3px;padding:0 .3em;"
+               "margin-left:.4em;color:#fff"},
+    {".badge.s-specialized", "background:#2a9d3f"},
+    {".badge.s-backing_off", "background:#d62828"},
+    {".badge.s-never_tried", "background:#999"},
+    {".badge.s-excluded", "background:#7b61c9"},
+    {"td.chg.up", "color:#b00"},
+    {"td.chg.down", "color:#070"},
+    {"table.src th", "font-weight:normal;color:#777;text-align:right"},
+    {".note", "color:#a05a00"},
+    {".lg", "border-bottom:2px solid"},
+};
+
+void
+annotate_html_css(FILE *out, const char *scope)
+{
+    size_t i, n;
+    const char *p;
+
+    for (i = 0; i < sizeof fn_css / sizeof fn_css[0]; i++) {
+        for (p = fn_css[i][0]; *p; p += n + (p[n] == ',')) {
+            n = strcspn(p, ",");
+            fprintf(out, "%s%s%s%.*s", p == fn_css[i][0] ? "" : ",", scope, *scope ? " " : "",
+                    (int)n, p);
+        }
+        fprintf(out, "{%s}", fn_css[i][1]);
+    }
+}
 
 static void
 esc(FILE *out, const char *s, size_t n)
@@ -258,8 +295,8 @@ base_note(FILE *out, const annotate *a, const a_fn *f)
     fputs("</p>\n", out);
 }
 
-static void
-fn_section(FILE *out, const annotate *a, size_t i)
+void
+annotate_html_fn(FILE *out, const annotate *a, size_t i, int hlevel)
 {
     const a_fn *f = &a->fn[i];
     char n[32], c[32];
@@ -274,11 +311,13 @@ fn_section(FILE *out, const annotate *a, size_t i)
     esc_s(out, f->qual);
     fputs("\" data-file=\"", out);
     esc_s(out, f->file);
-    fprintf(out, "\"><h2>%zu. ", i + 1);
+    if (hlevel < 2 || hlevel > 6)
+        hlevel = 2;
+    fprintf(out, "\"><h%d>%zu. ", hlevel, i + 1);
     esc_s(out, f->qual);
     fputs(" <small>", out);
     esc_s(out, f->file);
-    fprintf(out, ":%ld</small></h2>\n<p>%s instructions", f->first, n);
+    fprintf(out, ":%ld</small></h%d>\n<p>%s instructions", f->first, hlevel, n);
     if (a->total)
         fprintf(out, " (%.1f%% of all)", 100.0 * (double)f->instructions / (double)a->total);
     fprintf(out, ", %s calls.", c);
@@ -302,6 +341,20 @@ fn_section(FILE *out, const annotate *a, size_t i)
               out);
     fn_rows(out, a, f);
     fputs("</table></section>\n", out);
+}
+
+void
+annotate_html_legend(FILE *out, const annotate *a)
+{
+    size_t i;
+
+    fputs("<p class=\"legend\">Sites of the functions shown: ", out);
+    for (i = 0; i < A_STATE_COUNT; i++) {
+        fprintf(out, "%llu <span class=\"lg s-%s\">%s</span>%s",
+                (unsigned long long)a->site_states[i], a_state_name[i], a_state_words[i],
+                i + 1 < A_STATE_COUNT ? ", " : " ");
+    }
+    fputs("(not read: a family instrumented while counting, whose state says nothing)</p>\n", out);
 }
 
 static void
@@ -329,8 +382,10 @@ annotate_html(FILE *out, const annotate *a)
     cli_count_str(t, sizeof t, a->total);
     fprintf(out,
             "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
-            "<title>pystats source view</title><style>%s</style></head>\n<body>\n",
-            css);
+            "<title>pystats source view</title><style>%s",
+            page_css);
+    annotate_html_css(out, "");
+    fputs("</style></head>\n<body>\n", out);
     sidebar(out, a);
     fprintf(out,
             "<main><h1>Source view</h1>\n<p>Exact instructions executed per source line: "
@@ -349,15 +404,10 @@ annotate_html(FILE *out, const annotate *a)
         esc_s(out, a->trust);
         fputs("</b>", out);
     }
-    fputs("</p>\n<p class=\"legend\">Sites of the functions shown: ", out);
-    for (i = 0; i < A_STATE_COUNT; i++) {
-        fprintf(out, "%llu <span class=\"lg s-%s\">%s</span>%s",
-                (unsigned long long)a->site_states[i], a_state_name[i], a_state_words[i],
-                i + 1 < A_STATE_COUNT ? ", " : " ");
-    }
-    fputs("(not read: a family instrumented while counting, whose state says nothing)</p>\n", out);
+    fputs("</p>\n", out);
+    annotate_html_legend(out, a);
     for (i = 0; i < a->nfn; i++)
-        fn_section(out, a, i);
+        annotate_html_fn(out, a, i, 2);
     fprintf(out, "<p><small>Report by pystats %s.</small></p></main></body></html>\n", PSF_VERSION);
     return ferror(out) ? -1 : 0;
 }

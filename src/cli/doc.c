@@ -120,6 +120,13 @@ doc_last(doc *d)
 }
 
 void
+doc_page_only(doc *d)
+{
+    if (d->n)
+        d->b[d->n - 1].page = 1;
+}
+
+void
 doc_heading(doc *d, int level)
 {
     block_new(d, DOC_HEADING)->level = level;

@@ -11,7 +11,9 @@
  *
  * A figure is what only a drawing printer shows (the HTML page's charts
  * and verdict badge), placed after the heading of the section it belongs
- * to, with the data to draw it from; the Markdown printer skips it.
+ * to, with the data to draw it from; the Markdown printer skips it.  A
+ * section that only the page has (the source view) is a heading and
+ * paragraphs marked page-only (doc_page_only), then its figure.
  *
  * Building: a block is opened (doc_heading, doc_para, doc_item,
  * doc_table) and the runs that follow go into it; in a table, doc_row
@@ -34,6 +36,7 @@ enum doc_figure_kind {
     DOC_FIG_PAIRS,     /* const m_group *: the pair counts' heatmap */
     DOC_FIG_SPEC,      /* const m_group *: specialization outcomes */
     DOC_FIG_DIVERGING, /* const cmp_section *: a comparison's largest changes */
+    DOC_FIG_SOURCE,    /* const m_group *: the hottest functions' source (annotate.h) */
 };
 
 typedef struct doc_run {
@@ -65,6 +68,7 @@ typedef struct doc_block {
     int level;     /* 1-6 */
     int group;     /* the heading of group N of a summary (1-based), else 0 */
     int fold;      /* its section is long lists of small tables: shown folded */
+    int page;      /* only the page prints it (a section of figures) */
     doc_inline in; /* heading, paragraph */
     /* list */
     doc_inline *items;
@@ -106,6 +110,8 @@ void doc_cell_none(doc *d);
 void doc_figure(doc *d, int figure, const void *data);
 /* The last block (NULL if none). */
 doc_block *doc_last(doc *d);
+/* The last block is printed by the page only: Markdown leaves it out. */
+void doc_page_only(doc *d);
 
 /* Runs, in the current style (doc_style). */
 void doc_style(doc *d, int style);

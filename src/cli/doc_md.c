@@ -1,7 +1,7 @@
 /* doc_md.c: a document (doc.h) as Markdown.  Blocks are separated by a
  * blank line; a section heading followed at once by a sub-heading by two
  * (a group's heading by one), as the reports have always been written;
- * the figures are left out. */
+ * the figures and what only the page prints are left out. */
 #include "doc.h"
 
 #include "cli.h"
@@ -98,7 +98,7 @@ doc_print_md_free(FILE *out, doc *d)
 
     for (i = 0; i < d->n; i++) {
         const doc_block *b = &d->b[i];
-        if (b->kind == DOC_FIGURE)
+        if (b->kind == DOC_FIGURE || b->page)
             continue;
         if (prev) {
             fputc('\n', out);

@@ -13,6 +13,10 @@
 
 #include <stdio.h>
 
+/* The functions a group's "Source view" shows (the page only: a figure
+ * of annotate.h's functions), most instructions first. */
+#define REPORT_SOURCE_TOP 5
+
 void report_doc(doc *d, const summary *s);
 int report_markdown(FILE *out, const summary *s);
 int report_json(FILE *out, const summary *s);

@@ -1004,6 +1004,33 @@ sec_hot_code(md *m, const m_group *g)
         hot_code_row(m, &g->code[i], den);
 }
 
+/* The hottest functions' source, as `pystats annotate --html` shows
+ * them: the page only (a figure, page-only heading and text). */
+static void
+sec_source_view(md *m, const m_group *g)
+{
+    size_t i, n = 0;
+
+    for (i = 0; i < g->ncode; i++)
+        n += g->code[i].nlines > 0;
+    if (n == 0)
+        return;
+    heading(m, 0, "Source view");
+    doc_page_only(m->d);
+    doc_para(m->d);
+    doc_page_only(m->d);
+    doc_textf(m->d,
+              "The source of the %zu functions that executed the most instructions (of %zu code "
+              "objects with per-line counts), each line with the exact instructions it executed, "
+              "each specializable site (dumps with a census) underlined in the colour of its "
+              "state at exit, its form or attempts on hover. More functions, the view as text, "
+              "and a comparison with another run: ",
+              n < REPORT_SOURCE_TOP ? n : (size_t)REPORT_SOURCE_TOP, n);
+    doc_code(m->d, "pystats annotate --html FILE");
+    doc_text(m->d, ".");
+    doc_figure(m->d, DOC_FIG_SOURCE, g);
+}
+
 static void
 sec_own_calls(md *m, const m_group *g)
 {
@@ -1184,6 +1211,7 @@ report_group(md *m, const summary_group *sg, const char *verdict)
     sec_census(m, g);
     sec_census_sites(m, g);
     sec_hot_code(m, g);
+    sec_source_view(m, g);
     sec_calls(m, g);
     sec_own_calls(m, g);
     sec_objects(m, g);

@@ -1,6 +1,7 @@
 /* report_html.c: the HTML reports (see report_html.h). */
 #include "report_html.h"
 
+#include "annotate.h"
 #include "cli.h"
 #include "doc.h"
 #include "model.h"
@@ -116,14 +117,34 @@ static const char js[] =
     "document.documentElement.setAttribute('data-ready','1');\n"
     "})();\n";
 
+/* A source view's functions are styled as annotate's page styles them,
+ * under this class, which holds them: neither style reaches the other. */
+#define SRCVIEW "srcview"
+
+static int
+has_figure(const doc *d, int figure)
+{
+    size_t i;
+
+    for (i = 0; i < d->n; i++)
+        if (d->b[i].kind == DOC_FIGURE && d->b[i].figure == figure)
+            return 1;
+    return 0;
+}
+
 static void
-page_begin(FILE *out, const char *title)
+page_begin(FILE *out, const char *title, const doc *d)
 {
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">\n"
           "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>",
           out);
     esc(out, title);
-    fprintf(out, "</title>\n<style>\n%s</style>\n</head><body><main>\n", css);
+    fprintf(out, "</title>\n<style>\n%s", css);
+    if (has_figure(d, DOC_FIG_SOURCE)) {
+        annotate_html_css(out, "div." SRCVIEW);
+        fputc('\n', out);
+    }
+    fputs("</style>\n</head><body><main>\n", out);
 }
 
 static void
@@ -577,6 +598,27 @@ chart_diverging(FILE *out, const cmp_section *s)
                                  : ", in counts");
 }
 
+/* ---- the source view --------------------------------------------------------- */
+
+/* The REPORT_SOURCE_TOP hottest functions of g with per-line counts, each
+ * as annotate's page prints it (annotate.h), a level under the section's
+ * heading (at level, anchor sec), their ids under sec. */
+static void
+source_view(FILE *out, const m_group *g, const char *sec, int level)
+{
+    annotate_opts o = {.top = REPORT_SOURCE_TOP, .anchor = *sec ? sec : NULL};
+    annotate a;
+    size_t i;
+
+    annotate_build(&a, g, &o);
+    fputs("<div class=\"" SRCVIEW "\">\n", out);
+    annotate_html_legend(out, &a);
+    for (i = 0; i < a.nfn; i++)
+        annotate_html_fn(out, &a, i, level < 6 ? level + 1 : 6);
+    fputs("</div>\n", out);
+    annotate_free(&a);
+}
+
 /* ---- the document ----------------------------------------------------------- */
 
 static void
@@ -800,8 +842,9 @@ toc(FILE *out, const doc *d, const anchors *a)
     fputs("</ul></nav>\n", out);
 }
 
+/* Figure b of the section whose heading is at level, anchor sec. */
 static void
-html_figure(FILE *out, const doc_block *b)
+html_figure(FILE *out, const doc_block *b, const char *sec, int level)
 {
     switch (b->figure) {
     case DOC_FIG_VERDICT:
@@ -820,13 +863,16 @@ html_figure(FILE *out, const doc_block *b)
     case DOC_FIG_DIVERGING:
         chart_diverging(out, b->data);
         break;
+    case DOC_FIG_SOURCE:
+        source_view(out, b->data, sec, level);
+        break;
     default:
         break;
     }
 }
 
 static void
-html_block(FILE *out, const doc_block *b)
+html_block(FILE *out, const doc_block *b, const char *sec, int level)
 {
     size_t k;
 
@@ -849,7 +895,7 @@ html_block(FILE *out, const doc_block *b)
         html_table(out, b);
         break;
     case DOC_FIGURE:
-        html_figure(out, b);
+        html_figure(out, b, sec, level);
         break;
     default:
         break;
@@ -862,16 +908,17 @@ static void
 html_doc(FILE *out, const doc *d)
 {
     anchors an;
-    size_t i;
+    size_t i, sec = 0; /* the heading of the section */
     int open_details = 0; /* level of the open <details>, 0: none */
 
     anchors_make(&an, d);
     for (i = 0; i < d->n; i++) {
         const doc_block *b = &d->b[i];
         if (b->kind != DOC_HEADING) {
-            html_block(out, b);
+            html_block(out, b, an.id[sec], d->b[sec].kind == DOC_HEADING ? d->b[sec].level : 1);
             continue;
         }
+        sec = i;
         if (open_details && b->level <= open_details) {
             fputs("</details>\n", out);
             open_details = 0;
@@ -897,7 +944,7 @@ html_doc(FILE *out, const doc *d)
 static int
 html_page_free(FILE *out, const char *title, doc *d)
 {
-    page_begin(out, title);
+    page_begin(out, title, d);
     html_doc(out, d);
     page_end(out);
     doc_free(d);

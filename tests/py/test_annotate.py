@@ -118,23 +118,56 @@ def reference_lines(path):
     return ref.line_counts
 
 
-@pytest.mark.skipif(cdp.find_chromium() is None, reason="no chromium")
-@pytest.mark.skipif(not os.access(CLI, os.X_OK), reason="build/pystats not built")
-@pytest.mark.parametrize("mode", ["count", "instructions"])
-def test_page_reads_back_the_reference_counts_and_site_states(tmp_path, mode):
+def run_program(tmp_path, mode):
+    """The program run under the collector in mode: (program, dump
+    directory, the reference's per-line counts, Python's reading of the
+    sites by code key)."""
     prog = tmp_path / "viewed.py"
     prog.write_text(PROGRAM)
     out = tmp_path / "dumps"
     states = tmp_path / "states.json"
     run_python(CHILD, args=[str(prog), str(states), mode],
                env=clean_env(PYSTATS_DIR=str(out)))
+    with open(states) as f:
+        return prog, out, reference_lines(str(prog)), json.load(f)
+
+
+def check_section(s, lines, want_sites, mode):
+    """One function's section (JS_PAGE) against the reference's counts of
+    its lines and Python's reading of its sites; the sites checked."""
+    qual = s["qual"]
+    src = PROGRAM.splitlines()
+    rows = dict(s["rows"])
+    want = {str(k): v for k, v in lines.items() if k is not None}
+    assert {k: v for k, v in rows.items() if k != "none"} == want, qual
+    assert s["noLine"] == lines.get(None, 0), qual
+    assert s["instructions"] == sum(lines.values()), qual
+    for line, text in s["shown"]:
+        if line >= 1:
+            assert text == src[line - 1], (qual, line)
+    if V < (3, 12) or mode != "count":
+        return 0
+    exp = {int(off): row[:3] for off, row in want_sites.items()}
+    shown = {off: [fam, st, det] for off, fam, st, det in s["sites"]}
+    # A site with no position is not marked in the source.
+    exp_placed = {off: r for off, r in exp.items() if want_sites[str(off)][3] != "-"}
+    assert shown == exp_placed, qual
+    return len(shown)
+
+
+def section_key(s):
+    return "%s:%d:%s" % (s["file"], s["first"], s["qual"])
+
+
+@pytest.mark.skipif(cdp.find_chromium() is None, reason="no chromium")
+@pytest.mark.skipif(not os.access(CLI, os.X_OK), reason="build/pystats not built")
+@pytest.mark.parametrize("mode", ["count", "instructions"])
+def test_page_reads_back_the_reference_counts_and_site_states(tmp_path, mode):
+    prog, out, want_lines, want_sites = run_program(tmp_path, mode)
     page = tmp_path / "view.html"
     r = subprocess.run([CLI, "annotate", str(out), "--html", str(page), "--top", "100"],
                        capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr
-    want_lines = reference_lines(str(prog))
-    with open(states) as f:
-        want_sites = json.load(f)
     with cdp.Browser(width=1400) as b:
         p = b.open("file://" + str(page))
         assert not p.errors, p.errors
@@ -142,8 +175,6 @@ def test_page_reads_back_the_reference_counts_and_site_states(tmp_path, mode):
         if mode == "count" and V == (3, 12):
             p.screenshot(os.path.join(ROOT, "build", "annotate.png"))
         b.close_page(p)
-    by_key = {"%s:%d:%s" % (s["file"], s["first"], s["qual"]): s for s in got}
-    src = PROGRAM.splitlines()
     checked = sites_checked = 0
     for key, lines in want_lines.items():
         file, first, qual = key.split(":", 2)
@@ -152,26 +183,101 @@ def test_page_reads_back_the_reference_counts_and_site_states(tmp_path, mode):
         # The page names the file relative to the working directory or
         # as it is; the test's file is absolute, outside the cwd.
         [s] = [s for s in got if s["qual"] == qual and s["first"] == int(first)]
-        rows = dict(s["rows"])
-        want = {("none" if k is None else str(k)): v for k, v in lines.items() if k is not None}
-        assert {k: v for k, v in rows.items() if k != "none"} == want, qual
-        assert s["noLine"] == lines.get(None, 0), qual
-        assert s["instructions"] == sum(lines.values()), qual
-        for line, text in s["shown"]:
-            if line >= 1:
-                assert text == src[line - 1], (qual, line)
+        sites_checked += check_section(s, lines, want_sites.get(key, {}), mode)
         checked += 1
-        if V >= (3, 12) and mode == "count":
-            exp = {int(off): row[:3] for off, row in want_sites[key].items()}
-            shown = {off: [fam, st, det] for off, fam, st, det in s["sites"]}
-            # A site with no position is not marked in the source.
-            exp_placed = {off: r for off, r in exp.items()
-                          if want_sites[key][str(off)][3] != "-"}
-            assert shown == exp_placed, qual
-            sites_checked += len(shown)
     assert checked >= 4          # work, its comprehensions, norm, the wrapper
     if V >= (3, 12) and mode == "count":
         assert sites_checked > 10
         states_seen = {st for s in got for _, _, st, _ in s["sites"]}
         assert {"specialized", "backing_off"} <= states_seen
-    del by_key
+
+
+# The summary page: its "Source view" section (the functions in it), where
+# its heading is and what the contents link to, and the style of what is
+# in it against the style of the report around it.
+JS_SUMMARY = """(() => {
+  const view = document.querySelector('div.srcview');
+  const h = view ? view.previousElementSibling.previousElementSibling : null;
+  const style = (sel, prop) => { const e = document.querySelector(sel);
+                                 return e ? getComputedStyle(e)[prop] : null; };
+  return {
+    inView: view ? view.querySelectorAll('section.fn').length : -1,
+    outside: document.querySelectorAll('section.fn').length,
+    heading: h ? [h.tagName, h.id, h.textContent] : null,
+    toc: [...document.querySelectorAll('nav.toc a')].map(a => a.getAttribute('href')),
+    ids: [...document.querySelectorAll('[id]')].map(e => e.id),
+    cellBorder: style('div.srcview table.src td', 'borderTopWidth'),
+    reportCellBorder: style('table.sortable td', 'borderTopWidth'),
+    badgeRadius: style('div.srcview span.badge', 'borderTopLeftRadius'),
+    badgeDisplay: style('div.srcview span.badge', 'display'),
+    verdictRadius: style('p.verdict span.badge', 'borderTopLeftRadius'),
+    rowBackgrounds: [...document.querySelectorAll('div.srcview table.src tr')]
+        .map(r => getComputedStyle(r).backgroundColor),
+    thSticky: style('table.sortable th', 'position'),
+  };
+})()"""
+
+
+@pytest.mark.skipif(cdp.find_chromium() is None, reason="no chromium")
+@pytest.mark.skipif(not os.access(CLI, os.X_OK), reason="build/pystats not built")
+def test_summary_page_shows_the_hottest_functions_as_annotate_does(tmp_path):
+    mode = "count"
+    prog, out, want_lines, want_sites = run_program(tmp_path, mode)
+    page, summary = tmp_path / "view.html", tmp_path / "summary.html"
+    md, js = tmp_path / "summary.md", tmp_path / "summary.json"
+    r = subprocess.run([CLI, "annotate", str(out), "--html", str(page), "--quiet"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    r = subprocess.run([CLI, "summarize", str(out), "--html", str(summary), "--markdown",
+                        str(md), "--json", str(js), "--quiet"],
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    with cdp.Browser(width=1400) as b:
+        p = b.open("file://" + str(page))
+        assert not p.errors, p.errors
+        annotated = p.eval(JS_PAGE)
+        b.close_page(p)
+        p = b.open("file://" + str(summary))
+        assert not p.errors, p.errors
+        got = p.eval(JS_PAGE)
+        view = p.eval(JS_SUMMARY)
+        if V == (3, 12):
+            p.screenshot(os.path.join(ROOT, "build", "summary-source-view.png"))
+        b.close_page(p)
+    # The five functions that executed the most, by the reference's counts
+    # (every function that ran is the program's: the window holds only
+    # work(300)).
+    totals = sorted((sum(v.values()) for k, v in want_lines.items()
+                     if k.startswith(str(prog) + ":")), reverse=True)
+    assert len(totals) > 5
+    assert [s["instructions"] for s in got] == totals[:5]
+    assert view["inView"] == view["outside"] == 5
+    # As annotate's page shows them: the same functions in the same order,
+    # the same rows, sites and texts.
+    assert got == annotated[:5]
+    sites_checked = 0
+    for s in got:
+        key = section_key(s)
+        sites_checked += check_section(s, want_lines[key], want_sites.get(key, {}), mode)
+    if V >= (3, 12):
+        assert sites_checked > 5
+    # A section of the page, listed in its contents, its functions' ids
+    # under its anchor and unique on the page.
+    assert view["heading"] == ["H2", "source-view", "Source view"]
+    assert "#source-view" in view["toc"]
+    assert len(set(view["ids"])) == len(view["ids"])
+    assert all(("source-view-fn-%d" % i) in view["ids"] for i in range(1, 6))
+    # Neither style reaches the other: the report's cells have borders and
+    # its verdict is a round badge, the source view's are not; no zebra
+    # rows in the source.
+    assert view["cellBorder"] == "0px" and view["reportCellBorder"] == "1px"
+    assert view["verdictRadius"] == "12px"
+    if V >= (3, 12):
+        assert view["badgeRadius"] == "3px" and view["badgeDisplay"] == "inline"
+    assert set(view["rowBackgrounds"]) == {"rgba(0, 0, 0, 0)"}
+    assert view["thSticky"] == "sticky"
+    # The page only: the Markdown report and the JSON summary say nothing
+    # of it.
+    text = md.read_text()
+    assert "Source view" not in text and "annotate" not in text
+    assert "Source view" not in js.read_text()
