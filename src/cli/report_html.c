@@ -908,7 +908,7 @@ static void
 html_doc(FILE *out, const doc *d)
 {
     anchors an;
-    size_t i, sec = 0; /* the heading of the section */
+    size_t i, sec = 0;    /* the heading of the section */
     int open_details = 0; /* level of the open <details>, 0: none */
 
     anchors_make(&an, d);
