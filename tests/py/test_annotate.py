@@ -155,6 +155,20 @@ def check_section(s, lines, want_sites, mode):
     return len(shown)
 
 
+def pystats(*args):
+    r = subprocess.run([CLI] + [str(a) for a in args], capture_output=True, text=True,
+                       timeout=120)
+    assert r.returncode == 0, r.stderr
+
+
+def read_page(b, path, *scripts):
+    """The value of each script on the page at path (loaded cleanly)."""
+    p = b.open("file://" + str(path))
+    assert not p.errors, p.errors
+    got = [p.eval(js) for js in scripts]
+    return p, got
+
+
 def section_key(s):
     return "%s:%d:%s" % (s["file"], s["first"], s["qual"])
 
@@ -165,13 +179,9 @@ def section_key(s):
 def test_page_reads_back_the_reference_counts_and_site_states(tmp_path, mode):
     prog, out, want_lines, want_sites = run_program(tmp_path, mode)
     page = tmp_path / "view.html"
-    r = subprocess.run([CLI, "annotate", str(out), "--html", str(page), "--top", "100"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
+    pystats("annotate", out, "--html", page, "--top", "100")
     with cdp.Browser(width=1400) as b:
-        p = b.open("file://" + str(page))
-        assert not p.errors, p.errors
-        got = p.eval(JS_PAGE)
+        p, [got] = read_page(b, page, JS_PAGE)
         if mode == "count" and V == (3, 12):
             p.screenshot(os.path.join(ROOT, "build", "annotate.png"))
         b.close_page(p)
@@ -225,22 +235,12 @@ def test_summary_page_shows_the_hottest_functions_as_annotate_does(tmp_path):
     prog, out, want_lines, want_sites = run_program(tmp_path, mode)
     page, summary = tmp_path / "view.html", tmp_path / "summary.html"
     md, js = tmp_path / "summary.md", tmp_path / "summary.json"
-    r = subprocess.run([CLI, "annotate", str(out), "--html", str(page), "--quiet"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
-    r = subprocess.run([CLI, "summarize", str(out), "--html", str(summary), "--markdown",
-                        str(md), "--json", str(js), "--quiet"],
-                       capture_output=True, text=True, timeout=120)
-    assert r.returncode == 0, r.stderr
+    pystats("annotate", out, "--html", page, "--quiet")
+    pystats("summarize", out, "--html", summary, "--markdown", md, "--json", js, "--quiet")
     with cdp.Browser(width=1400) as b:
-        p = b.open("file://" + str(page))
-        assert not p.errors, p.errors
-        annotated = p.eval(JS_PAGE)
+        p, [annotated] = read_page(b, page, JS_PAGE)
         b.close_page(p)
-        p = b.open("file://" + str(summary))
-        assert not p.errors, p.errors
-        got = p.eval(JS_PAGE)
-        view = p.eval(JS_SUMMARY)
+        p, [got, view] = read_page(b, summary, JS_PAGE, JS_SUMMARY)
         if V == (3, 12):
             p.screenshot(os.path.join(ROOT, "build", "summary-source-view.png"))
         b.close_page(p)
