@@ -32,6 +32,8 @@ static const char usage[] =
     "  --markdown FILE     write the Markdown report to FILE ('-': stdout)\n"
     "  --json FILE         write the JSON summary to FILE ('-': stdout)\n"
     "  --html FILE         write a self-contained HTML report with charts\n"
+    "                      and the hottest functions' source (dumps with\n"
+    "                      per-line counts: see pystats annotate)\n"
     "                      (without any of these, Markdown goes to stdout)\n"
     "  --strict            exit 1 on any input problem or mixed inputs\n"
     "  --python-version X.Y  version of native dumps instead of detecting it\n"
