@@ -253,6 +253,8 @@ line_range(const m_code *c, const a_fn *f, long *lo, long *hi)
         if (f->sites[i].line >= *lo && e > *hi)
             *hi = e;
     }
+    if (*hi - *lo >= A_SPAN_MAX)
+        *hi = *lo + A_SPAN_MAX - 1;
 }
 
 /* Each line's count, text and sites. */
@@ -290,6 +292,8 @@ fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file)
     for (i = 0; i < c->nlines; i++) {
         if (c->lines[i].line < 0)
             f->no_line += c->lines[i].n;
+        else if (c->lines[i].line > hi)
+            f->beyond += c->lines[i].n;
         else {
             f->lines[c->lines[i].line - lo].counted = 1;
             f->lines[c->lines[i].line - lo].count += c->lines[i].n;

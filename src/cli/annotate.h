@@ -4,7 +4,9 @@
  * annotate_text.c (the terminal) and annotate_html.c (one page).
  *
  * A function's lines run from its first line (co_firstlineno) to the
- * last line anything of it is on.  Each line's text comes from the
+ * last line anything of it is on, A_SPAN_MAX lines at the most (a bound
+ * on memory whatever line numbers a dump holds): the instructions of
+ * lines past it are counted together (a_fn.beyond).  Each line's text comes from the
  * dump's own copy of the source (source[FILE].line[N], written with a
  * census), else from the file as it is now; a file that differs from the
  * dump's copy is flagged, and the dump's copy is shown.  A line with no
@@ -18,6 +20,8 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+
+#define A_SPAN_MAX 100000L /* lines of one function's view */
 
 enum a_state { A_SPECIALIZED = 0, A_BACKING_OFF, A_NEVER_TRIED, A_EXCLUDED, A_STATE_COUNT };
 extern const char *const a_state_name[A_STATE_COUNT];  /* as in dumps */
@@ -52,7 +56,8 @@ typedef struct a_fn {
     char *anchor;      /* owned: a unique id for links */
     long first;
     uint64_t instructions, calls, no_line;
-    a_line *lines; /* owned, first .. last */
+    uint64_t beyond; /* instructions of lines past A_SPAN_MAX lines */
+    a_line *lines;   /* owned, first .. last */
     size_t nlines;
     a_site *sites;           /* owned, by line then column */
     size_t nsites, unplaced; /* unplaced: sites with no line among lines */

@@ -323,6 +323,12 @@ annotate_html_fn(FILE *out, const annotate *a, size_t i, int hlevel)
     fprintf(out, ", %s calls.", c);
     if (f->unplaced)
         fprintf(out, " %zu sites have no position on these lines.", f->unplaced);
+    if (f->beyond)
+        fprintf(out,
+                " <span class=\"note\" data-beyond=\"%llu\">%llu instructions on lines past "
+                "%ld, the view's bound of %ld lines.</span>",
+                (unsigned long long)f->beyond, (unsigned long long)f->beyond,
+                f->lines[f->nlines - 1].line, A_SPAN_MAX);
     fputs("</p>\n", out);
     if (f->changed)
         fputs("<p class=\"note\">The file changed since the run: the dump's copy of its lines "

@@ -149,6 +149,9 @@ fn_text(FILE *out, const annotate *a, size_t i)
     }
     if (f->unplaced)
         fprintf(out, "%20s%zu sites have no position on these lines\n", "", f->unplaced);
+    if (f->beyond)
+        fprintf(out, "%20s%llu instructions on lines past %ld, the view's bound of %ld lines\n", "",
+                (unsigned long long)f->beyond, f->lines[f->nlines - 1].line, A_SPAN_MAX);
 }
 
 int
