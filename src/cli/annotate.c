@@ -7,9 +7,15 @@
 #include "../format/psf_keys.h"
 #include "../format/psf_text.h"
 
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* The largest source file read (a bound on time and memory). */
+#define A_FILE_MAX (64L << 20)
 
 const char *const a_state_name[A_STATE_COUNT] = {PSF_SITE_SPECIALIZED, PSF_SITE_BACKING_OFF,
                                                  PSF_SITE_NEVER_TRIED, PSF_SITE_EXCLUDED};
@@ -165,11 +171,31 @@ file_free(a_file *f)
     memset(f, 0, sizeof *f);
 }
 
+/* path opened for reading if it is a regular file of at most A_FILE_MAX
+ * bytes (a dump may name anything: a FIFO is never waited on, a device
+ * never read); NULL otherwise. */
+static FILE *
+file_open(const char *path)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    struct stat st;
+    FILE *in;
+
+    if (fd < 0)
+        return NULL;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > A_FILE_MAX ||
+        (in = fdopen(fd, "rb")) == NULL) {
+        close(fd);
+        return NULL;
+    }
+    return in;
+}
+
 /* Read path (bytes) into f, each line without its line break, encoded. */
 static void
 file_read(a_file *f, const char *path)
 {
-    FILE *in = fopen(path, "rb");
+    FILE *in = file_open(path);
     char *buf = NULL;
     size_t cap = 0, cap_l = 0;
     ssize_t got;

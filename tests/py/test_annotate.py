@@ -318,3 +318,21 @@ def test_a_line_number_far_past_the_first_is_bounded_not_dropped(tmp_path):
                        timeout=60, preexec_fn=limited_memory)
     assert r.returncode == 0, r.stderr
     assert "%d instructions on lines past 100003, the view's bound" % count in r.stdout
+
+
+@pytest.mark.skipif(not os.access(CLI, os.X_OK), reason="build/pystats not built")
+def test_a_source_file_that_is_a_fifo_is_not_waited_on(tmp_path):
+    """The view reads a function's file where the dump names one: a FIFO
+    (or a device) there is never opened for reading, and the dump's own
+    copy of the lines is shown; summarize --html builds the view too."""
+    fifo = tmp_path / "app.py"
+    os.mkfifo(fifo)
+    fixture = os.path.join(ROOT, "tests", "golden", "annotate", "pystats-2-b.txt")
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "dump.txt").write_text(
+        open(fixture).read().replace("/nonexistent/app/app.py", str(fifo)))
+    for cmd in (["summarize", "--html", "-"], ["annotate", "--html", "-"], ["annotate"]):
+        r = subprocess.run([CLI, cmd[0], str(tmp_path / "d")] + cmd[1:], capture_output=True,
+                           text=True, timeout=20)
+        assert r.returncode == 0, r.stderr
+        assert "return x.y + 2" in re.sub(r"<[^>]*>", "", r.stdout), cmd
