@@ -336,3 +336,29 @@ def test_a_source_file_that_is_a_fifo_is_not_waited_on(tmp_path):
                            text=True, timeout=20)
         assert r.returncode == 0, r.stderr
         assert "return x.y + 2" in re.sub(r"<[^>]*>", "", r.stdout), cmd
+
+
+@pytest.mark.skipif(not os.access(CLI, os.X_OK), reason="build/pystats not built")
+def test_summary_page_has_a_source_view_per_group(tmp_path):
+    """Two groups (one program's dumps as 3.12 and as 3.13): a section
+    per group under its heading, its functions' ids under the section's
+    anchor, every id on the page once; nothing of it in the Markdown."""
+    fixture = os.path.join(ROOT, "tests", "golden", "annotate", "pystats-2-b.txt")
+    text = open(fixture).read()
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d" / "a.txt").write_text(text)
+    (tmp_path / "d" / "b.txt").write_text(
+        text.replace("meta.python.version : 3.12.1", "meta.python.version : 3.13.0")
+            .replace("meta.process.pid : 2", "meta.process.pid : 3"))
+    page, md = tmp_path / "s.html", tmp_path / "s.md"
+    pystats("summarize", tmp_path / "d", "--html", page, "--markdown", md, "--quiet")
+    html = page.read_text()
+    assert re.findall(r'<h3 id="(g\d-source-view)">Source view</h3>', html) == \
+        ["g1-source-view", "g2-source-view"]
+    assert re.findall(r'<section class="fn" id="([^"]*)"[^>]*><h4>1\. f ', html) == \
+        ["g1-source-view-fn-1", "g2-source-view-fn-1"]
+    assert re.findall(r'<a href="#(g\d-source-view)">', html) == \
+        ["g1-source-view", "g2-source-view"]
+    ids = re.findall(r' id="([^"]*)"', html)
+    assert len(ids) == len(set(ids))
+    assert "Source view" not in md.read_text()
