@@ -285,7 +285,7 @@ line_range(const m_code *c, const a_fn *f, long *lo, long *hi)
 
 /* Each line's count, text and sites. */
 static void
-fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file)
+fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file, int read_file)
 {
     const m_src *src = model_src(m, c->name, c->file_len);
     long lo, hi, l;
@@ -294,8 +294,10 @@ fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file)
     line_range(c, f, &lo, &hi);
     f->nlines = (size_t)(hi - lo + 1);
     f->lines = cli_xcalloc(f->nlines, sizeof *f->lines);
-    if (file)
+    if (file && read_file)
         file_of(file, m, c);
+    else if (file)
+        file_free(file);
     for (l = lo; l <= hi && file; l++) {
         a_line *al = &f->lines[l - lo];
         const char *dt = dump_text(src, l), *ft = NULL;
@@ -368,7 +370,7 @@ fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file,
     f->instructions = c->instructions;
     f->calls = c->calls;
     take_sites(f, c);
-    fill_lines(f, m, c, o->no_text ? NULL : file);
+    fill_lines(f, m, c, o->no_text ? NULL : file, !o->dump_text_only);
 }
 
 size_t

@@ -85,6 +85,8 @@ typedef struct annotate {
 typedef struct annotate_opts {
     int top;              /* functions to show; 0: all */
     int no_text;          /* leave the texts out (a base's view) */
+    int dump_text_only;   /* texts from the dumps' copies only, never read
+                           * a file the dumps name (a report to share) */
     const char *function; /* only those whose QUALNAME is this, or whose
                            * FILE:LINE:QUALNAME ends with it; NULL: any */
     const char *anchor;   /* the functions' ids: ANCHOR-fn-N; NULL: fn-N */

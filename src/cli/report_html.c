@@ -606,7 +606,10 @@ chart_diverging(FILE *out, const cmp_section *s)
 static void
 source_view(FILE *out, const m_group *g, const char *sec, int level)
 {
-    annotate_opts o = {.top = REPORT_SOURCE_TOP, .anchor = *sec ? sec : NULL};
+    /* A report is made to be shared: its texts are the dumps' own copies
+     * of the source, never a file the dumps name (a crafted dump could
+     * name any file the reader can read). */
+    annotate_opts o = {.top = REPORT_SOURCE_TOP, .anchor = *sec ? sec : NULL, .dump_text_only = 1};
     annotate a;
     size_t i;
 

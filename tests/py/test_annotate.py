@@ -133,7 +133,7 @@ def run_program(tmp_path, mode):
         return prog, out, reference_lines(str(prog)), json.load(f)
 
 
-def check_section(s, lines, want_sites, mode):
+def check_section(s, lines, want_sites, mode, texts=True):
     """One function's section (JS_PAGE) against the reference's counts of
     its lines and Python's reading of its sites; the sites checked."""
     qual = s["qual"]
@@ -143,7 +143,7 @@ def check_section(s, lines, want_sites, mode):
     assert {k: v for k, v in rows.items() if k != "none"} == want, qual
     assert s["noLine"] == lines.get(None, 0), qual
     assert s["instructions"] == sum(lines.values()), qual
-    for line, text in s["shown"]:
+    for line, text in s["shown"] if texts else ():
         if line >= 1:
             assert text == src[line - 1], (qual, line)
     if V < (3, 12) or mode != "count":
@@ -254,12 +254,20 @@ def test_summary_page_shows_the_hottest_functions_as_annotate_does(tmp_path):
     assert [s["instructions"] for s in got] == totals[:5]
     assert view["inView"] == view["outside"] == 5
     # As annotate's page shows them: the same functions in the same order,
-    # the same rows, sites and texts.
-    assert got == annotated[:5]
+    # the same rows and sites; the same texts where the dumps hold a copy
+    # of the source (3.12+, with the census), none otherwise: a report
+    # never reads a file the dumps name.
+    if V >= (3, 12):
+        assert got == annotated[:5]
+    else:
+        assert [dict(s, shown=None) for s in got] == \
+            [dict(s, shown=None) for s in annotated[:5]]
+        assert all(t == "" for s in got for _, t in s["shown"])
     sites_checked = 0
     for s in got:
         key = section_key(s)
-        sites_checked += check_section(s, want_lines[key], want_sites.get(key, {}), mode)
+        sites_checked += check_section(s, want_lines[key], want_sites.get(key, {}), mode,
+                                       texts=V >= (3, 12))
     if V >= (3, 12):
         assert sites_checked > 5
     # A section of the page, listed in its contents, its functions' ids
