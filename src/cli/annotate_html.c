@@ -71,25 +71,7 @@ annotate_html_css(FILE *out, const char *scope)
 static void
 esc(FILE *out, const char *s, size_t n)
 {
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        switch (s[i]) {
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(s[i], out);
-        }
+    cli_fput_html(out, s, n);
 }
 
 static void

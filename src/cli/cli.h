@@ -48,6 +48,9 @@ size_t cli_esc(char *dst, size_t size, const char *s);
 char *cli_esc_dup(const char *s);
 void cli_fput_esc(FILE *out, const char *s);
 void cli_fput_md(FILE *out, const char *s);
+/* s[0..n) as HTML text or attribute value: & < > " as entities, the
+ * rest as it is (the text already made safe as above). */
+void cli_fput_html(FILE *out, const char *s, size_t n);
 
 /* n with thousands separators ("1,234,567"), cut to fit size. */
 void cli_count_str(char *buf, size_t size, uint64_t n);

@@ -17,27 +17,7 @@
 static void
 esc_n(FILE *out, const char *s, size_t n)
 {
-    size_t i;
-
-    for (i = 0; i < n; i++) {
-        switch (s[i]) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            fputc(s[i], out);
-            break;
-        }
-    }
+    cli_fput_html(out, s, n);
 }
 
 /* Text from the inputs (chart labels, data-* values): control

@@ -223,3 +223,27 @@ cli_fput_md(FILE *out, const char *s)
         i += k;
     }
 }
+
+void
+cli_fput_html(FILE *out, const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        switch (s[i]) {
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
+        default:
+            fputc(s[i], out);
+        }
+}
