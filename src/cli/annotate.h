@@ -100,6 +100,10 @@ size_t annotate_build(annotate *a, const m_group *m, const annotate_opts *o);
  * site's state there.  Across Python versions sites are compared by
  * family and line only (their offsets differ).  base must outlive a. */
 void annotate_against(annotate *a, const annotate *base);
+/* What f's base counterpart says, one sentence without its full stop,
+ * into buf: its instructions, per million on each side, its shift, the
+ * sites that changed state, the versions when they differ. */
+void annotate_base_says(const annotate *a, const a_fn *f, char *buf, size_t size);
 /* A count per million instructions of its view. */
 double annotate_per_million(const annotate *a, uint64_t n);
 void annotate_free(annotate *a);

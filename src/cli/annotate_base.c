@@ -11,6 +11,9 @@
  * is matched by family and line only, the first of its family there. */
 #include "annotate.h"
 
+#include "cli.h"
+
+#include <stdio.h>
 #include <string.h>
 
 double
@@ -91,4 +94,29 @@ annotate_against(annotate *a, const annotate *base)
                 f->states_changed++;
         }
     }
+}
+
+void
+annotate_base_says(const annotate *a, const a_fn *f, char *buf, size_t size)
+{
+    char n[32];
+    int k;
+
+    if (f->base == NULL) {
+        snprintf(buf, size, "not in the base run");
+        return;
+    }
+    cli_count_str(n, sizeof n, f->base->instructions);
+    k = snprintf(buf, size, "base run: %s instructions, %.1f per million there against %.1f here",
+                 n, annotate_per_million(a->base, f->base->instructions),
+                 annotate_per_million(a, f->instructions));
+    if (f->shift && k >= 0 && (size_t)k < size)
+        k += snprintf(buf + k, size - (size_t)k, "; its lines are %+ld there", f->shift);
+    if (f->states_changed && k >= 0 && (size_t)k < size)
+        k += snprintf(buf + k, size - (size_t)k, "; %zu sites changed state", f->states_changed);
+    if (a->minor != a->base->minor && k >= 0 && (size_t)k < size)
+        snprintf(buf + k, size - (size_t)k,
+                 "; Python 3.%d against 3.%d: the bytecode of each line differs (~), so the "
+                 "counts compare, not the instructions",
+                 a->minor, a->base->minor);
 }

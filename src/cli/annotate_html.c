@@ -251,30 +251,15 @@ fn_rows(FILE *out, const annotate *a, const a_fn *f)
 static void
 base_note(FILE *out, const annotate *a, const a_fn *f)
 {
-    char n[32];
+    char says[512];
 
-    if (f->base == NULL) {
-        fputs("<p class=\"base\">Not in the base run.</p>\n", out);
-        return;
-    }
-    cli_count_str(n, sizeof n, f->base->instructions);
-    fprintf(out,
-            "<p class=\"base\" data-base-instructions=\"%llu\">Base run: %s instructions, "
-            "%.1f per million there against %.1f here",
-            (unsigned long long)f->base->instructions, n,
-            annotate_per_million(a->base, f->base->instructions),
-            annotate_per_million(a, f->instructions));
-    if (f->shift)
-        fprintf(out, "; its lines are %+ld there", f->shift);
-    if (f->states_changed)
-        fprintf(out, "; %zu sites changed state", f->states_changed);
-    fputs(".", out);
-    if (a->minor != a->base->minor)
-        fprintf(out,
-                " Python 3.%d against 3.%d: the bytecode of each line differs, so the counts "
-                "compare, not the instructions.",
-                a->minor, a->base->minor);
-    fputs("</p>\n", out);
+    annotate_base_says(a, f, says, sizeof says);
+    fputs("<p class=\"base\"", out);
+    if (f->base)
+        fprintf(out, " data-base-instructions=\"%llu\"", (unsigned long long)f->base->instructions);
+    fprintf(out, ">%c", says[0] - 'a' + 'A');
+    esc_s(out, says + 1);
+    fputs(".</p>\n", out);
 }
 
 void

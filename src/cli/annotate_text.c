@@ -19,26 +19,10 @@ share(char *buf, size_t size, uint64_t n, uint64_t total)
 static void
 base_head(FILE *out, const annotate *a, const a_fn *f)
 {
-    char n[32];
+    char says[512];
 
-    if (f->base == NULL) {
-        fputs("   (not in the base run)\n", out);
-        return;
-    }
-    cli_count_str(n, sizeof n, f->base->instructions);
-    fprintf(out, "   base: %s instructions, %.1f per million there against %.1f here", n,
-            annotate_per_million(a->base, f->base->instructions),
-            annotate_per_million(a, f->instructions));
-    if (f->shift)
-        fprintf(out, "; its lines are %+ld there", f->shift);
-    if (f->states_changed)
-        fprintf(out, "; %zu sites changed state", f->states_changed);
-    fputs("\n", out);
-    if (a->minor != a->base->minor)
-        fprintf(out,
-                "   (~: Python 3.%d against 3.%d: the bytecode of each line differs, so the "
-                "counts compare, not the instructions)\n",
-                a->minor, a->base->minor);
+    annotate_base_says(a, f, says, sizeof says);
+    fprintf(out, "   (%s)\n", says);
 }
 
 /* Per million here, there, and the change, for one line. */
