@@ -15,8 +15,9 @@ event).  Per DISABLE: (pass 1 disable - pass 1 none) / the disables;
 also the cost of set_local_events per code object (one stop of the
 world each on a free-threaded build: what disabling ahead of time, per
 code object, would cost).  Medians over R repetitions, printed as one
-JSON object.  --only runs one variant's pass 1 with no timing (for
-callgrind: the difference of two runs with different F).
+JSON object.  --only runs one variant's pass 1 alone, once, and prints
+nothing: under callgrind, the instructions of one DISABLE are
+(disable(F2) - disable(F1) - none(F2) + none(F1)) / ((F2 - F1) (J - 1)).
 """
 import argparse
 import json
@@ -24,6 +25,7 @@ import statistics
 import sys
 import threading
 import time
+import types
 
 MON = sys.monitoring
 TOOL = 4
@@ -31,15 +33,19 @@ JUMP = MON.events.JUMP
 
 
 def make_functions(f, j, tag):
+    """f functions of one template's code, each a new code object (its
+    own bytecode, never instrumented yet)."""
     body = "".join("    if x:\n        a = %d\n    else:\n        a = -1\n" % i
                    for i in range(j))
-    src = "".join("def f%d(x):\n%s    return a\n" % (k, body) for k in range(f))
     ns = {}
-    exec(compile(src, "<ft_disable %s>" % tag, "exec"), ns)
-    return [ns["f%d" % k] for k in range(f)]
+    exec(compile("def f(x):\n%s    return a\n" % body,
+                 "<ft_disable %s>" % tag, "exec"), ns)
+    code = ns["f"].__code__
+    return [types.FunctionType(code.replace(co_name="f%d" % k), ns)
+            for k in range(f)]
 
 
-def one(variant, f, j, tag):
+def one(variant, f, j, tag, later=True):
     fns = make_functions(f, j, tag)
     for fn in fns:              # warm up, no events yet
         fn(1)
@@ -63,7 +69,7 @@ def one(variant, f, j, tag):
         fn(1)
     t2 = time.perf_counter()
     events1 = seen[0]
-    for fn in fns:
+    for fn in fns if later else ():
         fn(1)
     t3 = time.perf_counter()
     for fn in fns:
@@ -96,7 +102,7 @@ def main():
     time.sleep(0.05)
     try:
         if a.only:
-            one(a.only, a.functions, a.jumps, "only")
+            one(a.only, a.functions, a.jumps, "only", later=False)
             return
         res = {"disable": [], "none": []}
         for rep in range(a.reps):

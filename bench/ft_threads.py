@@ -18,7 +18,14 @@ otherwise).  Run alone: `python bench/ft_threads.py`.
    what the GIL the collector needs costs the threads.
 3. What one sys.monitoring.DISABLE costs CPython (bench/ft_disable.py,
    no collector): mode count returns DISABLE at a quiet jump's first
-   hit, and a free-threaded CPython stops the world for each one.
+   hit, and a free-threaded CPython stops the world for each one; wall
+   microseconds with 1 and 8 threads (the others looping in Python), on
+   the default 3.14 where $PYTHON314 names one, on 3.14t with the GIL on
+   and with it off; "per local set" is one set_local_events() (also one
+   stop: what disabling ahead of time, per code object, would take);
+   then callgrind instructions with 1 thread, of a DISABLE and of the
+   JUMP event it turns off (its first and only hit: the callback, the
+   code's instrumentation, its share of the call).
 """
 import json
 import os
@@ -125,6 +132,28 @@ def disable_table(python):
         print("  %-20s %7d %9d %12.3f %16.3f" % (
             label, t, d["disables"], d["us_per_disable"],
             d["us_per_set_local_events"]))
+    print("  callgrind instructions, 1 thread: %-11s %9s %12s" % (
+        "", "DISABLE", "JUMP event"))
+    for label, exe, gil in ([("3.14 (default)", default, "1")] if default
+                            else []) + [("3.14t, GIL on", python, "1"),
+                                        ("3.14t, PYTHON_GIL=0", python, "0")]:
+        per, event = disable_instructions(exe, gil)
+        print("  %-44s %9.0f %12.0f" % (label, per, event))
+
+
+def disable_instructions(exe, gil):
+    """Callgrind instructions of one DISABLE, one thread (ft_disable.py's
+    --only runs, F=50 and F=250 functions of 20 jumps)."""
+    def cg(variant, f):
+        r = run(["valgrind", "--tool=callgrind",
+                 "--callgrind-out-file=/dev/null", exe, DISABLE, "--only",
+                 variant, "--functions", str(f)],
+                dict(os.environ, PYTHONHASHSEED="0", PYTHON_GIL=gil),
+                "ft_disable --only")
+        return int(re.search(r"Collected : (\d+)", r.stderr).group(1))
+    d = cg("disable", 250) - cg("disable", 50)
+    n = cg("none", 250) - cg("none", 50)
+    return (d - n) / 4000.0, n / 4000.0
 
 
 def section(build):
