@@ -26,7 +26,8 @@ def stdlib_work():
     import textwrap
     data = {"k%d" % i: [i, str(i) * 3, {"x": i / 7}] for i in range(300)}
     json.loads(json.dumps(data, indent=1, sort_keys=True))
-    re.compile(r"(?P<w>\w+)\s*=\s*(\d+|'[^']*')").findall("a = 1 b = 'x' " * 50)
+    pattern = re.compile(r"(?P<w>\w+)\s*=\s*(\d+|'[^']*')")
+    pattern.findall("a = 1 b = 'x' " * 50)
     a = ["line %d %s" % (i, "x" * (i % 7)) for i in range(200)]
     b = [s.replace("3", "4") for s in a]
     list(difflib.unified_diff(a, b))
