@@ -75,4 +75,5 @@ def main():
         raise SystemExit("unknown mode " + mode)
 
 
-main()
+if __name__ == "__main__":
+    main()

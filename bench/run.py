@@ -20,8 +20,10 @@ events, callbacks that return at once):
   instr/noop      what per-instruction counting adds (target <= 1.25)
 On 3.11 count and instructions are the same trace mechanism and there is
 no segment floor.  --reference adds the pure-Python reference collector
-(ref/count, target >= 4).  Then the command-line tool's throughput
-benchmark, if built.
+(ref/count, target >= 4).  Then, where $PYTHON314T names a free-threaded
+3.14, mode count with 1 and 8 threads there (ft_threads.py; skipped with
+one line otherwise), and the command-line tool's throughput benchmark,
+if built.
 """
 import os
 import re
@@ -32,6 +34,8 @@ import sys
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 from pythons import find_pythons  # noqa: E402
+sys.path.insert(0, os.path.join(ROOT, "bench"))
+import ft_threads  # noqa: E402
 
 WORKLOAD = os.path.join(ROOT, "bench", "overhead_workload.py")
 N1, N2 = 2000, 12000
@@ -56,7 +60,7 @@ def instructions(python, pythonpath, mode, kind, n):
 
 
 def modes_for(ver, reference):
-    segments = tuple(int(x) for x in ver.split(".")) >= (3, 12)
+    segments = tuple(int(x) for x in ver.rstrip("t").split(".")) >= (3, 12)
     modes = ["plain", "count", "noop"]
     if segments:
         modes += ["noop-segments", "noop-quiet", "instructions"]
@@ -75,8 +79,11 @@ def main():
                             "BUILD=" + BUILD], capture_output=True, text=True)
         if r.returncode != 0:
             raise SystemExit(r.stderr)
-        ver = subprocess.run([python, "-c", "import sys; print('%d.%d' % "
-                              "sys.version_info[:2])"], capture_output=True,
+        # "3.14t" for a free-threaded build: its own build directory.
+        ver = subprocess.run([python, "-c", "import sys, sysconfig; print("
+                              "'%d.%d' % sys.version_info[:2] + ('t' if "
+                              "sysconfig.get_config_var('Py_GIL_DISABLED') "
+                              "else ''))"], capture_output=True,
                              text=True).stdout.strip()
         path = os.path.join(BUILD, "py" + ver)
         modes, segments = modes_for(ver, reference)
@@ -122,6 +129,10 @@ def main():
             if reference:
                 worst[(ver, "ref/count")] = min(
                     worst.get((ver, "ref/count"), 1e9), ratio["ref/count"])
+    print()
+    for what, (v, target) in ft_threads.section(BUILD).items():
+        worst[("3.14t", what)] = v
+        TARGETS[what] = target
     print()
     ok = True
     for (ver, what), v in sorted(worst.items()):
