@@ -11,11 +11,13 @@ import base64
 import json
 import os
 import re
+import select
 import shutil
 import socket
 import struct
 import subprocess
 import tempfile
+import threading
 import time
 import urllib.parse
 
@@ -132,31 +134,51 @@ class Page:
             f.write(base64.b64decode(r["data"]))
 
 
+def _drain(fd):
+    try:
+        while os.read(fd, 65536):
+            pass
+    except OSError:
+        pass
+
+
 class Browser:
     def __init__(self, width=1280, height=900):
         exe = find_chromium()
         if exe is None:
             raise RuntimeError("no chromium found (install Debian's chromium, or set CHROMIUM)")
         self.profile = tempfile.mkdtemp(prefix="pystats-chromium.")
+        # Not the preloads of a sanitizer or fault-injection run: Chromium
+        # under a preloaded libasan spins instead of starting.
+        env = {k: v for k, v in os.environ.items()
+               if k not in ("LD_PRELOAD", "ASAN_OPTIONS", "UBSAN_OPTIONS", "PYTHONMALLOC")}
         self.proc = subprocess.Popen(
             [exe, "--headless", "--no-sandbox", "--disable-gpu", "--no-first-run",
              "--no-default-browser-check", "--disable-extensions", "--hide-scrollbars",
              "--remote-debugging-port=0", "--user-data-dir=" + self.profile,
              "--window-size=%d,%d" % (width, height), "about:blank"],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
         url = None
+        seen = b""
+        fd = self.proc.stderr.fileno()
         deadline = time.time() + 60
-        while time.time() < deadline:
-            line = self.proc.stderr.readline()
-            if not line:
+        while url is None and time.time() < deadline:
+            # Never block past the deadline on a browser that says nothing.
+            ready, _, _ = select.select([fd], [], [], max(0.0, deadline - time.time()))
+            if not ready:
                 break
-            m = re.search(r"DevTools listening on (ws://\S+)", line)
+            chunk = os.read(fd, 65536)
+            if not chunk:
+                break
+            seen = (seen + chunk)[-65536:]
+            m = re.search(rb"DevTools listening on (ws://\S+)", seen)
             if m:
-                url = m.group(1)
-                break
+                url = m.group(1).decode()
         if url is None:
             self.close()
             raise RuntimeError("chromium did not start its DevTools endpoint")
+        # Drain what it says from now on, so that a full pipe never stops it.
+        threading.Thread(target=_drain, args=(fd,), daemon=True).start()
         self.ws = WebSocket(url)
         self.next_id = 0
         self.events = []
