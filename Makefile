@@ -103,7 +103,8 @@ bench-real:
 	BUILD=$(abspath $(BUILD)) $(PYTHON) bench/real.py $(BENCH_REAL_ARGS)
 
 # The bundled example: install into a virtual environment, run
-# examples/mixed.py under -X pystats, show the dump and its summary.
+# examples/mixed.py under -X pystats, show the dump, its summary and the
+# source view of its hottest function.
 EXAMPLE_VENV := $(BUILD)/venv-example
 EXAMPLE_OUT  := $(BUILD)/example-stats
 example: cli
@@ -115,6 +116,8 @@ example: cli
 	@head -n 30 $(EXAMPLE_OUT)/*.txt
 	@echo "--- summarized:"
 	$(BUILD)/pystats summarize $(EXAMPLE_OUT)
+	@echo "--- the source view of its hottest function:"
+	$(BUILD)/pystats annotate $(EXAMPLE_OUT) --top 1
 
 # The Python suite against the extension built with AddressSanitizer and
 # UndefinedBehaviorSanitizer, in a virtual environment of its own, the

@@ -116,6 +116,18 @@ a_line_shown(const a_line *l)
     return l->text != NULL || l->counted || l->nsites > 0 || l->has_base;
 }
 
+/* Whether any function shown has a site row. */
+static inline int
+annotate_has_sites(const annotate *a)
+{
+    size_t i;
+
+    for (i = 0; i < a->nfn; i++)
+        if (a->fn[i].nsites)
+            return 1;
+    return 0;
+}
+
 /* Renderers: 0, or -1 if the stream failed. */
 int annotate_text(FILE *out, const annotate *a);
 int annotate_html(FILE *out, const annotate *a);

@@ -321,6 +321,12 @@ annotate_html_legend(FILE *out, const annotate *a)
 {
     size_t i;
 
+    if (!annotate_has_sites(a)) {
+        fputs("<p class=\"legend\">No site states in these dumps: they come with the census, "
+              "in mode count on 3.12+.</p>\n",
+              out);
+        return;
+    }
     fputs("<p class=\"legend\">Sites of the functions shown: ", out);
     for (i = 0; i < A_STATE_COUNT; i++) {
         fprintf(out, "%llu <span class=\"lg s-%s\">%s</span>%s",

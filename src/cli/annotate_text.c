@@ -165,13 +165,18 @@ annotate_text(FILE *out, const annotate *a)
             fprintf(out, "; its trust: %s", a->base->trust);
         fputs(".\nChanges are per million instructions of each run.\n", out);
     }
-    fprintf(out,
-            "Sites of the functions shown: %llu specialized, %llu backing off, %llu never "
-            "tried, %llu not read (instrumented while counting).\n",
-            (unsigned long long)a->site_states[A_SPECIALIZED],
-            (unsigned long long)a->site_states[A_BACKING_OFF],
-            (unsigned long long)a->site_states[A_NEVER_TRIED],
-            (unsigned long long)a->site_states[A_EXCLUDED]);
+    if (!annotate_has_sites(a))
+        fputs("No site states in these dumps: they come with the census, in mode count on "
+              "3.12+.\n",
+              out);
+    else
+        fprintf(out,
+                "Sites of the functions shown: %llu specialized, %llu backing off, %llu never "
+                "tried, %llu not read (instrumented while counting).\n",
+                (unsigned long long)a->site_states[A_SPECIALIZED],
+                (unsigned long long)a->site_states[A_BACKING_OFF],
+                (unsigned long long)a->site_states[A_NEVER_TRIED],
+                (unsigned long long)a->site_states[A_EXCLUDED]);
     for (i = 0; i < a->nfn; i++)
         fn_text(out, a, i);
     return ferror(out) ? -1 : 0;
