@@ -110,3 +110,12 @@ run annotate "$T/ann-omit"
 check "annotate: code_lines.omitted summed and said" "1" "$(grep -c '^12 more code objects ran but have no per-line counts' "$T/stdout")"
 run summarize "$T/ann-omit" --json "$T/ann-omit.json"
 check "summarize: source-view keys are no other counters" "{}" "$(jget "$T/ann-omit.json" 'd["other"]')"
+
+# The census's counts of what the source view's bounds left out are named
+# in the summary, not shown as raw keys.
+mkdir -p "$T/ann-cen"
+{ cat "$ANN/pystats-2-b.txt"; echo 'census.code_objects : 1'; echo 'census.omitted_site_rows : 3'; \
+  echo 'census.omitted_source_lines : 4'; } > "$T/ann-cen/a.txt"
+run summarize "$T/ann-cen" --markdown "$T/ann-cen.md"
+check "summarize: site rows left out, named" "1" "$(grep -c '^| Site rows left out (past the source view.s bound) | 3 |$' "$T/ann-cen.md")"
+check "summarize: source lines left out, named" "1" "$(grep -c '^| Source lines left out (past the source view.s bound) | 4 |$' "$T/ann-cen.md")"
