@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "text.h"
 #include "../format/psf_keys.h"
+#include "../format/psf_line.h"
 #include "../format/psf_text.h"
 
 #include <fcntl.h>
@@ -17,8 +18,6 @@
 /* The largest source file read (a bound on time and memory). */
 #define A_FILE_MAX (64L << 20)
 
-const char *const a_state_name[A_STATE_COUNT] = {PSF_SITE_SPECIALIZED, PSF_SITE_BACKING_OFF,
-                                                 PSF_SITE_NEVER_TRIED, PSF_SITE_EXCLUDED};
 const char *const a_state_words[A_STATE_COUNT] = {"specialized", "backing off", "never tried",
                                                   "not read"};
 
@@ -35,39 +34,28 @@ pos_field(const char *s)
 static int
 parse_site(a_site *s, long offset, const char *row)
 {
-    char *f[7], *p;
-    int i;
+    const char *f[7];
+    size_t fl[7], i;
+    char *p;
 
     memset(s, 0, sizeof *s);
-    s->offset = offset;
-    s->fields = p = cli_xstrdup(row);
-    for (i = 0; i < 7; i++) {
-        char *sep = i < 6 ? strstr(p, PSF_SEP_FIELD) : NULL;
-        f[i] = p;
-        if (sep == NULL && i < 6) {
-            free(s->fields);
-            return -1;
-        }
-        if (sep) {
-            *sep = '\0';
-            p = sep + 3;
-        }
-    }
-    s->family = f[0];
-    s->detail = f[2];
-    s->base_state = -1;
-    s->state = -1;
-    for (i = 0; i < A_STATE_COUNT; i++)
-        if (strcmp(f[1], a_state_name[i]) == 0)
-            s->state = i;
-    s->line = pos_field(f[3]);
-    s->col = pos_field(f[4]);
-    s->end_line = pos_field(f[5]);
-    s->end_col = pos_field(f[6]);
-    if (s->state < 0) {
-        free(s->fields);
+    if (psf_split_fields(row, strlen(row), f, fl, 7) != 7)
         return -1;
-    }
+    s->offset = offset;
+    s->base_state = -1;
+    s->state = psf_site_state(f[1], fl[1]);
+    if (s->state < 0)
+        return -1;
+    /* The fields, each NUL-terminated, in one copy of the row. */
+    s->fields = p = cli_xstrdup(row);
+    for (i = 0; i < 7; i++)
+        p[(size_t)(f[i] - row) + fl[i]] = '\0';
+    s->family = p + (f[0] - row);
+    s->detail = p + (f[2] - row);
+    s->line = pos_field(p + (f[3] - row));
+    s->col = pos_field(p + (f[4] - row));
+    s->end_line = pos_field(p + (f[5] - row));
+    s->end_col = pos_field(p + (f[6] - row));
     return 0;
 }
 

@@ -16,6 +16,7 @@
 #define ANNOTATE_H
 
 #include "model.h"
+#include "../format/psf_line.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -24,7 +25,8 @@
 #define A_SPAN_MAX 100000L /* lines of one function's view */
 
 enum a_state { A_SPECIALIZED = 0, A_BACKING_OFF, A_NEVER_TRIED, A_EXCLUDED, A_STATE_COUNT };
-extern const char *const a_state_name[A_STATE_COUNT];  /* as in dumps */
+/* As in dumps: psf_site_state_name[] (psf_line.h), in this order. */
+_Static_assert(A_STATE_COUNT == PSF_SITE_STATES, "a_state follows psf_site_state_name");
 extern const char *const a_state_words[A_STATE_COUNT]; /* for people */
 
 /* One site, as most dumps had it (n of ndumps). */
@@ -120,10 +122,10 @@ a_line_shown(const a_line *l)
 static inline int
 annotate_has_sites(const annotate *a)
 {
-    size_t i;
+    int st;
 
-    for (i = 0; i < a->nfn; i++)
-        if (a->fn[i].nsites)
+    for (st = 0; st < A_STATE_COUNT; st++)
+        if (a->site_states[st])
             return 1;
     return 0;
 }

@@ -107,13 +107,13 @@ site_title(FILE *out, const a_site *s)
 static void
 site_attrs(FILE *out, const a_site *s, const char *cls)
 {
-    fprintf(out, "<span class=\"%s s-%s\" data-family=\"", cls, a_state_name[s->state]);
+    fprintf(out, "<span class=\"%s s-%s\" data-family=\"", cls, psf_site_state_name[s->state]);
     esc_s(out, s->family);
-    fprintf(out, "\" data-state=\"%s\" data-detail=\"", a_state_name[s->state]);
+    fprintf(out, "\" data-state=\"%s\" data-detail=\"", psf_site_state_name[s->state]);
     esc_s(out, s->detail);
     fprintf(out, "\" data-offset=\"%ld\"", s->offset);
     if (s->base_state >= 0)
-        fprintf(out, " data-base-state=\"%s\"", a_state_name[s->base_state]);
+        fprintf(out, " data-base-state=\"%s\"", psf_site_state_name[s->base_state]);
     fputs(" title=\"", out);
     site_title(out, s);
     fputs("\">", out);
@@ -330,7 +330,7 @@ annotate_html_legend(FILE *out, const annotate *a)
     fputs("<p class=\"legend\">Sites of the functions shown: ", out);
     for (i = 0; i < A_STATE_COUNT; i++) {
         fprintf(out, "%llu <span class=\"lg s-%s\">%s</span>%s",
-                (unsigned long long)a->site_states[i], a_state_name[i], a_state_words[i],
+                (unsigned long long)a->site_states[i], psf_site_state_name[i], a_state_words[i],
                 i + 1 < A_STATE_COUNT ? ", " : " ");
     }
     fputs("(not read: a family instrumented while counting, whose state says nothing)</p>\n", out);

@@ -170,28 +170,13 @@ name_field(const char *s, size_t n)
 static int
 site_row_ok(const char *val, size_t vlen)
 {
-    static const char *const states[] = {PSF_SITE_SPECIALIZED, PSF_SITE_BACKING_OFF,
-                                         PSF_SITE_NEVER_TRIED, PSF_SITE_EXCLUDED};
-    const char *f[7], *p = val, *e = val + vlen, *sep;
+    const char *f[7];
     size_t fl[7], i;
-    int state = -1;
+    int state;
 
-    for (i = 0; i < 7; i++) {
-        for (sep = p; sep + 3 <= e && memcmp(sep, PSF_SEP_FIELD, 3) != 0; sep++)
-            ;
-        if (sep + 3 > e)
-            sep = e;
-        else if (i == 6)
-            return 0;
-        f[i] = p;
-        fl[i] = (size_t)(sep - p);
-        p = sep + 3;
-        if (sep == e && i < 6)
-            return 0;
-    }
-    for (i = 0; i < 4; i++)
-        if (fl[1] == strlen(states[i]) && memcmp(f[1], states[i], fl[1]) == 0)
-            state = (int)i;
+    if (psf_split_fields(val, vlen, f, fl, 7) != 7)
+        return 0;
+    state = psf_site_state(f[1], fl[1]);
     if (!name_field(f[0], fl[0]) || state < 0)
         return 0;
     if (state == 0   ? !name_field(f[2], fl[2])

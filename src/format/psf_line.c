@@ -2,6 +2,8 @@
  * of every reader: no allocation, no locale, no stdio). */
 #include "psf_line.h"
 
+#include "psf_keys.h"
+
 #include <string.h>
 
 static int
@@ -82,4 +84,44 @@ psf_parse_u64(const char *s, size_t n, uint64_t *out)
     }
     *out = v;
     return PSF_NUM_OK;
+}
+
+size_t
+psf_split_fields(const char *s, size_t n, const char **f, size_t *fl,
+                 size_t max)
+{
+    const char *p = s, *e = s + n, *sep;
+    size_t k = 0;
+
+    for (;;) {
+        for (sep = p; sep + 3 <= e && memcmp(sep, PSF_SEP_FIELD, 3) != 0;
+             sep++)
+            ;
+        if (sep + 3 > e)
+            sep = e;
+        if (k == max)
+            return max + 1;
+        f[k] = p;
+        fl[k] = (size_t)(sep - p);
+        k++;
+        if (sep == e)
+            return k;
+        p = sep + 3;
+    }
+}
+
+const char *const psf_site_state_name[PSF_SITE_STATES] = {
+    PSF_SITE_SPECIALIZED, PSF_SITE_BACKING_OFF, PSF_SITE_NEVER_TRIED,
+    PSF_SITE_EXCLUDED};
+
+int
+psf_site_state(const char *s, size_t n)
+{
+    int i;
+
+    for (i = 0; i < PSF_SITE_STATES; i++)
+        if (strlen(psf_site_state_name[i]) == n &&
+            memcmp(s, psf_site_state_name[i], n) == 0)
+            return i;
+    return -1;
 }

@@ -41,6 +41,19 @@ typedef enum psf_num_status {
 /* Parse an unsigned decimal number s[0..n) into *out. */
 int psf_parse_u64(const char *s, size_t n, uint64_t *out);
 
+/* Split a row value s[0..n) at each PSF_SEP_FIELD (" | ") into at most
+ * max fields (f[i], fl[i]; the last holds the rest).  Returns how many
+ * fields there are, max + 1 if s has more than max. */
+size_t psf_split_fields(const char *s, size_t n, const char **f, size_t *fl,
+                        size_t max);
+
+/* The states of a source-view site row (FORMAT.md 1.18), in the order
+ * of psf_keys.h's PSF_SITE_*; psf_site_state() gives the index of the
+ * state s[0..n) names, or -1. */
+#define PSF_SITE_STATES 4
+extern const char *const psf_site_state_name[PSF_SITE_STATES];
+int psf_site_state(const char *s, size_t n);
+
 /* Whether the key s[0..n) is a header key (pystats.* or meta.*). */
 int psf_is_header_key(const char *s, size_t n);
 
