@@ -60,7 +60,8 @@ DEFAULT_DIR = os.path.join(_absolute(_env("PYSTATS_TMPDIR") or "/tmp"),
 
 # The modes -X pystats=MODE and PYTHONSTATS=MODE accept: on()'s
 # (src/ext/module.c; the segment modes need sys.monitoring, 3.12+); "1"
-# (and a bare -X pystats) is count, "0" off.
+# (and a bare -X pystats) is the default mode (count; instructions on a
+# free-threaded interpreter running without the GIL), "0" off.
 MODES = ("count", "instructions", "census", "noop") + (
     ("noop-segments", "noop-quiet") if MECHANISM == "monitoring" else ())
 
@@ -79,7 +80,7 @@ def _bad(option, value, valid):
 
 def _mode_of(option, value):
     if value in ("", "1"):
-        return "count"
+        return _collector.DEFAULT_MODE
     if value == "0":
         return None
     if value in MODES:
@@ -94,7 +95,8 @@ def requested_mode():
     PYTHONSTATS.  OptionError for a mode that does not exist."""
     x = sys._xoptions.get("pystats")
     if x is not None:
-        return "count" if x is True else _mode_of("-X pystats", x)
+        return (_collector.DEFAULT_MODE if x is True
+                else _mode_of("-X pystats", x))
     e = _env("PYTHONSTATS")
     if e and e != "0":
         return _mode_of("PYTHONSTATS", e)
@@ -205,34 +207,25 @@ def _configure():
 
 
 # A free-threaded build (3.14t) runs with the GIL once the collector is
-# imported (it does not declare Py_mod_gil): CPython enables it then,
-# unless PYTHON_GIL=0 or -X gil=0 force it off.  The counters are not
-# safe without it, so collection is refused instead of counting wrong.
-_NO_GIL = ("pystats: this free-threaded interpreter runs without the GIL "
-           "(PYTHON_GIL=0 or -X gil=0), and the collector counts exactly only "
-           "with it: nothing is collected; leave PYTHON_GIL unset to collect")
-
-
-def _refuse(*args, **kwargs):
-    raise RuntimeError(_NO_GIL)
-
-
-if getattr(sys, "_is_gil_enabled", lambda: True)() is False:
-    on = measure = _refuse      # noqa: F811
+# imported (it does not declare Py_mod_gil, since mode count needs the
+# GIL): CPython enables it then, unless PYTHON_GIL=0 or -X gil=0 force it
+# off.  Then threads run in parallel, each counting into its own
+# counters, the default mode is instructions (DEFAULT_MODE) and the
+# segment modes are refused (src/ext/module.c).
 
 
 def _start_from_hook():
     """Called by the startup hook (pystats_startup) before __main__."""
-    if on is _refuse:
-        sys.stderr.write(_NO_GIL + "\n")
-        return
     mode = requested_mode()
     if mode is None or is_on():
         return
-    if requested_census() is False and mode != "census":
-        on(mode=mode, census=False)
-    else:
-        on(mode=mode)
+    try:
+        if requested_census() is False and mode != "census":
+            on(mode=mode, census=False)
+        else:
+            on(mode=mode)
+    except RuntimeError as e:   # a mode this interpreter cannot count in
+        sys.stderr.write("%s; nothing is collected\n" % e)
 
 
 def _check_startup():

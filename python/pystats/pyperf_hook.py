@@ -49,7 +49,8 @@ code it counts).  The hook adds to the run's metadata:
     pystats_collector_dir           where the dumps went
     pystats_collector_dir_from      how that directory was found
     pystats_collector_label         the dumps' label (benchmark name)
-    pystats_collector_mode          "count"
+    pystats_collector_mode          "count" ("instructions" on a free-
+                                    threaded interpreter without the GIL)
     pystats_collector_census        "count" (a census in every dump) or
                                     "none"
     pystats_collector_instructions  instructions counted (all teardowns
@@ -79,9 +80,13 @@ __all__ = ["PystatsCollector", "HookError"]
 
 NAME = "pystats_collector"
 
+# The mode the hook counts in: count, or instructions where a free-
+# threaded interpreter runs without the GIL (count needs it).
+MODE = _collector.DEFAULT_MODE
 # A census alongside counting: mode count on 3.12+ (segment events leave
-# most families free to specialize; 3.11's trace function does not).
-CENSUS_ALONGSIDE = pystats.MECHANISM == "monitoring"
+# most families free to specialize; 3.11's trace function and mode
+# instructions do not).
+CENSUS_ALONGSIDE = pystats.MECHANISM == "monitoring" and MODE == "count"
 
 # pyperf's task functions whose benchmark callable can be measured
 # exactly: qualified name -> the closure variable holding the callable.
@@ -235,7 +240,7 @@ class PystatsCollector:
         metadata["pystats_collector_scope"] = self.scope or "none"
         metadata["pystats_collector_dir"] = self.directory
         metadata["pystats_collector_dir_from"] = self.directory_from
-        metadata["pystats_collector_mode"] = "count"
+        metadata["pystats_collector_mode"] = MODE
         metadata["pystats_collector_census"] = (
             "count" if self.census and self.scope in ("function", "window")
             else "none")

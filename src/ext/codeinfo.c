@@ -7,12 +7,12 @@ pc_codeinfo *pc_last_info;
 
 /* Handed down by the module layer (lifecycle.c), whose free function
  * owns the order in which the sources let go of a dying code object. */
-static Py_ssize_t code_extra_index = -1;
+Py_ssize_t pc_code_extra_index = -1;
 
 void
 pc_codeinfo_init(Py_ssize_t extra_index)
 {
-    code_extra_index = extra_index;
+    pc_code_extra_index = extra_index;
 }
 
 void
@@ -23,8 +23,20 @@ pc_codeinfo_free(pc_codeinfo *ci)
     PyMem_RawFree(ci);
 }
 
+static pc_codeinfo *codeinfo_new(PyObject *code);
+
 pc_codeinfo *
 pc_codeinfo_slow(PyObject *code)
+{
+    pc_codeinfo *ci;
+    pc_lock(); /* another thread may be building the same one */
+    ci = codeinfo_new(code);
+    pc_unlock();
+    return ci;
+}
+
+static pc_codeinfo *
+codeinfo_new(PyObject *code)
 {
     void *extra = NULL;
     pc_codeinfo *ci = NULL;
@@ -33,8 +45,8 @@ pc_codeinfo_slow(PyObject *code)
     Py_ssize_t i, n;
     const uint8_t *raw;
 
-    assert(code_extra_index >= 0);
-    if (pc_code_get_extra(code, code_extra_index, &extra) == 0 && extra) {
+    assert(pc_code_extra_index >= 0);
+    if (pc_code_get_extra(code, pc_code_extra_index, &extra) == 0 && extra) {
         assert(((pc_codeinfo *)extra)->code == code);
         pc_last_info = extra;
         return extra;
@@ -66,7 +78,7 @@ pc_codeinfo_slow(PyObject *code)
         ci = NULL;
         goto error;
     }
-    if (pc_code_set_extra(code, code_extra_index, ci) != 0) {
+    if (pc_code_set_extra(code, pc_code_extra_index, ci) != 0) {
         pc_hot_code_dead(ci->hot);
         PyMem_RawFree(ci);
         ci = NULL;

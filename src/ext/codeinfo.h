@@ -10,6 +10,9 @@
  *    co_extra free function (lifecycle.c, handed to pc_codeinfo_init)
  *    folds and frees what the sources attached, then pc_codeinfo_free().
  *  - pc_last_info is the last one looked up, or NULL; never a freed one.
+ *    A free-threaded build has none (another thread may free it): it
+ *    reads co_extra, which CPython reads atomically there, and builds a
+ *    new one under the lock (pc_lock).
  */
 #ifndef PC_CODEINFO_H
 #define PC_CODEINFO_H
@@ -39,13 +42,20 @@ pc_codeinfo *pc_codeinfo_slow(PyObject *code);
 void pc_codeinfo_free(pc_codeinfo *ci);
 
 extern pc_codeinfo *pc_last_info;
+extern Py_ssize_t pc_code_extra_index;
 
 static inline pc_codeinfo *
 pc_codeinfo_get(PyObject *code)
 {
+#if PC_FREE_THREADING
+    void *extra = NULL;
+    if (pc_code_get_extra(code, pc_code_extra_index, &extra) == 0 && extra)
+        return extra;
+#else
     pc_codeinfo *ci = pc_last_info;
     if (ci != NULL && ci->code == code)
         return ci;
+#endif
     return pc_codeinfo_slow(code);
 }
 

@@ -225,6 +225,12 @@ pc_dump(pc_reason reason)
 
     if (!pc_g.dumping)
         pc_seg_fold(); /* segment counts into pc_g: plain C */
+    /* The threads' shards (free-threaded builds): the API folded them
+     * with the world stopped; at exit one thread is left, and a signal's
+     * dump is the process's last. */
+    if (!pc_g.dumping &&
+        (reason == PC_REASON_EXIT || reason == PC_REASON_SIGNAL))
+        pc_shards_fold();
     if (pc_g.dumping || !pc_has_data())
         return PC_DUMP_NOTHING;
     pc_g.dumping = 1;
@@ -297,6 +303,7 @@ os_exit_hook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (pc_census_take() < 0)
         PyErr_WriteUnraisable(NULL);
     pc_seg_cut(); /* os._exit's own CALL is counted */
+    pc_shards_gather();
     pc_dump(PC_REASON_OS_EXIT);
     return PyObject_Vectorcall(orig_os_exit, args, (size_t)nargs, NULL);
 }

@@ -261,9 +261,70 @@ done:
 static void
 hot_free(pc_hot *h)
 {
+#if PC_FREE_THREADING
+    int k;
+    for (k = 0; k < PC_SHARDS; k++)
+        free(h->shard[k]);
+#endif
     lines_total -= (size_t)h->nlines;
     free(h);
 }
+
+#if PC_FREE_THREADING
+uint64_t *
+pc_hot_shard_slow(pc_hot *h)
+{
+    pc_shard *s = pc_shard_mine();
+    uint64_t *c;
+    if (s->index < 0)
+        return NULL;
+    if (h->shard[s->index] != NULL) /* claimed just now, allocated before */
+        return h->shard[s->index];
+    c = calloc((size_t)h->n + 1, sizeof *c);
+    if (c == NULL)
+        return NULL; /* h->counts with atomic adds: exact, slower */
+    pc_lock();
+    h->shard[s->index] = c;
+    pc_unlock();
+    return c;
+}
+
+void
+pc_hot_fold_shards(pc_hot *h)
+{
+    int k;
+    int32_t u;
+    for (k = 0; k < PC_SHARDS; k++) {
+        uint64_t *c = h->shard[k];
+        if (c == NULL)
+            continue;
+        for (u = 0; u < h->n; u++)
+            h->counts[u] += c[u];
+        h->calls += c[h->n];
+        memset(c, 0, ((size_t)h->n + 1) * sizeof *c);
+    }
+}
+
+void
+pc_hot_fold_all(void)
+{
+    size_t i;
+    for (i = 0; i < tab_n; i++)
+        pc_hot_fold_shards(tab[i]);
+}
+
+void
+pc_hot_zero_shards(void)
+{
+    size_t i;
+    int k;
+    for (i = 0; i < tab_n; i++)
+        for (k = 0; k < PC_SHARDS; k++)
+            if (tab[i]->shard[k] != NULL)
+                memset(tab[i]->shard[k], 0,
+                       ((size_t)tab[i]->n + 1) * sizeof(uint64_t));
+}
+#endif
 
 static int
 hot_empty(const pc_hot *h)
@@ -281,6 +342,9 @@ void
 pc_hot_code_dead(pc_hot *h)
 {
     size_t i = h->idx;
+#if PC_FREE_THREADING
+    pc_hot_fold_shards(h); /* no thread runs its code any more */
+#endif
     h->live = 0;
     if (!hot_empty(h))
         return; /* kept until the next dump or clear */

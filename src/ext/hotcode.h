@@ -52,14 +52,13 @@ typedef struct pc_hot {
     size_t idx;                 /* its place in the table */
     int32_t n, nlines;
     int live; /* its code object is alive */
+#if PC_FREE_THREADING
+    /* Per shard (collector.h): its owner's counts per unit, then its
+     * calls at [n]; allocated by the owner at its first count here. */
+    uint64_t *shard[PC_SHARDS];
+#endif
 } pc_hot;
 
-typedef struct pc_calls {
-    uint64_t python_starts, resumptions, throws, returns, yields, unwinds,
-        raises, handled;
-} pc_calls;
-
-extern pc_calls pc_calls_g __attribute__((visibility("hidden")));
 
 /* Slow path: the record of code, whose n units have the base opcodes
  * op[]; NULL on failure (no exception set, none pending). */
@@ -72,12 +71,57 @@ int pc_hot_has_data(void);
 void pc_hot_write(psf_out *o);
 int pc_hot_snapshot(PyObject *dict); /* adds "code", "calls"; -1 on error */
 
+#if PC_FREE_THREADING
+/* The per unit counts of this thread's shard for h, allocated on first
+ * use (slow path); NULL: count into h->counts with atomic adds. */
+uint64_t *pc_hot_shard_slow(pc_hot *h);
+/* h's shard arrays into its counts, zeroed (the caller holds the lock
+ * and no thread runs h's code, or the world is stopped). */
+void pc_hot_fold_shards(pc_hot *h);
+void pc_hot_fold_all(void);
+void pc_hot_zero_shards(void);
+
+static inline uint64_t *
+pc_hot_mine(pc_hot *h)
+{
+    pc_shard *s = pc_t.shard;
+    if (s != NULL && s->index >= 0 && h->shard[s->index] != NULL)
+        return h->shard[s->index];
+    return pc_hot_shard_slow(h);
+}
+#endif
+
 /* One executed instruction, the one starting at code unit u. */
 static inline void
 pc_hot_count(pc_hot *h, Py_ssize_t u)
 {
     assert(u >= 0 && u < h->n);
+#if PC_FREE_THREADING
+    {
+        uint64_t *c = pc_hot_mine(h);
+        if (c != NULL)
+            c[u]++;
+        else
+            PC_ATOMIC_ADD(h->counts[u], 1);
+    }
+#else
     h->counts[u]++;
+#endif
+}
+
+/* One start of h's code (mode instructions, 3.11's trace function). */
+static inline void
+pc_hot_count_call(pc_hot *h)
+{
+#if PC_FREE_THREADING
+    uint64_t *c = pc_hot_mine(h);
+    if (c != NULL)
+        c[h->n]++;
+    else
+        PC_ATOMIC_ADD(h->calls, 1);
+#else
+    h->calls++;
+#endif
 }
 
 #endif

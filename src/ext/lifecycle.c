@@ -22,10 +22,12 @@ static void
 code_dead(void *p)
 {
     pc_codeinfo *ci = p;
+    pc_lock();              /* any thread, at once (free-threaded builds) */
     pc_seg_code_free(ci);   /* its segment counts go into pc_g first */
     pc_sites_code_dead(ci); /* its rows, while its record is whole */
     pc_hot_code_dead(ci->hot);
     pc_codeinfo_free(ci);
+    pc_unlock();
 }
 
 int
@@ -102,6 +104,7 @@ pc_after_fork(void)
     pc_seg_after_fork();
     pc_hot_clear();
     pc_guard_clear(pc_backend_displaced_here());
+    pc_shards_after_fork();
     pc_forget_prev();
     pc_g.forked = 1;
     pc_g.ppid = (long)getppid();

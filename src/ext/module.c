@@ -34,18 +34,65 @@ check_pending(void)
     return 0;
 }
 
+/* The mode of on() without one, of "1", and of a measure() outside any
+ * window: count, but instructions where the interpreter runs without
+ * the GIL, which count needs (a free-threaded build, PYTHON_GIL=0). */
+static pc_mode default_mode = PC_MODE_COUNT;
+
+/* The API's calls one at a time: on a free-threaded build two threads
+ * may call at once.  Re-entrant in one thread. */
+#if PC_FREE_THREADING
+static PyMutex api_mutex;
+static __thread int api_depth;
+#define API_LOCK()                    \
+    do {                              \
+        if (api_depth++ == 0)         \
+            PyMutex_Lock(&api_mutex); \
+    } while (0)
+#define API_UNLOCK()                    \
+    do {                                \
+        if (--api_depth == 0)           \
+            PyMutex_Unlock(&api_mutex); \
+    } while (0)
+#else
+#define API_LOCK() ((void)0)
+#define API_UNLOCK() ((void)0)
+#endif
+
+/* Segment counting reads and changes state every thread shares (its
+ * tables, the quiet jumps): exact only with the GIL. */
+static int
+refuse_without_gil(pc_mode mode)
+{
+    if (!PC_FREE_THREADING ||
+        (mode != PC_MODE_COUNT && mode != PC_MODE_NOOP_SEGMENTS &&
+         mode != PC_MODE_NOOP_QUIET) ||
+        !pc_gil_off())
+        return 0;
+    PyErr_Format(PyExc_RuntimeError,
+                 "pystats: mode %s counts exactly only with the GIL, and this "
+                 "free-threaded interpreter runs without it (PYTHON_GIL=0 or "
+                 "-X gil=0): use mode instructions, or leave PYTHON_GIL unset",
+                 pc_mode_name(mode));
+    return -1;
+}
+
 static int
 parse_mode(PyObject *mode, pc_mode *out)
 {
     const char *s;
     if (mode == NULL || mode == Py_None) {
-        *out = PC_MODE_COUNT;
+        *out = default_mode;
         return 0;
     }
     s = PyUnicode_AsUTF8(mode);
     if (s == NULL)
         return -1;
-    if (!strcmp(s, "") || !strcmp(s, "1") || !strcmp(s, "count")) {
+    if (!strcmp(s, "") || !strcmp(s, "1")) {
+        *out = default_mode;
+        return 0;
+    }
+    if (!strcmp(s, "count")) {
         *out = PC_MODE_COUNT;
         return 0;
     }
@@ -141,19 +188,31 @@ census_option(pc_mode mode, PyObject *arg, int *census)
     return 0;
 }
 
+static PyObject *on_locked(PyObject *mode_obj, PyObject *census_obj);
+
 static PyObject *
 pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
 {
     static char *kwlist[] = {"mode", "census", NULL};
-    PyObject *mode_obj = NULL, *census_obj = NULL;
-    pc_mode mode;
-    int census;
+    PyObject *mode_obj = NULL, *census_obj = NULL, *r;
     (void)self;
     if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:on", kwlist, &mode_obj,
                                      &census_obj))
         return NULL;
+    API_LOCK();
+    r = on_locked(mode_obj, census_obj);
+    API_UNLOCK();
+    return r;
+}
+
+static PyObject *
+on_locked(PyObject *mode_obj, PyObject *census_obj)
+{
+    pc_mode mode;
+    int census;
     if (parse_mode(mode_obj, &mode) < 0 ||
-        census_option(mode, census_obj, &census) < 0 || check_pending() < 0)
+        census_option(mode, census_obj, &census) < 0 || check_pending() < 0 ||
+        refuse_without_gil(mode) < 0)
         return NULL;
     if (pc_g.native) {
         pc_g.on = 1;
@@ -226,11 +285,23 @@ PyDoc_STRVAR(
     "Stop counting (the call instruction that invoked off() is the last one\n"
     "counted) and remove the instrumentation.  Counts are kept.");
 
+static PyObject *off_locked(void);
+
 static PyObject *
 pc_off(PyObject *self, PyObject *unused)
 {
+    PyObject *r;
     (void)self;
     (void)unused;
+    API_LOCK();
+    r = off_locked();
+    API_UNLOCK();
+    return r;
+}
+
+static PyObject *
+off_locked(void)
+{
     if (pc_g.native) {
         pc_g.on = 0;
         return native_result("off");
@@ -257,7 +328,10 @@ pc_clear_fn(PyObject *self, PyObject *unused)
     (void)unused;
     if (pc_g.native)
         return native_result("clear");
+    API_LOCK();
+    pc_shards_clear();
     pc_clear();
+    API_UNLOCK();
     Py_RETURN_NONE;
 }
 
@@ -269,12 +343,24 @@ PyDoc_STRVAR(
     "False if there was nothing to write (or the directory failed and the\n"
     "dump went to stderr, as said there).");
 
+static PyObject *dump_locked(void);
+
 static PyObject *
 pc_dump_fn(PyObject *self, PyObject *unused)
 {
-    int r;
+    PyObject *r;
     (void)self;
     (void)unused;
+    API_LOCK();
+    r = dump_locked();
+    API_UNLOCK();
+    return r;
+}
+
+static PyObject *
+dump_locked(void)
+{
+    int r;
     if (pc_g.native) {
         PyObject *res = pc_native_call("dump");
         int truth;
@@ -290,6 +376,7 @@ pc_dump_fn(PyObject *self, PyObject *unused)
     if (check_pending() < 0 || pc_census_take() < 0)
         return NULL;
     pc_seg_cut();
+    pc_shards_gather();
     r = pc_dump(PC_REASON_EXPLICIT);
     if (r == PC_DUMP_FILE || r == PC_DUMP_STDERR)
         pc_clear();
@@ -321,6 +408,7 @@ PyDoc_STRVAR(
 static PyObject *
 pc_snapshot_fn(PyObject *self, PyObject *unused)
 {
+    PyObject *r;
     (void)self;
     (void)unused;
     if (pc_g.native) {
@@ -332,9 +420,13 @@ pc_snapshot_fn(PyObject *self, PyObject *unused)
     }
     if (check_pending() < 0)
         return NULL;
+    API_LOCK();
     pc_seg_cut();
     pc_seg_fold();
-    return pc_snapshot();
+    pc_shards_gather();
+    r = pc_snapshot();
+    API_UNLOCK();
+    return r;
 }
 
 /* _census_fold(): the segment counts into the hot-code records now, as
@@ -346,8 +438,11 @@ pc_census_fold_fn(PyObject *self, PyObject *unused)
     (void)self;
     (void)unused;
     if (!pc_g.native) {
+        API_LOCK();
         pc_seg_cut();
         pc_seg_fold();
+        pc_shards_gather();
+        API_UNLOCK();
     }
     Py_RETURN_NONE;
 }
@@ -359,6 +454,45 @@ PyDoc_STRVAR(
     "this thread: none of the caller's, none of measure's own.  Returns fn's\n"
     "result; an exception from fn propagates, counted up to the raise.");
 
+/* measure()'s start: the thread counts from here.  -1 with exception. */
+static int
+measure_start(void)
+{
+    int outermost;
+    if (pc_g.on && pc_g.mode == PC_MODE_CENSUS) {
+        PyErr_SetString(PyExc_ValueError,
+                        "pystats: measure() counts instructions, which a "
+                        "census window must not disturb; off() first");
+        return -1;
+    }
+    /* measure() always counts; a window's mode only lasts the window. */
+    if (!pc_g.on && !pc_g.measuring) {
+        if (refuse_without_gil(measure_mode) < 0)
+            return -1;
+        pc_g.mode = measure_mode;
+    }
+    outermost = !pc_counting();
+    if (outermost) {
+        /* fn's first instruction has no predecessor in this thread. */
+        pc_t.epoch = 0;
+        if (!pc_g.measuring)
+            pc_note_start();
+        if (pc_seg_mode())
+            pc_seg_measure_start(); /* fn starts on an empty stack */
+    }
+    pc_guard_arm();
+    pc_t.measure_depth++;
+    pc_g.measuring++;
+    pc_seg_measure_set(pc_t.measure_depth);
+    if (pc_backend_sync() < 0) {
+        pc_t.measure_depth--;
+        pc_g.measuring--;
+        pc_seg_measure_set(pc_t.measure_depth);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *
 pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
            PyObject *kwnames)
@@ -366,7 +500,6 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyObject *result; /* owned */
     PyObject *exc_type, *exc_value, *exc_tb;
-    int outermost;
     (void)self;
 
     if (nargs < 1) {
@@ -394,43 +527,23 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
         PyErr_Restore(exc_type, exc_value, exc_tb);
         return result;
     }
-    if (pc_g.on && pc_g.mode == PC_MODE_CENSUS) {
-        PyErr_SetString(PyExc_ValueError,
-                        "pystats: measure() counts instructions, which a "
-                        "census window must not disturb; off() first");
+    API_LOCK();
+    if (measure_start() < 0) {
+        API_UNLOCK();
         return NULL;
     }
-    /* measure() always counts; a window's mode only lasts the window. */
-    if (!pc_g.on && !pc_g.measuring)
-        pc_g.mode = measure_mode;
-    outermost = !pc_counting();
-    if (outermost) {
-        /* fn's first instruction has no predecessor in this thread. */
-        pc_t.epoch = 0;
-        if (!pc_g.measuring)
-            pc_note_start();
-        if (pc_seg_mode())
-            pc_seg_measure_start(); /* fn starts on an empty stack */
-    }
-    pc_guard_arm();
-    pc_t.measure_depth++;
-    pc_g.measuring++;
-    pc_seg_measure_set(pc_t.measure_depth);
-    if (pc_backend_sync() < 0) {
-        pc_t.measure_depth--;
-        pc_g.measuring--;
-        pc_seg_measure_set(pc_t.measure_depth);
-        return NULL;
-    }
+    API_UNLOCK();
     result =
         PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), kwnames);
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    API_LOCK();
     pc_t.measure_depth--;
     pc_g.measuring--;
     pc_seg_measure_set(pc_t.measure_depth);
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     if (pc_backend_sync() < 0) {
         PyErr_WriteUnraisable(NULL);
     }
+    API_UNLOCK();
     PyErr_Restore(exc_type, exc_value, exc_tb);
     return result;
 }
@@ -690,7 +803,11 @@ module_exec(PyObject *module)
     PyObject *opcode = NULL, *opnames = NULL, *os = NULL; /* owned */
     int ret = -1;
 
+    if (PC_FREE_THREADING && pc_gil_off())
+        default_mode = measure_mode = PC_MODE_INSTRUCTIONS;
     if (PyModule_AddFunctions(module, pc_census_methods) < 0 ||
+        PyModule_AddStringConstant(module, "DEFAULT_MODE",
+                                   pc_mode_name(default_mode)) < 0 ||
         PyModule_AddFunctions(module, pc_sites_methods) < 0 ||
         PyModule_AddStringConstant(module, "__version__", PSF_VERSION) < 0 ||
         PyModule_AddStringConstant(module, "MECHANISM", pc_backend_name()) < 0)

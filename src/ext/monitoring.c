@@ -50,16 +50,16 @@ resume(PyObject *const *args, Py_ssize_t nargs, int call)
         return;
     pc_count(pc_g.resume_op);
     if (call)
-        pc_calls_g.python_starts++;
+        PC_CALLS_ADD(python_starts);
     else
-        pc_calls_g.resumptions++;
+        PC_CALLS_ADD(resumptions);
     if (nargs < 2 || (ci = pc_codeinfo_get(args[0])) == NULL)
         return;
     off = pc_small_int(args[1]);
     if (off >= 0 && off / 2 < ci->n) {
         pc_codeinfo_count_hot(ci, off / 2);
         if (call)
-            ci->hot->calls++;
+            pc_hot_count_call(ci->hot);
     }
 }
 
@@ -88,7 +88,7 @@ cb_resume(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         (void)args;                                                 \
         (void)nargs;                                                \
         if (pc_counting() && pc_g.mode == PC_MODE_INSTRUCTIONS)     \
-            pc_calls_g.field++;                                     \
+            PC_CALLS_ADD(field);                                    \
         Py_RETURN_NONE;                                             \
     }                                                               \
     static PyMethodDef fn##_def = {"_pystats_" #field,              \

@@ -31,7 +31,7 @@ on_func(PyFunction_WatchEvent event, PyFunctionObject *func,
     if (pc_g.on && (event == PyFunction_EVENT_MODIFY_CODE ||
                     event == PyFunction_EVENT_MODIFY_DEFAULTS ||
                     event == PyFunction_EVENT_MODIFY_KWDEFAULTS))
-        pc_rare_counts.func_modification++;
+        PC_ATOMIC_ADD(pc_rare_counts.func_modification, 1);
     return 0;
 }
 
@@ -44,9 +44,9 @@ on_dict(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
     if (!pc_g.on || event == PyDict_EVENT_DEALLOCATED)
         return 0;
     if (dict == builtins_dict)
-        pc_rare_counts.builtins_modification++;
+        PC_ATOMIC_ADD(pc_rare_counts.builtins_modification, 1);
     else
-        pc_rare_counts.globals_modification++;
+        PC_ATOMIC_ADD(pc_rare_counts.globals_modification, 1);
     return 0;
 }
 
@@ -55,7 +55,7 @@ on_type(PyTypeObject *type)
 {
     (void)type;
     if (pc_g.on)
-        pc_rare_counts.type_modification++;
+        PC_ATOMIC_ADD(pc_rare_counts.type_modification, 1);
     return 0;
 }
 

@@ -153,16 +153,32 @@ static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0},
 
 /* The buckets of CPython's own statistics (Objects/obmalloc.c):
  * < 512 bytes, < 4094 bytes, larger; calloc is bucketed by elsize. */
+/* A free-threaded build counts into the thread's shard if it has one
+ * (never claimed here: an allocator must not wait for a lock), else into
+ * pc_st with atomic adds. */
+#if PC_FREE_THREADING
+#define ALLOC_ADD(field)                   \
+    do {                                   \
+        pc_shard *s_ = pc_t.shard;         \
+        if (s_ != NULL && s_->index >= 0)  \
+            s_->allocs.field++;            \
+        else                               \
+            PC_ATOMIC_ADD(pc_st.field, 1); \
+    } while (0)
+#else
+#define ALLOC_ADD(field) ((void)pc_st.field++)
+#endif
+
 static inline void
 count_alloc(size_t size)
 {
-    pc_st.allocations++;
+    ALLOC_ADD(allocations);
     if (size < 512)
-        pc_st.allocations512++;
+        ALLOC_ADD(allocations512);
     else if (size < 4094)
-        pc_st.allocations4k++;
+        ALLOC_ADD(allocations4k);
     else
-        pc_st.allocations_big++;
+        ALLOC_ADD(allocations_big);
 }
 
 static void *
@@ -185,7 +201,7 @@ static void *
 w_realloc(void *ctx, void *ptr, size_t size)
 {
     wrapped *w = ctx;
-    pc_st.reallocs++;
+    ALLOC_ADD(reallocs);
     return w->orig.realloc(w->orig.ctx, ptr, size);
 }
 
@@ -194,7 +210,7 @@ w_free(void *ctx, void *ptr)
 {
     wrapped *w = ctx;
     if (ptr != NULL)
-        pc_st.frees++;
+        ALLOC_ADD(frees);
     w->orig.free(w->orig.ctx, ptr);
 }
 

@@ -101,7 +101,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 pc_codeinfo_count_hot(ci, lasti / 2);
                 if (lasti / 2 == ci->first_resume) {
                     pc_calls_g.python_starts++;
-                    ci->hot->calls++;
+                    pc_hot_count_call(ci->hot);
                 }
                 else {
                     pc_calls_g.resumptions++;

@@ -78,7 +78,13 @@ CHILD = textwrap.dedent("""
             pystats.off()
         else:
             fn()
-        out[name] = pystats.snapshot()["code"]
+        snap = pystats.snapshot()
+        out[name] = snap["code"]
+        out[name + "_whole"] = {
+            "exec": snap["execution_count"],
+            "pairs": sorted([a, b, c] for (a, b), c in
+                            snap["pair_count"].items()),
+            "calls": snap["calls"]}
     out["state"] = pystats._collector._seg_state() if hasattr(
         pystats._collector, "_seg_state") else {}
     out["gil"] = getattr(sys, "_is_gil_enabled", lambda: True)()
@@ -86,8 +92,10 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def run_child(n, mode, how):
+def run_child(n, mode, how, gil=None):
     env = clean_env()
+    if gil is not None:
+        env["PYTHON_GIL"] = gil
     proc = subprocess.run(
         [sys.executable, "-c", CHILD, ",".join(NAMES), str(n), mode, how],
         env=env, capture_output=True, text=True, timeout=600)
@@ -147,11 +155,11 @@ def test_load_16_threads_count_equals_instructions(one_thread):
 
 @pytest.mark.skipif(not FREE_THREADED, reason="a free-threaded build only")
 def test_free_threaded_build_counts_with_the_gil(tmp_path):
-    """On 3.14t the collector does not yet declare itself safe without the
-    GIL, so CPython enables the GIL when it is imported (README, "Free-
-    threaded CPython"): the threads above ran under it, and their counts,
-    from thread-local copies of the bytecode, are exact.  The dump says
-    the build is free-threaded."""
+    """On 3.14t the collector does not declare itself safe without the
+    GIL (mode count needs it), so CPython enables the GIL when it is
+    imported (README, "Free-threaded CPython"): the threads above ran
+    under it, and their counts, from thread-local copies of the bytecode,
+    are exact.  The dump says the build is free-threaded."""
     out = run_child(2, "count", "measure")
     assert out["gil"] is True
     subprocess.run([sys.executable, "-X", "pystats", "-c", "pass"],
@@ -162,20 +170,96 @@ def test_free_threaded_build_counts_with_the_gil(tmp_path):
 
 
 @pytest.mark.skipif(not FREE_THREADED, reason="a free-threaded build only")
-def test_gil_forced_off_is_refused(tmp_path):
-    """PYTHON_GIL=0 keeps the GIL off despite the collector: collection
-    is refused with one line, nothing is written, the program runs."""
+@pytest.mark.parametrize("how", ["measure", "window"])
+@pytest.mark.parametrize("n", [8, 70])
+def test_gil_off_threads_in_parallel_are_exact(one_thread, how, n):
+    """PYTHON_GIL=0: the threads truly run at once, each counting into its
+    own counters (70 threads: more than the 64 shards, so some count
+    into the shared counters with atomic adds).  Parallel equals
+    sequential equals n times the reference, and the whole snapshot
+    (every opcode, every pair, the call statistics, every code object)
+    equals the same program's with the GIL on."""
+    off = run_child(n, "instructions", how, gil="0")
+    on = run_child(n, "instructions", how)
+    assert off["gil"] is False and on["gil"] is True
+    par, seq = worker_code(off["parallel"]), worker_code(off["sequential"])
+    assert len(par) >= len(NAMES)
+    assert par == seq == times(one_thread, n)
+    for phase in ("parallel", "sequential"):
+        assert off[phase + "_whole"] == on[phase + "_whole"]
+        assert off[phase] == on[phase]
+
+
+GIL_OFF_PROGRAM = textwrap.dedent("""
+    import _thread, sys
+    def work(k, lock):
+        s = 0
+        for i in range(k):
+            s += i % 7
+        lock.release()
+    locks = []
+    for _ in range(4):
+        lock = _thread.allocate_lock()
+        lock.acquire()
+        _thread.start_new_thread(work, (5000, lock))
+        locks.append(lock)
+    for lock in locks:
+        lock.acquire()
+    print(sys._is_gil_enabled())
+""")
+
+
+@pytest.mark.skipif(not FREE_THREADED, reason="a free-threaded build only")
+def test_gil_off_collects_in_mode_instructions(tmp_path):
+    """-X pystats with the GIL forced off: mode instructions, the GIL
+    stays off, the dump at exit holds the threads' loops exactly."""
+    prog = tmp_path / "prog.py"
+    prog.write_text(GIL_OFF_PROGRAM)
+    out = tmp_path / "dumps"
+    out.mkdir()
+    env = dict(clean_env(), PYTHON_GIL="0", PYSTATS_DIR=str(out))
+    proc = subprocess.run([sys.executable, "-X", "pystats", str(prog)],
+                          env=env, capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "False\n"
+    assert proc.stderr == ""
+    (dump,) = dumps_in(str(out))
+    assert dump.header["meta.collection.mode"] == "instructions"
+    ref = Reference()
+    lock = __import__("_thread").allocate_lock()
+    ns = {}
+    exec(compile(GIL_OFF_PROGRAM.split("locks = []")[0], str(prog), "exec"),
+         ns)
+    lock.acquire()
+    ref.measure(lambda: ns["work"](5000, lock))
+    key = code_key(ns["work"].__code__)
+    want = sum(ref.code_counts[key].values()) * 4
+    assert want > 5000 * 4
+    assert int(dump.extra["code[%s].instructions" % key]) == want
+
+
+@pytest.mark.skipif(not FREE_THREADED, reason="a free-threaded build only")
+@pytest.mark.parametrize("mode", ["count", "noop-segments"])
+def test_gil_off_refuses_segment_modes(tmp_path, mode):
+    """Segment counting shares its tables between threads: with the GIL
+    forced off it is refused with one line, nothing is written, the
+    program runs; on() and measure() raise."""
     env = dict(clean_env(), PYTHON_GIL="0", PYSTATS_DIR=str(tmp_path))
     proc = subprocess.run(
-        [sys.executable, "-X", "pystats", "-c", textwrap.dedent("""
-            import pystats
-            try:
-                pystats.measure(len, [])
-            except RuntimeError:
-                print("refused")
-        """)], env=env, capture_output=True, text=True, timeout=120)
-    assert proc.returncode == 0
-    assert proc.stdout == "refused\n"
+        [sys.executable, "-X", "pystats=" + mode, "-c", textwrap.dedent("""
+            import sys, pystats
+            pystats._collector._set_measure_mode(sys.argv[1])
+            for call in (lambda: pystats.on(mode=sys.argv[1]),
+                         lambda: pystats.measure(len, [])):
+                try:
+                    call()
+                except RuntimeError:
+                    print("refused")
+        """), mode], env=env, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == "refused\nrefused\n"
     lines = proc.stderr.splitlines()
-    assert len(lines) == 1 and "without the GIL" in lines[0], proc.stderr
+    assert len(lines) == 1 and "only with the GIL" in lines[0], proc.stderr
+    assert "nothing is collected" in lines[0]
     assert dumps_in(str(tmp_path)) == []

@@ -1,0 +1,202 @@
+/* shard.c: per-thread counters on free-threaded builds (3.14t), where
+ * threads run Python code in parallel without the GIL (see pc_shard in
+ * collector.h).  Each thread counts into its own shard, claimed on its
+ * first count; readers (dump, snapshot) first fold every shard into the
+ * shared counters with the world stopped, when no thread is inside a
+ * callback.  Nothing here runs on a default build. */
+#include "collector.h"
+#include "hotcode.h"
+#include "stats.h"
+
+#if PC_FREE_THREADING
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Exported by CPython (Include/internal/pycore_pystate.h), declared
+ * there only for the core: every other thread of the interpreter waits
+ * at a safe point (an eval breaker check, or detached) until started. */
+PyAPI_FUNC(void) _PyEval_StopTheWorld(PyInterpreterState *interp);
+PyAPI_FUNC(void) _PyEval_StartTheWorld(PyInterpreterState *interp);
+
+pc_shard pc_shard_shared = {.index = -1};
+
+static pc_shard *shards[PC_SHARDS];
+static PyMutex lock;
+static pthread_key_t owner_key; /* its value: the thread's shard */
+static pthread_once_t key_once = PTHREAD_ONCE_INIT;
+static int key_ok;
+
+void
+pc_lock(void)
+{
+    if (pc_t.locked++ == 0)
+        PyMutex_Lock(&lock);
+}
+
+void
+pc_unlock(void)
+{
+    assert(pc_t.locked > 0);
+    if (--pc_t.locked == 0)
+        PyMutex_Unlock(&lock);
+}
+
+/* A thread ends (its TLS destructors run): its shard is free again, its
+ * counts kept for the next fold. */
+static void
+thread_gone(void *p)
+{
+    pc_shard *s = p;
+    __atomic_store_n(&s->owned, 0, __ATOMIC_RELEASE);
+}
+
+static void
+make_key(void)
+{
+    key_ok = pthread_key_create(&owner_key, thread_gone) == 0;
+}
+
+pc_shard *
+pc_shard_claim(void)
+{
+    pc_shard *s = &pc_shard_shared;
+    int i;
+
+    pthread_once(&key_once, make_key);
+    pc_lock();
+    for (i = 0; key_ok && i < PC_SHARDS; i++) {
+        pc_shard *c = shards[i];
+        if (c == NULL) {
+            c = calloc(1, sizeof *c);
+            if (c == NULL)
+                break; /* the shared counters: exact, slower */
+            c->index = i;
+            shards[i] = c;
+        }
+        if (__atomic_load_n(&c->owned, __ATOMIC_ACQUIRE))
+            continue;
+        if (pthread_setspecific(owner_key, c) != 0)
+            break;
+        c->owned = 1;
+        c->used = 1;
+        s = c;
+        break;
+    }
+    pc_unlock();
+    pc_t.shard = s;
+    return s;
+}
+
+void
+pc_world_stop(void)
+{
+    pc_lock();
+    _PyEval_StopTheWorld(PyInterpreterState_Get());
+}
+
+void
+pc_world_start(void)
+{
+    _PyEval_StartTheWorld(PyInterpreterState_Get());
+    pc_unlock();
+}
+
+static void
+add_u64s(uint64_t *dst, uint64_t *src, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        dst[i] += src[i];
+    memset(src, 0, n * sizeof *src);
+}
+
+void
+pc_shards_fold(void)
+{
+    int i;
+    for (i = 0; i < PC_SHARDS; i++) {
+        pc_shard *s = shards[i];
+        pc_allocs *a;
+        if (s == NULL || !s->used)
+            continue;
+        add_u64s(pc_g.exec, s->exec, PC_NOPS);
+        add_u64s(&pc_g.pair[0][0], &s->pair[0][0], PC_NOPS * PC_NOPS);
+        add_u64s((uint64_t *)&pc_calls_g, (uint64_t *)&s->calls,
+                 sizeof s->calls / sizeof(uint64_t));
+        a = &s->allocs;
+        pc_st.allocations += a->allocations;
+        pc_st.allocations512 += a->allocations512;
+        pc_st.allocations4k += a->allocations4k;
+        pc_st.allocations_big += a->allocations_big;
+        pc_st.frees += a->frees;
+        pc_st.reallocs += a->reallocs;
+        memset(a, 0, sizeof *a);
+    }
+    pc_hot_fold_all();
+}
+
+void
+pc_shards_zero(void)
+{
+    int i;
+    for (i = 0; i < PC_SHARDS; i++) {
+        pc_shard *s = shards[i];
+        if (s == NULL)
+            continue;
+        memset(s->exec, 0, sizeof s->exec);
+        memset(s->pair, 0, sizeof s->pair);
+        memset(&s->calls, 0, sizeof s->calls);
+        memset(&s->allocs, 0, sizeof s->allocs);
+    }
+    pc_hot_zero_shards();
+}
+
+void
+pc_shards_gather(void)
+{
+    pc_world_stop();
+    pc_shards_fold();
+    pc_world_start();
+}
+
+void
+pc_shards_clear(void)
+{
+    pc_world_stop();
+    pc_shards_zero();
+    pc_world_start();
+}
+
+int
+pc_gil_off(void)
+{
+    PyObject *fn = PySys_GetObject("_is_gil_enabled"); /* borrowed */
+    PyObject *r;
+    int off;
+    if (fn == NULL)
+        return 0;
+    r = PyObject_CallNoArgs(fn);
+    if (r == NULL) {
+        PyErr_Clear();
+        return 0;
+    }
+    off = r == Py_False;
+    Py_DECREF(r);
+    return off;
+}
+
+void
+pc_shards_after_fork(void)
+{
+    int i;
+    memset(&lock, 0, sizeof lock);
+    pc_t.locked = 0;
+    for (i = 0; i < PC_SHARDS; i++)
+        if (shards[i] != NULL)
+            shards[i]->owned = shards[i] == pc_t.shard;
+    pc_shards_zero();
+}
+
+#endif /* PC_FREE_THREADING */
