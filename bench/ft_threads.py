@@ -14,9 +14,16 @@ otherwise).  Run alone: `python bench/ft_threads.py`.
    collector enables it, plain included).
 2. Wall time, medians of REPS runs of WALL_N iterations per thread:
    count/plain with the GIL on, and plain with the GIL forced off
-   (PYTHON_GIL=0, where collection is refused) over plain with it on:
+   (PYTHON_GIL=0) over plain with it on:
    what the GIL the collector needs costs the threads.
-3. What one sys.monitoring.DISABLE costs CPython (bench/ft_disable.py,
+3. The GIL forced off (PYTHON_GIL=0), where mode instructions is the
+   one that counts (each thread into its own shard): callgrind
+   instructions/plain with 1 and 8 threads and its growth "x8/x1"
+   (target <= 1.15), and wall time: instructions with the GIL off over
+   plain with it off, and count with the GIL on over plain with it off
+   (what counting costs threads that truly run in parallel, and what
+   the GIL mode count needs would cost them).
+4. What one sys.monitoring.DISABLE costs CPython (bench/ft_disable.py,
    no collector): mode count returns DISABLE at a quiet jump's first
    hit, and a free-threaded CPython stops the world for each one; wall
    microseconds with 1 and 8 threads (the others looping in Python), on
@@ -58,11 +65,11 @@ def run(cmd, env, what):
     return r
 
 
-def instructions(python, path, mode, kind, n, threads):
+def instructions(python, path, mode, kind, n, threads, **extra):
     r = run(["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
              python, "-W", "ignore", WORKLOAD, mode, kind, str(n),
-             str(threads)], env_for(path), "%s %s %d x%d" % (mode, kind, n,
-                                                            threads))
+             str(threads)], env_for(path, **extra),
+            "%s %s %d x%d" % (mode, kind, n, threads))
     return int(re.search(r"Collected : (\d+)", r.stderr).group(1))
 
 
@@ -110,6 +117,47 @@ def wall_table(python, path):
             print("  %-6s %7d %11.1f %10.2fx %10.2fx" % (
                 kind, t, 1e3 * med["plain"], med["count"] / med["plain"],
                 med["nogil"] / med["plain"]))
+
+
+def nogil_table(python, path):
+    """The GIL forced off (PYTHON_GIL=0): mode instructions, each thread
+    counting into its own shard.  Callgrind: instructions/plain with 1
+    and 8 threads and its growth; wall: the threads truly in parallel."""
+    print("  the GIL off (PYTHON_GIL=0), mode instructions: callgrind "
+          "instructions, N=%d minus N=%d per thread" % (N2, N1))
+    print("  %-6s %7s %11s %11s" % ("loop", "threads", "instr/plain",
+                                    "x8/x1"))
+    worst = 0.0
+    for kind in KINDS:
+        per = {}
+        for t in THREADS:
+            cost = {m: instructions(python, path, m, kind, N2, t,
+                                    PYTHON_GIL="0") -
+                    instructions(python, path, m, kind, N1, t,
+                                 PYTHON_GIL="0")
+                    for m in ("plain", "instructions")}
+            per[t] = cost["instructions"] / cost["plain"]
+            growth = per[t] / per[THREADS[0]]
+            worst = max(worst, growth)
+            print("  %-6s %7d %10.2fx %10.2fx" % (kind, t, per[t], growth))
+    print("  wall time, median of %d runs of N=%d per thread (%d cores)" % (
+        REPS, WALL_N, os.cpu_count() or 1))
+    print("  %-6s %7s %14s %18s %18s" % (
+        "loop", "threads", "plain ms, off", "instr off/plain off",
+        "count on/plain off"))
+    for kind in KINDS:
+        for t in THREADS:
+            got = {"plain": [], "instructions": [], "count": []}
+            for _ in range(REPS):
+                for m in got:
+                    extra = {} if m == "count" else {"PYTHON_GIL": "0"}
+                    got[m].append(wall(python, path, m, kind, t, **extra))
+            med = {m: statistics.median(v) for m, v in got.items()}
+            print("  %-6s %7d %14.1f %17.2fx %17.2fx" % (
+                kind, t, 1e3 * med["plain"],
+                med["instructions"] / med["plain"],
+                med["count"] / med["plain"]))
+    return worst
 
 
 def disable_table(python):
@@ -172,8 +220,9 @@ def section(build):
           % python)
     worst = callgrind_table(python, path)
     wall_table(python, path)
+    worst_nogil = nogil_table(python, path)
     disable_table(python)
-    return {"x8/x1": (worst, TARGET)}
+    return {"x8/x1": (worst, TARGET), "nogil x8/x1": (worst_nogil, TARGET)}
 
 
 if __name__ == "__main__":

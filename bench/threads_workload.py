@@ -8,7 +8,8 @@ all at once.  MODE: plain (nothing on), or one of the collector's modes
 (count, noop-quiet, ...), a pystats.on()/off() window around the
 threads.  Importing the collector enables the GIL on a free-threaded
 build (README, 3.14t), plain included; with PYTHON_GIL=0 the GIL stays
-off and only plain can run.  Prints the wall time of the threads, from
+off, and mode instructions counts the threads in parallel (the segment
+modes are refused there).  Prints the wall time of the threads, from
 the first start to the last release, in seconds.
 """
 import _thread

@@ -110,7 +110,22 @@ seg_ops_init(PyObject *mon)
  * qualifies when the straight-line run from its target reaches an
  * instruction that always fires one (FOR_ITER, POP_JUMP_IF_*: BRANCH
  * either way; RETURN_*, YIELD_VALUE) before any jump; a JUMP_FORWARD
- * never closes a loop. */
+ * never closes a loop.
+ *
+ * Quiet branch sides (3.14, which reports each side of a branch as its
+ * own event, BRANCH_LEFT and BRANCH_RIGHT, each turned off on its own).
+ * A POP_JUMP_IF_* that does not jump falls through to its NOT_TAKEN,
+ * which fires BRANCH_LEFT to the next instruction: a straight line, which
+ * a segment can run through without an event, as it runs through any
+ * other instruction.  So its BRANCH_LEFT is turned off at its first
+ * event, and the branch fires only when it jumps (BRANCH_RIGHT).  The
+ * one exception is a branch that is a quiet backward jump's anchor (the
+ * instruction of its loop that always fires, found by quiet_eligible()):
+ * every pass round that loop meets it, so it keeps both sides, one of
+ * which fires each time round.  Every loop still meets an event on every
+ * pass: its backward jump's (not quiet), or its anchor's.  On 3.12 and
+ * 3.13 one BRANCH event reports both sides: turning it off would hide
+ * the jumps too, so branches keep their events there. */
 
 static int
 always_fires(int op)
@@ -125,19 +140,25 @@ always_fires(int op)
     return 0;
 }
 
+/* Whether the jump at u may be quiet; *anchor: the instruction that
+ * always fires on the straight run from a quiet backward jump's target,
+ * else -1. */
 static int
-quiet_eligible(const seg_code *sc, int32_t u)
+quiet_eligible(const seg_code *sc, int32_t u, int32_t *anchor)
 {
     int op = sc->op[u];
     int32_t v;
+    *anchor = -1;
     if (op == seg_op.jump_forward)
         return 1;
     if (op != seg_op.jump_backward)
         return 0;
     for (v = jump_target(sc, u); v >= 0 && v < sc->n; v = next_unit(sc, v)) {
         int o = sc->op[v];
-        if (always_fires(o))
+        if (always_fires(o)) {
+            *anchor = v;
             return 1;
+        }
         if (v == u || o == seg_op.jump_forward || o == seg_op.jump_backward ||
             o == seg_op.jbni || o == seg_op.send || sc->span[v] <= 0)
             return 0;
@@ -151,7 +172,7 @@ quiet_eligible(const seg_code *sc, int32_t u)
 /* The arrays of sc (allocated, zeroed, n and op set) from the code's
  * raw bytecode: see the invariants in seg_code.h. */
 static void
-fill_tables(seg_code *sc, const uint8_t *raw)
+fill_tables(seg_code *sc, const uint8_t *raw, uint8_t *anchored)
 {
     int32_t n = sc->n, i, owner = 0, nxt = n;
     const uint8_t *op = sc->op;
@@ -190,8 +211,23 @@ fill_tables(seg_code *sc, const uint8_t *raw)
         }
         sc->target[i] = tg;
     }
-    for (i = 0; i<n; i += sc->span[i]> 0 ? sc->span[i] : 1)
-        sc->quiet_ok[i] = quiet_eligible(sc, i);
+    for (i = 0; i<n; i += sc->span[i]> 0 ? sc->span[i] : 1) {
+        int32_t a;
+        if (quiet_eligible(sc, i, &a))
+            sc->quiet_ok[i] = SEG_QUIET_JUMP;
+        if (a >= 0 && sc->op[a] != seg_op.for_iter)
+            anchored[a / 8] |= (uint8_t)(1u << (a % 8));
+    }
+#if PC_BRANCH_LEFT_RIGHT
+    for (i = 0; i<n; i += sc->span[i]> 0 ? sc->span[i] : 1) {
+        int32_t nt = next_unit(sc, i), k;
+        for (k = 0; k < 4; k++)
+            if (op[i] == seg_op.pop_jump[k] && nt < n &&
+                op[nt] == seg_op.not_taken &&
+                !(anchored[i / 8] & (1u << (i % 8))))
+                sc->quiet_ok[nt] = SEG_QUIET_LEFT;
+    }
+#endif
     assert(n == 0 || sc->span[0] > 0);
 }
 
@@ -204,6 +240,7 @@ seg_code_slow(pc_codeinfo *ci)
     int32_t n = (int32_t)ci->n;
     size_t size;
     char *p;
+    uint8_t *anchored = NULL;
 
     assert(ci->seg == NULL && PyGILState_Check());
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
@@ -213,7 +250,8 @@ seg_code_slow(pc_codeinfo *ci)
         goto done;
     size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) +
            2 * (size_t)n * sizeof(int32_t) + 3 * (size_t)n + 1;
-    p = calloc(1, size);
+    anchored = calloc((size_t)n / 8 + 1, 1); /* a bit per unit */
+    p = anchored ? calloc(1, size) : NULL;
     if (p == NULL)
         goto done;
     sc = (seg_code *)p;
@@ -235,7 +273,7 @@ seg_code_slow(pc_codeinfo *ci)
     sc->n = n;
     sc->op = ci->op;
     sc->hot = ci->hot;
-    fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes));
+    fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes), anchored);
     sc->next = codes;
     if (codes)
         codes->pprev = &sc->next;
@@ -243,6 +281,7 @@ seg_code_slow(pc_codeinfo *ci)
     codes = sc;
     ci->seg = sc;
 done:
+    free(anchored);
     Py_XDECREF(bytes);
     if (sc == NULL)
         pc_g.error_pending = 1;

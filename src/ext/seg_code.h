@@ -14,7 +14,9 @@
  *    n if none.  Only ever lowered (quiet_site()), never raised.
  *  - target[u] is the jump target of a SEND, JUMP_BACKWARD_NO_INTERRUPT,
  *    JUMP_FORWARD or JUMP_BACKWARD at u, else u itself.
- *  - quiet_ok[u]: the JUMP event of the jump at u may be turned off.
+ *  - quiet_ok[u] is SEG_QUIET_JUMP where the JUMP event of the jump at
+ *    u may be turned off, SEG_QUIET_LEFT (3.14) where u is the NOT_TAKEN
+ *    of a POP_JUMP_IF_* whose BRANCH_LEFT may be turned off, else 0.
  *  - starts[s] and ends[e] count the closed segments that began at s and
  *    ended at e since the last fold; at a fold every prefix sum of
  *    starts minus ends is non-negative (a segment ends after it starts)
@@ -43,8 +45,8 @@ typedef struct seg_code {
     int32_t *silent;                /* first silent jump at or after u
                                        (SEND, JBNI, a quiet jump), n if
                                        none */
-    uint8_t *quiet_ok;              /* a jump whose event may be turned
-                                       off (see quiet_site()) */
+    uint8_t *quiet_ok;              /* an event that may be turned off:
+                                       SEG_QUIET_JUMP, SEG_QUIET_LEFT */
     int32_t *target;                /* a silent-capable jump's target
                                        (SEND, JBNI, JUMP_FORWARD,
                                        JUMP_BACKWARD), else itself */
@@ -168,6 +170,9 @@ seg_code_for(PyObject *code)
     return seg_code_miss(code, k);
 }
 
+#define SEG_QUIET_JUMP 1 /* a quiet jump: quiet_site() */
+#define SEG_QUIET_LEFT 2 /* a branch that falls through silently */
+
 /* The JUMP event of the jump at u has been counted: make u silent and
  * tell CPython to stop reporting it.  Idempotent (another tool's
  * restart_events() brings the event back). */
@@ -175,7 +180,7 @@ static inline PyObject *
 quiet_site(seg_code *sc, int32_t u)
 {
     int32_t v;
-    assert(valid_unit(sc, u) && sc->quiet_ok[u]);
+    assert(valid_unit(sc, u) && sc->quiet_ok[u] == SEG_QUIET_JUMP);
     for (v = u; v >= 0 && sc->silent[v] > u; v--)
         sc->silent[v] = u;
     return Py_NewRef(seg_disable);

@@ -347,8 +347,10 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
         jump_slow(t, f, src, dst);
     }
     f->jumped = src;
-    if (sc->quiet_ok[src])
+    if (sc->quiet_ok[src] == SEG_QUIET_JUMP)
         return quiet_site(sc, src);
+    if (sc->quiet_ok[src] == SEG_QUIET_LEFT && kind == BR_LEFT)
+        return Py_NewRef(seg_disable); /* falls through silently now */
     Py_RETURN_NONE;
 }
 
@@ -501,8 +503,10 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
     f->at = f->raised = -1;
     f->start = dst;
     f->jumped = src;
-    if (may_quiet && sc->quiet_ok[src])
+    if (may_quiet && sc->quiet_ok[src] == SEG_QUIET_JUMP)
         return quiet_site(sc, src);
+    if (kind == BR_FIXED && sc->quiet_ok[src] == SEG_QUIET_LEFT)
+        return Py_NewRef(seg_disable); /* falls through silently now */
     Py_RETURN_NONE;
 other:
     return jump_other(code, src, dst, may_quiet ? BR_PLAIN : kind);
@@ -710,10 +714,31 @@ cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (nargs < 2 || (sc = seg_code_for(args[0])) == NULL)
         Py_RETURN_NONE;
     src = unit_arg(args[1]);
-    if ((uint32_t)src < (uint32_t)sc->n && sc->quiet_ok[src])
+    if ((uint32_t)src < (uint32_t)sc->n && sc->quiet_ok[src] == SEG_QUIET_JUMP)
         return quiet_site(sc, src);
     Py_RETURN_NONE;
 }
+
+#if PC_BRANCH_LEFT_RIGHT
+/* The floor's BRANCH_LEFT: the same sides turned off as count's. */
+static PyObject *
+cb_noop_left(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_code *sc;
+    int32_t src, nt;
+    (void)self;
+    if (nargs < 3 || (sc = seg_code_for(args[0])) == NULL)
+        Py_RETURN_NONE;
+    src = unit_arg(args[1]);
+    if ((uint32_t)src >= (uint32_t)sc->n || sc->span[src] <= 0)
+        Py_RETURN_NONE;
+    nt = next_unit(sc, src);
+    if (nt < sc->n && sc->quiet_ok[nt] == SEG_QUIET_LEFT &&
+        unit_arg(args[2]) == next_unit(sc, nt))
+        return Py_NewRef(seg_disable);
+    Py_RETURN_NONE;
+}
+#endif
 
 #define DEF(name, fn)                                                     \
     static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, \
@@ -736,6 +761,9 @@ DEF("_pystats_seg_handled", cb_handled);
 DEF("_pystats_seg_unwind", cb_unwind);
 DEF("_pystats_seg_noop", cb_noop);
 DEF("_pystats_seg_noop_jump", cb_noop_jump);
+#if PC_BRANCH_LEFT_RIGHT
+DEF("_pystats_seg_noop_left", cb_noop_left);
+#endif
 
 static const pc_seg_callback seg_callbacks[] = {
     {"PY_START", &cb_start_def},
@@ -772,6 +800,10 @@ pc_seg_callbacks(int noop, size_t *n)
         cb->def = noop == 2 && strcmp(cb->event, "JUMP") == 0
                       ? &cb_noop_jump_def
                       : &cb_noop_def;
+#if PC_BRANCH_LEFT_RIGHT
+        if (noop == 2 && strcmp(cb->event, "BRANCH_LEFT") == 0)
+            cb->def = &cb_noop_left_def;
+#endif
     }
     return noop_callbacks[noop == 2];
 }
