@@ -117,6 +117,10 @@ pc_census_site_state(const uint16_t *units, Py_ssize_t n, Py_ssize_t i,
     backoff = counter & 15;
     if (backoff <= PC_WARMUP_BACKOFF)
         return PC_STATE_NEVER_TRIED;
+#if PC_CODE_TLBC
+    if (backoff == PC_UNREACHABLE_BACKOFF)
+        return PC_STATE_NEVER_TRIED; /* PYTHON_TLBC=0: never attempted */
+#endif
     *fails = backoff - PC_WARMUP_BACKOFF;
     return PC_STATE_BACKING_OFF;
 }

@@ -106,6 +106,12 @@ pc_code_copy(PyCodeObject *co, Py_ssize_t k)
         return NULL;
     return (const uint16_t *)_Py_atomic_load_ptr_acquire(&a->entries[k]);
 }
+
+/* PYTHON_TLBC=0 quickens code with the unreachable counter instead of
+ * the warm-up one (Python/specialize.c _PyCode_Quicken, enable_counters
+ * 0): backoff exponent 15, which no failure reaches (MAX_BACKOFF 12,
+ * pycore_backoff.h), never triggering an attempt: specialization off. */
+#define PC_UNREACHABLE_BACKOFF 15u
 #else
 #define PC_CODE_TLBC 0
 #define pc_code_ncopies(co) ((Py_ssize_t)1)
