@@ -54,11 +54,11 @@ static pc_census_scope live_scope;
 #define MAX_MODULE_CODES 20000
 static PyObject *module_codes; /* owned list, or NULL before setup */
 
-int
-pc_census_hidden(PyObject *code, pc_census_scope scope)
+/* A copy of a code object's bytecode is hidden by instrumentation. */
+static int
+copy_hidden(const uint16_t *units, Py_ssize_t n, pc_census_scope scope)
 {
-    const uint16_t *units = pc_code_units((PyCodeObject *)code);
-    Py_ssize_t n = pc_code_nunits((PyCodeObject *)code), i;
+    Py_ssize_t i;
     /* A code object instrumented by some sys.monitoring tool hides its
      * opcodes behind INSTRUMENTED_*.  In scope count, the
      * instrumentation of segment counting's own events is expected: the
@@ -70,6 +70,19 @@ pc_census_hidden(PyObject *code, pc_census_scope scope)
             (kind == PC_SITE_SEGMENT && scope != PC_CENSUS_COUNT))
             return 1;
         i += pc_ct.caches[op];
+    }
+    return 0;
+}
+
+int
+pc_census_hidden(PyObject *code, pc_census_scope scope)
+{
+    PyCodeObject *co = (PyCodeObject *)code;
+    Py_ssize_t n = pc_code_nunits(co), k, ncopies = pc_code_ncopies(co);
+    for (k = 0; k < ncopies; k++) {
+        const uint16_t *units = pc_code_copy(co, k);
+        if (units != NULL && copy_hidden(units, n, scope))
+            return 1;
     }
     return 0;
 }
@@ -104,8 +117,69 @@ pc_census_site_state(const uint16_t *units, Py_ssize_t n, Py_ssize_t i,
     backoff = counter & 15;
     if (backoff <= PC_WARMUP_BACKOFF)
         return PC_STATE_NEVER_TRIED;
+#if PC_CODE_TLBC
+    if (backoff == PC_UNREACHABLE_BACKOFF)
+        return PC_STATE_NEVER_TRIED; /* PYTHON_TLBC=0: never attempted */
+#endif
     *fails = backoff - PC_WARMUP_BACKOFF;
     return PC_STATE_BACKING_OFF;
+}
+
+/* How advanced a state is, for merging copies (census.h); -1: not a
+ * state a copy can add to copy 0's. */
+static int
+state_rank(pc_site_state st)
+{
+    switch (st) {
+    case PC_STATE_PLAIN:
+        return 0;
+    case PC_STATE_NEVER_TRIED:
+        return 1;
+    case PC_STATE_BACKING_OFF:
+        return 2;
+    case PC_STATE_SPECIALIZED:
+        return 3;
+    default:
+        return -1;
+    }
+}
+
+static void
+read_copy(const uint16_t *units, Py_ssize_t n, Py_ssize_t i,
+          pc_census_scope scope, pc_site_read *r)
+{
+    r->fails = 0;
+    r->state = pc_census_site_state(units, n, i, scope, &r->fails);
+    r->op = units[i] & 0xff;
+    r->counter = r->state == PC_STATE_BACKING_OFF ? units[i + 1] : 0;
+}
+
+void
+pc_census_read_site(PyCodeObject *co, Py_ssize_t n, Py_ssize_t i,
+                    pc_census_scope scope, pc_site_read *r)
+{
+    Py_ssize_t k, ncopies;
+    int fam;
+    read_copy(pc_code_copy(co, 0), n, i, scope, r);
+    if (state_rank(r->state) < 0 || r->state == PC_STATE_SPECIALIZED)
+        return; /* no site, excluded, or the most advanced already */
+    fam = pc_ct.base[r->op];
+    ncopies = pc_code_ncopies(co);
+    for (k = 1; k < ncopies; k++) {
+        const uint16_t *units = pc_code_copy(co, k);
+        pc_site_read c;
+        if (units == NULL)
+            continue;
+        read_copy(units, n, i, scope, &c);
+        /* Only a form of copy 0's family is the same instruction (a
+         * copy read while CPython still writes it may hold anything). */
+        if (pc_ct.base[c.op] == fam &&
+            state_rank(c.state) > state_rank(r->state)) {
+            *r = c;
+            if (c.state == PC_STATE_SPECIALIZED)
+                return;
+        }
+    }
 }
 
 static int
@@ -126,6 +200,7 @@ int
 pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
                pc_census_scope scope)
 {
+    PyCodeObject *co;
     const uint16_t *units;
     Py_ssize_t n, i;
 
@@ -135,30 +210,31 @@ pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
         acc->instrumented_code_objects++;
         return 0;
     }
-    units = pc_code_units((PyCodeObject *)code);
-    n = pc_code_nunits((PyCodeObject *)code);
+    co = (PyCodeObject *)code;
+    units = pc_code_units(co);
+    n = pc_code_nunits(co);
     acc->code_objects++;
     for (i = 0; i < n; i++) {
         int op = units[i] & 0xff;
         int fam = pc_ct.base[op];
-        unsigned fails = 0;
-        pc_site_state st = pc_census_site_state(units, n, i, scope, &fails);
-        if (st == PC_STATE_EXCLUDED)
+        pc_site_read r;
+        pc_census_read_site(co, n, i, scope, &r);
+        if (r.state == PC_STATE_EXCLUDED)
             acc->excluded[fam]++;
-        else if (st != PC_STATE_NONE)
+        else if (r.state != PC_STATE_NONE)
             acc->sites[fam]++;
-        if (st == PC_STATE_SPECIALIZED) {
+        if (r.state == PC_STATE_SPECIALIZED) {
             acc->specialized[fam]++;
-            acc->forms[op]++;
+            acc->forms[r.op]++;
         }
-        else if (st == PC_STATE_NEVER_TRIED) {
+        else if (r.state == PC_STATE_NEVER_TRIED) {
             acc->never_tried[fam]++;
         }
-        else if (st == PC_STATE_BACKING_OFF) {
+        else if (r.state == PC_STATE_BACKING_OFF) {
             acc->backing_off[fam]++;
-            acc->failures[fam] += fails;
+            acc->failures[fam] += r.fails;
             if (sites != NULL &&
-                append_site(sites, i, fam, fails, units[i + 1]) < 0)
+                append_site(sites, i, fam, r.fails, r.counter) < 0)
                 return -1;
         }
         i += pc_ct.caches[op];

@@ -290,15 +290,14 @@ code_rows(PyCodeObject *co, const char *key, sbuf *b, int *last)
     lt_init(&w, co);
     for (i = 0; i < n; i++) {
         int op = units[i] & 0xff;
-        unsigned fails = 0;
-        pc_site_state st =
-            pc_census_site_state(units, n, i, PC_CENSUS_COUNT, &fails);
+        pc_site_read r;
+        pc_census_read_site(co, n, i, PC_CENSUS_COUNT, &r);
         /* A form without counter that is not specialized (3.12's
          * LOAD_FAST: no superinstruction here) is no adaptive site. */
-        if (st != PC_STATE_NONE && st != PC_STATE_PLAIN) {
+        if (r.state != PC_STATE_NONE && r.state != PC_STATE_PLAIN) {
             rows++;
             if (b != NULL)
-                put_row(b, key, i, op, st, fails, lt_at(&w, i));
+                put_row(b, key, i, r.op, r.state, r.fails, lt_at(&w, i));
         }
         i += pc_ct.caches[op];
     }
