@@ -532,14 +532,16 @@ static int
 on_code_event(PyCodeEvent event, PyCodeObject *co)
 {
     pc_census_scope scope;
+    pc_lock(); /* code is made and dies in any thread (free-threaded) */
     if (event == PY_CODE_EVENT_CREATE)
         reg_add((PyObject *)co);
-    if (event != PY_CODE_EVENT_DESTROY)
-        return 0;
-    reg_del((PyObject *)co);
-    scope = pc_census_period_scope();
-    if (scope != PC_CENSUS_NONE)
-        pc_census_code((PyObject *)co, &pc_census_dead, NULL, scope);
+    if (event == PY_CODE_EVENT_DESTROY) {
+        reg_del((PyObject *)co);
+        scope = pc_census_period_scope();
+        if (scope != PC_CENSUS_NONE)
+            pc_census_code((PyObject *)co, &pc_census_dead, NULL, scope);
+    }
+    pc_unlock();
     return 0;
 }
 
@@ -577,7 +579,9 @@ audit_hook(const char *event, PyObject *args, void *data)
     co = PyTuple_GET_ITEM(args, 0);
     if (!PyCode_Check(co))
         return 0;
+    pc_lock();
     reg_add_tree(co, 0);
+    pc_unlock();
     if (PyList_GET_SIZE(module_codes) >= MAX_MODULE_CODES)
         return 0;
     if (PyList_Append(module_codes, co) < 0)
@@ -1016,10 +1020,12 @@ census_seed_fn(PyObject *self, PyObject *list)
     }
     if (!PC_HAVE_CODE_WATCHER)
         Py_RETURN_FALSE;
+    pc_lock();
     reg_on = 1;
     for (i = 0; i < PyList_GET_SIZE(list); i++)
         if (PyCode_Check(PyList_GET_ITEM(list, i)))
             reg_add(PyList_GET_ITEM(list, i));
+    pc_unlock();
     return PyBool_FromLong(!reg_failed);
 }
 
@@ -1035,7 +1041,11 @@ census_registry_fn(PyObject *self, PyObject *args)
     (void)self;
     if (!PyArg_ParseTuple(args, "|p:_census_registry", &ran))
         return NULL;
-    if (!reg_on || reg_failed)
+    /* Without the GIL another thread may be destroying a code object the
+     * registry still holds (its watcher waits for the lock): taking a
+     * reference to it then would resurrect it.  The heap walk
+     * (gc.get_objects(), which stops the world) is safe there. */
+    if (!reg_on || reg_failed || pc_gil_off())
         Py_RETURN_NONE;
     out = PyList_New(0);
     for (i = 0; out != NULL && i < reg_cap; i++) {

@@ -10,7 +10,7 @@
  *    thread of a fresh fork child), so plain increments suffice.  A
  *    free-threaded build (3.14t) may run without the GIL: there each
  *    thread counts into its own shard (pc_shard, below), which only it
- *    writes, merged into pc_g by pc_shards_fold() with the world
+ *    writes, merged into pc_g by pc_fold_shards() (lifecycle.h) with the world
  *    stopped.
  *  - A thread's previous instruction (pc_t.prev) only forms a pair when
  *    pc_t.epoch == pc_g.epoch; bumping pc_g.epoch (on, clear, dump,
@@ -114,7 +114,7 @@ typedef struct pc_allocs {
  *    (and its arrays in the hot-code records, pc_hot.shard[index]); a
  *    thread's exit gives it back with its counts, which the next owner
  *    adds to.  Shards are never freed.
- *  - pc_shards_fold() adds every shard into pc_g, pc_calls_g, pc_st and
+ *  - pc_fold_shards() adds every shard into pc_g, pc_calls_g, pc_st and
  *    the records' counts, and zeroes it, with the world stopped (or
  *    from the one thread left: Py_AtExit, a fork child).
  *  - When every one of PC_SHARDS shards is owned, a thread counts into
@@ -154,72 +154,8 @@ pc_counting(void)
     return pc_g.on | pc_t.measure_depth;
 }
 
-#if PC_FREE_THREADING
-/* ---- free-threaded builds (shard.c) ---- */
+#include "shard.h"
 
-extern pc_shard pc_shard_shared __attribute__((visibility("hidden")));
-
-/* This thread's shard, claimed on its first count (slow path, locked):
- * pc_shard_shared when none is free.  Never NULL. */
-pc_shard *pc_shard_claim(void);
-
-static inline pc_shard *
-pc_shard_mine(void)
-{
-    pc_shard *s = pc_t.shard;
-    return s != NULL ? s : pc_shard_claim();
-}
-
-/* Add to a counter others may add to at once. */
-#define PC_ATOMIC_ADD(x, n) \
-    ((void)__atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED))
-/* A call statistic of this thread. */
-#define PC_CALLS_ADD(field)                     \
-    do {                                        \
-        pc_shard *s_ = pc_shard_mine();         \
-        if (s_->index >= 0)                     \
-            s_->calls.field++;                  \
-        else                                    \
-            PC_ATOMIC_ADD(pc_calls_g.field, 1); \
-    } while (0)
-
-/* The slow paths' lock (first sight of code, claims, code deaths, the
- * folds), re-entrant in one thread.  A PyMutex: a thread waiting for it
- * lets the world stop. */
-void pc_lock(void);
-void pc_unlock(void);
-/* Stop every other thread of the interpreter at a safe point (none is
- * inside a callback then), and start them again.  Takes the lock. */
-void pc_world_stop(void);
-void pc_world_start(void);
-/* Every shard into the shared counters, zeroed (see pc_shard). */
-void pc_shards_fold(void);
-/* Every shard to zero: a clear. */
-void pc_shards_zero(void);
-/* pc_shards_fold(), pc_shards_zero() with the world stopped (a thread
- * with its thread state; the API's dump, snapshot and clear). */
-void pc_shards_gather(void);
-void pc_shards_clear(void);
-/* The interpreter runs without the GIL now (PYTHON_GIL=0, -X gil=0). */
-int pc_gil_off(void);
-/* A fork child: only this thread is left, and owns its shard only. */
-void pc_shards_after_fork(void);
-#else
-#define PC_ATOMIC_ADD(x, n) ((void)((x) += (n)))
-#define PC_CALLS_ADD(field) ((void)pc_calls_g.field++)
-#define pc_lock() ((void)0)
-#define pc_unlock() ((void)0)
-#define pc_world_stop() ((void)0)
-#define pc_world_start() ((void)0)
-#define pc_shards_fold() ((void)0)
-#define pc_shards_zero() ((void)0)
-#define pc_shards_gather() ((void)0)
-#define pc_shards_clear() ((void)0)
-#define pc_gil_off() 0
-#define pc_shards_after_fork() ((void)0)
-#endif
-
-extern pc_calls pc_calls_g __attribute__((visibility("hidden")));
 
 /* The hot path: one executed instruction. */
 static inline void

@@ -230,7 +230,7 @@ pc_dump(pc_reason reason)
      * dump is the process's last. */
     if (!pc_g.dumping &&
         (reason == PC_REASON_EXIT || reason == PC_REASON_SIGNAL))
-        pc_shards_fold();
+        pc_fold_shards();
     if (pc_g.dumping || !pc_has_data())
         return PC_DUMP_NOTHING;
     pc_g.dumping = 1;
@@ -303,7 +303,7 @@ os_exit_hook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (pc_census_take() < 0)
         PyErr_WriteUnraisable(NULL);
     pc_seg_cut(); /* os._exit's own CALL is counted */
-    pc_shards_gather();
+    pc_gather_shards();
     pc_dump(PC_REASON_OS_EXIT);
     return PyObject_Vectorcall(orig_os_exit, args, (size_t)nargs, NULL);
 }

@@ -308,9 +308,21 @@ pc_hot_fold_shards(pc_hot *h)
 void
 pc_hot_fold_all(void)
 {
-    size_t i;
+    size_t i, f;
+    int k;
     for (i = 0; i < tab_n; i++)
         pc_hot_fold_shards(tab[i]);
+    for (k = 0; k < PC_SHARDS; k++) {
+        pc_shard *s = pc_shard_get(k);
+        uint64_t *src, *dst;
+        if (s == NULL)
+            continue;
+        src = (uint64_t *)&s->calls;
+        dst = (uint64_t *)&pc_calls_g;
+        for (f = 0; f < sizeof s->calls / sizeof *src; f++)
+            dst[f] += src[f];
+        memset(&s->calls, 0, sizeof s->calls);
+    }
 }
 
 void
@@ -318,6 +330,9 @@ pc_hot_zero_shards(void)
 {
     size_t i;
     int k;
+    for (k = 0; k < PC_SHARDS; k++)
+        if (pc_shard_get(k) != NULL)
+            memset(&pc_shard_get(k)->calls, 0, sizeof(pc_calls));
     for (i = 0; i < tab_n; i++)
         for (k = 0; k < PC_SHARDS; k++)
             if (tab[i]->shard[k] != NULL)

@@ -71,6 +71,23 @@ int pc_hot_has_data(void);
 void pc_hot_write(psf_out *o);
 int pc_hot_snapshot(PyObject *dict); /* adds "code", "calls"; -1 on error */
 
+extern pc_calls pc_calls_g __attribute__((visibility("hidden")));
+
+/* A call statistic of this thread (its shard's on a free-threaded
+ * build). */
+#if PC_FREE_THREADING
+#define PC_CALLS_ADD(field)                     \
+    do {                                        \
+        pc_shard *s_ = pc_shard_mine();         \
+        if (s_->index >= 0)                     \
+            s_->calls.field++;                  \
+        else                                    \
+            PC_ATOMIC_ADD(pc_calls_g.field, 1); \
+    } while (0)
+#else
+#define PC_CALLS_ADD(field) ((void)pc_calls_g.field++)
+#endif
+
 #if PC_FREE_THREADING
 /* The per unit counts of this thread's shard for h, allocated on first
  * use (slow path); NULL: count into h->counts with atomic adds. */
@@ -78,6 +95,8 @@ uint64_t *pc_hot_shard_slow(pc_hot *h);
 /* h's shard arrays into its counts, zeroed (the caller holds the lock
  * and no thread runs h's code, or the world is stopped). */
 void pc_hot_fold_shards(pc_hot *h);
+/* Every record's shard arrays and the shards' call statistics into the
+ * totals, zeroed (the world stopped); or zeroed. */
 void pc_hot_fold_all(void);
 void pc_hot_zero_shards(void);
 

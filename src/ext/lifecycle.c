@@ -83,6 +83,40 @@ pc_clear(void)
         pc_note_start();
 }
 
+#if PC_FREE_THREADING
+void
+pc_fold_shards(void)
+{
+    pc_shards_fold_opcodes();
+    pc_hot_fold_all();
+    pc_stats_fold_shards();
+}
+
+void
+pc_zero_shards(void)
+{
+    pc_shards_zero_opcodes();
+    pc_hot_zero_shards();
+    pc_stats_zero_shards();
+}
+
+void
+pc_gather_shards(void)
+{
+    pc_world_stop();
+    pc_fold_shards();
+    pc_world_start();
+}
+
+void
+pc_clear_shards(void)
+{
+    pc_world_stop();
+    pc_zero_shards();
+    pc_world_start();
+}
+#endif
+
 int
 pc_has_data(void)
 {
@@ -105,6 +139,7 @@ pc_after_fork(void)
     pc_hot_clear();
     pc_guard_clear(pc_backend_displaced_here());
     pc_shards_after_fork();
+    pc_zero_shards();
     pc_forget_prev();
     pc_g.forked = 1;
     pc_g.ppid = (long)getppid();

@@ -329,7 +329,7 @@ pc_clear_fn(PyObject *self, PyObject *unused)
     if (pc_g.native)
         return native_result("clear");
     API_LOCK();
-    pc_shards_clear();
+    pc_clear_shards();
     pc_clear();
     API_UNLOCK();
     Py_RETURN_NONE;
@@ -376,7 +376,7 @@ dump_locked(void)
     if (check_pending() < 0 || pc_census_take() < 0)
         return NULL;
     pc_seg_cut();
-    pc_shards_gather();
+    pc_gather_shards();
     r = pc_dump(PC_REASON_EXPLICIT);
     if (r == PC_DUMP_FILE || r == PC_DUMP_STDERR)
         pc_clear();
@@ -423,7 +423,7 @@ pc_snapshot_fn(PyObject *self, PyObject *unused)
     API_LOCK();
     pc_seg_cut();
     pc_seg_fold();
-    pc_shards_gather();
+    pc_gather_shards();
     r = pc_snapshot();
     API_UNLOCK();
     return r;
@@ -441,7 +441,7 @@ pc_census_fold_fn(PyObject *self, PyObject *unused)
         API_LOCK();
         pc_seg_cut();
         pc_seg_fold();
-        pc_shards_gather();
+        pc_gather_shards();
         API_UNLOCK();
     }
     Py_RETURN_NONE;

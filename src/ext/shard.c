@@ -5,8 +5,6 @@
  * shared counters with the world stopped, when no thread is inside a
  * callback.  Nothing here runs on a default build. */
 #include "collector.h"
-#include "hotcode.h"
-#include "stats.h"
 
 #if PC_FREE_THREADING
 
@@ -23,6 +21,13 @@ PyAPI_FUNC(void) _PyEval_StartTheWorld(PyInterpreterState *interp);
 pc_shard pc_shard_shared = {.index = -1};
 
 static pc_shard *shards[PC_SHARDS];
+
+static void
+pc_shards_zero_one(pc_shard *s)
+{
+    memset(s->exec, 0, sizeof s->exec);
+    memset(s->pair, 0, sizeof s->pair);
+}
 static PyMutex lock;
 static pthread_key_t owner_key; /* its value: the thread's shard */
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
@@ -103,70 +108,39 @@ pc_world_start(void)
     pc_unlock();
 }
 
-static void
-add_u64s(uint64_t *dst, uint64_t *src, size_t n)
+pc_shard *
+pc_shard_get(int i)
 {
-    size_t i;
-    for (i = 0; i < n; i++)
-        dst[i] += src[i];
-    memset(src, 0, n * sizeof *src);
+    pc_shard *s = shards[i];
+    return s != NULL && s->used ? s : NULL;
 }
 
 void
-pc_shards_fold(void)
+pc_shards_fold_opcodes(void)
 {
-    int i;
+    int i, op;
     for (i = 0; i < PC_SHARDS; i++) {
-        pc_shard *s = shards[i];
-        pc_allocs *a;
-        if (s == NULL || !s->used)
-            continue;
-        add_u64s(pc_g.exec, s->exec, PC_NOPS);
-        add_u64s(&pc_g.pair[0][0], &s->pair[0][0], PC_NOPS * PC_NOPS);
-        add_u64s((uint64_t *)&pc_calls_g, (uint64_t *)&s->calls,
-                 sizeof s->calls / sizeof(uint64_t));
-        a = &s->allocs;
-        pc_st.allocations += a->allocations;
-        pc_st.allocations512 += a->allocations512;
-        pc_st.allocations4k += a->allocations4k;
-        pc_st.allocations_big += a->allocations_big;
-        pc_st.frees += a->frees;
-        pc_st.reallocs += a->reallocs;
-        memset(a, 0, sizeof *a);
-    }
-    pc_hot_fold_all();
-}
-
-void
-pc_shards_zero(void)
-{
-    int i;
-    for (i = 0; i < PC_SHARDS; i++) {
-        pc_shard *s = shards[i];
+        pc_shard *s = pc_shard_get(i);
+        uint64_t *src, *dst;
         if (s == NULL)
             continue;
-        memset(s->exec, 0, sizeof s->exec);
-        memset(s->pair, 0, sizeof s->pair);
-        memset(&s->calls, 0, sizeof s->calls);
-        memset(&s->allocs, 0, sizeof s->allocs);
+        for (op = 0; op < PC_NOPS; op++)
+            pc_g.exec[op] += s->exec[op];
+        src = &s->pair[0][0];
+        dst = &pc_g.pair[0][0];
+        for (op = 0; op < PC_NOPS * PC_NOPS; op++)
+            dst[op] += src[op];
+        pc_shards_zero_one(s);
     }
-    pc_hot_zero_shards();
 }
 
 void
-pc_shards_gather(void)
+pc_shards_zero_opcodes(void)
 {
-    pc_world_stop();
-    pc_shards_fold();
-    pc_world_start();
-}
-
-void
-pc_shards_clear(void)
-{
-    pc_world_stop();
-    pc_shards_zero();
-    pc_world_start();
+    int i;
+    for (i = 0; i < PC_SHARDS; i++)
+        if (shards[i] != NULL)
+            pc_shards_zero_one(shards[i]);
 }
 
 int
@@ -196,7 +170,6 @@ pc_shards_after_fork(void)
     for (i = 0; i < PC_SHARDS; i++)
         if (shards[i] != NULL)
             shards[i]->owned = shards[i] == pc_t.shard;
-    pc_shards_zero();
 }
 
 #endif /* PC_FREE_THREADING */

@@ -181,6 +181,37 @@ count_alloc(size_t size)
         ALLOC_ADD(allocations_big);
 }
 
+#if PC_FREE_THREADING
+void
+pc_stats_fold_shards(void)
+{
+    int k;
+    for (k = 0; k < PC_SHARDS; k++) {
+        pc_shard *s = pc_shard_get(k);
+        pc_allocs *a;
+        if (s == NULL)
+            continue;
+        a = &s->allocs;
+        pc_st.allocations += a->allocations;
+        pc_st.allocations512 += a->allocations512;
+        pc_st.allocations4k += a->allocations4k;
+        pc_st.allocations_big += a->allocations_big;
+        pc_st.frees += a->frees;
+        pc_st.reallocs += a->reallocs;
+        memset(a, 0, sizeof *a);
+    }
+}
+
+void
+pc_stats_zero_shards(void)
+{
+    int k;
+    for (k = 0; k < PC_SHARDS; k++)
+        if (pc_shard_get(k) != NULL)
+            memset(&pc_shard_get(k)->allocs, 0, sizeof(pc_allocs));
+}
+#endif
+
 static void *
 w_malloc(void *ctx, size_t size)
 {

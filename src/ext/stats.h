@@ -30,5 +30,11 @@ void pc_stats_clear(void);
 int pc_stats_has_data(void);
 void pc_stats_write(psf_out *o);
 int pc_stats_snapshot(PyObject *dict); /* adds "gc", "objects"; -1 on error */
+#if PC_FREE_THREADING
+/* The shards' allocation counts into pc_st, zeroed (the world stopped);
+ * or zeroed. */
+void pc_stats_fold_shards(void);
+void pc_stats_zero_shards(void);
+#endif
 
 #endif

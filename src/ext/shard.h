@@ -1,0 +1,60 @@
+/* shard.h: per-thread counters on free-threaded builds (3.14t, see
+ * pc_shard in collector.h), the slow paths' lock and stopping the
+ * world.  On a default build every name here is a no-op macro.
+ * Included by collector.h only, after the types it names (pc_shard,
+ * pc_t). */
+#ifndef PC_SHARD_H
+#define PC_SHARD_H
+
+#include "compat.h"
+
+#if PC_FREE_THREADING
+
+extern pc_shard pc_shard_shared __attribute__((visibility("hidden")));
+
+/* This thread's shard, claimed on its first count (slow path, locked):
+ * pc_shard_shared when none is free.  Never NULL. */
+pc_shard *pc_shard_claim(void);
+
+static inline pc_shard *
+pc_shard_mine(void)
+{
+    pc_shard *s = pc_t.shard;
+    return s != NULL ? s : pc_shard_claim();
+}
+
+/* Shard i (0..PC_SHARDS-1) if a thread ever owned it, else NULL: for
+ * the folds, with the world stopped. */
+pc_shard *pc_shard_get(int i);
+
+/* Add to a counter others may add to at once. */
+#define PC_ATOMIC_ADD(x, n) \
+    ((void)__atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED))
+
+/* The slow paths' lock (first sight of code, claims, code deaths, the
+ * folds), re-entrant in one thread.  A PyMutex: a thread waiting for it
+ * lets the world stop. */
+void pc_lock(void);
+void pc_unlock(void);
+/* Stop every other thread of the interpreter at a safe point (none is
+ * inside a callback then), and start them again.  Takes the lock. */
+void pc_world_stop(void);
+void pc_world_start(void);
+/* The shards' opcode counts and pairs into pc_g, zeroed; or zeroed. */
+void pc_shards_fold_opcodes(void);
+void pc_shards_zero_opcodes(void);
+/* A fork child: only this thread is left, and owns its shard only. */
+void pc_shards_after_fork(void);
+/* The interpreter runs without the GIL now (PYTHON_GIL=0, -X gil=0). */
+int pc_gil_off(void);
+#else
+#define PC_ATOMIC_ADD(x, n) ((void)((x) += (n)))
+#define pc_lock() ((void)0)
+#define pc_unlock() ((void)0)
+#define pc_world_stop() ((void)0)
+#define pc_world_start() ((void)0)
+#define pc_shards_after_fork() ((void)0)
+#define pc_gil_off() 0
+#endif
+
+#endif
