@@ -47,7 +47,7 @@ def candidates():
            for d in _scripts_dirs()]
     pkg = os.path.dirname(os.path.abspath(__file__))
     build = os.path.dirname(os.path.dirname(pkg))
-    if re.match(r"py\d+\.\d+(-native)?$",
+    if re.match(r"py\d+\.\d+t?(-native)?$",
                 os.path.basename(os.path.dirname(pkg))):
         out.append((os.path.join(build, "pystats"), "development build"))
     return out

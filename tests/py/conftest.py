@@ -18,6 +18,15 @@ sys.path.insert(0, HERE)
 # directory, not to the user's /tmp/py_stats.
 os.environ["PYSTATS_DIR"] = tempfile.mkdtemp(prefix="pystats-tests-")
 
+# On a free-threaded build CPython warns, in every child, that importing
+# the collector enabled the GIL (README, 3.14t): expected, and not what
+# the tests that read a child's stderr are about.
+if __import__("sysconfig").get_config_var("Py_GIL_DISABLED"):
+    os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [
+        os.environ.get("PYTHONWARNINGS"),
+        "ignore:The global interpreter lock (GIL) has been enabled"
+        ":RuntimeWarning"]))
+
 # Variables that would change what a child process collects.
 _OURS = ("PYTHONSTATS", "PYSTATS_DIR", "PYSTATS_LABEL", "PYSTATS_BACKEND")
 

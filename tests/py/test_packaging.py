@@ -10,6 +10,7 @@ import os
 import re
 import subprocess
 import sys
+import sysconfig
 import zipfile
 
 import pytest
@@ -25,6 +26,8 @@ BASE_PYTHON = getattr(sys, "_base_executable", None) or sys.executable
 VERSION = re.search(r'#define PSF_VERSION "([^"]+)"', open(
     os.path.join(ROOT, "src", "format", "psf_version.h")).read()).group(1)
 TAG = "cp%d%d" % sys.version_info[:2]
+# The ABI tag: a free-threaded build's is cp314t (PEP 703).
+ABI = TAG + ("t" if sysconfig.get_config_var("Py_GIL_DISABLED") else "")
 # The distribution's name (pyproject.toml): "pystats" on PyPI is an
 # unrelated statistics package.  Files are named by its normalized form
 # (PEP 427, PEP 625); the import name stays pystats.
@@ -96,7 +99,7 @@ def test_sdist_and_wheel_names(dist):
     assert os.path.basename(dist["sdist"]) == "%s-%s.tar.gz" % (FILE_NAME,
                                                                  VERSION)
     assert re.match(r"%s-%s-%s-%s-linux_\w+\.whl$" % (
-        FILE_NAME, re.escape(VERSION), TAG, TAG),
+        FILE_NAME, re.escape(VERSION), TAG, ABI),
         os.path.basename(dist["wheel"])), dist["wheel"]
 
 
@@ -113,7 +116,7 @@ def test_wheel_contents_and_metadata(dist):
     for n in py_files:
         assert "pystats/" + n in names
     assert [n for n in names if re.match(
-        r"pystats/_collector\.cpython-%d%d-.*\.so$" % sys.version_info[:2],
+        r"pystats/_collector\.cpython-%d%dt?-.*\.so$" % sys.version_info[:2],
         n)]
     assert "pystats_startup.py" in names
     assert "pystats-startup.pth" in names

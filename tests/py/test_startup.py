@@ -17,6 +17,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 
 import pytest
 
@@ -215,7 +216,9 @@ def test_python_m_pystats_without_the_command(tmp_path):
 def test_python_m_pystats_from_the_development_build(tmp_path):
     """`make` puts the package into build/pyX.Y and the command at
     build/pystats: the package run from there finds that command."""
-    ext_dir = os.path.join(ROOT, "build", "py%d.%d" % sys.version_info[:2])
+    ext_dir = os.path.join(ROOT, "build", "py%d.%d%s" % (
+        sys.version_info[:2] + ("t" if sysconfig.get_config_var(
+            "Py_GIL_DISABLED") else "",)))
     if not os.path.exists(os.path.join(ext_dir, "pystats", "__main__.py")):
         pytest.skip("no development build of the package in %s" % ext_dir)
     if installed_commands():
