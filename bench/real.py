@@ -379,6 +379,9 @@ def main():
                     "every CPython 3.11+ found, see tools/pythons.py)")
     ap.add_argument("--group", type=int, default=5,
                     help="benchmarks per callgrind process (default 5)")
+    ap.add_argument("--modes", help="comma-separated modes to measure "
+                    "besides plain (default: every mode of each "
+                    "interpreter)")
     args = ap.parse_args()
     if args.last:
         return print_last()
@@ -405,6 +408,14 @@ def main():
                              "sys._stats_on: not built with --enable-pystats"
                              % n.python)
         interps.append(n)
+    if args.modes:
+        wanted = set(args.modes.split(","))
+        known = set(WEIGHT)
+        if wanted - known:
+            raise SystemExit("bench-real: unknown mode %s (known: %s)" % (
+                ", ".join(sorted(wanted - known)), ", ".join(sorted(known))))
+        for i in interps:
+            i.modes = [m for m in i.modes if m == "plain" or m in wanted]
     for i in interps:
         i.setup()
     log("bench-real: set up in %.0f s" % (time.time() - t0))
