@@ -302,9 +302,11 @@ os_exit_hook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     if (pc_census_take() < 0)
         PyErr_WriteUnraisable(NULL);
-    pc_seg_cut(); /* os._exit's own CALL is counted */
-    pc_gather_shards();
+    pc_seg_cut();    /* os._exit's own CALL is counted */
+    pc_world_stop(); /* every thread at one moment (free-threaded) */
+    pc_fold_shards();
     pc_dump(PC_REASON_OS_EXIT);
+    pc_world_start();
     return PyObject_Vectorcall(orig_os_exit, args, (size_t)nargs, NULL);
 }
 

@@ -107,14 +107,6 @@ pc_gather_shards(void)
     pc_fold_shards();
     pc_world_start();
 }
-
-void
-pc_clear_shards(void)
-{
-    pc_world_stop();
-    pc_zero_shards();
-    pc_world_start();
-}
 #endif
 
 int

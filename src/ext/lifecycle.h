@@ -18,19 +18,17 @@ void pc_clear(void);
 int pc_has_data(void);
 /* Free-threaded builds: every thread's shard (collector.h) into the
  * totals, zeroed (pc_fold_shards: at exit, or with the world stopped);
- * every shard zeroed (pc_zero_shards).  pc_gather_shards and
- * pc_clear_shards stop the world for it (a thread with its thread
- * state: the API's dump, snapshot, clear).  No-ops elsewhere. */
+ * every shard zeroed (pc_zero_shards).  pc_gather_shards stops the
+ * world for the fold (a thread with its thread state).  No-ops
+ * elsewhere. */
 #if PC_FREE_THREADING
 void pc_fold_shards(void);
 void pc_zero_shards(void);
 void pc_gather_shards(void);
-void pc_clear_shards(void);
 #else
 #define pc_fold_shards() ((void)0)
 #define pc_zero_shards() ((void)0)
 #define pc_gather_shards() ((void)0)
-#define pc_clear_shards() ((void)0)
 #endif
 
 /* pthread_atfork's child handler: the parent's counts are the parent's;

@@ -329,8 +329,10 @@ pc_clear_fn(PyObject *self, PyObject *unused)
     if (pc_g.native)
         return native_result("clear");
     API_LOCK();
-    pc_clear_shards();
+    pc_world_stop(); /* every thread at one moment (free-threaded) */
+    pc_zero_shards();
     pc_clear();
+    pc_world_start();
     API_UNLOCK();
     Py_RETURN_NONE;
 }
@@ -376,10 +378,12 @@ dump_locked(void)
     if (check_pending() < 0 || pc_census_take() < 0)
         return NULL;
     pc_seg_cut();
-    pc_gather_shards();
+    pc_world_stop(); /* every thread at one moment (free-threaded) */
+    pc_fold_shards();
     r = pc_dump(PC_REASON_EXPLICIT);
     if (r == PC_DUMP_FILE || r == PC_DUMP_STDERR)
         pc_clear();
+    pc_world_start();
     if (r == PC_DUMP_FAILED) {
         PyErr_SetString(PyExc_OSError,
                         "pystats: the dump could not be written anywhere");
@@ -423,8 +427,10 @@ pc_snapshot_fn(PyObject *self, PyObject *unused)
     API_LOCK();
     pc_seg_cut();
     pc_seg_fold();
-    pc_gather_shards();
+    pc_world_stop(); /* every thread at one moment (free-threaded) */
+    pc_fold_shards();
     r = pc_snapshot();
+    pc_world_start();
     API_UNLOCK();
     return r;
 }
