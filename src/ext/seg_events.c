@@ -437,10 +437,27 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
     f = &t->stack[t->depth - 1];
     sc = f->sc;
     off = pc_offset_unit_nonzero(args[1]);
-    if (sc->code != args[0] || (uint32_t)off >= (uint32_t)sc->n ||
-        f->start < 0 || f->at == off)
+    if (sc->code != args[0] || (uint32_t)off >= (uint32_t)sc->n)
         goto other;
-    close_to(f, off, yielding);
+    if (f->start < 0) {
+        /* The commonest stopped case: a yield from / await whose
+         * sub-iterator yielded a value, and which yields it on (SEND fell
+         * through to the YIELD_VALUE right after it): that one
+         * instruction runs, its predecessor the sub-iterator's last.  As
+         * settle() would do it (restart there, close at once). */
+        if (!yielding || f->at < 0 || f->resume >= 0 || f->seeded ||
+            sc->op[f->at] != seg_op.send || off != next_unit(sc, f->at))
+            goto other;
+        pair(t->last, sc->op[off]);
+        f->at = f->raised = -1;
+        sc->starts[off]++;
+        sc->ends[off]++;
+    }
+    else {
+        if (f->at == off)
+            goto other;
+        close_to(f, off, yielding);
+    }
     last = sc->op[off];
     if (yielding)
         pc_calls_g.yields++;
