@@ -267,3 +267,19 @@ def test_gil_off_refuses_segment_modes(tmp_path, mode):
     assert len(lines) == 1 and "only with the GIL" in lines[0], proc.stderr
     assert "nothing is collected" in lines[0]
     assert dumps_in(str(tmp_path)) == []
+
+
+@pytest.mark.skipif(not FREE_THREADED, reason="a free-threaded build only")
+@pytest.mark.parametrize("gil, want", [("0", "instructions False"),
+                                       ("1", "count True")])
+def test_pyperf_hook_counts_in_the_mode_the_interpreter_allows(gil, want):
+    """The pyperf hook calls the collector's on() directly: without the
+    GIL it counts in mode instructions, with no census alongside (which
+    needs mode count), and says so in the run's metadata."""
+    proc = subprocess.run(
+        [sys.executable, "-c", "from pystats import pyperf_hook as h; "
+         "print(h.MODE, h.CENSUS_ALONGSIDE)"],
+        env=dict(clean_env(), PYTHON_GIL=gil), capture_output=True,
+        text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.strip() == want
