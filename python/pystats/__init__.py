@@ -86,7 +86,8 @@ def _mode_of(option, value):
     if value in MODES:
         return value
     raise _bad(option, value,
-               "%s; 1 is count, 0 is off" % ", ".join(MODES))
+               "%s; 1 is %s, 0 is off" % (", ".join(MODES),
+                                          _collector.DEFAULT_MODE))
 
 
 def requested_mode():
