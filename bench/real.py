@@ -105,8 +105,10 @@ def run(cmd, **kw):
 
 
 def describe(python):
-    out = run([python, "-c", "import sys, platform; print('%d.%d' % "
-               "sys.version_info[:2], platform.python_version(), "
+    out = run([python, "-c", "import sys, platform, sysconfig; print("
+               "'%d.%d' % sys.version_info[:2] + ('t' if sysconfig."
+               "get_config_var('Py_GIL_DISABLED') else ''), "
+               "platform.python_version(), "
                "int(hasattr(sys, '_stats_on')))"])
     ver, full, native = out.split()
     return ver, full, native == "1"
@@ -129,7 +131,7 @@ class Interpreter:
     def modes_for(self):
         if self.native:
             return ["plain", "native"] if self.has_stats_on else []
-        if tuple(map(int, self.ver.split("."))) < (3, 12):
+        if tuple(map(int, self.ver.rstrip("t").split("."))) < (3, 12):
             # instructions is count's mechanism on 3.11 (the same trace
             # function): not measured twice.
             return ["plain", "count", "census", "noop"]
@@ -403,7 +405,8 @@ def main():
         raise SystemExit("bench-real: no CPython 3.11+ found (PYTHONS=...)")
     if os.environ.get("NATIVE_PYTHON"):
         n = Interpreter(os.environ["NATIVE_PYTHON"], True)
-        if not n.has_stats_on and tuple(map(int, n.ver.split("."))) >= (3, 12):
+        if not n.has_stats_on and tuple(
+                map(int, n.ver.rstrip("t").split("."))) >= (3, 12):
             raise SystemExit("bench-real: NATIVE_PYTHON=%s has no "
                              "sys._stats_on: not built with --enable-pystats"
                              % n.python)
