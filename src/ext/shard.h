@@ -31,6 +31,17 @@ pc_shard *pc_shard_get(int i);
 #define PC_ATOMIC_ADD(x, n) \
     ((void)__atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED))
 
+/* Add one to field of this thread's part of its shard s (NULL: none),
+ * else to the total's with an atomic add. */
+#define PC_SHARD_ADD(s, part, total, field)  \
+    do {                                     \
+        pc_shard *s_ = (s);                  \
+        if (s_ != NULL && s_->index >= 0)    \
+            s_->part.field++;                \
+        else                                 \
+            PC_ATOMIC_ADD((total).field, 1); \
+    } while (0)
+
 /* The slow paths' lock (first sight of code, claims, code deaths, the
  * folds), re-entrant in one thread.  A PyMutex: a thread waiting for it
  * lets the world stop. */

@@ -157,14 +157,7 @@ static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0},
  * (never claimed here: an allocator must not wait for a lock), else into
  * pc_st with atomic adds. */
 #if PC_FREE_THREADING
-#define ALLOC_ADD(field)                   \
-    do {                                   \
-        pc_shard *s_ = pc_t.shard;         \
-        if (s_ != NULL && s_->index >= 0)  \
-            s_->allocs.field++;            \
-        else                               \
-            PC_ATOMIC_ADD(pc_st.field, 1); \
-    } while (0)
+#define ALLOC_ADD(field) PC_SHARD_ADD(pc_t.shard, allocs, pc_st, field)
 #else
 #define ALLOC_ADD(field) ((void)pc_st.field++)
 #endif
