@@ -40,24 +40,9 @@ check_pending(void)
 static pc_mode default_mode = PC_MODE_COUNT;
 
 /* The API's calls one at a time: on a free-threaded build two threads
- * may call at once.  Re-entrant in one thread. */
-#if PC_FREE_THREADING
-static PyMutex api_mutex;
-static __thread int api_depth;
-#define API_LOCK()                    \
-    do {                              \
-        if (api_depth++ == 0)         \
-            PyMutex_Lock(&api_mutex); \
-    } while (0)
-#define API_UNLOCK()                    \
-    do {                                \
-        if (--api_depth == 0)           \
-            PyMutex_Unlock(&api_mutex); \
-    } while (0)
-#else
-#define API_LOCK() ((void)0)
-#define API_UNLOCK() ((void)0)
-#endif
+ * may call at once (shard.h). */
+#define API_LOCK() pc_api_lock()
+#define API_UNLOCK() pc_api_unlock()
 
 /* Segment counting reads and changes state every thread shares (its
  * tables, the quiet jumps): exact only with the GIL. */

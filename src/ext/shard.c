@@ -28,7 +28,8 @@ pc_shards_zero_one(pc_shard *s)
     memset(s->exec, 0, sizeof s->exec);
     memset(s->pair, 0, sizeof s->pair);
 }
-static PyMutex lock;
+static PyMutex lock, api;
+static __thread int api_depth;
 static pthread_key_t owner_key; /* its value: the thread's shard */
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static int key_ok;
@@ -61,6 +62,21 @@ static void
 make_key(void)
 {
     key_ok = pthread_key_create(&owner_key, thread_gone) == 0;
+}
+
+void
+pc_api_lock(void)
+{
+    if (api_depth++ == 0)
+        PyMutex_Lock(&api);
+}
+
+void
+pc_api_unlock(void)
+{
+    assert(api_depth > 0);
+    if (--api_depth == 0)
+        PyMutex_Unlock(&api);
 }
 
 pc_shard *
@@ -166,7 +182,9 @@ pc_shards_after_fork(void)
 {
     int i;
     memset(&lock, 0, sizeof lock);
+    memset(&api, 0, sizeof api);
     pc_t.locked = 0;
+    api_depth = 0;
     for (i = 0; i < PC_SHARDS; i++)
         if (shards[i] != NULL)
             shards[i]->owned = shards[i] == pc_t.shard;

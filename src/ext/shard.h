@@ -47,6 +47,10 @@ pc_shard *pc_shard_get(int i);
  * lets the world stop. */
 void pc_lock(void);
 void pc_unlock(void);
+/* The API's lock: its calls one at a time (module.c), re-entrant in one
+ * thread.  Never taken by a callback; taken before pc_lock. */
+void pc_api_lock(void);
+void pc_api_unlock(void);
 /* Stop every other thread of the interpreter at a safe point (none is
  * inside a callback then), and start them again.  Takes the lock. */
 void pc_world_stop(void);
@@ -54,7 +58,8 @@ void pc_world_start(void);
 /* The shards' opcode counts and pairs into pc_g, zeroed; or zeroed. */
 void pc_shards_fold_opcodes(void);
 void pc_shards_zero_opcodes(void);
-/* A fork child: only this thread is left, and owns its shard only. */
+/* A fork child: only this thread is left, and owns its shard only; the
+ * locks are free. */
 void pc_shards_after_fork(void);
 /* The interpreter runs without the GIL now (PYTHON_GIL=0, -X gil=0). */
 int pc_gil_off(void);
@@ -62,6 +67,8 @@ int pc_gil_off(void);
 #define PC_ATOMIC_ADD(x, n) ((void)((x) += (n)))
 #define pc_lock() ((void)0)
 #define pc_unlock() ((void)0)
+#define pc_api_lock() ((void)0)
+#define pc_api_unlock() ((void)0)
 #define pc_world_stop() ((void)0)
 #define pc_world_start() ((void)0)
 #define pc_shards_after_fork() ((void)0)
