@@ -288,7 +288,7 @@ def summary_table(interps, results, stops, walls):
     row("`count` without census, geomean", gm("count-nocensus"))
     row("`census` geomean", gm("census", 2))
     row("`instructions` geomean", lambda i: "same as `count`"
-        if "instructions" not in i.modes and "count" in i.modes
+        if i.ver.startswith("3.11") and "count" in i.modes
         else gm("instructions", 1)(i))
     row("floor `noop` (events of `instructions`)", gm("noop"))
     row("floor `noop-segments` (events of `count`)", gm("noop-segments"))
