@@ -43,7 +43,28 @@ KINDS = {
 }
 COLS = ("start", "resume", "return", "yield", "jump", "branch", "exception",
         "trace")
-CALL = re.compile(r"=> \S*src/ext/\w+\.c:(\w+) \(([\d,]+)x\)")
+# callgrind_annotate --tree=caller: each function ("*" line) after the
+# lines of its callers ("<" lines), each with how often it called.
+CALLER = re.compile(r"<\s.*\(([\d,]+)x\)")
+FUNC = re.compile(r"\*\s+\S*src/ext/\w+\.c:(\w+)")
+
+
+def callback_calls(annotation):
+    """{kind: calls} of the collector's callbacks."""
+    calls, pending, seen = {}, [], set()
+    for line in annotation.splitlines():
+        m = CALLER.search(line)
+        if m and "<" in line.split("%)")[-1][:4]:
+            pending.append(int(m.group(1).replace(",", "")))
+            continue
+        f = FUNC.search(line)
+        if f and f.group(1) in KINDS and pending and f.group(1) not in seen:
+            seen.add(f.group(1))
+            kind = KINDS[f.group(1)]
+            calls[kind] = calls.get(kind, 0) + sum(pending)
+        if line.strip() == "" or f:
+            pending = []
+    return calls
 
 
 def part2(interp, mode, name, keep):
@@ -64,14 +85,10 @@ def part2(interp, mode, name, keep):
             total = int(re.search(r"^totals: (\d+)", f.read(), re.M).group(1))
         calls = {}
         if keep:
-            ann = subprocess.run(["callgrind_annotate", "--inclusive=yes",
-                                  "--threshold=100", path],
-                                 capture_output=True, text=True).stdout
-            seen = set()
-            for fn, n in CALL.findall(ann):
-                if fn in KINDS and fn not in seen:
-                    seen.add(fn)
-                    calls[KINDS[fn]] = calls.get(KINDS[fn], 0) + int(n.replace(",", ""))
+            calls = callback_calls(subprocess.run(
+                ["callgrind_annotate", "--inclusive=yes", "--tree=caller",
+                 "--threshold=100", path], capture_output=True,
+                text=True).stdout)
         return total, calls
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
