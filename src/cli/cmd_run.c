@@ -42,7 +42,9 @@ static const char usage[] =
     "                      or empty, and the user's or root's, not open to others\n"
     "                      (default: a new private directory under /tmp/py_stats,\n"
     "                      or under /tmp/py_stats-UID when another user owns it)\n"
-    "  --mode MODE         collection mode (default: count)\n"
+    "  --mode MODE         collection mode (default: 1, the interpreter's own\n"
+    "                      default: count, or instructions on a free-threaded\n"
+    "                      CPython running without the GIL)\n"
     "  --label LABEL       meta.label of every dump (PYSTATS_LABEL)\n"
     "  --markdown FILE     write the Markdown summary to FILE ('-': stdout)\n"
     "                      (default: DIR/report/summary.md)\n"
@@ -722,7 +724,7 @@ after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code,
 int
 cmd_run(int argc, char **argv)
 {
-    run_opts o = {.mode = "count"};
+    run_opts o = {.mode = "1"};
     const subcmd_spec spec = {usage, "+ho:", "output mode label json markdown html quiet help",
                               own_option, &o};
     char **cmd, **given, *extra = NULL;
