@@ -238,10 +238,12 @@ on_locked(PyObject *mode_obj, PyObject *census_obj)
     /* Segment counting starts from the frames running now. */
     if (pc_seg_mode() && pc_seg_window_start() < 0)
         return NULL;
+    pc_world_stop(); /* every thread starts at one moment */
     pc_g.on = 1;
+    pc_forget_prev();
+    pc_world_start();
     if (mode == PC_MODE_CENSUS)
         pc_g.census_wanted = 1;
-    pc_forget_prev();
     pc_note_start();
     pc_guard_arm();
     if (pc_backend_sync() < 0) {
@@ -293,7 +295,9 @@ off_locked(void)
     }
     if (pc_g.on) {
         pc_seg_cut(); /* off()'s own CALL is the last one counted */
+        pc_world_stop(); /* every thread stops at one moment */
         pc_g.on = 0;
+        pc_world_start();
         if (pc_backend_sync() < 0 || pc_stats_remove() < 0)
             return NULL;
     }
