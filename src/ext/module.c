@@ -294,7 +294,7 @@ off_locked(void)
         return native_result("off");
     }
     if (pc_g.on) {
-        pc_seg_cut(); /* off()'s own CALL is the last one counted */
+        pc_seg_cut();    /* off()'s own CALL is the last one counted */
         pc_world_stop(); /* every thread stops at one moment */
         pc_g.on = 0;
         pc_world_start();
