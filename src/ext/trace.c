@@ -12,6 +12,7 @@
 #include "backend.h"
 #include "codeinfo.h"
 #include "guard.h"
+#include "trace_lines.h"
 
 #if !PC_HAVE_MONITORING
 
@@ -62,6 +63,13 @@ frame_enable_opcodes(PyFrameObject *frame)
     ((char *)frame)[trace_opcodes_offset] = 1;
 }
 
+/* A frame counted from its line events (trace_lines.c). */
+static inline void
+frame_disable_opcodes(PyFrameObject *frame)
+{
+    ((char *)frame)[trace_opcodes_offset] = 0;
+}
+
 static int
 trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 {
@@ -89,12 +97,14 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
         }
     }
     else if (what == PyTrace_CALL) {
-        frame_enable_opcodes(frame);
+        int lines = 0;
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
             pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
             int lasti = PyFrame_GetLasti(frame);
-            Py_DECREF(code);
+            /* The caller's run, if line-counted, ends at its call. */
+            if (pc_lines_wanted())
+                pc_lines_call_caller(frame);
             if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
                 ci->op[lasti / 2] == pc_g.resume_op) {
                 pc_count(pc_g.resume_op);
@@ -111,9 +121,20 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 /* throw() (or close()) into a generator: not at RESUME */
                 pc_calls_g.throws++;
             }
+            if (ci != NULL && pc_lines_wanted())
+                lines = pc_lines_start(frame, code, ci, lasti);
+            Py_DECREF(code);
         }
+        if (lines)
+            frame_disable_opcodes(frame);
+        else
+            frame_enable_opcodes(frame);
+    }
+    else if (what == PyTrace_LINE) {
+        pc_lines_line(frame);
     }
     else if (what == PyTrace_RETURN) {
+        pc_lines_return(frame);
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             if (arg == NULL) {
                 pc_calls_g.unwinds++;
@@ -132,6 +153,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
         }
     }
     else if (what == PyTrace_EXCEPTION) {
+        pc_lines_exception(frame);
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT)
             pc_calls_g.raises++;
     }
@@ -149,6 +171,12 @@ enable_running_frames(PyThreadState *ts)
         Py_DECREF(f);
         f = back;
     }
+}
+
+static int
+traced_by_us(PyThreadState *ts)
+{
+    return pc_tstate_tracefunc(ts) == trace_func;
 }
 
 static int
@@ -177,6 +205,7 @@ install_on(PyThreadState *ts)
         return 0;
     if (set_trace(ts, trace_func) < 0)
         return -1;
+    pc_lines_release(ts); /* frames of an earlier installation */
     enable_running_frames(ts);
     return 0;
 }
@@ -186,7 +215,10 @@ remove_from(PyThreadState *ts)
 {
     if (pc_tstate_tracefunc(ts) != trace_func)
         return 0;
-    return set_trace(ts, NULL);
+    if (set_trace(ts, NULL) < 0)
+        return -1;
+    pc_lines_release(ts);
+    return 0;
 }
 
 static void
@@ -240,7 +272,9 @@ pc_trace_settrace_event(void)
     if (lost_in_window == window_gen)
         return;
     if (pc_tstate_tracefunc(ts) == trace_func) {
-        /* Whatever comes in (another function, or none), ours goes. */
+        /* Whatever comes in (another function, or none), ours goes:
+         * what this thread ran so far counts. */
+        pc_lines_cut_here();
         note_lost(ts);
         lost_in_window = window_gen;
         pc_guard_displaced("sys.settrace");
@@ -262,6 +296,7 @@ pc_backend_displaced_here(void)
 {
     /* In a fork child, possibly forked from C without a thread state. */
     PyThreadState *ts = _PyThreadState_UncheckedGet();
+    pc_lines_drop_all(1); /* the parent's; this one starts from zero */
     return ts && installed_all && lost_in_window == window_gen &&
            pc_tstate_tracefunc(ts) != trace_func;
 }
@@ -272,6 +307,10 @@ pc_backend_displaced(void)
     PyInterpreterState *interp = PyInterpreterState_Get();
     PyThreadState *ts;
     int i, n = 0;
+
+    /* After a clear (lifecycle.c): what the frames ran up to now went
+     * with the counts. */
+    pc_lines_drop_all(0);
 
     for (i = 0; i < MAX_LOST; i++) {
         int alive = 0;
@@ -398,6 +437,11 @@ pc_backend_sync(void)
     PyThreadState *me = PyThreadState_Get(), *ts;
     PyInterpreterState *interp = PyInterpreterState_Get();
     int want_all = pc_g.on && pc_g.mode != PC_MODE_CENSUS;
+
+    /* Line-counted frames count up to where they are, as counted before
+     * the state changed (off()'s own CALL is counted). */
+    if (pc_lines_wanted())
+        pc_lines_cut_all(traced_by_us);
 
     if (want_all && !installed_all) {
         /* Only installing needs every thread free: switching off, or
