@@ -47,10 +47,19 @@
 typedef struct lt_plan {
     int eligible;
     Py_ssize_t n;
-    int32_t *end;  /* last instruction of u's line range */
-    int32_t *jt;   /* u's jump target, or -1 */
-    int32_t *next; /* the instruction after u (n at the end) */
+    int32_t *end;   /* last instruction of u's line range */
+    int32_t *start; /* first instruction of u's line range */
+    int32_t *jt;    /* u's jump target, or -1 */
+    int32_t *next;  /* the instruction after u (n at the end) */
+    uint8_t *fl;    /* LT_* */
 } lt_plan;
+
+/* u's jump goes on without an event (to a range with no line, or on
+ * its own line further on), or so does its fallthrough (u ends its
+ * range; the next has no line); u never falls through. */
+#define LT_JSIL 1
+#define LT_FSIL 2
+#define LT_NOFALL 4
 
 static lt_plan lt_ineligible; /* shared by every ineligible code */
 
@@ -82,6 +91,7 @@ static int cache_op = -1;
 
 enum { K_NONE, K_FORWARD, K_BACKWARD, K_FORBIDDEN };
 static uint8_t kind[PC_NOPS];
+static uint8_t nofall[PC_NOPS]; /* never goes on to the next instruction */
 
 int
 pc_lines_wanted(void)
@@ -109,6 +119,11 @@ kinds_init(void)
     for (op = 0; op < PC_NOPS; op++) {
         const char *nm = pc_g.opname[op];
         kind[op] = K_NONE;
+        nofall[op] = strcmp(nm, "JUMP_FORWARD") == 0 ||
+                     strcmp(nm, "JUMP_BACKWARD") == 0 ||
+                     strcmp(nm, "JUMP_BACKWARD_NO_INTERRUPT") == 0 ||
+                     strcmp(nm, "RETURN_VALUE") == 0 ||
+                     strcmp(nm, "RAISE_VARARGS") == 0;
         if (strcmp(nm, "CACHE") == 0)
             cache_op = op;
         if (strcmp(nm, "FOR_ITER") == 0 || strcmp(nm, "JUMP_FORWARD") == 0 ||
@@ -163,14 +178,40 @@ read_lines(PyCodeObject *code, int32_t *line, Py_ssize_t n)
     return PyErr_Occurred() ? -1 : 0;
 }
 
+/* Where a run that left its range without an event, into the range
+ * starting at t, may next meet a line event: the ends of that range.
+ * Adds them to obs; 0 if the range may not be entered so. */
+static int
+silent_exits(const lt_plan *p, int32_t t, int32_t *obs, int *k)
+{
+    int32_t b = p->end[t], u;
+    if (t != p->start[t])
+        return 0;
+    for (u = t; u < b; u++)
+        if (p->jt[u] >= 0)
+            return 0;
+    if (p->jt[b] >= 0) {
+        if (p->fl[b] & LT_JSIL)
+            return 0;
+        obs[(*k)++] = p->jt[b];
+    }
+    if (!(p->fl[b] & LT_NOFALL)) {
+        if (p->fl[b] & LT_FSIL)
+            return 0;
+        obs[(*k)++] = p->next[b];
+    }
+    return 1;
+}
+
 /* Does code (ci) meet the rules above?  Fills p's tables; 0 if not. */
 static int
 plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
            const int32_t *line, lt_plan *p)
 {
-    Py_ssize_t n = ci->n, fr = ci->first_resume, u, v;
+    Py_ssize_t n = ci->n, fr = ci->first_resume, u;
     int32_t cur_end = -1, cur_line = -2, nxt = (int32_t)n;
     uint32_t ext = 0;
+    int32_t obs[128], entries[64];
 
     if (fr >= n || n > INT32_MAX / 2 || code->co_exceptiontable == NULL ||
         !PyBytes_Check(code->co_exceptiontable) ||
@@ -179,16 +220,50 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
     for (u = 0; u < n; u++) {
         p->jt[u] = -1;
         p->end[u] = -1;
+        p->start[u] = -1;
+        p->fl[u] = 0;
     }
-    /* Jumps and the instructions they may not be. */
+    /* Line ranges, from the end, then from the start. */
+    for (u = n - 1; u > fr; u--) {
+        p->next[u] = nxt;
+        if (ci->op[u] == cache_op)
+            continue;
+        if (line[u] != cur_line) {
+            cur_line = line[u];
+            cur_end = (int32_t)u;
+        }
+        p->end[u] = cur_end;
+        nxt = (int32_t)u;
+    }
+    for (u = 0; u <= fr; u++)
+        p->next[u] = nxt;
+    p->end[fr] = (int32_t)fr; /* a RESUME starts no range of its own */
+    cur_end = -1;             /* here: the start of the range being read */
+    for (u = fr + 1; u < n; u++) {
+        if (ci->op[u] == cache_op)
+            continue;
+        if (cur_end < 0)
+            cur_end = (int32_t)u;
+        p->start[u] = cur_end;
+        if (p->end[u] == u)
+            cur_end = -1;
+    }
+    /* The first instruction after the first RESUME meets a line event. */
+    if (nxt >= n || line[nxt] < 0)
+        return 0;
+    /* Jumps, and the instructions they may not be. */
     for (u = fr + 1; u < n; u++) {
         int op = ci->op[u];
         uint32_t arg;
-        Py_ssize_t t;
+        Py_ssize_t t, v;
         if (op == cache_op)
             continue;
-        if (line[u] < 0 || kind[op] == K_FORBIDDEN)
+        if (kind[op] == K_FORBIDDEN)
             return 0;
+        if (nofall[op])
+            p->fl[u] |= LT_NOFALL;
+        if (p->end[u] == u && p->next[u] < n && line[p->next[u]] < 0)
+            p->fl[u] |= LT_FSIL;
         arg = (ext << 8) | raw[2 * u + 1];
         if (op == pc_g.extended_arg_op) {
             ext = arg;
@@ -200,7 +275,7 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
         if (op == pc_g.resume_op) {
             for (v = u - 1; v > fr && ci->op[v] == cache_op; v--)
                 ;
-            if (v <= fr || ci->op[v] != pc_g.yield_value_op)
+            if (v <= fr || ci->op[v] != pc_g.yield_value_op || line[u] < 0)
                 return 0;
         }
         if (kind[op] == K_NONE)
@@ -208,38 +283,54 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
         t = kind[op] == K_FORWARD ? u + 1 + (Py_ssize_t)arg
                                   : u + 1 - (Py_ssize_t)arg;
         if (t <= fr || t >= n || ci->op[t] == cache_op ||
-            ci->op[t] == pc_g.resume_op || line[t] == line[u] ||
+            ci->op[t] == pc_g.resume_op || p->start[t] == p->start[u] ||
             ci->op[t - 1] == pc_g.extended_arg_op)
             return 0;
+        if (line[t] < 0 || (line[t] == line[u] && t > u)) {
+            if (t < u)
+                return 0; /* a quiet jump back */
+            p->fl[u] |= LT_JSIL;
+        }
         p->jt[u] = (int32_t)t;
     }
-    /* Line ranges, from the end. */
-    for (u = n - 1; u > fr; u--) {
-        if (ci->op[u] == cache_op) {
-            p->next[u] = nxt;
-            continue;
-        }
-        if (line[u] != cur_line) {
-            cur_line = line[u];
-            cur_end = (int32_t)u;
-        }
-        p->end[u] = cur_end;
-        p->next[u] = nxt;
-        nxt = (int32_t)u;
-    }
-    for (u = 0; u <= fr; u++)
-        p->next[u] = nxt;
-    p->end[fr] = (int32_t)fr; /* a RESUME starts no range of its own */
-    /* Where each range's runs may leave it must tell them apart. */
+    /* From each range, where a run may leave it must tell it apart: every
+     * event it may next meet, and every range it may go on in quietly,
+     * comes one way only. */
     for (u = fr + 1; u < n; u++) {
-        int32_t b = p->end[u], w;
-        if (b < 0 || b == u || p->jt[u] < 0)
+        int32_t b = p->end[u], x;
+        int k = 0, m = 0, i, j;
+        if (b < 0 || p->start[u] != u)
             continue;
-        if (p->jt[u] == p->next[b] || p->jt[u] == p->jt[b])
-            return 0;
-        for (w = (int32_t)u + 1; w < b; w++)
-            if (p->jt[w] == p->jt[u])
+        for (x = (int32_t)u; x <= b; x++) {
+            if (ci->op[x] == cache_op)
+                continue;
+            if (k > 120 || m > 60)
                 return 0;
+            if (p->jt[x] >= 0) {
+                if (!(p->fl[x] & LT_JSIL))
+                    obs[k++] = p->jt[x];
+                else if (!silent_exits(p, p->jt[x], obs, &k))
+                    return 0;
+                else
+                    entries[m++] = p->jt[x];
+            }
+            if (x == b && !(p->fl[b] & LT_NOFALL)) {
+                if (!(p->fl[b] & LT_FSIL))
+                    obs[k++] = p->next[b];
+                else if (!silent_exits(p, p->next[b], obs, &k))
+                    return 0;
+                else
+                    entries[m++] = p->next[b];
+            }
+        }
+        for (i = 0; i < k; i++)
+            for (j = i + 1; j < k; j++)
+                if (obs[i] == obs[j])
+                    return 0;
+        for (i = 0; i < m; i++)
+            for (j = i + 1; j < m; j++)
+                if (entries[i] == entries[j])
+                    return 0;
     }
     return 1;
 }
@@ -257,7 +348,8 @@ plan_build(PyCodeObject *code, const pc_codeinfo *ci)
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     if (kinds_init() < 0)
         goto done;
-    p = PyMem_RawMalloc(sizeof(lt_plan) + 3 * sizeof(int32_t) * (size_t)n);
+    p = PyMem_RawMalloc(sizeof(lt_plan) + 4 * sizeof(int32_t) * (size_t)n +
+                        (size_t)n);
     line = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
     bytes = PyCode_GetCode(code);
     if (p == NULL || line == NULL || bytes == NULL || !PyBytes_Check(bytes) ||
@@ -265,8 +357,10 @@ plan_build(PyCodeObject *code, const pc_codeinfo *ci)
         goto done;
     p->n = n;
     p->end = (int32_t *)(p + 1);
-    p->jt = p->end + n;
+    p->start = p->end + n;
+    p->jt = p->start + n;
     p->next = p->jt + n;
+    p->fl = (uint8_t *)(p->next + n);
     if (read_lines(code, line, n) < 0)
         goto done;
     if (plan_check(code, ci, (const uint8_t *)PyBytes_AS_STRING(bytes), line,
@@ -324,29 +418,119 @@ run_count(pc_thread *t, const lt_entry *e, int32_t from, int32_t to)
     lt_epoch_seen = pc_g.epoch;
 }
 
+static void
+desync(void)
+{
+    pc_g.desync++;
+}
+
+/* Does a run going on quietly into the range starting at t meet its
+ * next line event at at? */
+static inline int
+quiet_to(const lt_plan *p, int32_t t, int32_t at)
+{
+    int32_t b = p->end[t];
+    return p->jt[b] == at || (!(p->fl[b] & LT_NOFALL) && p->next[b] == at);
+}
+
+/* Which way the run from e->s (or its interrupted jump) left for a line
+ * event at at: counts it. */
+static void
+run_to_event(pc_thread *t, lt_entry *e, int32_t at)
+{
+    const lt_plan *p = e->plan;
+    const uint8_t *op = e->ci->op;
+    int32_t s = e->s, c = e->cand, u, b;
+
+    if (c >= 0 && p->jt[c] >= 0) {
+        if (!(p->fl[c] & LT_JSIL) && p->jt[c] == at)
+            return;
+        if ((p->fl[c] & LT_JSIL) && quiet_to(p, p->jt[c], at)) {
+            run_count(t, e, p->jt[c], p->end[p->jt[c]]);
+            return;
+        }
+    }
+    if (e->fresh) {
+        if (at != s)
+            desync();
+        return;
+    }
+    if (s >= p->n || p->end[s] < 0) {
+        desync();
+        return;
+    }
+    b = p->end[s];
+    for (u = s; u <= b; u++) {
+        int32_t j;
+        if (op[u] == cache_op)
+            continue;
+        j = p->jt[u];
+        if (j >= 0) {
+            if (!(p->fl[u] & LT_JSIL) ? j == at : quiet_to(p, j, at)) {
+                run_count(t, e, s, u);
+                if (p->fl[u] & LT_JSIL)
+                    run_count(t, e, j, p->end[j]);
+                return;
+            }
+        }
+    }
+    run_count(t, e, s, b);
+    if (p->fl[b] & LT_NOFALL)
+        desync();
+    else if (p->fl[b] & LT_FSIL) {
+        if (quiet_to(p, p->next[b], at))
+            run_count(t, e, p->next[b], p->end[p->next[b]]);
+        else
+            desync();
+    }
+    else if (p->next[b] != at)
+        desync();
+}
+
 /* The frame is interrupted at unit c (an event there, a cut): count its
  * run up to c's instruction, and go on after it (count: 0 drops). */
 static void
 close_at(pc_thread *t, lt_entry *e, int32_t c, int count)
 {
     const lt_plan *p = e->plan;
+    const uint8_t *op = e->ci->op;
+    int32_t s = e->s, b, x;
     if (c < 0 || c >= p->n)
         return;
-    while (c > 0 && e->ci->op[c] == cache_op)
+    while (c > 0 && op[c] == cache_op)
         c--;
-    if (c < e->s)
+    if (c < s || p->end[c] < 0)
         return;
-    if (count)
-        run_count(t, e, e->s, c);
+    if (s < p->n && p->end[s] >= 0 && c <= p->end[s]) {
+        if (count)
+            run_count(t, e, s, c);
+    }
+    else {
+        /* c is in a range the run went on in quietly: from where? */
+        int32_t from = -1, q = p->start[c];
+        if (e->cand >= 0 && (p->fl[e->cand] & LT_JSIL) &&
+            p->jt[e->cand] == q) {
+            from = e->cand;
+        }
+        else if (!e->fresh && s < p->n && p->end[s] >= 0) {
+            b = p->end[s];
+            for (x = s; x <= b && from < 0; x++)
+                if (op[x] != cache_op && (p->fl[x] & LT_JSIL) && p->jt[x] == q)
+                    from = x;
+            if (from < 0 && (p->fl[b] & LT_FSIL) && p->next[b] == q)
+                from = b;
+        }
+        if (from < 0)
+            desync();
+        else if (count) {
+            if (from >= s)
+                run_count(t, e, s, from);
+            run_count(t, e, q, c);
+        }
+    }
     e->s = p->next[c];
     e->cand = c;
-    e->fresh = p->end[c] == c;
-}
-
-static void
-desync(void)
-{
-    pc_g.desync++;
+    e->fresh = p->end[c] == c && !(p->fl[c] & LT_FSIL);
 }
 
 static lt_thread *
@@ -449,7 +633,8 @@ pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
     /* After the first RESUME a line event always comes; after a later
      * one (a generator resumed), when the next instruction's line
      * differs. */
-    e->fresh = u == ci->first_resume || p->end[u] == u;
+    e->fresh =
+        u == ci->first_resume || (p->end[u] == u && !(p->fl[u] & LT_FSIL));
     return 1;
 }
 
@@ -457,34 +642,13 @@ void
 pc_lines_line(PyFrameObject *frame)
 {
     lt_entry *e = top_for(frame);
-    const lt_plan *p;
-    int32_t at, u, b;
+    int32_t at;
     if (e == NULL)
         return;
-    p = e->plan;
     at = unit_of(frame);
     if (at < 0)
         return;
-    if (e->fresh) {
-        if (at != e->s && (e->cand < 0 || p->jt[e->cand] != at))
-            desync();
-    }
-    else if (e->cand >= 0 && p->jt[e->cand] == at) {
-        /* the interrupted jump jumped */
-    }
-    else if (e->s < p->n && p->end[e->s] >= 0) {
-        const uint8_t *op = e->ci->op;
-        b = p->end[e->s];
-        for (u = e->s; u < b; u++)
-            if (op[u] != cache_op && p->jt[u] == at)
-                break;
-        run_count(&pc_t, e, e->s, u);
-        if (u == b && at != p->next[b] && at != p->jt[b])
-            desync();
-    }
-    else {
-        desync();
-    }
+    run_to_event(&pc_t, e, at);
     e->s = at;
     e->cand = -1;
     e->fresh = 0;
