@@ -13,7 +13,7 @@ import sys
 
 import pytest
 
-from conftest import clean_env, run_python
+from conftest import clean_env, dumps_in, run_python
 
 pytestmark = pytest.mark.skipif(
     sys.version_info >= (3, 12), reason="3.11's trace function only")
@@ -392,3 +392,56 @@ def test_windows_as_with_opcode_events():
     assert lines["desync"] == 0
     for k in sorted(lines):
         assert lines[k] == opcodes[k], k
+
+
+DUMPS = r"""
+import os, sys
+import pystats
+def work(n):
+    t = 0
+    for i in range(n):
+        t += i * 2
+    return t
+def dumps():
+    a = work(5)
+    b = a + 1; pystats.dump(); c = b + 2
+    d = c + work(3)
+    return d
+def forks():
+    a = work(5)
+    b = a + 1; pid = os.fork(); c = b + 2
+    d = c + work(3)
+    if pid == 0:
+        pystats.off()
+        pystats.dump()
+        os._exit(0)
+    os.waitpid(pid, 0)
+    return d
+pystats.on()
+dumps()
+forks()
+pystats.off()
+pystats.dump()
+print(pystats._collector._seg_state()["desync"])
+"""
+
+
+def dumped(tmp_path, lines):
+    d = tmp_path / ("lines" + lines)
+    proc = run_python(DUMPS, env=clean_env(PYSTATS_TRACE_LINES=lines,
+                                           PYSTATS_DIR=str(d)))
+    assert proc.stdout.strip() == "0"
+    return sorted(((x.header.get("meta.dump.reason"),
+                    x.header.get("meta.forked")), sorted(x.counts.items()),
+                   sorted(x.pairs.items()),
+                   sorted((k, v) for k, v in x.extra.items()
+                          if k.startswith(("code[", "calls."))))
+                  for x in dumps_in(str(d)))
+
+
+def test_dump_and_fork_as_with_opcode_events(tmp_path):
+    """dump() counts what ran up to its own CALL; a fork child starts
+    from the instruction after the fork's CALL."""
+    lines, opcodes = dumped(tmp_path, "1"), dumped(tmp_path, "0")
+    assert len(lines) == 3
+    assert lines == opcodes
