@@ -70,7 +70,8 @@ frame_disable_opcodes(PyFrameObject *frame)
     ((char *)frame)[trace_opcodes_offset] = 0;
 }
 
-static __thread int in_trace_func; /* this thread is in trace_func */
+static __thread int in_trace_func /* this thread is in trace_func */
+    __attribute__((tls_model("initial-exec")));
 
 static int trace_body(PyFrameObject *frame, int what, PyObject *arg);
 
@@ -145,10 +146,12 @@ trace_body(PyFrameObject *frame, int what, PyObject *arg)
             frame_enable_opcodes(frame);
     }
     else if (what == PyTrace_LINE) {
-        pc_lines_line(frame);
+        if (pc_lines_wanted())
+            pc_lines_line(frame);
     }
     else if (what == PyTrace_RETURN) {
-        pc_lines_return(frame);
+        if (pc_lines_wanted())
+            pc_lines_return(frame);
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             if (arg == NULL) {
                 pc_calls_g.unwinds++;
@@ -167,7 +170,8 @@ trace_body(PyFrameObject *frame, int what, PyObject *arg)
         }
     }
     else if (what == PyTrace_EXCEPTION) {
-        pc_lines_exception(frame);
+        if (pc_lines_wanted())
+            pc_lines_exception(frame);
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT)
             pc_calls_g.raises++;
     }

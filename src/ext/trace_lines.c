@@ -51,6 +51,7 @@ typedef struct lt_plan {
     int32_t *start; /* first instruction of u's line range */
     int32_t *jt;    /* u's jump target, or -1 */
     int32_t *next;  /* the instruction after u (n at the end) */
+    int32_t *nj;    /* the first jump from u on in its range, or its end */
     uint8_t *fl;    /* LT_* */
 } lt_plan;
 
@@ -83,9 +84,9 @@ typedef struct lt_thread {
 } lt_thread;
 
 static lt_thread *lt_threads;
-static __thread lt_thread *lt_me;
+static __thread lt_thread *lt_me __attribute__((tls_model("initial-exec")));
 static Py_ssize_t lt_extra = -1; /* our co_extra slot */
-static int lt_wanted = -1;
+int pc_lines_flag = -1;
 static uint32_t lt_epoch_seen; /* pc_g.epoch when last counted or cut */
 static int cache_op = -1;
 
@@ -94,18 +95,23 @@ static uint8_t kind[PC_NOPS];
 static uint8_t nofall[PC_NOPS]; /* never goes on to the next instruction */
 
 int
-pc_lines_wanted(void)
+pc_lines_read_flag(void)
 {
-    if (lt_wanted < 0) {
-        const char *v = getenv("PYSTATS_TRACE_LINES");
-        lt_wanted = v != NULL && strcmp(v, "1") == 0;
-    }
-    return lt_wanted;
+    const char *v = getenv("PYSTATS_TRACE_LINES");
+    pc_lines_flag = v != NULL && strcmp(v, "1") == 0;
+    return pc_lines_flag;
 }
+
+/* The last code looked up and its plan, forgotten when a code with that
+ * plan dies (any ineligible one, for the shared plan). */
+static PyCodeObject *last_code;
+static const lt_plan *last_plan;
 
 static void
 plan_free(void *p)
 {
+    if (p == last_plan)
+        last_code = NULL;
     if (p != NULL && p != &lt_ineligible)
         PyMem_RawFree(p);
 }
@@ -340,6 +346,10 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
                 if (entries[i] == entries[j])
                     return 0;
     }
+    for (u = n - 1; u >= 0; u--)
+        p->nj[u] = u <= fr || p->end[u] < 0          ? (int32_t)u
+                   : p->jt[u] >= 0 || p->end[u] == u ? (int32_t)u
+                                                     : p->nj[p->next[u]];
     return 1;
 }
 
@@ -356,7 +366,7 @@ plan_build(PyCodeObject *code, const pc_codeinfo *ci)
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     if (kinds_init() < 0)
         goto done;
-    p = PyMem_RawMalloc(sizeof(lt_plan) + 4 * sizeof(int32_t) * (size_t)n +
+    p = PyMem_RawMalloc(sizeof(lt_plan) + 5 * sizeof(int32_t) * (size_t)n +
                         (size_t)n);
     line = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
     bytes = PyCode_GetCode(code);
@@ -368,7 +378,8 @@ plan_build(PyCodeObject *code, const pc_codeinfo *ci)
     p->start = p->end + n;
     p->jt = p->start + n;
     p->next = p->jt + n;
-    p->fl = (uint8_t *)(p->next + n);
+    p->nj = p->next + n;
+    p->fl = (uint8_t *)(p->nj + n);
     if (read_lines(code, line, n) < 0)
         goto done;
     if (plan_check(code, ci, (const uint8_t *)PyBytes_AS_STRING(bytes), line,
@@ -382,8 +393,12 @@ done:
     PyMem_RawFree(p);
     PyMem_RawFree(line);
     Py_XDECREF(bytes);
-    if (lt_extra >= 0)
-        pc_code_set_extra((PyObject *)code, lt_extra, (void *)r);
+    if (lt_extra < 0 ||
+        pc_code_set_extra((PyObject *)code, lt_extra, (void *)r) != 0) {
+        if (r != &lt_ineligible)
+            PyMem_RawFree((void *)r);
+        r = &lt_ineligible;
+    }
     PyErr_Clear();
     PyErr_Restore(exc_type, exc_value, exc_tb);
     return r;
@@ -398,9 +413,14 @@ plan_get(PyCodeObject *code, const pc_codeinfo *ci)
         if (lt_extra < 0)
             return &lt_ineligible;
     }
-    if (pc_code_get_extra((PyObject *)code, lt_extra, &extra) == 0 && extra)
-        return extra;
-    return plan_build(code, ci);
+    if (code == last_code)
+        return last_plan;
+    if (pc_code_get_extra((PyObject *)code, lt_extra, &extra) != 0 ||
+        extra == NULL)
+        extra = (void *)plan_build(code, ci);
+    last_code = code;
+    last_plan = extra;
+    return extra;
 }
 
 /* ---- runs ---- */
@@ -410,19 +430,28 @@ static void
 run_count(pc_thread *t, const lt_entry *e, int32_t from, int32_t to)
 {
     const uint8_t *op = e->ci->op;
-    int32_t u;
-    for (u = from; u <= to; u++) {
-        int o = op[u];
-        if (o == cache_op)
-            continue;
+    const int32_t *next = e->plan->next;
+    uint64_t *hot = e->ci->hot->counts;
+    int32_t u = from;
+    int prev, o;
+    if (from > to)
+        return;
+    o = op[u];
+    pc_g.exec[o]++;
+    if (t->epoch == pc_g.epoch)
+        pc_g.pair[t->prev][o]++;
+    else
+        t->epoch = pc_g.epoch;
+    hot[u]++;
+    prev = o;
+    for (u = next[u]; u <= to; u = next[u]) {
+        o = op[u];
         pc_g.exec[o]++;
-        if (t->epoch == pc_g.epoch)
-            pc_g.pair[t->prev][o]++;
-        else
-            t->epoch = pc_g.epoch;
-        t->prev = o;
-        pc_codeinfo_count_hot(e->ci, u);
+        pc_g.pair[prev][o]++;
+        hot[u]++;
+        prev = o;
     }
+    t->prev = prev;
     lt_epoch_seen = pc_g.epoch;
 }
 
@@ -447,7 +476,6 @@ static void
 run_to_event(pc_thread *t, lt_entry *e, int32_t at)
 {
     const lt_plan *p = e->plan;
-    const uint8_t *op = e->ci->op;
     int32_t s = e->s, c = e->cand, u, b;
 
     if (c >= 0 && p->jt[c] >= 0) {
@@ -468,19 +496,16 @@ run_to_event(pc_thread *t, lt_entry *e, int32_t at)
         return;
     }
     b = p->end[s];
-    for (u = s; u <= b; u++) {
-        int32_t j;
-        if (op[u] == cache_op)
-            continue;
-        j = p->jt[u];
-        if (j >= 0) {
-            if (!(p->fl[u] & LT_JSIL) ? j == at : quiet_to(p, j, at)) {
-                run_count(t, e, s, u);
-                if (p->fl[u] & LT_JSIL)
-                    run_count(t, e, j, p->end[j]);
-                return;
-            }
+    for (u = p->nj[s];; u = p->nj[p->next[u]]) {
+        int32_t j = p->jt[u];
+        if (j >= 0 && (!(p->fl[u] & LT_JSIL) ? j == at : quiet_to(p, j, at))) {
+            run_count(t, e, s, u);
+            if (p->fl[u] & LT_JSIL)
+                run_count(t, e, j, p->end[j]);
+            return;
         }
+        if (u >= b)
+            break;
     }
     run_count(t, e, s, b);
     if (p->fl[b] & LT_NOFALL)

@@ -24,7 +24,13 @@
 #if !PC_HAVE_MONITORING
 
 /* PYSTATS_TRACE_LINES=1 turns the method on (default: off). */
-int pc_lines_wanted(void);
+extern int pc_lines_flag; /* -1 until read */
+int pc_lines_read_flag(void);
+static inline int
+pc_lines_wanted(void)
+{
+    return pc_lines_flag >= 0 ? pc_lines_flag : pc_lines_read_flag();
+}
 
 /* A 'call' event, before its own counts: closes the caller's run if the
  * caller is line-counted. */
