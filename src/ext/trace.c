@@ -70,25 +70,10 @@ frame_disable_opcodes(PyFrameObject *frame)
     ((char *)frame)[trace_opcodes_offset] = 0;
 }
 
-static __thread int in_trace_func /* this thread is in trace_func */
-    __attribute__((tls_model("initial-exec")));
-
-static int trace_body(PyFrameObject *frame, int what, PyObject *arg);
-
 static int
 trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 {
-    int r;
     (void)obj;
-    in_trace_func = 1;
-    r = trace_body(frame, what, arg);
-    in_trace_func = 0;
-    return r;
-}
-
-static int
-trace_body(PyFrameObject *frame, int what, PyObject *arg)
-{
     if (what == PyTrace_OPCODE) {
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
@@ -507,10 +492,10 @@ const char *
 pc_backend_name(void)
 {
     /* A dump writes its header before the counts: line-counted frames
-     * count up to where they are, as for off().  Not from a signal's dump
-     * that came in the middle of ours, nor after finalization. */
-    if (pc_g.dumping && pc_lines_wanted() && !in_trace_func &&
-        Py_IsInitialized() && PyGILState_Check())
+     * count up to where they are, as for off().  Not after finalization,
+     * nor from a thread without the GIL (a signal's dump). */
+    if (pc_g.dumping && pc_lines_wanted() && Py_IsInitialized() &&
+        PyGILState_Check())
         pc_lines_cut_all(traced_by_us);
     return "trace";
 }

@@ -656,7 +656,8 @@ pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
         lt->stack = s;
         lt->cap = cap;
     }
-    e = &lt->stack[lt->depth++];
+    /* Whole before it is on the stack: a dump from a signal reads it. */
+    e = &lt->stack[lt->depth];
     Py_INCREF(frame);
     e->frame = frame;
     e->plan = p;
@@ -668,6 +669,8 @@ pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
      * differs. */
     e->fresh =
         u == ci->first_resume || (p->end[u] == u && !(p->fl[u] & LT_FSIL));
+    __atomic_signal_fence(__ATOMIC_SEQ_CST);
+    lt->depth++;
     return 1;
 }
 

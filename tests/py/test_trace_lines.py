@@ -211,6 +211,12 @@ def run():
     "big": "def big(x):\n    t = 0\n" + "".join(
         "    if x > %d:\n        t += %d\n" % (i, i) for i in range(150)) +
     "    return t\ndef run():\n    return big(50) + big(200)\n",
+    # Jumps over more than 255 code units: EXTENDED_ARG before the jump.
+    "extended_arg": "def wide(x):\n    t = 0\n    for i in range(x):\n" +
+    "        if i % 2:\n" + "".join(
+        "            t += %d\n" % i for i in range(120)) +
+    "        else:\n            t -= 1\n    return t\n" +
+    "def run():\n    return wide(4)\n",
 }
 
 CHILD = r"""
