@@ -488,6 +488,13 @@ pc_backend_sync(void)
     return 0;
 }
 
+void
+pc_trace_lines_cut(void)
+{
+    if (pc_lines_wanted())
+        pc_lines_cut_all(traced_by_us);
+}
+
 const char *
 pc_backend_name(void)
 {

@@ -55,6 +55,10 @@ void pc_lines_drop_all(int here_only);
 void pc_lines_release(PyThreadState *ts);
 /* This thread is being displaced: count its pending run, forget it. */
 void pc_lines_cut_here(void);
+/* trace.c: pc_lines_cut_all() for every thread traced by ours.  What
+ * snapshot() would call, before reading the counts, for its counts to be
+ * those of opcode events in every case (FORMAT.md 1.6); not called yet. */
+void pc_trace_lines_cut(void);
 
 #endif
 #endif

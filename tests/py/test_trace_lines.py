@@ -386,6 +386,25 @@ def threaded():
     for t in ts:
         t.join()
 pystats.on(); threaded(); pystats.off(); out["threads"] = snap()
+pystats.clear()
+import time
+def blocked(lock, started):
+    a = work(3)
+    b = a + 1; started.release(); lock.acquire(); c = b + 2
+    return c
+def cross_thread_off():
+    lock = threading.Lock()
+    lock.acquire()
+    started = threading.Lock()
+    started.acquire()
+    t = threading.Thread(target=blocked, args=(lock, started))
+    t.start()
+    started.acquire()
+    time.sleep(0.3)     # the thread waits in lock.acquire(), mid-line
+    pystats.off()
+    lock.release()
+    t.join()
+pystats.on(); cross_thread_off(); out["other_thread_at_off"] = snap()
 out["desync"] = pystats._collector._seg_state()["desync"]
 print(json.dumps(out, sort_keys=True))
 """
@@ -394,7 +413,7 @@ print(json.dumps(out, sort_keys=True))
 def test_windows_as_with_opcode_events():
     lines, opcodes = child(WINDOWS, "1"), child(WINDOWS, "0")
     assert set(lines) == {"off", "clear", "on_in_measure", "threads",
-                          "desync"}
+                          "other_thread_at_off", "desync"}
     assert lines["desync"] == 0
     for k in sorted(lines):
         assert lines[k] == opcodes[k], k
