@@ -125,7 +125,7 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 lines = pc_lines_start(frame, code, ci, lasti);
             Py_DECREF(code);
         }
-        if (lines)
+        if (lines == 1)
             frame_disable_opcodes(frame);
         else
             frame_enable_opcodes(frame);
@@ -174,6 +174,15 @@ enable_running_frames(PyThreadState *ts)
         Py_DECREF(f);
         f = back;
     }
+}
+
+void
+pc_trace_frame_opcodes(PyFrameObject *frame, int on)
+{
+    if (on)
+        frame_enable_opcodes(frame);
+    else
+        frame_disable_opcodes(frame);
 }
 
 static int

@@ -61,6 +61,9 @@ typedef struct lt_plan {
 #define LT_JSIL 1
 #define LT_FSIL 2
 #define LT_NOFALL 4
+/* u's range is counted from opcode events: its frame turns them on at
+ * the line event entering it, off at the one leaving it. */
+#define LT_OPS 8
 
 static lt_plan lt_ineligible; /* shared by every ineligible code */
 
@@ -72,6 +75,7 @@ typedef struct lt_entry {
     int32_t cand; /* the interrupted instruction before s, or -1 */
     int fresh;    /* the next event is a line event starting the run, at
                      s or at cand's target */
+    int ops;      /* in an LT_OPS range: opcode events count, none pending */
 } lt_entry;
 
 typedef struct lt_thread {
@@ -242,7 +246,9 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
         p->next[u] = nxt;
         if (ci->op[u] == cache_op)
             continue;
-        if (line[u] != cur_line) {
+        /* A range also ends where control cannot go on: what follows is
+         * only reached by jumps. */
+        if (line[u] != cur_line || nofall[ci->op[u]]) {
             cur_line = line[u];
             cur_end = (int32_t)u;
         }
@@ -276,7 +282,8 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
             return 0;
         if (nofall[op])
             p->fl[u] |= LT_NOFALL;
-        if (p->end[u] == u && p->next[u] < n && line[p->next[u]] < 0)
+        if (p->end[u] == u && !nofall[op] && p->next[u] < n &&
+            line[p->next[u]] < 0)
             p->fl[u] |= LT_FSIL;
         arg = (ext << 8) | raw[2 * u + 1];
         if (op == pc_g.extended_arg_op) {
@@ -297,9 +304,15 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
         t = kind[op] == K_FORWARD ? u + 1 + (Py_ssize_t)arg
                                   : u + 1 - (Py_ssize_t)arg;
         if (t <= fr || t >= n || ci->op[t] == cache_op ||
-            ci->op[t] == pc_g.resume_op || p->start[t] == p->start[u] ||
+            ci->op[t] == pc_g.resume_op ||
             ci->op[t - 1] == pc_g.extended_arg_op)
             return 0;
+        if (p->start[t] == p->start[u]) {
+            /* within its own line: that line counts from opcode events */
+            p->fl[p->start[u]] |= LT_OPS;
+            p->jt[u] = (int32_t)t;
+            continue;
+        }
         if (line[t] < 0 || (line[t] == line[u] && t > u)) {
             if (t < u)
                 return 0; /* a quiet jump back */
@@ -312,8 +325,8 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
      * comes one way only. */
     for (u = fr + 1; u < n; u++) {
         int32_t b = p->end[u], x;
-        int k = 0, m = 0, i, j;
-        if (b < 0 || p->start[u] != u)
+        int k = 0, m = 0, i, j, ok = 1;
+        if (b < 0 || p->start[u] != u || (p->fl[u] & LT_OPS))
             continue;
         for (x = (int32_t)u; x <= b; x++) {
             if (ci->op[x] == cache_op)
@@ -324,7 +337,7 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
                 if (!(p->fl[x] & LT_JSIL))
                     obs[k++] = p->jt[x];
                 else if (!silent_exits(p, p->jt[x], obs, &k))
-                    return 0;
+                    ok = 0;
                 else
                     entries[m++] = p->jt[x];
             }
@@ -332,7 +345,7 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
                 if (!(p->fl[b] & LT_FSIL))
                     obs[k++] = p->next[b];
                 else if (!silent_exits(p, p->next[b], obs, &k))
-                    return 0;
+                    ok = 0;
                 else
                     entries[m++] = p->next[b];
             }
@@ -340,12 +353,38 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
         for (i = 0; i < k; i++)
             for (j = i + 1; j < k; j++)
                 if (obs[i] == obs[j])
-                    return 0;
+                    ok = 0;
         for (i = 0; i < m; i++)
             for (j = i + 1; j < m; j++)
                 if (entries[i] == entries[j])
-                    return 0;
+                    ok = 0;
+        /* Two ways out to one place, or on quietly to where the next
+         * event would not tell: that line counts from opcode events (and
+         * so does what it goes on to quietly, until the next line event).
+         */
+        if (!ok)
+            p->fl[u] |= LT_OPS;
     }
+    /* A line counted from opcode events is entered at a line event only
+     * (it has a line, and no jump or fallthrough reaches it quietly). */
+    for (u = fr + 1; u < n; u++) {
+        int32_t q;
+        if (p->end[u] < 0)
+            continue;
+        q = p->start[u];
+        if ((p->fl[q] & LT_OPS) && line[u] < 0)
+            return 0;
+        if (p->fl[q] & LT_OPS)
+            continue;
+        if ((p->fl[u] & LT_JSIL) && (p->fl[p->start[p->jt[u]]] & LT_OPS))
+            return 0;
+        if ((p->fl[u] & LT_FSIL) && p->next[u] < n &&
+            (p->fl[p->start[p->next[u]]] & LT_OPS))
+            return 0;
+    }
+    for (u = fr + 1; u < n; u++)
+        if (p->end[u] >= 0 && (p->fl[p->start[u]] & LT_OPS))
+            p->fl[u] |= LT_OPS;
     for (u = n - 1; u >= 0; u--)
         p->nj[u] = u <= fr || p->end[u] < 0          ? (int32_t)u
                    : p->jt[u] >= 0 || p->end[u] == u ? (int32_t)u
@@ -528,7 +567,7 @@ close_at(pc_thread *t, lt_entry *e, int32_t c, int count)
     const lt_plan *p = e->plan;
     const uint8_t *op = e->ci->op;
     int32_t s = e->s, b, x;
-    if (c < 0 || c >= p->n)
+    if (c < 0 || c >= p->n || e->ops)
         return;
     while (c > 0 && op[c] == cache_op)
         c--;
@@ -669,9 +708,11 @@ pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
      * differs. */
     e->fresh =
         u == ci->first_resume || (p->end[u] == u && !(p->fl[u] & LT_FSIL));
+    /* A generator resumed inside a line counted from opcode events. */
+    e->ops = u != ci->first_resume && !e->fresh && (p->fl[u] & LT_OPS);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);
     lt->depth++;
-    return 1;
+    return e->ops ? 2 : 1;
 }
 
 void
@@ -682,10 +723,22 @@ pc_lines_line(PyFrameObject *frame)
     if (e == NULL)
         return;
     at = unit_of(frame);
-    if (at < 0)
+    if (at < 0 || at >= e->plan->n)
         return;
-    run_to_event(&pc_t, e, at);
-    e->s = at;
+    if (!e->ops)
+        run_to_event(&pc_t, e, at);
+    if (e->plan->fl[at] & LT_OPS) {
+        /* at's opcode event comes next, in the same dispatch */
+        if (!e->ops)
+            pc_trace_frame_opcodes(frame, 1);
+        e->ops = 1;
+    }
+    else {
+        if (e->ops)
+            pc_trace_frame_opcodes(frame, 0);
+        e->ops = 0;
+        e->s = at;
+    }
     e->cand = -1;
     e->fresh = 0;
 }

@@ -36,7 +36,9 @@ pc_lines_wanted(void)
  * caller is line-counted. */
 void pc_lines_call_caller(PyFrameObject *frame);
 /* After them: 1 if frame (at lasti, of code) is now line-counted (the
- * trace function leaves its opcode events off), 0 if not. */
+ * trace function leaves its opcode events off), 2 if line-counted but
+ * starting in a line counted from opcode events (turned on), 0 if not a
+ * line-counted frame (opcode events). */
 int pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
                    int lasti);
 /* 'line', 'return' and 'exception' events. */
@@ -53,6 +55,8 @@ void pc_lines_cut_all(int (*is_ours)(PyThreadState *));
 void pc_lines_drop_all(int here_only);
 /* ts stops or starts being traced by ours: its stack is forgotten. */
 void pc_lines_release(PyThreadState *ts);
+/* trace.c: turn a frame's opcode events on or off. */
+void pc_trace_frame_opcodes(PyFrameObject *frame, int on);
 /* This thread is being displaced: count its pending run, forget it. */
 void pc_lines_cut_here(void);
 /* trace.c: pc_lines_cut_all() for every thread traced by ours.  What

@@ -289,14 +289,16 @@ lam = lambda: sys._getframe().f_trace_opcodes
 def condexpr(a):
     return sys._getframe().f_trace_opcodes if a else None
 def one_line_loop(n):
-    while n: n -= 1
-    return sys._getframe().f_trace_opcodes
+    while n: n -= 1; r = sys._getframe().f_trace_opcodes
+    return r
 def handler():
     try:
         return sys._getframe().f_trace_opcodes
     except KeyError:
         return None
 def andand(a, b):
+    return a and b and sys._getframe().f_trace_opcodes
+def after_andand(a, b):
     if a and b:
         return sys._getframe().f_trace_opcodes
 def listcomp():
@@ -314,6 +316,7 @@ pystats.on()
 r = {"plain": plain(3), "generator": list(numbers(2)), "lambda": lam(),
      "condexpr": condexpr(1), "one_line_loop": one_line_loop(3),
      "handler": handler(), "andand": andand(1, 1),
+     "after_andand": after_andand(1, 1),
      "listcomp": listcomp(), "running_at_on": outer.f_trace_opcodes}
 ends_in_loop(2)
 if_in_loop(2)
@@ -332,9 +335,13 @@ def test_line_method_used_where_eligible():
     # The loop's exit to an implicit return on the loop's line, the jump
     # back with no line after an if: quiet, told apart all the same.
     assert r["ends_in_loop"] is False and r["if_in_loop"] is False
+    # A line left two ways to one place counts from opcode events; the
+    # next line from line events again.
+    assert r["after_andand"] is False
     assert r["desync"] == 0
-    # A jump within one line, a handler, a jump that could leave a line
-    # two ways to one place, a frame running at on(): opcode events.
+    # Lines with a jump within them (a conditional expression, a one-line
+    # loop, a chain of and), frames with a handler, comprehensions, a
+    # frame running at on(): opcode events.
     for name in ("condexpr", "one_line_loop", "handler", "andand",
                  "listcomp", "running_at_on"):
         assert r[name] is True, name
