@@ -76,6 +76,8 @@ typedef struct lt_entry {
     int fresh;    /* the next event is a line event starting the run, at
                      s or at cand's target */
     int ops;      /* in an LT_OPS range: opcode events count, none pending */
+    int nested;   /* 'call' events less 'return' events since it called:
+                     while > 0, it runs no instruction of its own */
 } lt_entry;
 
 typedef struct lt_thread {
@@ -665,9 +667,16 @@ pc_lines_call_caller(PyFrameObject *frame)
     if (lt == NULL || lt->depth == 0)
         return;
     e = &lt->stack[lt->depth - 1];
+    if (e->nested > 0) {
+        /* a callee of a callee: the caller's run ended at its call */
+        e->nested++;
+        return;
+    }
     back = PyFrame_GetBack(frame);
-    if (back == e->frame)
+    if (back == e->frame) {
         close_at(&pc_t, e, unit_of(back), 1);
+        e->nested = 1;
+    }
     Py_XDECREF(back);
 }
 
@@ -703,6 +712,7 @@ pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
     e->ci = ci;
     e->s = p->next[u];
     e->cand = -1;
+    e->nested = 0;
     /* After the first RESUME a line event always comes; after a later
      * one (a generator resumed), when the next instruction's line
      * differs. */
@@ -725,6 +735,7 @@ pc_lines_line(PyFrameObject *frame)
     at = unit_of(frame);
     if (at < 0 || at >= e->plan->n)
         return;
+    e->nested = 0;
     if (!e->ops)
         run_to_event(&pc_t, e, at);
     if (e->plan->fl[at] & LT_OPS) {
@@ -763,16 +774,28 @@ void
 pc_lines_return(PyFrameObject *frame)
 {
     lt_thread *lt = lt_me;
-    if (lt != NULL && lt->depth > 0)
-        pop_to(lt, frame);
+    lt_entry *e;
+    if (lt == NULL || lt->depth == 0)
+        return;
+    e = &lt->stack[lt->depth - 1];
+    if (e->frame != frame && e->nested > 0) {
+        e->nested--; /* a callee returns (or yields) */
+        return;
+    }
+    pop_to(lt, frame);
+    /* The frame popped was the callee of the one below. */
+    if (lt->depth > 0 && lt->stack[lt->depth - 1].nested > 0)
+        lt->stack[lt->depth - 1].nested--;
 }
 
 void
 pc_lines_exception(PyFrameObject *frame)
 {
     lt_entry *e = top_for(frame);
-    if (e != NULL)
+    if (e != NULL) {
+        e->nested = 0;
         close_at(&pc_t, e, unit_of(frame), 1);
+    }
 }
 
 /* ---- cuts ---- */
