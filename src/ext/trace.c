@@ -40,6 +40,9 @@ static struct lost_thread {
 static __thread uint64_t lost_in_window;
 static uint64_t window_gen = 1; /* bumped when a window installs */
 
+static int trace_func(PyObject *obj, PyFrameObject *frame, int what,
+                      PyObject *arg);
+
 /* Where the frame keeps f_trace_opcodes, read from the frame type's own
  * member table so that no private struct layout is assumed. */
 static int
@@ -49,6 +52,7 @@ find_trace_opcodes_offset(void)
     for (m = PyFrame_Type.tp_members; m && m->name; m++) {
         if (strcmp(m->name, "f_trace_opcodes") == 0 && m->type == T_BOOL) {
             trace_opcodes_offset = m->offset;
+            pc_lines_setup(trace_opcodes_offset, trace_func);
             return 0;
         }
     }
@@ -174,21 +178,6 @@ enable_running_frames(PyThreadState *ts)
         Py_DECREF(f);
         f = back;
     }
-}
-
-void
-pc_trace_frame_opcodes(PyFrameObject *frame, int on)
-{
-    if (on)
-        frame_enable_opcodes(frame);
-    else
-        frame_disable_opcodes(frame);
-}
-
-static int
-traced_by_us(PyThreadState *ts)
-{
-    return pc_tstate_tracefunc(ts) == trace_func;
 }
 
 static int
@@ -453,7 +442,7 @@ pc_backend_sync(void)
     /* Line-counted frames count up to where they are, as counted before
      * the state changed (off()'s own CALL is counted). */
     if (pc_lines_wanted())
-        pc_lines_cut_all(traced_by_us);
+        pc_lines_cut_all();
 
     if (want_all && !installed_all) {
         /* Only installing needs every thread free: switching off, or
@@ -497,13 +486,6 @@ pc_backend_sync(void)
     return 0;
 }
 
-void
-pc_trace_lines_cut(void)
-{
-    if (pc_lines_wanted())
-        pc_lines_cut_all(traced_by_us);
-}
-
 const char *
 pc_backend_name(void)
 {
@@ -512,7 +494,7 @@ pc_backend_name(void)
      * nor from a thread without the GIL (a signal's dump). */
     if (pc_g.dumping && pc_lines_wanted() && Py_IsInitialized() &&
         PyGILState_Check())
-        pc_lines_cut_all(traced_by_us);
+        pc_lines_cut_all();
     return "trace";
 }
 

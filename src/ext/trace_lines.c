@@ -95,6 +95,21 @@ static Py_ssize_t lt_extra = -1; /* our co_extra slot */
 int pc_lines_flag = -1;
 static uint32_t lt_epoch_seen; /* pc_g.epoch when last counted or cut */
 static int cache_op = -1;
+static Py_ssize_t opcodes_at = -1; /* f_trace_opcodes in a frame */
+static Py_tracefunc our_trace;
+
+void
+pc_lines_setup(Py_ssize_t opcodes_offset, Py_tracefunc ours)
+{
+    opcodes_at = opcodes_offset;
+    our_trace = ours;
+}
+
+static inline void
+set_opcodes(PyFrameObject *frame, int on)
+{
+    ((char *)frame)[opcodes_at] = (char)on;
+}
 
 enum { K_NONE, K_FORWARD, K_BACKWARD, K_FORBIDDEN };
 static uint8_t kind[PC_NOPS];
@@ -215,34 +230,14 @@ silent_exits(const lt_plan *p, int32_t t, int32_t *obs, int *k)
     return 1;
 }
 
-/* Does code (ci) meet the rules above?  Fills p's tables; 0 if not. */
+/* The line ranges (p->end, p->start) and p->next; 0 if the first
+ * instruction after the first RESUME has no line. */
 static int
-plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
-           const int32_t *line, lt_plan *p)
+plan_ranges(const pc_codeinfo *ci, const int32_t *line, lt_plan *p)
 {
     Py_ssize_t n = ci->n, fr = ci->first_resume, u;
     int32_t cur_end = -1, cur_line = -2, nxt = (int32_t)n;
-    uint32_t ext = 0;
-    int32_t obs[128], entries[64];
 
-    if (fr >= n || n > INT32_MAX / 2 || code->co_exceptiontable == NULL ||
-        !PyBytes_Check(code->co_exceptiontable) ||
-        PyBytes_GET_SIZE(code->co_exceptiontable) != 0)
-        return 0;
-    /* snapshot() reads the counts with no cut (a dump has one, trace.c):
-     * code calling it by name keeps opcode events. */
-    if (code->co_names != NULL && PyTuple_Check(code->co_names))
-        for (u = 0; u < PyTuple_GET_SIZE(code->co_names); u++)
-            if (PyUnicode_Check(PyTuple_GET_ITEM(code->co_names, u)) &&
-                PyUnicode_CompareWithASCIIString(
-                    PyTuple_GET_ITEM(code->co_names, u), "snapshot") == 0)
-                return 0;
-    for (u = 0; u < n; u++) {
-        p->jt[u] = -1;
-        p->end[u] = -1;
-        p->start[u] = -1;
-        p->fl[u] = 0;
-    }
     /* Line ranges, from the end, then from the start. */
     for (u = n - 1; u > fr; u--) {
         p->next[u] = nxt;
@@ -273,6 +268,17 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
     /* The first instruction after the first RESUME meets a line event. */
     if (nxt >= n || line[nxt] < 0)
         return 0;
+    return 1;
+}
+
+/* The jumps (p->jt) and the flags; 0 if one breaks the rules. */
+static int
+plan_jumps(const pc_codeinfo *ci, const uint8_t *raw, const int32_t *line,
+           lt_plan *p)
+{
+    Py_ssize_t n = ci->n, fr = ci->first_resume, u;
+    uint32_t ext = 0;
+
     /* Jumps, and the instructions they may not be. */
     for (u = fr + 1; u < n; u++) {
         int op = ci->op[u];
@@ -322,6 +328,17 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
         }
         p->jt[u] = (int32_t)t;
     }
+    return 1;
+}
+
+/* Marks LT_OPS the ranges whose line events cannot tell how a run left
+ * them; 0 if a range has too many ways out to check. */
+static int
+plan_exits(const pc_codeinfo *ci, lt_plan *p)
+{
+    Py_ssize_t n = ci->n, fr = ci->first_resume, u;
+    int32_t obs[128], entries[64];
+
     /* From each range, where a run may leave it must tell it apart: every
      * event it may next meet, and every range it may go on in quietly,
      * comes one way only. */
@@ -367,6 +384,16 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
         if (!ok)
             p->fl[u] |= LT_OPS;
     }
+    return 1;
+}
+
+/* 0 if a range counted from opcode events could be entered without a
+ * line event; else spreads LT_OPS over the ranges and fills p->nj. */
+static int
+plan_ops(const pc_codeinfo *ci, const int32_t *line, lt_plan *p)
+{
+    Py_ssize_t n = ci->n, fr = ci->first_resume, u;
+
     /* A line counted from opcode events is entered at a line event only
      * (it has a line, and no jump or fallthrough reaches it quietly). */
     for (u = fr + 1; u < n; u++) {
@@ -392,6 +419,35 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
                    : p->jt[u] >= 0 || p->end[u] == u ? (int32_t)u
                                                      : p->nj[p->next[u]];
     return 1;
+}
+
+/* Does code (ci) meet the rules above?  Fills p's tables; 0 if not. */
+static int
+plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
+           const int32_t *line, lt_plan *p)
+{
+    Py_ssize_t n = ci->n, fr = ci->first_resume, u;
+
+    if (fr >= n || n > INT32_MAX / 2 || code->co_exceptiontable == NULL ||
+        !PyBytes_Check(code->co_exceptiontable) ||
+        PyBytes_GET_SIZE(code->co_exceptiontable) != 0)
+        return 0;
+    /* snapshot() reads the counts with no cut (a dump has one, trace.c):
+     * code calling it by name keeps opcode events. */
+    if (code->co_names != NULL && PyTuple_Check(code->co_names))
+        for (u = 0; u < PyTuple_GET_SIZE(code->co_names); u++)
+            if (PyUnicode_Check(PyTuple_GET_ITEM(code->co_names, u)) &&
+                PyUnicode_CompareWithASCIIString(
+                    PyTuple_GET_ITEM(code->co_names, u), "snapshot") == 0)
+                return 0;
+    for (u = 0; u < n; u++) {
+        p->jt[u] = -1;
+        p->end[u] = -1;
+        p->start[u] = -1;
+        p->fl[u] = 0;
+    }
+    return plan_ranges(ci, line, p) && plan_jumps(ci, raw, line, p) &&
+           plan_exits(ci, p) && plan_ops(ci, line, p);
 }
 
 static const lt_plan *
@@ -741,12 +797,12 @@ pc_lines_line(PyFrameObject *frame)
     if (e->plan->fl[at] & LT_OPS) {
         /* at's opcode event comes next, in the same dispatch */
         if (!e->ops)
-            pc_trace_frame_opcodes(frame, 1);
+            set_opcodes(frame, 1);
         e->ops = 1;
     }
     else {
         if (e->ops)
-            pc_trace_frame_opcodes(frame, 0);
+            set_opcodes(frame, 0);
         e->ops = 0;
         e->s = at;
     }
@@ -821,7 +877,7 @@ cut_top(lt_thread *lt, int count)
 }
 
 void
-pc_lines_cut_all(int (*is_ours)(PyThreadState *))
+pc_lines_cut_all(void)
 {
     PyThreadState *ts;
     uint32_t epoch = pc_g.epoch;
@@ -834,7 +890,7 @@ pc_lines_cut_all(int (*is_ours)(PyThreadState *))
     for (ts = PyInterpreterState_ThreadHead(PyInterpreterState_Get()); ts;
          ts = PyThreadState_Next(ts)) {
         lt_thread *lt = find(ts);
-        if (lt != NULL && is_ours(ts))
+        if (lt != NULL && pc_tstate_tracefunc(ts) == our_trace)
             cut_top(lt, 1);
     }
     pc_g.epoch = epoch;

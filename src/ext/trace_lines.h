@@ -46,23 +46,23 @@ void pc_lines_line(PyFrameObject *frame);
 void pc_lines_return(PyFrameObject *frame);
 void pc_lines_exception(PyFrameObject *frame);
 
+/* trace.c, once: where a frame keeps f_trace_opcodes, and the trace
+ * function whose threads count. */
+void pc_lines_setup(Py_ssize_t opcodes_offset, Py_tracefunc ours);
+
 /* Count every thread's pending run up to the instruction it is at now
- * (a thread traced by ours, is_ours(ts)), before the instrumentation
- * or the counting state changes (trace.c: pc_backend_sync). */
-void pc_lines_cut_all(int (*is_ours)(PyThreadState *));
+ * (a thread traced by ours), before the instrumentation or the counting
+ * state changes (trace.c: pc_backend_sync, a dump).  snapshot() would
+ * call it too, for its counts to be those of opcode events in every
+ * case (FORMAT.md 1.6); it does not yet. */
+void pc_lines_cut_all(void);
 /* The counts were cleared (or this is a fork child): forget what every
  * thread (only this one: here_only) ran so far. */
 void pc_lines_drop_all(int here_only);
 /* ts stops or starts being traced by ours: its stack is forgotten. */
 void pc_lines_release(PyThreadState *ts);
-/* trace.c: turn a frame's opcode events on or off. */
-void pc_trace_frame_opcodes(PyFrameObject *frame, int on);
 /* This thread is being displaced: count its pending run, forget it. */
 void pc_lines_cut_here(void);
-/* trace.c: pc_lines_cut_all() for every thread traced by ours.  What
- * snapshot() would call, before reading the counts, for its counts to be
- * those of opcode events in every case (FORMAT.md 1.6); not called yet. */
-void pc_trace_lines_cut(void);
 
 #endif
 #endif
