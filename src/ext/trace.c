@@ -42,6 +42,7 @@ static uint64_t window_gen = 1; /* bumped when a window installs */
 
 static int trace_func(PyObject *obj, PyFrameObject *frame, int what,
                       PyObject *arg);
+static int other_event(PyFrameObject *frame, int what, PyObject *arg);
 
 /* Where the frame keeps f_trace_opcodes, read from the frame type's own
  * member table so that no private struct layout is assumed. */
@@ -78,7 +79,14 @@ static int
 trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 {
     (void)obj;
-    if (what == PyTrace_OPCODE) {
+    if (what == PyTrace_LINE) {
+        if (pc_lines_wanted())
+            pc_lines_line(frame);
+        return 0;
+    }
+    if (what != PyTrace_OPCODE)
+        return other_event(frame, what, arg);
+    {
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
             pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
@@ -100,7 +108,15 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
             }
         }
     }
-    else if (what == PyTrace_CALL) {
+    return 0;
+}
+
+/* 'call', 'return' and 'exception', out of the way of the events that
+ * come with every instruction or line. */
+static __attribute__((noinline)) int
+other_event(PyFrameObject *frame, int what, PyObject *arg)
+{
+    if (what == PyTrace_CALL) {
         int lines = 0;
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
@@ -133,10 +149,6 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
             frame_disable_opcodes(frame);
         else
             frame_enable_opcodes(frame);
-    }
-    else if (what == PyTrace_LINE) {
-        if (pc_lines_wanted())
-            pc_lines_line(frame);
     }
     else if (what == PyTrace_RETURN) {
         if (pc_lines_wanted())
