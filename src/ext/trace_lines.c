@@ -21,21 +21,31 @@
  *  - no exception table (no handler: a raise ends the frame, or, after
  *    FOR_ITER's StopIteration, execution goes on as after a call);
  *  - no SEND, no RERAISE, every jump one the table below knows;
- *  - every unit after the first RESUME has a line; an EXTENDED_ARG has
- *    its instruction's; a RESUME follows a YIELD_VALUE; no jump lands on
- *    a RESUME, a cache unit or an extended instruction;
- *  - every jump lands on a line other than its own (so an event fires at
- *    its target: a forward jump changes line, a backward one always
- *    fires);
- *  - within one line's range (consecutive instructions of one line), the
- *    targets of the jumps before its last instruction differ from each
- *    other and from where the last instruction goes: the line event's
- *    instruction then tells where the run left the range.
+ *  - the first instruction after the first RESUME has a line; an
+ *    EXTENDED_ARG has its instruction's; a RESUME follows a YIELD_VALUE
+ *    and has a line; no jump lands on a RESUME, a cache unit or an
+ *    extended instruction, nor back on an instruction with no line.
+ * A range is a run of consecutive instructions of one line (or none),
+ * ended early by one that never goes on to the next (a return, an
+ * unconditional jump).  An edge from one range to another fires a line
+ * event unless it goes to an instruction with no line or forward to its
+ * own line ("quiet"); a backward one always fires.  A run goes straight
+ * through its range, and may go on quietly into a range that runs
+ * straight to a jump or return firing one.  From each range, every event
+ * a run may next meet, and every range it may go on in quietly, must
+ * come one way only: then the line event's instruction tells how the
+ * run left.  A range where that fails (a jump within the range, two ways
+ * out to one place, a quiet way on that the next event would not tell)
+ * is counted from opcode events instead (LT_OPS): the line event
+ * entering it turns them on for the frame (its own opcode event follows
+ * in the same dispatch), the next line event off; such a range has a
+ * line and is never entered quietly from a range counted from lines.
  * A run starts at an event's instruction, or after the instruction a
  * call, a raise or another thread's cut interrupted (which, a jump, may
- * also go to its target); it ends at the end of its range, at the jump
- * whose target the next line event is at, or at the instruction of a
- * 'call' (the caller's current one), 'return' or 'exception' event.
+ * also go to its target); it ends at the jump whose target (or whose
+ * quiet range's exit) the next line event is at, at the end of its
+ * range, or at the instruction of a 'call' (the caller's current one),
+ * 'return' or 'exception' event.
  */
 #include "trace_lines.h"
 
