@@ -8,6 +8,11 @@
  * prefixed by EXTENDED_ARG, which is counted with its prefix.  A 'call'
  * event also comes from throw() into a generator, where the frame's
  * current instruction is not RESUME: RESUME is counted only when it is.
+ *
+ * With PYSTATS_TRACE_LINES=1, mode count leaves opcode events off for
+ * the frames of code whose line events tell which instructions ran, and
+ * counts those from their line, call, return and exception events
+ * (trace_lines.c).
  */
 #include "backend.h"
 #include "codeinfo.h"
