@@ -8,10 +8,16 @@
  * prefixed by EXTENDED_ARG, which is counted with its prefix.  A 'call'
  * event also comes from throw() into a generator, where the frame's
  * current instruction is not RESUME: RESUME is counted only when it is.
+ *
+ * With PYSTATS_TRACE_LINES=1, mode count leaves opcode events off for
+ * the frames of code whose line events tell which instructions ran, and
+ * counts those from their line, call, return and exception events
+ * (trace_lines.c).
  */
 #include "backend.h"
 #include "codeinfo.h"
 #include "guard.h"
+#include "trace_lines.h"
 
 #if !PC_HAVE_MONITORING
 
@@ -39,6 +45,10 @@ static struct lost_thread {
 static __thread uint64_t lost_in_window;
 static uint64_t window_gen = 1; /* bumped when a window installs */
 
+static int trace_func(PyObject *obj, PyFrameObject *frame, int what,
+                      PyObject *arg);
+static int other_event(PyFrameObject *frame, int what, PyObject *arg);
+
 /* Where the frame keeps f_trace_opcodes, read from the frame type's own
  * member table so that no private struct layout is assumed. */
 static int
@@ -48,6 +58,7 @@ find_trace_opcodes_offset(void)
     for (m = PyFrame_Type.tp_members; m && m->name; m++) {
         if (strcmp(m->name, "f_trace_opcodes") == 0 && m->type == T_BOOL) {
             trace_opcodes_offset = m->offset;
+            pc_lines_setup(trace_opcodes_offset, trace_func);
             return 0;
         }
     }
@@ -62,11 +73,25 @@ frame_enable_opcodes(PyFrameObject *frame)
     ((char *)frame)[trace_opcodes_offset] = 1;
 }
 
+/* A frame counted from its line events (trace_lines.c). */
+static inline void
+frame_disable_opcodes(PyFrameObject *frame)
+{
+    ((char *)frame)[trace_opcodes_offset] = 0;
+}
+
 static int
 trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
 {
     (void)obj;
-    if (what == PyTrace_OPCODE) {
+    if (what == PyTrace_LINE) {
+        if (pc_lines_wanted())
+            pc_lines_line(frame);
+        return 0;
+    }
+    if (what != PyTrace_OPCODE)
+        return other_event(frame, what, arg);
+    {
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
             pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
@@ -88,13 +113,23 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
             }
         }
     }
-    else if (what == PyTrace_CALL) {
-        frame_enable_opcodes(frame);
+    return 0;
+}
+
+/* 'call', 'return' and 'exception', out of the way of the events that
+ * come with every instruction or line. */
+static __attribute__((noinline)) int
+other_event(PyFrameObject *frame, int what, PyObject *arg)
+{
+    if (what == PyTrace_CALL) {
+        int lines = 0;
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
             pc_codeinfo *ci = pc_codeinfo_get((PyObject *)code);
             int lasti = PyFrame_GetLasti(frame);
-            Py_DECREF(code);
+            /* The caller's run, if line-counted, ends at its call. */
+            if (pc_lines_wanted())
+                pc_lines_call_caller(frame);
             if (ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
                 ci->op[lasti / 2] == pc_g.resume_op) {
                 pc_count(pc_g.resume_op);
@@ -111,9 +146,18 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
                 /* throw() (or close()) into a generator: not at RESUME */
                 pc_calls_g.throws++;
             }
+            if (ci != NULL && pc_lines_wanted())
+                lines = pc_lines_start(frame, code, ci, lasti);
+            Py_DECREF(code);
         }
+        if (lines == 1)
+            frame_disable_opcodes(frame);
+        else
+            frame_enable_opcodes(frame);
     }
     else if (what == PyTrace_RETURN) {
+        if (pc_lines_wanted())
+            pc_lines_return(frame);
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT) {
             if (arg == NULL) {
                 pc_calls_g.unwinds++;
@@ -132,6 +176,8 @@ trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg)
         }
     }
     else if (what == PyTrace_EXCEPTION) {
+        if (pc_lines_wanted())
+            pc_lines_exception(frame);
         if (pc_counting() && pc_g.mode == PC_MODE_COUNT)
             pc_calls_g.raises++;
     }
@@ -177,6 +223,7 @@ install_on(PyThreadState *ts)
         return 0;
     if (set_trace(ts, trace_func) < 0)
         return -1;
+    pc_lines_release(ts); /* frames of an earlier installation */
     enable_running_frames(ts);
     return 0;
 }
@@ -186,7 +233,10 @@ remove_from(PyThreadState *ts)
 {
     if (pc_tstate_tracefunc(ts) != trace_func)
         return 0;
-    return set_trace(ts, NULL);
+    if (set_trace(ts, NULL) < 0)
+        return -1;
+    pc_lines_release(ts);
+    return 0;
 }
 
 static void
@@ -240,7 +290,9 @@ pc_trace_settrace_event(void)
     if (lost_in_window == window_gen)
         return;
     if (pc_tstate_tracefunc(ts) == trace_func) {
-        /* Whatever comes in (another function, or none), ours goes. */
+        /* Whatever comes in (another function, or none), ours goes:
+         * what this thread ran so far counts. */
+        pc_lines_cut_here();
         note_lost(ts);
         lost_in_window = window_gen;
         pc_guard_displaced("sys.settrace");
@@ -262,6 +314,7 @@ pc_backend_displaced_here(void)
 {
     /* In a fork child, possibly forked from C without a thread state. */
     PyThreadState *ts = _PyThreadState_UncheckedGet();
+    pc_lines_drop_all(1); /* the parent's; this one starts from zero */
     return ts && installed_all && lost_in_window == window_gen &&
            pc_tstate_tracefunc(ts) != trace_func;
 }
@@ -272,6 +325,10 @@ pc_backend_displaced(void)
     PyInterpreterState *interp = PyInterpreterState_Get();
     PyThreadState *ts;
     int i, n = 0;
+
+    /* After a clear (lifecycle.c): what the frames ran up to now went
+     * with the counts. */
+    pc_lines_drop_all(0);
 
     for (i = 0; i < MAX_LOST; i++) {
         int alive = 0;
@@ -399,6 +456,11 @@ pc_backend_sync(void)
     PyInterpreterState *interp = PyInterpreterState_Get();
     int want_all = pc_g.on && pc_g.mode != PC_MODE_CENSUS;
 
+    /* Line-counted frames count up to where they are, as counted before
+     * the state changed (off()'s own CALL is counted). */
+    if (pc_lines_wanted())
+        pc_lines_cut_all();
+
     if (want_all && !installed_all) {
         /* Only installing needs every thread free: switching off, or
          * leaving a measure(), removes ours wherever it still is. */
@@ -444,6 +506,12 @@ pc_backend_sync(void)
 const char *
 pc_backend_name(void)
 {
+    /* A dump writes its header before the counts: line-counted frames
+     * count up to where they are, as for off().  Not after finalization,
+     * nor from a thread without the GIL (a signal's dump). */
+    if (pc_g.dumping && pc_lines_wanted() && Py_IsInitialized() &&
+        PyGILState_Check())
+        pc_lines_cut_all();
     return "trace";
 }
 

@@ -1,0 +1,52 @@
+"""3.11's mode count: opcode events against line events (PYSTATS_TRACE_LINES),
+as count/plain ratios of callgrind instruction counts, each the cost of N2
+iterations minus that of N1 (bench/run.py's method).
+
+    python3 bench/lines311.py PYTHON [N1 N2]
+
+PYTHON: a 3.11 interpreter with pystats installed (make install-ext).
+"""
+import os
+import re
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+WORKLOAD = os.path.join(ROOT, "bench", "overhead_workload.py")
+KINDS = ("tight", "attrs", "gen")
+
+
+def cost(python, mode, kind, n, lines):
+    env = dict(os.environ, PYTHONHASHSEED="0",
+               PYSTATS_DIR="/nonexistent-bench-dir",
+               PYSTATS_TRACE_LINES=lines)
+    env.pop("PYTHONSTATS", None)
+    r = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
+         python, WORKLOAD, mode, kind, str(n)],
+        env=env, capture_output=True, text=True)
+    m = re.search(r"Collected : (\d+)", r.stderr)
+    if r.returncode != 0 or not m:
+        raise SystemExit("bench: %s %s %s failed:\n%s" % (
+            mode, kind, n, r.stderr[-2000:]))
+    return int(m.group(1))
+
+
+def main():
+    python = sys.argv[1]
+    n1, n2 = (int(x) for x in sys.argv[2:4]) if len(sys.argv) > 3 else (
+        2000, 12000)
+    print("callgrind instructions, N=%d minus N=%d" % (n2, n1))
+    print("  %-6s %12s %12s %12s" % ("kind", "opcodes", "lines", "ratio"))
+    for kind in KINDS:
+        d = {}
+        for mode, lines in (("plain", "0"), ("count", "0"), ("count", "1")):
+            d[mode, lines] = (cost(python, mode, kind, n2, lines) -
+                              cost(python, mode, kind, n1, lines))
+        plain = d["plain", "0"]
+        a, b = d["count", "0"] / plain, d["count", "1"] / plain
+        print("  %-6s %11.2fx %11.2fx %11.2fx" % (kind, a, b, a / b))
+
+
+if __name__ == "__main__":
+    main()
