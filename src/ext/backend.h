@@ -13,6 +13,10 @@
  * measure() runs, none otherwise (so that nothing is perturbed while
  * off).  -1 with an exception if it could not (a slot is taken). */
 int pc_backend_sync(void);
+/* Count what every counted thread has run up to now, before the counts
+ * are read (snapshot(); 3.11's line-counted frames have pending runs,
+ * trace_lines.h).  With the GIL. */
+void pc_backend_cut(void);
 /* May the backend be switched on here?  -1 with exception if not. */
 int pc_backend_check(void);
 const char *pc_backend_name(void);

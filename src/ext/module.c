@@ -414,6 +414,7 @@ pc_snapshot_fn(PyObject *self, PyObject *unused)
     if (check_pending() < 0)
         return NULL;
     API_LOCK();
+    pc_backend_cut();
     pc_seg_cut();
     pc_seg_fold();
     pc_world_stop(); /* every thread at one moment (free-threaded) */
@@ -434,6 +435,7 @@ pc_census_fold_fn(PyObject *self, PyObject *unused)
     (void)unused;
     if (!pc_g.native) {
         API_LOCK();
+        pc_backend_cut();
         pc_seg_cut();
         pc_seg_fold();
         pc_gather_shards();

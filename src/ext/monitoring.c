@@ -232,6 +232,12 @@ pc_backend_check(void)
     return 0;
 }
 
+/* Nothing pending: segment counting has its own cut (pc_seg_cut). */
+void
+pc_backend_cut(void)
+{
+}
+
 int
 pc_backend_sync(void)
 {

@@ -503,6 +503,13 @@ pc_backend_sync(void)
     return 0;
 }
 
+void
+pc_backend_cut(void)
+{
+    if (pc_lines_wanted())
+        pc_lines_cut_all();
+}
+
 const char *
 pc_backend_name(void)
 {

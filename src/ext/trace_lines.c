@@ -129,7 +129,7 @@ int
 pc_lines_read_flag(void)
 {
     const char *v = getenv("PYSTATS_TRACE_LINES");
-    pc_lines_flag = v != NULL && strcmp(v, "1") == 0;
+    pc_lines_flag = !(v != NULL && strcmp(v, "0") == 0);
     return pc_lines_flag;
 }
 
@@ -442,14 +442,6 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
         !PyBytes_Check(code->co_exceptiontable) ||
         PyBytes_GET_SIZE(code->co_exceptiontable) != 0)
         return 0;
-    /* snapshot() reads the counts with no cut (a dump has one, trace.c):
-     * code calling it by name keeps opcode events. */
-    if (code->co_names != NULL && PyTuple_Check(code->co_names))
-        for (u = 0; u < PyTuple_GET_SIZE(code->co_names); u++)
-            if (PyUnicode_Check(PyTuple_GET_ITEM(code->co_names, u)) &&
-                PyUnicode_CompareWithASCIIString(
-                    PyTuple_GET_ITEM(code->co_names, u), "snapshot") == 0)
-                return 0;
     for (u = 0; u < n; u++) {
         p->jt[u] = -1;
         p->end[u] = -1;

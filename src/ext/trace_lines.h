@@ -23,7 +23,7 @@
 
 #if !PC_HAVE_MONITORING
 
-/* PYSTATS_TRACE_LINES=1 turns the method on (default: off). */
+/* On unless PYSTATS_TRACE_LINES=0 (opcode events for every frame). */
 extern int pc_lines_flag; /* -1 until read */
 int pc_lines_read_flag(void);
 static inline int
@@ -52,9 +52,8 @@ void pc_lines_setup(Py_ssize_t opcodes_offset, Py_tracefunc ours);
 
 /* Count every thread's pending run up to the instruction it is at now
  * (a thread traced by ours), before the instrumentation or the counting
- * state changes (trace.c: pc_backend_sync, a dump).  snapshot() would
- * call it too, for its counts to be those of opcode events in every
- * case (FORMAT.md 1.6); it does not yet. */
+ * state changes or the counts are read (trace.c: pc_backend_sync, a
+ * dump, pc_backend_cut for snapshot()). */
 void pc_lines_cut_all(void);
 /* The counts were cleared (or this is a fork child): forget what every
  * thread (only this one: here_only) ran so far. */
