@@ -244,7 +244,7 @@ EOF
 chmod +x "$T/bin/fake-python"
 run run -o "$T/run1" --label suite-a -- "$T/bin/fake-python"
 check "run: exit status" 0 "$rc"
-check "run: the environment it sets" "count suite-a own" "$(cat "$T/run-env.txt")"
+check "run: the environment it sets (PYTHONSTATS=1: the collector's default mode)" "1 suite-a own" "$(cat "$T/run-env.txt")"
 check "run: nothing on stdout but the command's" "" "$(cat "$T/stdout")"
 check "run: the summary in the run's report directory" "# pystats summary" "$(head -1 "$T/run1/report/summary.md")"
 check "run: the summary has the label" 1 "$(grep -c '^| meta.label | suite-a (1) |' "$T/run1/report/summary.md")"
