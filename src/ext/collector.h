@@ -128,7 +128,6 @@ typedef struct pc_shard {
     pc_allocs allocs;
     int index; /* 0..PC_SHARDS-1; -1: the shared counters */
     int owned; /* a live thread owns it (atomic) */
-    int used;  /* it was ever owned: fold reads it */
 } pc_shard;
 #endif
 

@@ -293,36 +293,27 @@ void
 pc_hot_fold_shards(pc_hot *h)
 {
     int k;
-    int32_t u;
     for (k = 0; k < PC_SHARDS; k++) {
         uint64_t *c = h->shard[k];
         if (c == NULL)
             continue;
-        for (u = 0; u < h->n; u++)
-            h->counts[u] += c[u];
-        h->calls += c[h->n];
-        memset(c, 0, ((size_t)h->n + 1) * sizeof *c);
+        pc_fold_u64(h->counts, c, (size_t)h->n);
+        pc_fold_u64(&h->calls, c + h->n, 1);
     }
 }
 
 void
 pc_hot_fold_all(void)
 {
-    size_t i, f;
+    size_t i;
     int k;
     for (i = 0; i < tab_n; i++)
         pc_hot_fold_shards(tab[i]);
-    for (k = 0; k < PC_SHARDS; k++) {
-        pc_shard *s = pc_shard_get(k);
-        uint64_t *src, *dst;
-        if (s == NULL)
-            continue;
-        src = (uint64_t *)&s->calls;
-        dst = (uint64_t *)&pc_calls_g;
-        for (f = 0; f < sizeof s->calls / sizeof *src; f++)
-            dst[f] += src[f];
-        memset(&s->calls, 0, sizeof s->calls);
-    }
+    for (k = 0; k < PC_SHARDS; k++)
+        if (pc_shard_get(k) != NULL)
+            pc_fold_u64((uint64_t *)&pc_calls_g,
+                        (uint64_t *)&pc_shard_get(k)->calls,
+                        sizeof(pc_calls) / sizeof(uint64_t));
 }
 
 void

@@ -20,14 +20,7 @@ PyAPI_FUNC(void) _PyEval_StartTheWorld(PyInterpreterState *interp);
 
 pc_shard pc_shard_shared = {.index = -1};
 
-static pc_shard *shards[PC_SHARDS];
-
-static void
-pc_shards_zero_one(pc_shard *s)
-{
-    memset(s->exec, 0, sizeof s->exec);
-    memset(s->pair, 0, sizeof s->pair);
-}
+static pc_shard *shards[PC_SHARDS]; /* claimed at least once, or NULL */
 static PyMutex lock, api;
 static __thread int api_depth;
 static pthread_key_t owner_key; /* its value: the thread's shard */
@@ -101,7 +94,6 @@ pc_shard_claim(void)
         if (pthread_setspecific(owner_key, c) != 0)
             break;
         c->owned = 1;
-        c->used = 1;
         s = c;
         break;
     }
@@ -127,26 +119,28 @@ pc_world_start(void)
 pc_shard *
 pc_shard_get(int i)
 {
-    pc_shard *s = shards[i];
-    return s != NULL && s->used ? s : NULL;
+    return shards[i];
+}
+
+void
+pc_fold_u64(uint64_t *dst, uint64_t *src, size_t n)
+{
+    size_t i;
+    for (i = 0; i < n; i++)
+        dst[i] += src[i];
+    memset(src, 0, n * sizeof *src);
 }
 
 void
 pc_shards_fold_opcodes(void)
 {
-    int i, op;
+    int i;
     for (i = 0; i < PC_SHARDS; i++) {
-        pc_shard *s = pc_shard_get(i);
-        uint64_t *src, *dst;
-        if (s == NULL)
+        if (shards[i] == NULL)
             continue;
-        for (op = 0; op < PC_NOPS; op++)
-            pc_g.exec[op] += s->exec[op];
-        src = &s->pair[0][0];
-        dst = &pc_g.pair[0][0];
-        for (op = 0; op < PC_NOPS * PC_NOPS; op++)
-            dst[op] += src[op];
-        pc_shards_zero_one(s);
+        pc_fold_u64(pc_g.exec, shards[i]->exec, PC_NOPS);
+        pc_fold_u64(&pc_g.pair[0][0], &shards[i]->pair[0][0],
+                    PC_NOPS * PC_NOPS);
     }
 }
 
@@ -155,8 +149,10 @@ pc_shards_zero_opcodes(void)
 {
     int i;
     for (i = 0; i < PC_SHARDS; i++)
-        if (shards[i] != NULL)
-            pc_shards_zero_one(shards[i]);
+        if (shards[i] != NULL) {
+            memset(shards[i]->exec, 0, sizeof shards[i]->exec);
+            memset(shards[i]->pair, 0, sizeof shards[i]->pair);
+        }
 }
 
 int

@@ -23,9 +23,12 @@ pc_shard_mine(void)
     return s != NULL ? s : pc_shard_claim();
 }
 
-/* Shard i (0..PC_SHARDS-1) if a thread ever owned it, else NULL: for
+/* Shard i (0..PC_SHARDS-1), NULL if no thread has claimed it yet: for
  * the folds, with the world stopped. */
 pc_shard *pc_shard_get(int i);
+/* dst[i] += src[i] for n counters, src zeroed: a shard's part into the
+ * totals. */
+void pc_fold_u64(uint64_t *dst, uint64_t *src, size_t n);
 
 /* Add to a counter others may add to at once. */
 #define PC_ATOMIC_ADD(x, n) \

@@ -157,9 +157,9 @@ static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0},
  * (never claimed here: an allocator must not wait for a lock), else into
  * pc_st with atomic adds. */
 #if PC_FREE_THREADING
-#define ALLOC_ADD(field) PC_SHARD_ADD(pc_t.shard, allocs, pc_st, field)
+#define ALLOC_ADD(field) PC_SHARD_ADD(pc_t.shard, allocs, pc_st.allocs, field)
 #else
-#define ALLOC_ADD(field) ((void)pc_st.field++)
+#define ALLOC_ADD(field) ((void)pc_st.allocs.field++)
 #endif
 
 static inline void
@@ -179,20 +179,11 @@ void
 pc_stats_fold_shards(void)
 {
     int k;
-    for (k = 0; k < PC_SHARDS; k++) {
-        pc_shard *s = pc_shard_get(k);
-        pc_allocs *a;
-        if (s == NULL)
-            continue;
-        a = &s->allocs;
-        pc_st.allocations += a->allocations;
-        pc_st.allocations512 += a->allocations512;
-        pc_st.allocations4k += a->allocations4k;
-        pc_st.allocations_big += a->allocations_big;
-        pc_st.frees += a->frees;
-        pc_st.reallocs += a->reallocs;
-        memset(a, 0, sizeof *a);
-    }
+    for (k = 0; k < PC_SHARDS; k++)
+        if (pc_shard_get(k) != NULL)
+            pc_fold_u64((uint64_t *)&pc_st.allocs,
+                        (uint64_t *)&pc_shard_get(k)->allocs,
+                        sizeof(pc_allocs) / sizeof(uint64_t));
 }
 
 void
@@ -318,8 +309,8 @@ pc_stats_has_data(void)
     for (g = 0; g < PC_GC_GENERATIONS; g++)
         if (pc_st.gc_collections[g])
             return 1;
-    return pc_st.allocations || pc_st.frees || pc_st.reallocs ||
-           pc_rare_has_data();
+    return pc_st.allocs.allocations || pc_st.allocs.frees ||
+           pc_st.allocs.reallocs || pc_rare_has_data();
 }
 
 static void
@@ -349,12 +340,12 @@ pc_stats_write(psf_out *o)
                  pc_st.gc_uncollectable[g]);
         put_line(o, PSF_KEY_GC, g, PSF_GC_TIME_NS, pc_st.gc_time_ns[g]);
     }
-    put_line(o, PSF_OBJ_ALLOCATIONS, -1, "", pc_st.allocations);
-    put_line(o, PSF_OBJ_ALLOC_512, -1, "", pc_st.allocations512);
-    put_line(o, PSF_OBJ_ALLOC_4K, -1, "", pc_st.allocations4k);
-    put_line(o, PSF_OBJ_ALLOC_BIG, -1, "", pc_st.allocations_big);
-    put_line(o, PSF_OBJ_FREES, -1, "", pc_st.frees);
-    put_line(o, PSF_OBJ_REALLOCS, -1, "", pc_st.reallocs);
+    put_line(o, PSF_OBJ_ALLOCATIONS, -1, "", pc_st.allocs.allocations);
+    put_line(o, PSF_OBJ_ALLOC_512, -1, "", pc_st.allocs.allocations512);
+    put_line(o, PSF_OBJ_ALLOC_4K, -1, "", pc_st.allocs.allocations4k);
+    put_line(o, PSF_OBJ_ALLOC_BIG, -1, "", pc_st.allocs.allocations_big);
+    put_line(o, PSF_OBJ_FREES, -1, "", pc_st.allocs.frees);
+    put_line(o, PSF_OBJ_REALLOCS, -1, "", pc_st.allocs.reallocs);
     pc_rare_write(o);
 }
 
@@ -378,12 +369,13 @@ pc_stats_snapshot(PyObject *dict)
         PyList_SET_ITEM(gc, g, d);
     }
     obj = Py_BuildValue(
-        "{sKsKsKsKsKsK}", "allocations", (unsigned long long)pc_st.allocations,
-        "allocations512", (unsigned long long)pc_st.allocations512,
-        "allocations4k", (unsigned long long)pc_st.allocations4k,
-        "allocations_big", (unsigned long long)pc_st.allocations_big, "frees",
-        (unsigned long long)pc_st.frees, "reallocs",
-        (unsigned long long)pc_st.reallocs);
+        "{sKsKsKsKsKsK}", "allocations",
+        (unsigned long long)pc_st.allocs.allocations, "allocations512",
+        (unsigned long long)pc_st.allocs.allocations512, "allocations4k",
+        (unsigned long long)pc_st.allocs.allocations4k, "allocations_big",
+        (unsigned long long)pc_st.allocs.allocations_big, "frees",
+        (unsigned long long)pc_st.allocs.frees, "reallocs",
+        (unsigned long long)pc_st.allocs.reallocs);
     if (obj == NULL)
         goto done;
     if (PyDict_SetItemString(dict, "gc", gc) < 0 ||

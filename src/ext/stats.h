@@ -13,12 +13,7 @@ typedef struct pc_stats {
     uint64_t gc_collected[PC_GC_GENERATIONS];
     uint64_t gc_uncollectable[PC_GC_GENERATIONS];
     uint64_t gc_time_ns[PC_GC_GENERATIONS];
-    uint64_t allocations;
-    uint64_t allocations512;
-    uint64_t allocations4k;
-    uint64_t allocations_big;
-    uint64_t frees;
-    uint64_t reallocs;
+    pc_allocs allocs; /* collector.h: the shards hold the same */
 } pc_stats;
 
 extern pc_stats pc_st;
