@@ -7,29 +7,17 @@ iterations minus that of N1 (bench/run.py's method).
 PYTHON: a 3.11 interpreter with pystats installed (make install-ext).
 """
 import os
-import re
-import subprocess
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-WORKLOAD = os.path.join(ROOT, "bench", "overhead_workload.py")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from run import instructions  # noqa: E402
+
 KINDS = ("tight", "attrs", "gen")
 
 
 def cost(python, mode, kind, n, lines):
-    env = dict(os.environ, PYTHONHASHSEED="0",
-               PYSTATS_DIR="/nonexistent-bench-dir",
-               PYSTATS_TRACE_LINES=lines)
-    env.pop("PYTHONSTATS", None)
-    r = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
-         python, WORKLOAD, mode, kind, str(n)],
-        env=env, capture_output=True, text=True)
-    m = re.search(r"Collected : (\d+)", r.stderr)
-    if r.returncode != 0 or not m:
-        raise SystemExit("bench: %s %s %s failed:\n%s" % (
-            mode, kind, n, r.stderr[-2000:]))
-    return int(m.group(1))
+    return instructions(python, None, mode, kind, n,
+                        PYSTATS_TRACE_LINES=lines)
 
 
 def main():

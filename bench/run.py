@@ -44,9 +44,14 @@ TARGETS = {"count/nseg": 1.15, "count/quiet": 1.15, "instr/noop": 1.25}
 BUILD = os.path.abspath(os.environ.get("BUILD") or os.path.join(ROOT, "build"))
 
 
-def instructions(python, pythonpath, mode, kind, n):
-    env = dict(os.environ, PYTHONPATH=pythonpath, PYTHONHASHSEED="0",
-               PYSTATS_DIR="/nonexistent-bench-dir")
+def instructions(python, pythonpath, mode, kind, n, **extra):
+    """Callgrind instructions of one run of the workload; pythonpath:
+    where the collector is (None: the interpreter's own); extra: more
+    environment."""
+    env = dict(os.environ, PYTHONHASHSEED="0",
+               PYSTATS_DIR="/nonexistent-bench-dir", **extra)
+    if pythonpath is not None:
+        env["PYTHONPATH"] = pythonpath
     env.pop("PYTHONSTATS", None)
     r = subprocess.run(
         ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null",
