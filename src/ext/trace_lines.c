@@ -341,6 +341,24 @@ plan_jumps(const pc_codeinfo *ci, const uint8_t *raw, const int32_t *line,
     return 1;
 }
 
+/* One way out of a range, to t: told by the next event there, or, if
+ * the run goes on into t quietly (silent), t is a range the run enters
+ * (entries) whose own ways out must then be told (silent_exits); 0 if
+ * they cannot. */
+static int
+way_out(const lt_plan *p, int32_t t, int silent, int32_t *obs, int *k,
+        int32_t *entries, int *m)
+{
+    if (!silent) {
+        obs[(*k)++] = t;
+        return 1;
+    }
+    if (!silent_exits(p, t, obs, k))
+        return 0;
+    entries[(*m)++] = t;
+    return 1;
+}
+
 /* Marks LT_OPS the ranges whose line events cannot tell how a run left
  * them; 0 if a range has too many ways out to check. */
 static int
@@ -362,22 +380,13 @@ plan_exits(const pc_codeinfo *ci, lt_plan *p)
                 continue;
             if (k > 120 || m > 60)
                 return 0;
-            if (p->jt[x] >= 0) {
-                if (!(p->fl[x] & LT_JSIL))
-                    obs[k++] = p->jt[x];
-                else if (!silent_exits(p, p->jt[x], obs, &k))
-                    ok = 0;
-                else
-                    entries[m++] = p->jt[x];
-            }
-            if (x == b && !(p->fl[b] & LT_NOFALL)) {
-                if (!(p->fl[b] & LT_FSIL))
-                    obs[k++] = p->next[b];
-                else if (!silent_exits(p, p->next[b], obs, &k))
-                    ok = 0;
-                else
-                    entries[m++] = p->next[b];
-            }
+            if (p->jt[x] >= 0 && !way_out(p, p->jt[x], p->fl[x] & LT_JSIL, obs,
+                                          &k, entries, &m))
+                ok = 0;
+            if (x == b && !(p->fl[b] & LT_NOFALL) &&
+                !way_out(p, p->next[b], p->fl[b] & LT_FSIL, obs, &k, entries,
+                         &m))
+                ok = 0;
         }
         for (i = 0; i < k; i++)
             for (j = i + 1; j < k; j++)
