@@ -217,6 +217,15 @@ pc_iframe_unit(pc_iframe *f)
 #define PC_JUMP_EVENT_BEFORE_BREAKER 1
 #endif
 
+/* RESUME checks the eval breaker too: 3.12 after PY_START/PY_RESUME
+ * fired (what runs there has the new frame, reported, as its caller),
+ * 3.13+ before (the new frame has not reported its start yet). */
+#if PY_VERSION_HEX >= 0x030D0000
+#define PC_RESUME_BREAKER_FIRST 1
+#else
+#define PC_RESUME_BREAKER_FIRST 0
+#endif
+
 /* A FOR_ITER whose iterator is exhausted jumps to its END_FOR target and
  * skips it: 3.12 skips END_FOR, 3.13 END_FOR and the POP_TOP after it;
  * 3.14 skips END_FOR and runs the POP_ITER after it. */

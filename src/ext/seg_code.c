@@ -26,6 +26,7 @@ seg_ops seg_op = {.cache = -1,
                   .yield_value = -1,
                   .pop_jump = {-1, -1, -1, -1}};
 PyObject *seg_disable;
+int seg_quiet_returns = 1;
 seg_cache_entry seg_cache[SEG_CACHE];
 
 static seg_code *codes; /* every live table (fold, zero) */
@@ -90,6 +91,10 @@ seg_ops_init(PyObject *mon)
             PyExc_RuntimeError,
             "pystats: an opcode segment counting needs is missing");
         return -1;
+    }
+    {
+        const char *q = getenv("PYSTATS_QUIET_RETURNS");
+        seg_quiet_returns = !(q != NULL && strcmp(q, "0") == 0);
     }
     seg_disable = PyObject_GetAttrString(mon, "DISABLE");
     if (seg_disable == NULL)
@@ -249,7 +254,7 @@ seg_code_slow(pc_codeinfo *ci)
         PyBytes_GET_SIZE(bytes) / 2 != ci->n)
         goto done;
     size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) +
-           2 * (size_t)n * sizeof(int32_t) + 3 * (size_t)n + 1;
+           3 * (size_t)n * sizeof(int32_t) + 3 * (size_t)n + 1;
     anchored = calloc((size_t)n / 8 + 1, 1); /* a bit per unit */
     p = anchored ? calloc(1, size) : NULL;
     if (p == NULL)
@@ -264,6 +269,8 @@ seg_code_slow(pc_codeinfo *ci)
     p += (size_t)n * sizeof(int32_t);
     sc->target = (int32_t *)p;
     p += (size_t)n * sizeof(int32_t);
+    sc->exit = (int32_t *)p;
+    p += (size_t)n * sizeof(int32_t);
     sc->quiet_ok = (uint8_t *)p;
     p += (size_t)n;
     sc->arg = (uint8_t *)p;
@@ -273,6 +280,10 @@ seg_code_slow(pc_codeinfo *ci)
     sc->n = n;
     sc->op = ci->op;
     sc->hot = ci->hot;
+    sc->quiet_ret = seg_quiet_returns &&
+                    !(((PyCodeObject *)ci->code)->co_flags &
+                      (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR |
+                       CO_ITERABLE_COROUTINE));
     fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes), anchored);
     sc->next = codes;
     if (codes)
@@ -338,7 +349,7 @@ fold_code(seg_code *sc)
 }
 
 void
-pc_seg_code_free(pc_codeinfo *ci)
+seg_code_release(pc_codeinfo *ci)
 {
     seg_code *sc = ci->seg;
     unsigned k;

@@ -17,6 +17,8 @@
  *  - quiet_ok[u] is SEG_QUIET_JUMP where the JUMP event of the jump at
  *    u may be turned off, SEG_QUIET_LEFT (3.14) where u is the NOT_TAKEN
  *    of a POP_JUMP_IF_* whose BRANCH_LEFT may be turned off, else 0.
+ *  - exit[u], once set, never changes: the straight run from u to a
+ *    return only gains silent jumps.
  *  - starts[s] and ends[e] count the closed segments that began at s and
  *    ended at e since the last fold; at a fold every prefix sum of
  *    starts minus ends is non-negative (a segment ends after it starts)
@@ -51,6 +53,10 @@ typedef struct seg_code {
                                        (SEND, JBNI, JUMP_FORWARD,
                                        JUMP_BACKWARD), else itself */
     uint64_t *starts, *ends;
+    int32_t *exit;  /* exit[u] - 1: the return a quiet return from a
+                       segment starting at u reached; 0 if not known yet
+                       (seg_exit_unit) */
+    int quiet_ret; /* a function: its returns are quiet (seg_quiet.h) */
 } seg_code;
 
 /* The opcodes segment counting tells apart, by number in this
@@ -70,6 +76,9 @@ typedef struct seg_ops {
 /* Hidden, as every global the fast paths read (collector.h): addressed
  * directly, not through the GOT. */
 extern seg_ops seg_op __attribute__((visibility("hidden")));
+/* Functions' returns are quiet (seg_quiet.h) unless
+ * PYSTATS_QUIET_RETURNS=0 (read once, by seg_ops_init). */
+extern int seg_quiet_returns __attribute__((visibility("hidden")));
 /* sys.monitoring.DISABLE, owned */
 extern PyObject *seg_disable __attribute__((visibility("hidden")));
 
@@ -141,7 +150,7 @@ valid_unit(const seg_code *sc, int32_t u)
 
 /* A direct-mapped cache in front of co_extra: the frames of a program's
  * hot loop come from a handful of code objects.  An entry is cleared
- * when its code object dies (pc_seg_code_free). */
+ * when its code object dies (seg_code_release). */
 #define SEG_CACHE 256
 typedef struct seg_cache_entry {
     PyObject *code;
@@ -185,6 +194,10 @@ quiet_site(seg_code *sc, int32_t u)
         sc->silent[v] = u;
     return Py_NewRef(seg_disable);
 }
+
+/* A code object dies: fold its counts into pc_g, free its table (no
+ * stack holds it any more: pc_seg_code_free). */
+void seg_code_release(pc_codeinfo *ci);
 
 /* Every live table's starts[] and ends[] back to zero. */
 void seg_code_zero_all(void);

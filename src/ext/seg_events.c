@@ -17,7 +17,7 @@
  *  - The call statistics (pc_calls_g) count each event once, in
  *    whichever path takes it.
  */
-#include "seg_run.h"
+#include "seg_quiet.h"
 
 #if PC_HAVE_MONITORING
 
@@ -63,9 +63,9 @@ caller_stop(seg_thread *t)
 {
     if (t->depth > 0) {
         seg_frame *f = &t->stack[t->depth - 1];
-        pc_iframe *cur;
+        pc_iframe *cur, *p = caller_fast(t, &cur);
         int32_t c;
-        if (running(f) && (c = caller_unit_fast(t, f, &cur)) >= 0) {
+        if (running(f) && p == f->iframe && (c = caller_unit(f, p)) >= 0) {
             close_round(f, c);
             f->at = c;
             return f->sc->op[c];
@@ -113,6 +113,7 @@ start_other(PyObject *const *args, Py_ssize_t nargs, int call)
         pc_calls_g.resumptions++;
     if (nargs < 2)
         Py_RETURN_NONE;
+    resync_caller(t);
     prev = caller_stop(t);
     f = push(t, args[0]);
     if (f == NULL)
@@ -156,6 +157,7 @@ cb_throw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     pc_calls_g.throws++;
     if (nargs < 1)
         Py_RETURN_NONE;
+    resync_caller(t);
     t->last = caller_stop(t);
     push(t, args[0]);
     Py_RETURN_NONE;
@@ -170,7 +172,6 @@ leave_other(PyObject *const *args, Py_ssize_t nargs, int yielding)
     seg_frame *f;
     seg_code *sc;
     int32_t off;
-    int last;
     ENTER(t);
     if (yielding)
         pc_calls_g.yields++;
@@ -184,19 +185,8 @@ leave_other(PyObject *const *args, Py_ssize_t nargs, int yielding)
         PC_DESYNC();
         Py_RETURN_NONE;
     }
-    if (f->start >= 0 && f->at != off && straight(sc, f->start, off)) {
-        close_run(sc, f->start, off);
-        last = sc->op[off];
-    }
-    else {
-        eager_settle(t, f, off);
-        last = settle(t, f, off, yielding);
-    }
-    t->depth--;
-    if (last < 0 || t->depth == 0 ||
-        !eager_restart(t, &t->stack[t->depth - 1], last))
-        t->last = last;
-    Py_RETURN_NONE;
+    left(t, f, off, yielding);
+    return return_result(sc, yielding);
 }
 
 /* PY_RETURN: (code, offset, value) */
@@ -378,7 +368,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     seg_thread *t = counting_thread();
     seg_frame *f, *g;
     seg_code *sc, *nsc;
-    pc_iframe *cur;
+    pc_iframe *cur, *p;
     PyObject *code;
     int32_t off, c;
     unsigned k;
@@ -386,9 +376,6 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     if (t == NULL || nargs < 2 || t->depth == t->cap)
         goto other;
     f = &t->stack[t->depth - 1];
-    sc = f->sc;
-    if (!running(f))
-        goto other;
     code = args[0];
     k = cache_slot(code);
     if (seg_cache[k].code != code)
@@ -397,12 +384,21 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     off = unit_arg(args[1]); /* RESUME is often at offset 0 */
     if ((uint32_t)off >= (uint32_t)nsc->n)
         goto other;
-    if ((c = caller_unit_fast(t, f, &cur)) < 0)
+    if ((p = caller_fast(t, &cur)) != f->iframe &&
+        (f = pop_quiet(t, f, p)) == NULL)
         goto other;
+    /* f is the caller: an open segment (or restarted eagerly, which this
+     * call confirms unless it is at the same instruction), no exception
+     * in flight, at an instruction the fast path can stop at. */
+    sc = f->sc;
+    if (f->start < 0 || f->raised >= 0 || (c = caller_unit(f, p)) < 0 ||
+        c == f->at)
+        goto other;
+    f->at = -1;
     close_round(f, c);
     f->at = c;
     pc_g.pair[sc->op[c]][nsc->op[off]]++;
-    g = f + 1;
+    g = &t->stack[t->depth];
     g->sc = nsc;
     g->iframe = cur;
     g->start = off;
@@ -429,12 +425,16 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
     seg_thread *t = counting_thread();
     seg_frame *f;
     seg_code *sc;
+    pc_iframe *cur;
     int32_t off;
     int last;
 
     if (t == NULL || nargs < 2)
         goto other;
     f = &t->stack[t->depth - 1];
+    cur = pc_tstate_iframe(t->ts);
+    if (f->iframe != cur && (f = pop_quiet(t, f, cur)) == NULL)
+        goto other;
     sc = f->sc;
     off = pc_offset_unit_nonzero(args[1]);
     if (sc->code != args[0] || (uint32_t)off >= (uint32_t)sc->n)
@@ -466,7 +466,7 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
     t->depth--;
     if (t->depth == 0 || !eager_restart(t, f - 1, last))
         t->last = last;
-    Py_RETURN_NONE;
+    return return_result(sc, yielding);
 other:
     return leave_other(args, nargs, yielding);
 }
@@ -481,11 +481,15 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
     seg_thread *t = counting_thread();
     seg_frame *f;
     seg_code *sc;
+    pc_iframe *cur;
     int32_t nt;
 
     if (t == NULL)
         goto other;
     f = &t->stack[t->depth - 1];
+    cur = pc_tstate_iframe(t->ts);
+    if (f->iframe != cur && (f = pop_quiet(t, f, cur)) == NULL)
+        goto other;
     sc = f->sc;
     if (sc->code != code || (uint32_t)src >= (uint32_t)sc->n ||
         (uint32_t)dst >= (uint32_t)sc->n)
@@ -736,6 +740,17 @@ cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* The floor's PY_RETURN: the same returns turned off as count's. */
+static PyObject *
+cb_noop_return(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_code *sc;
+    (void)self;
+    if (nargs < 1 || (sc = seg_code_for(args[0])) == NULL)
+        Py_RETURN_NONE;
+    return return_result(sc, 0);
+}
+
 #if PC_BRANCH_LEFT_RIGHT
 /* The floor's BRANCH_LEFT: the same sides turned off as count's. */
 static PyObject *
@@ -778,6 +793,7 @@ DEF("_pystats_seg_handled", cb_handled);
 DEF("_pystats_seg_unwind", cb_unwind);
 DEF("_pystats_seg_noop", cb_noop);
 DEF("_pystats_seg_noop_jump", cb_noop_jump);
+DEF("_pystats_seg_noop_return", cb_noop_return);
 #if PC_BRANCH_LEFT_RIGHT
 DEF("_pystats_seg_noop_left", cb_noop_left);
 #endif
@@ -817,6 +833,8 @@ pc_seg_callbacks(int noop, size_t *n)
         cb->def = noop == 2 && strcmp(cb->event, "JUMP") == 0
                       ? &cb_noop_jump_def
                       : &cb_noop_def;
+        if (noop == 2 && strcmp(cb->event, "PY_RETURN") == 0)
+            cb->def = &cb_noop_return_def;
 #if PC_BRANCH_LEFT_RIGHT
         if (noop == 2 && strcmp(cb->event, "BRANCH_LEFT") == 0)
             cb->def = &cb_noop_left_def;

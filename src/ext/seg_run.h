@@ -195,6 +195,29 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
     return f->sc->op[e];
 }
 
+/* The top frame f leaves at off, by PY_RETURN or PY_YIELD there or a
+ * quiet return found later (seg_quiet.h): close its segment at off; its
+ * caller may go on. */
+static inline void
+left(seg_thread *t, seg_frame *f, int32_t off, int yielding)
+{
+    seg_code *sc = f->sc;
+    int last;
+    assert(f == &t->stack[t->depth - 1]);
+    if (f->start >= 0 && f->at != off && straight(sc, f->start, off)) {
+        close_run(sc, f->start, off);
+        last = sc->op[off];
+    }
+    else {
+        eager_settle(t, f, off);
+        last = settle(t, f, off, yielding);
+    }
+    t->depth--;
+    if (last < 0 || t->depth == 0 ||
+        !eager_restart(t, &t->stack[t->depth - 1], last))
+        t->last = last;
+}
+
 /* f is stopped at its current instruction c (a callee starts, or
  * counts are taken): close up to c; it resumes after c. */
 static inline void

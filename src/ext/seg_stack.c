@@ -22,6 +22,14 @@ thread_exit(void *p)
         pthread_mutex_unlock(&seg_threads_lock);
         return; /* another thread has taken it over */
     }
+    if (t->gen == seg_gen && t->depth > 0) {
+        /* Its last frames returned quietly (seg_quiet.h): kept, without
+         * the GIL to settle them now, for the next cut to settle. */
+        t->ts = NULL;
+        t->adopted = 0;
+        pthread_mutex_unlock(&seg_threads_lock);
+        return;
+    }
     for (pp = &seg_threads; *pp != NULL; pp = &(*pp)->next) {
         if (*pp == t) {
             *pp = t->next;
@@ -120,33 +128,6 @@ at_resume(pc_iframe *p)
     return ci != NULL && u >= 0 && u < ci->n && ci->op[u] == seg_op.resume;
 }
 
-__attribute__((noinline, cold)) seg_frame *
-seg_top_mismatch(seg_thread *t, PyObject *code)
-{
-    pc_iframe *p = pc_tstate_iframe(t->ts);
-    int i;
-    /* The thread's current frame runs this code and has not got past its
-     * RESUME: a frame that never reported its start, because another
-     * tool's PY_START/PY_RESUME callback (a trace function's 'call'
-     * event) raised before ours was called, or the eval breaker at its
-     * RESUME raised.  Nothing of it ran (mode instructions, whose RESUME
-     * is counted at PY_START too, counts nothing of it either): its RAISE
-     * and PY_UNWIND are not ours to follow. */
-    assert(t->depth == 0 || t->stack[t->depth - 1].sc->code != code);
-    while (p != NULL && pc_iframe_code(p) == NULL)
-        p = p->previous;
-    if (p != NULL && pc_iframe_executable(p) == code && at_resume(p))
-        return NULL;
-    PC_DESYNC();
-    for (i = t->depth - 2; i >= 0; i--) {
-        if (t->stack[i].sc->code == code) {
-            t->depth = i + 1;
-            return &t->stack[i];
-        }
-    }
-    return NULL;
-}
-
 #ifdef PC_FRAME_READ_PUBLIC
 /* Frames the caller search passes over (as seg_caller_instruction() does
  * with internal frames): a generator's not entered by throw(), and one
@@ -218,6 +199,12 @@ init_shim(pc_iframe *p)
             0xff) == seg_op.exit_init_check;
 }
 
+
+int
+seg_unreported(pc_iframe *p)
+{
+    return init_shim(p) || (PC_RESUME_BREAKER_FIRST && at_resume(p));
+}
 
 /* At PY_START/PY_RESUME/PY_THROW: the caller's current instruction. */
 int32_t

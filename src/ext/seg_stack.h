@@ -123,21 +123,6 @@ push(seg_thread *t, PyObject *code)
     return f;
 }
 
-/* The top frame, which the event's code must be; NULL if the stack does
- * not fit the event (a bug: PC_DESYNC, the event is dropped). */
-seg_frame *seg_top_mismatch(seg_thread *t, PyObject *code);
-
-static inline seg_frame *
-top_for(seg_thread *t, PyObject *code)
-{
-    if (t->depth > 0) {
-        seg_frame *f = &t->stack[t->depth - 1];
-        if (f->sc->code == code)
-            return f;
-    }
-    return seg_top_mismatch(t, code);
-}
-
 /* ---- reading frames ---- */
 
 /* The unit of the current instruction of the Python frame p, if it runs
@@ -158,31 +143,47 @@ python_frame(pc_iframe *p)
     return p;
 }
 
-/* The common case of seg_caller_instruction(), read in a few loads: the new
- * frame (*cur) has the caller as its previous one, or past the entry
- * frame of a call from C.  -1 in any other case, and at a
- * JUMP_BACKWARD (whose 3.12 eval-breaker case stop_at() handles): the
- * general path decides. */
-static inline int32_t
-caller_unit_fast(seg_thread *t, const seg_frame *f, pc_iframe **cur)
+/* The common case of seg_caller_instruction(), read in a few loads: the
+ * new frame's (*cur's) previous one, or the one past the entry frame of a
+ * call from C; NULL if none (or with PC_FRAME_READ_PUBLIC: the general
+ * path decides). */
+static inline pc_iframe *
+caller_fast(seg_thread *t, pc_iframe **cur)
 {
     pc_iframe *p;
-    int32_t c;
     *cur = pc_tstate_iframe(t->ts);
     if (PC_PUBLIC_FRAMES)
-        return -1; /* measure the public API's way: no internal reads */
+        return NULL; /* measure the public API's way: no internal reads */
     if (*cur == NULL || (p = (*cur)->previous) == NULL)
-        return -1;
-    if (p->owner >= PC_FRAME_OWNED_BY_CSTACK && (p = p->previous) == NULL)
-        return -1;
+        return NULL;
+    if (p->owner >= PC_FRAME_OWNED_BY_CSTACK)
+        p = p->previous;
+    return p;
+}
+
+/* The current instruction of f's frame p, the new frame's caller; -1
+ * if p does not run f's code (a shim), or at a JUMP_BACKWARD (whose 3.12
+ * eval-breaker case stop_at() handles) or a RESUME (a frame that has not
+ * reported its start, PC_RESUME_BREAKER_FIRST, at the address of one that
+ * returned): the general path decides. */
+static inline int32_t
+caller_unit(const seg_frame *f, pc_iframe *p)
+{
+    int32_t c;
     if (pc_iframe_executable(p) != f->sc->code)
         return -1;
     c = owner_unit(f->sc, pc_iframe_unit(p));
-    if (c < 0 || f->sc->op[c] == seg_op.jump_backward)
+    if (c < 0 || f->sc->op[c] == seg_op.jump_backward ||
+        f->sc->op[c] == seg_op.resume)
         return -1;
     return c;
 }
 
+/* A frame that has reported nothing of itself: waiting at the eval
+ * breaker of a RESUME whose PY_START/PY_RESUME has not fired (3.13+,
+ * PC_RESUME_BREAKER_FIRST), or 3.13's shim between a class's call and
+ * its __init__. */
+int seg_unreported(pc_iframe *p);
 /* At PY_START/PY_RESUME/PY_THROW: the caller's current instruction;
  * -1 if it cannot be found. */
 int32_t seg_caller_instruction(seg_thread *t, const seg_frame *f);

@@ -67,7 +67,7 @@
  * opening and closing segments.  seg_events.c: the event rules, one
  * callback per event.  Each states its invariants at its top.
  */
-#include "seg_run.h"
+#include "seg_quiet.h"
 
 #if PC_HAVE_MONITORING
 
@@ -86,6 +86,26 @@ pc_seg_init(PyObject *mon)
     return 0;
 }
 
+/* Free the stacks of threads that have ended (ts NULL, seg_stack.c's
+ * thread_exit), settling their quiet returns first if asked.  Caller
+ * holds seg_threads_lock. */
+static void
+reap(int settle)
+{
+    seg_thread **pp = &seg_threads, *t;
+    while ((t = *pp) != NULL) {
+        if (t->ts != NULL) {
+            pp = &t->next;
+            continue;
+        }
+        if (settle && t->gen == seg_gen)
+            seg_returned(t, 0); /* its thread ended: every frame returned */
+        *pp = t->next;
+        free(t->stack);
+        free(t);
+    }
+}
+
 int
 pc_seg_window_start(void)
 {
@@ -96,6 +116,7 @@ pc_seg_window_start(void)
     assert(PyGILState_Check());
     seg_gen++;
     pthread_mutex_lock(&seg_threads_lock);
+    reap(0); /* ended threads of an earlier window: cut already */
     for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL;
          ts = PyThreadState_Next(ts)) {
         seg_thread *t = seg_thread_find(ts, 1);
@@ -126,8 +147,14 @@ void
 pc_seg_measure_set(int depth)
 {
     seg_thread *t = thread_get();
-    if (t != NULL)
-        t->measuring = depth;
+    if (t == NULL)
+        return;
+    if (depth == 0 && t->measuring > 0 && !pc_g.on) {
+        /* fn is over: its quiet returns count before counting stops */
+        pc_iframe *cur = pc_tstate_iframe(t->ts);
+        seg_resync(t, cur != NULL ? python_frame(cur) : NULL, 0);
+    }
+    t->measuring = depth;
 }
 
 /* Close t's open segment where ts is now. */
@@ -138,6 +165,10 @@ cut_thread(seg_thread *t, PyThreadState *ts)
     pc_iframe *p;
     int32_t c;
     if (t->gen != seg_gen || t->depth == 0 || !(pc_g.on || t->measuring))
+        return;
+    p = pc_tstate_iframe(ts);
+    seg_resync(t, p != NULL ? python_frame(p) : NULL, 0);
+    if (t->depth == 0)
         return;
     f = &t->stack[t->depth - 1];
     if (f->start < 0 && f->at < 0)
@@ -171,6 +202,8 @@ pc_seg_cut(void)
         if (t != NULL)
             cut_thread(t, ts);
     }
+    if (pc_g.on)
+        reap(1);
     pthread_mutex_unlock(&seg_threads_lock);
 }
 
@@ -193,6 +226,15 @@ pc_seg_zero(void)
         }
     }
     pthread_mutex_unlock(&seg_threads_lock);
+}
+
+
+void
+pc_seg_code_free(pc_codeinfo *ci)
+{
+    if (ci->seg != NULL)
+        seg_settle_code(ci->seg); /* frames of it returned quietly */
+    seg_code_release(ci);
 }
 
 

@@ -49,6 +49,23 @@ def branchless(n):
         return i
 
 
+def leaf(x):
+    return x + 1
+
+
+def leafy(n):
+    """A function called again and again, returning without an event of
+    its own (a quiet return): each call's frame takes the place of the
+    last, and the collections its lists start run at the eval breaker of
+    its RESUME, before (3.13+) or after (3.12) it reports its start."""
+    t = 0
+    for i in range(n):
+        cell = [None]
+        cell[0] = cell
+        t = leaf(t)
+    return t
+
+
 def on_gc(phase, info):
     log.append(phase)
 
@@ -61,7 +78,7 @@ def run():
     keep = []           # the weakrefs outlive every referent
     gc.callbacks.append(on_gc)
     try:
-        n = churn(300, keep) + branchless(400)
+        n = churn(300, keep) + branchless(400) + leafy(400)
     finally:
         gc.callbacks.remove(on_gc)
         gc.set_threshold(*old)

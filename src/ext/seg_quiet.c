@@ -1,0 +1,149 @@
+/* seg_quiet.c: quiet returns (seg_quiet.h): finding and settling the
+ * frames that returned without an event. */
+#include "seg_quiet.h"
+
+#if PC_HAVE_MONITORING
+
+/* The walk of seg_exit_unit(). */
+static int32_t
+exit_walk(const seg_code *sc, int32_t u)
+{
+    int32_t guard;
+    for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0;
+         guard++) {
+        int op = sc->op[u];
+        if (op == seg_op.return_value || op == seg_op.return_const)
+            return u;
+        if (op == seg_op.for_iter || op == seg_op.yield_value)
+            return -1; /* always fires: the frame did not get past it */
+        if (sc->silent[u] == u)
+            u = sc->target[u]; /* a silent jump always jumps */
+        else if (op == seg_op.jump_forward || op == seg_op.jump_backward)
+            return -1; /* a jump not (yet) quiet fires JUMP */
+        else
+            u = next_unit(sc, u); /* a branch not taken, or anything */
+    }
+    return -1;
+}
+
+int32_t
+seg_exit_unit(seg_code *sc, int32_t u)
+{
+    int32_t r;
+    if (!valid_unit(sc, u))
+        return -1;
+    if (sc->exit[u] > 0)
+        return sc->exit[u] - 1;
+    r = exit_walk(sc, u);
+    if (r >= 0)
+        sc->exit[u] = r + 1;
+    return r;
+}
+
+/* The top frame of t returned quietly: do what PY_RETURN would have. */
+static void
+returned(seg_thread *t)
+{
+    seg_frame *f = &t->stack[t->depth - 1];
+    int32_t u = -1, r;
+    if (f->sc->quiet_ret) {
+        if (f->start >= 0)
+            u = f->start;
+        else if (f->at >= 0)
+            u = resume_unit(f, -1, 0);
+    }
+    r = seg_exit_unit(f->sc, u);
+    pc_calls_g.returns++;
+    if (r < 0) {
+        /* Not a function, or no return on its way: it left without an
+         * event we know of. */
+        PC_DESYNC();
+        t->depth--;
+        t->last = SEG_NONE;
+        return;
+    }
+    left(t, f, r, 0);
+}
+
+void
+seg_returned(seg_thread *t, int k)
+{
+    while (t->depth > k)
+        returned(t);
+}
+
+void
+seg_resync(seg_thread *t, pc_iframe *p, int own)
+{
+    pc_iframe *q;
+    int k;
+    if (t->depth == 0 || (own && t->stack[t->depth - 1].iframe == p))
+        return;
+    for (q = p; q != NULL; q = python_frame(q->previous)) {
+        if (!(own && q == p) && seg_unreported(q))
+            continue;
+        for (k = t->depth - 1; k >= 0; k--) {
+            if (t->stack[k].iframe == q) {
+                seg_returned(t, k + 1);
+                return;
+            }
+        }
+    }
+    seg_returned(t, 0); /* none of its frames is running any more */
+}
+
+__attribute__((noinline, cold)) seg_frame *
+seg_top_mismatch(seg_thread *t, PyObject *code)
+{
+    pc_iframe *p = python_frame(pc_tstate_iframe(t->ts));
+    int i;
+    seg_resync(t, p, 1);
+    if (t->depth > 0) {
+        seg_frame *f = &t->stack[t->depth - 1];
+        if (f->sc->code == code && f->iframe == p)
+            return f;
+    }
+    /* The thread's current frame runs this code and has not got past its
+     * RESUME: a frame that never reported its start, because another
+     * tool's PY_START/PY_RESUME callback (a trace function's 'call'
+     * event) raised before ours was called, or the eval breaker at its
+     * RESUME raised.  Nothing of it ran (mode instructions, whose RESUME
+     * is counted at PY_START too, counts nothing of it either): its RAISE
+     * and PY_UNWIND are not ours to follow. */
+    if (p != NULL && pc_iframe_executable(p) == code && seg_unreported(p))
+        return NULL;
+    PC_DESYNC();
+    for (i = t->depth - 2; i >= 0; i--) {
+        if (t->stack[i].sc->code == code) {
+            t->depth = i + 1;
+            return &t->stack[i];
+        }
+    }
+    return NULL;
+}
+
+void
+seg_settle_code(seg_code *sc)
+{
+    seg_thread *t;
+    int k;
+    pthread_mutex_lock(&seg_threads_lock);
+    for (t = seg_threads; t != NULL; t = t->next) {
+        if (t->gen != seg_gen)
+            continue;
+        for (k = 0; k < t->depth; k++) {
+            if (t->stack[k].sc == sc) {
+                /* No frame runs sc (each holds its code): this one and
+                 * its callees above it returned. */
+                if (pc_g.on || t->measuring)
+                    seg_returned(t, k);
+                else
+                    t->depth = k; /* not counting: nothing to settle */
+                break;
+            }
+        }
+    }
+    pthread_mutex_unlock(&seg_threads_lock);
+}
+
+#endif /* PC_HAVE_MONITORING */

@@ -1,0 +1,105 @@
+/* seg_quiet.h: quiet returns (3.12+).  Internal to segment counting: see
+ * segments.c for the method.
+ *
+ * A function (code that is no generator, coroutine or async generator)
+ * leaves by a return or by an exception.  The exception fires PY_UNWIND;
+ * the return is where the straight-line run from the frame's last event
+ * leads, silent jumps followed: its PY_RETURN says nothing the bytecode
+ * does not.  So at a return's first PY_RETURN the callback counts it and
+ * returns DISABLE, and from then on the frame's return is found at the
+ * thread's next event, whose frame is not the top of the shadow stack
+ * any more: every frame above the one the event belongs to has returned.
+ *
+ * Invariants (on top of seg_stack.h's):
+ *  - Frames are told apart by identity (seg_frame.iframe), never by code
+ *    alone: a recursive call runs the same code.  The top of a stack
+ *    stands for the frame an event comes from only if its iframe is the
+ *    thread's current frame.
+ *  - A frame on a stack whose interpreter frame is not in its thread's
+ *    chain of frames has returned quietly; so have all the frames above
+ *    it (its callees).  Only functions return quietly: a generator's
+ *    frame leaves with an event (PY_RETURN, PY_YIELD, PY_UNWIND).
+ *  - Every quiet return is settled (seg_returned) before anything reads
+ *    the stack's counts: at the thread's next event, at a cut, at the
+ *    end of measure(), when the code of such a frame dies, and, for a
+ *    thread that ended, at the next cut (the stack is kept until then,
+ *    its seg_thread's ts NULL).  Settling does exactly what PY_RETURN
+ *    would have done at that return (left()).
+ *  - A stale frame's iframe can be the address of a frame that has not
+ *    yet reported its start (waiting at the eval breaker of its RESUME)
+ *    or of a 3.13 __init__ shim: searches from a caller pass over those
+ *    (seg_unreported()) before comparing addresses.
+ */
+#ifndef PC_SEG_QUIET_H
+#define PC_SEG_QUIET_H
+
+#include "seg_run.h"
+
+#if PC_HAVE_MONITORING
+
+/* The return a frame of sc running from unit u reaches without an
+ * event, following silent jumps; -1 if there is none. */
+int32_t seg_exit_unit(seg_code *sc, int32_t u);
+/* The frames [k, depth) of t returned quietly: settle them, top first. */
+void seg_returned(seg_thread *t, int k);
+/* Settle the frames of t above the one that stands for p, the thread's
+ * frame that runs now (own: the event's own frame; else a new frame's
+ * caller, or a waiting thread's current frame, in which case frames
+ * that have not reported their start are passed over). */
+void seg_resync(seg_thread *t, pc_iframe *p, int own);
+/* The top frame, which the event's code must be, after settling quiet
+ * returns; NULL if the stack does not fit the event. */
+seg_frame *seg_top_mismatch(seg_thread *t, PyObject *code);
+/* A code object dies: the frames of it still on a stack returned. */
+void seg_settle_code(seg_code *sc);
+
+/* The top frame for an event of code (the thread's current frame). */
+static inline seg_frame *
+top_for(seg_thread *t, PyObject *code)
+{
+    if (t->depth > 0) {
+        seg_frame *f = &t->stack[t->depth - 1];
+        if (f->sc->code == code && f->iframe == pc_tstate_iframe(t->ts))
+            return f;
+    }
+    return seg_top_mismatch(t, code);
+}
+
+/* The commonest quiet return, inline: the top frame f ran straight from
+ * its last event to a return already known (sc->exit), and the event
+ * belongs to its caller, cur.  Settles it and returns the caller, now
+ * the top; NULL if not that case (nothing changed). */
+static inline __attribute__((always_inline)) seg_frame *
+pop_quiet(seg_thread *t, seg_frame *f, pc_iframe *cur)
+{
+    int32_t r;
+    if (t->depth < 2 || f[-1].iframe != cur || !running(f) ||
+        (r = f->sc->exit[f->start] - 1) < 0)
+        return NULL;
+    pc_calls_g.returns++;
+    left(t, f, r, 0);
+    return f - 1;
+}
+
+/* A new frame (the thread's current one) is entered, or a generator
+ * thrown into: settle the quiet returns above its caller. */
+static inline void
+resync_caller(seg_thread *t)
+{
+    pc_iframe *cur = pc_tstate_iframe(t->ts);
+    if (t->depth > 0 && cur != NULL)
+        seg_resync(t, python_frame(cur->previous), 0);
+}
+
+/* What a PY_RETURN callback returns: DISABLE for a function's return
+ * (seg_quiet.h), None otherwise. */
+static inline PyObject *
+return_result(const seg_code *sc, int yielding)
+{
+    if (!yielding && sc->quiet_ret)
+        return Py_NewRef(seg_disable);
+    Py_RETURN_NONE;
+}
+
+#endif /* PC_HAVE_MONITORING */
+#endif
