@@ -274,6 +274,7 @@ pc_dump(pc_reason reason)
 static void
 at_exit(void)
 {
+    pc_seg_exit();
     pc_dump(PC_REASON_EXIT);
 }
 

@@ -151,6 +151,15 @@ done:
     return (int)bit;
 }
 
+/* Whether a mode's callbacks turn events off where they are quiet
+ * (DISABLE), and whether one has since the last restart_events(). */
+static int
+quiets(int mode)
+{
+    return mode == PC_MODE_COUNT || mode == PC_MODE_NOOP_QUIET;
+}
+static int quieted;
+
 /* Claim a tool id and register the callbacks. */
 static int
 claim(PyObject *mon)
@@ -267,6 +276,19 @@ pc_backend_sync(void)
         if (r == NULL)
             goto done;
         Py_DECREF(r);
+        if (quiets(pc_g.mode))
+            quieted = 1;
+        else if (quieted) {
+            /* Segment counting turned events off where they were quiet
+             * (jumps, branch sides, returns: docs/FORMAT.md 1.13), and
+             * sys.monitoring keeps them off for this tool id in code that
+             * has not run since: this mode needs every one of them. */
+            r = PyObject_CallMethod(mon, "restart_events", NULL);
+            if (r == NULL)
+                goto done;
+            Py_DECREF(r);
+            quieted = 0;
+        }
         pc_g.installed = 1;
     }
     else {

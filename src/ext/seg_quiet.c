@@ -83,7 +83,8 @@ seg_resync(seg_thread *t, pc_iframe *p, int own)
         if (!(own && q == p) && seg_unreported(q))
             continue;
         for (k = t->depth - 1; k >= 0; k--) {
-            if (t->stack[k].iframe == q) {
+            if (t->stack[k].iframe == q &&
+                t->stack[k].sc->code == pc_iframe_executable(q)) {
                 seg_returned(t, k + 1);
                 return;
             }

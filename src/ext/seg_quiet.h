@@ -26,9 +26,12 @@
  *    its seg_thread's ts NULL).  Settling does exactly what PY_RETURN
  *    would have done at that return (left()).
  *  - A stale frame's iframe can be the address of a frame that has not
- *    yet reported its start (waiting at the eval breaker of its RESUME)
- *    or of a 3.13 __init__ shim: searches from a caller pass over those
- *    (seg_unreported()) before comparing addresses.
+ *    yet reported its start (waiting at the eval breaker of its RESUME),
+ *    of a 3.13 __init__ shim, or of one that runs with events off
+ *    (PyThreadState_EnterTracing: the census's walk, another tool's
+ *    callback): searches from a caller pass over the first two
+ *    (seg_unreported()), and a frame stands for a shadow frame only if
+ *    it runs the same code at the same address.
  */
 #ifndef PC_SEG_QUIET_H
 #define PC_SEG_QUIET_H

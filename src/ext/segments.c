@@ -230,6 +230,24 @@ pc_seg_zero(void)
 
 
 void
+pc_seg_exit(void)
+{
+    seg_thread *t;
+    if (!pc_seg_mode())
+        return;
+    pthread_mutex_lock(&seg_threads_lock);
+    for (t = seg_threads; t != NULL; t = t->next) {
+        /* This thread ran the last Python code there was; a thread that
+         * ended returned from all its frames too.  Any other is a daemon
+         * thread stopped where it was: its frames never returned. */
+        if (t->gen == seg_gen && (t == seg_t || t->ts == NULL) &&
+            (pc_g.on || t->measuring))
+            seg_returned(t, 0);
+    }
+    pthread_mutex_unlock(&seg_threads_lock);
+}
+
+void
 pc_seg_code_free(pc_codeinfo *ci)
 {
     if (ci->seg != NULL)

@@ -50,6 +50,10 @@ void pc_seg_zero(void);
 void pc_seg_after_fork(void);
 /* A code object dies: fold its counts, free its arrays. */
 void pc_seg_code_free(pc_codeinfo *ci);
+/* Py_AtExit, no Python code left to run: the frames of this thread and of
+ * ended threads have all returned (quiet returns, seg_quiet.h).  Plain C
+ * over C data. */
+void pc_seg_exit(void);
 
 #else
 
@@ -74,6 +78,10 @@ pc_seg_measure_set(int depth)
 }
 static inline void
 pc_seg_cut(void)
+{
+}
+static inline void
+pc_seg_exit(void)
 {
 }
 static inline void

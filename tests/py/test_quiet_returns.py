@@ -1,0 +1,122 @@
+"""Quiet returns (mode count, 3.12+; docs/FORMAT.md 1.13): a function's
+PY_RETURN is turned off at its first one, and the return is found later,
+at the thread's next event or wherever the counts are read.  Each test
+puts a quiet return where nothing follows it in its thread for a while
+(interpreter shutdown, a thread's end, a code object freed right after
+it ran, measure()'s end) and requires the counts and pairs of mode
+instructions, which takes one event per instruction."""
+import dis
+import sys
+
+import pytest
+
+from conftest import clean_env, dumps_in, measured_snapshot, run_python
+
+SEGMENTS = sys.version_info >= (3, 12)
+pytestmark = pytest.mark.skipif(not SEGMENTS, reason="segment counting is 3.12+")
+
+
+def same(a, b):
+    for key in ("execution_count", "pair_count"):
+        diff = {k: (a[key].get(k), b[key].get(k))
+                for k in set(a[key]) | set(b[key]) if a[key].get(k) != b[key].get(k)}
+        assert not diff, "%s differ (count, instructions): %r" % (key, diff)
+
+
+def leaf(x):
+    return x + 1
+
+
+def calls(n):
+    t = 0
+    for _ in range(n):
+        t = leaf(t)
+    return t
+
+
+def adaptive_ops(fn):
+    raw = fn.__code__._co_code_adaptive
+    return [dis._all_opname[raw[i.offset]] for i in dis.get_instructions(fn)]
+
+
+def gen(n):
+    for i in range(n):
+        yield i
+
+
+def test_function_returns_turned_off_generator_yields_kept(stats):
+    measured_snapshot(stats, "count", lambda: (calls(5), list(gen(3))))
+    assert not [o for o in adaptive_ops(leaf) if o.startswith("INSTRUMENTED_RETURN")]
+    assert "INSTRUMENTED_YIELD_VALUE" in adaptive_ops(gen)
+
+
+def test_calls_counted_after_quiet_returns(stats):
+    count = measured_snapshot(stats, "count", calls, 50)
+    ins = measured_snapshot(stats, "instructions", calls, 50)
+    same(count, ins)
+    # leaf's RESUME, LOAD_FAST, LOAD_CONST (3.14: LOAD_SMALL_INT), BINARY_OP
+    # and RETURN_VALUE, 50 times; every return counted
+    assert count["calls"]["returns"] == ins["calls"]["returns"] == 51
+    assert count["execution_count"]["BINARY_OP"] == 50
+
+
+def exec_loop(n):
+    for i in range(n):
+        exec(compile("y = %d\nz = y * 2\n" % i, "<q>", "exec"), {})
+
+
+def test_code_freed_after_its_quiet_return(stats):
+    """Each compiled module returns quietly into exec(), and its code
+    object dies before the caller's next event."""
+    exec_loop(3)
+    count = measured_snapshot(stats, "count", exec_loop, 20)
+    ins = measured_snapshot(stats, "instructions", exec_loop, 20)
+    same(count, ins)
+    assert count["calls"]["returns"] == 21
+
+
+SHUTDOWN = """
+import atexit, threading, weakref
+def leaf(x):
+    return x + 1
+def work(n):
+    t = 0
+    for _ in range(n):
+        t = leaf(t)
+    return t
+class Late:
+    def __del__(self):
+        leaf(work(3))
+def callback(ref):
+    work(2)
+def worker():
+    work(4)
+for _ in range(2):
+    th = threading.Thread(target=worker)
+    th.start()
+    th.join()
+late = Late()
+keep = Late()
+ref = weakref.ref(keep, callback)
+atexit.register(work, 5)
+work(6)
+"""
+
+
+def test_whole_program_with_code_run_at_shutdown(tmp_path):
+    """The last Python code of a process runs during finalization (atexit
+    functions, module globals' __del__, weakref callbacks); a thread ends
+    right after its last return (the second of two threads: the first
+    one's returns were the first, and fired)."""
+    dumps = {}
+    for mode in ("count", "instructions"):
+        d = str(tmp_path / mode)
+        run_python(SHUTDOWN, env=clean_env(PYTHONSTATS=mode, PYSTATS_DIR=d,
+                                           PYTHONHASHSEED=0))
+        [dumps[mode]] = dumps_in(d)
+    a, b = dumps["count"], dumps["instructions"]
+    same({"execution_count": a.counts, "pair_count": a.pairs},
+         {"execution_count": b.counts, "pair_count": b.pairs})
+    # three threads, each with a first instruction that follows nothing
+    assert sum(a.pairs.values()) == sum(a.counts.values()) - 3
+    assert a.header.get("meta.collection.desync", "0") == "0"
