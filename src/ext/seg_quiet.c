@@ -111,7 +111,7 @@ seg_top_mismatch(seg_thread *t, PyObject *code)
      * RESUME raised.  Nothing of it ran (mode instructions, whose RESUME
      * is counted at PY_START too, counts nothing of it either): its RAISE
      * and PY_UNWIND are not ours to follow. */
-    if (p != NULL && pc_iframe_executable(p) == code && seg_unreported(p))
+    if (p != NULL && pc_iframe_executable(p) == code && seg_at_resume(p))
         return NULL;
     PC_DESYNC();
     for (i = t->depth - 2; i >= 0; i--) {

@@ -68,20 +68,31 @@ top_for(seg_thread *t, PyObject *code)
     return seg_top_mismatch(t, code);
 }
 
-/* The commonest quiet return, inline: the top frame f ran straight from
- * its last event to a return already known (sc->exit), and the event
- * belongs to its caller, cur.  Settles it and returns the caller, now
- * the top; NULL if not that case (nothing changed). */
+/* The commonest quiet returns, inline: the event belongs to cur, the
+ * frame a few levels below the top one f, and each frame above it ran
+ * straight from its last event (or from its callee's return) to a return
+ * already known (sc->exit).  Settles them and returns cur's frame, now
+ * the top; NULL if not that case (what could be settled is, and the
+ * general path decides the rest). */
+#define SEG_QUIET_LEVELS 4
 static inline __attribute__((always_inline)) seg_frame *
 pop_quiet(seg_thread *t, seg_frame *f, pc_iframe *cur)
 {
+    seg_frame *g = f;
     int32_t r;
-    if (t->depth < 2 || f[-1].iframe != cur || !running(f) ||
-        (r = f->sc->exit[f->start] - 1) < 0)
+    int k;
+    for (k = 0; k < SEG_QUIET_LEVELS && g > t->stack; k++)
+        if ((--g)->iframe == cur)
+            break;
+    if (g->iframe != cur || g == f)
         return NULL;
-    pc_calls_g.returns++;
-    left(t, f, r, 0);
-    return f - 1;
+    for (; f > g; f--) {
+        if ((f->start | ~f->raised) < 0 || (r = f->sc->exit[f->start] - 1) < 0)
+            return NULL;
+        pc_calls_g.returns++;
+        left(t, f, r, 0);
+    }
+    return g;
 }
 
 /* A new frame (the thread's current one) is entered, or a generator

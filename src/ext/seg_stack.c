@@ -117,11 +117,11 @@ seg_stack_grow(seg_thread *t)
     return 0;
 }
 
-/* A frame at a RESUME it has not yet reported: RESUME checks the eval
- * breaker before PY_START/PY_RESUME fire, and what runs there has that
- * frame as its caller. */
-static int
-at_resume(pc_iframe *p)
+/* A frame at a RESUME: one that has not reported its start there when
+ * what runs at RESUME's eval breaker (3.13+) has it as its caller, or
+ * whose start another tool's callback cut short. */
+int
+seg_at_resume(pc_iframe *p)
 {
     pc_codeinfo *ci = pc_codeinfo_get(pc_iframe_executable(p));
     Py_ssize_t u = pc_iframe_unit(p);
@@ -203,7 +203,7 @@ init_shim(pc_iframe *p)
 int
 seg_unreported(pc_iframe *p)
 {
-    return init_shim(p) || (PC_RESUME_BREAKER_FIRST && at_resume(p));
+    return init_shim(p) || (PC_RESUME_BREAKER_FIRST && seg_at_resume(p));
 }
 
 /* At PY_START/PY_RESUME/PY_THROW: the caller's current instruction. */
@@ -224,7 +224,7 @@ seg_caller_instruction(seg_thread *t, const seg_frame *f)
      * them. */
     while (p != NULL && pc_iframe_executable(p) != f->sc->code &&
            (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) ||
-            at_resume(p)))
+            seg_at_resume(p)))
         p = python_frame(p->previous);
     return iframe_instruction(p, f);
 #endif

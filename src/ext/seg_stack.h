@@ -184,6 +184,8 @@ caller_unit(const seg_frame *f, pc_iframe *p)
  * PC_RESUME_BREAKER_FIRST), or 3.13's shim between a class's call and
  * its __init__. */
 int seg_unreported(pc_iframe *p);
+/* A frame whose current instruction is a RESUME. */
+int seg_at_resume(pc_iframe *p);
 /* At PY_START/PY_RESUME/PY_THROW: the caller's current instruction;
  * -1 if it cannot be found. */
 int32_t seg_caller_instruction(seg_thread *t, const seg_frame *f);
