@@ -198,7 +198,7 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 /* The top frame f leaves at off, by PY_RETURN or PY_YIELD there or a
  * quiet return found later (seg_quiet.h): close its segment at off; its
  * caller may go on. */
-static inline void
+static inline __attribute__((always_inline)) void
 left(seg_thread *t, seg_frame *f, int32_t off, int yielding)
 {
     seg_code *sc = f->sc;
