@@ -280,10 +280,10 @@ seg_code_slow(pc_codeinfo *ci)
     sc->n = n;
     sc->op = ci->op;
     sc->hot = ci->hot;
-    sc->quiet_ret = seg_quiet_returns &&
-                    !(((PyCodeObject *)ci->code)->co_flags &
-                      (CO_GENERATOR | CO_COROUTINE | CO_ASYNC_GENERATOR |
-                       CO_ITERABLE_COROUTINE));
+    sc->quiet_ret =
+        seg_quiet_returns && !(((PyCodeObject *)ci->code)->co_flags &
+                               (CO_GENERATOR | CO_COROUTINE |
+                                CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE));
     fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes), anchored);
     sc->next = codes;
     if (codes)

@@ -53,9 +53,9 @@ typedef struct seg_code {
                                        (SEND, JBNI, JUMP_FORWARD,
                                        JUMP_BACKWARD), else itself */
     uint64_t *starts, *ends;
-    int32_t *exit;  /* exit[u] - 1: the return a quiet return from a
-                       segment starting at u reached; 0 if not known yet
-                       (seg_exit_unit) */
+    int32_t *exit; /* exit[u] - 1: the return a quiet return from a
+                      segment starting at u reached; 0 if not known yet
+                      (seg_exit_unit) */
     int quiet_ret; /* a function: its returns are quiet (seg_quiet.h) */
 } seg_code;
 

@@ -65,8 +65,8 @@
  * seg_stack.[ch]: the per thread shadow stacks and the reading of the
  * interpreter's frames (compat.h).  seg_run.[ch]: segment arithmetic,
  * opening and closing segments.  seg_quiet.[ch]: quiet returns, the
- * functions' returns found without their PY_RETURN.  seg_events.c: the event rules, one
- * callback per event.  Each states its invariants at its top.
+ * functions' returns found without their PY_RETURN.  seg_events.c: the event
+ * rules, one callback per event.  Each states its invariants at its top.
  */
 #include "seg_quiet.h"
 
