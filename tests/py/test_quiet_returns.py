@@ -6,6 +6,7 @@ puts a quiet return where nothing follows it in its thread for a while
 it ran, measure()'s end) and requires the counts and pairs of mode
 instructions, which takes one event per instruction."""
 import dis
+import inspect
 import sys
 
 import pytest
@@ -75,22 +76,15 @@ def test_code_freed_after_its_quiet_return(stats):
     assert count["calls"]["returns"] == 21
 
 
-SHUTDOWN = """
-import atexit, threading, weakref
-def leaf(x):
-    return x + 1
-def work(n):
-    t = 0
-    for _ in range(n):
-        t = leaf(t)
-    return t
+SHUTDOWN = "import atexit, threading, weakref\n" + inspect.getsource(leaf) + \
+    inspect.getsource(calls) + """
 class Late:
     def __del__(self):
-        leaf(work(3))
+        leaf(calls(3))
 def callback(ref):
-    work(2)
+    calls(2)
 def worker():
-    work(4)
+    calls(4)
 for _ in range(2):
     th = threading.Thread(target=worker)
     th.start()
@@ -98,8 +92,8 @@ for _ in range(2):
 late = Late()
 keep = Late()
 ref = weakref.ref(keep, callback)
-atexit.register(work, 5)
-work(6)
+atexit.register(calls, 5)
+calls(6)
 """
 
 
