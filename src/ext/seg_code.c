@@ -236,6 +236,22 @@ fill_tables(seg_code *sc, const uint8_t *raw, uint8_t *anchored)
     assert(n == 0 || sc->span[0] > 0);
 }
 
+/* seg_code.quiet of a code object. */
+static int
+quiet_kind(int flags, const pc_codeinfo *ci)
+{
+    Py_ssize_t u;
+    if (!seg_quiet_returns ||
+        (flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE)))
+        return 0;
+    if (!(flags & CO_GENERATOR))
+        return SEG_QUIET_RETURNS;
+    for (u = 0; u < ci->n; u++)
+        if (ci->op[u] == seg_op.send)
+            return 0; /* yield from: SEND resolved by its PY_YIELD */
+    return SEG_QUIET_YIELDS;
+}
+
 static seg_code *
 seg_code_slow(pc_codeinfo *ci)
 {
@@ -280,10 +296,7 @@ seg_code_slow(pc_codeinfo *ci)
     sc->n = n;
     sc->op = ci->op;
     sc->hot = ci->hot;
-    sc->quiet_ret =
-        seg_quiet_returns && !(((PyCodeObject *)ci->code)->co_flags &
-                               (CO_GENERATOR | CO_COROUTINE |
-                                CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE));
+    sc->quiet = quiet_kind(((PyCodeObject *)ci->code)->co_flags, ci);
     fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes), anchored);
     sc->next = codes;
     if (codes)

@@ -740,15 +740,29 @@ cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* The floor's PY_RETURN: the same returns turned off as count's. */
+/* The floor's PY_RETURN and PY_YIELD: the same returns and yields
+ * turned off as count's. */
+static PyObject *
+noop_leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
+{
+    seg_code *sc;
+    if (nargs < 1 || (sc = seg_code_for(args[0])) == NULL)
+        Py_RETURN_NONE;
+    return return_result(sc, yielding);
+}
+
 static PyObject *
 cb_noop_return(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
-    seg_code *sc;
     (void)self;
-    if (nargs < 1 || (sc = seg_code_for(args[0])) == NULL)
-        Py_RETURN_NONE;
-    return return_result(sc, 0);
+    return noop_leave(args, nargs, 0);
+}
+
+static PyObject *
+cb_noop_yield(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    (void)self;
+    return noop_leave(args, nargs, 1);
 }
 
 #if PC_BRANCH_LEFT_RIGHT
@@ -794,6 +808,7 @@ DEF("_pystats_seg_unwind", cb_unwind);
 DEF("_pystats_seg_noop", cb_noop);
 DEF("_pystats_seg_noop_jump", cb_noop_jump);
 DEF("_pystats_seg_noop_return", cb_noop_return);
+DEF("_pystats_seg_noop_yield", cb_noop_yield);
 #if PC_BRANCH_LEFT_RIGHT
 DEF("_pystats_seg_noop_left", cb_noop_left);
 #endif
@@ -835,6 +850,8 @@ pc_seg_callbacks(int noop, size_t *n)
                       : &cb_noop_def;
         if (noop == 2 && strcmp(cb->event, "PY_RETURN") == 0)
             cb->def = &cb_noop_return_def;
+        if (noop == 2 && strcmp(cb->event, "PY_YIELD") == 0)
+            cb->def = &cb_noop_yield_def;
 #if PC_BRANCH_LEFT_RIGHT
         if (noop == 2 && strcmp(cb->event, "BRANCH_LEFT") == 0)
             cb->def = &cb_noop_left_def;

@@ -4,17 +4,21 @@
 
 #if PC_HAVE_MONITORING
 
-/* The walk of seg_exit_unit(). */
+/* The walk of seg_exit_unit(): leave is the opcode(s) a frame of sc
+ * leaves by quietly. */
 static int32_t
 exit_walk(const seg_code *sc, int32_t u)
 {
+    int yields = sc->quiet == SEG_QUIET_YIELDS;
     int32_t guard;
     for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0;
          guard++) {
         int op = sc->op[u];
         if (op == seg_op.return_value || op == seg_op.return_const)
-            return u;
-        if (op == seg_op.for_iter || op == seg_op.yield_value)
+            return yields ? -1 : u; /* a generator's return fires */
+        if (op == seg_op.yield_value)
+            return yields ? u : -1;
+        if (op == seg_op.for_iter)
             return -1; /* always fires: the frame did not get past it */
         if (sc->silent[u] == u)
             u = sc->target[u]; /* a silent jump always jumps */
@@ -40,29 +44,30 @@ seg_exit_unit(seg_code *sc, int32_t u)
     return r;
 }
 
-/* The top frame of t returned quietly: do what PY_RETURN would have. */
+/* The top frame of t returned (or yielded) quietly: do what PY_RETURN
+ * (PY_YIELD) would have. */
 static void
 returned(seg_thread *t)
 {
     seg_frame *f = &t->stack[t->depth - 1];
     int32_t u = -1, r;
-    if (f->sc->quiet_ret) {
+    int yields = f->sc->quiet == SEG_QUIET_YIELDS;
+    if (f->sc->quiet) {
         if (f->start >= 0)
             u = f->start;
         else if (f->at >= 0)
-            u = resume_unit(f, -1, 0);
+            u = resume_unit(f, -1, yields);
     }
     r = seg_exit_unit(f->sc, u);
-    pc_calls_g.returns++;
     if (r < 0) {
-        /* Not a function, or no return on its way: it left without an
-         * event we know of. */
+        /* No quiet exit on its way: it left without an event we know
+         * of. */
         PC_DESYNC();
         t->depth--;
         t->last = SEG_NONE;
         return;
     }
-    left(t, f, r, 0);
+    left_quietly(t, f, r);
 }
 
 void

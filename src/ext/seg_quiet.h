@@ -1,5 +1,5 @@
-/* seg_quiet.h: quiet returns (3.12+).  Internal to segment counting: see
- * segments.c for the method.
+/* seg_quiet.h: quiet returns and yields (3.12+).  Internal to segment
+ * counting: see segments.c for the method.
  *
  * A function (code that is no generator, coroutine or async generator)
  * leaves by a return or by an exception.  The exception fires PY_UNWIND;
@@ -9,6 +9,9 @@
  * returns DISABLE, and from then on the frame's return is found at the
  * thread's next event, whose frame is not the top of the shadow stack
  * any more: every frame above the one the event belongs to has returned.
+ * A generator without `yield from` (no SEND) leaves its frame by a yield
+ * the same way (its returns keep their PY_RETURN): its yields are quiet,
+ * and its next PY_RESUME, which always fires, finds it again.
  *
  * Invariants (on top of seg_stack.h's):
  *  - Frames are told apart by identity (seg_frame.iframe), never by code
@@ -16,9 +19,10 @@
  *    stands for the frame an event comes from only if its iframe is the
  *    thread's current frame.
  *  - A frame on a stack whose interpreter frame is not in its thread's
- *    chain of frames has returned quietly; so have all the frames above
- *    it (its callees).  Only functions return quietly: a generator's
- *    frame leaves with an event (PY_RETURN, PY_YIELD, PY_UNWIND).
+ *    chain of frames has returned (or yielded) quietly; so have all the
+ *    frames above it (its callees).  Only functions return quietly, and
+ *    only generators of seg_code.quiet SEG_QUIET_YIELDS yield quietly;
+ *    every other exit fires an event (PY_RETURN, PY_YIELD, PY_UNWIND).
  *  - Every quiet return is settled (seg_returned) before anything reads
  *    the stack's counts: at the thread's next event, at a cut, at the
  *    end of measure(), when the code of such a frame dies, and, for a
@@ -68,6 +72,18 @@ top_for(seg_thread *t, PyObject *code)
     return seg_top_mismatch(t, code);
 }
 
+/* The top frame f left quietly at r, its return or yield. */
+static inline __attribute__((always_inline)) void
+left_quietly(seg_thread *t, seg_frame *f, int32_t r)
+{
+    int yields = f->sc->quiet == SEG_QUIET_YIELDS;
+    if (yields)
+        pc_calls_g.yields++;
+    else
+        pc_calls_g.returns++;
+    left(t, f, r, yields);
+}
+
 /* The commonest quiet returns, inline: the event belongs to cur, the
  * frame a few levels below the top one f, and each frame above it ran
  * straight from its last event (or from its callee's return) to a return
@@ -89,8 +105,7 @@ pop_quiet(seg_thread *t, seg_frame *f, pc_iframe *cur)
     for (; f > g; f--) {
         if ((f->start | ~f->raised) < 0 || (r = f->sc->exit[f->start] - 1) < 0)
             return NULL;
-        pc_calls_g.returns++;
-        left(t, f, r, 0);
+        left_quietly(t, f, r);
     }
     return g;
 }
@@ -105,12 +120,13 @@ resync_caller(seg_thread *t)
         seg_resync(t, python_frame(cur->previous), 0);
 }
 
-/* What a PY_RETURN callback returns: DISABLE for a function's return
- * (seg_quiet.h), None otherwise. */
+/* What a PY_RETURN or PY_YIELD callback returns: DISABLE for a
+ * function's return or a generator's yield (seg_code.quiet), None
+ * otherwise. */
 static inline PyObject *
 return_result(const seg_code *sc, int yielding)
 {
-    if (!yielding && sc->quiet_ret)
+    if (sc->quiet == (yielding ? SEG_QUIET_YIELDS : SEG_QUIET_RETURNS))
         return Py_NewRef(seg_disable);
     Py_RETURN_NONE;
 }

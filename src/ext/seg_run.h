@@ -195,6 +195,21 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
     return f->sc->op[e];
 }
 
+/* g was under way at a FOR_ITER when collection started, and the
+ * Python code that FOR_ITER called (callee, a frame of sc) has left: by a
+ * yield, or a return that is no generator's (a __next__), its value goes
+ * round the loop, so g goes on at the next instruction.  Said now: its
+ * next event may be later than one quiet exit (seg_quiet.h), and a
+ * generator's return (the iterator exhausted) is resume_unit()'s case. */
+static inline void
+seeded_went_on(seg_frame *g, const seg_code *sc, int yielding)
+{
+    if (g->start < 0 && g->at >= 0 && g->resume < 0 &&
+        g->sc->op[g->at] == seg_op.for_iter &&
+        (yielding || !(((PyCodeObject *)sc->code)->co_flags & CO_GENERATOR)))
+        g->resume = next_unit(g->sc, g->at);
+}
+
 /* The top frame f leaves at off, by PY_RETURN or PY_YIELD there or a
  * quiet return found later (seg_quiet.h): close its segment at off; its
  * caller may go on. */
@@ -213,6 +228,8 @@ left(seg_thread *t, seg_frame *f, int32_t off, int yielding)
         last = settle(t, f, off, yielding);
     }
     t->depth--;
+    if (t->depth > 0 && t->stack[t->depth - 1].seeded)
+        seeded_went_on(&t->stack[t->depth - 1], sc, yielding);
     if (last < 0 || t->depth == 0 ||
         !eager_restart(t, &t->stack[t->depth - 1], last))
         t->last = last;

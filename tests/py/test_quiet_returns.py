@@ -45,10 +45,57 @@ def gen(n):
         yield i
 
 
-def test_function_returns_turned_off_generator_yields_kept(stats):
-    measured_snapshot(stats, "count", lambda: (calls(5), list(gen(3))))
+def deleg(n):
+    yield from gen(n)
+
+
+def test_returns_and_plain_yields_turned_off(stats):
+    measured_snapshot(stats, "count", lambda: (calls(5), list(gen(3)),
+                                               list(deleg(3))))
     assert not [o for o in adaptive_ops(leaf) if o.startswith("INSTRUMENTED_RETURN")]
-    assert "INSTRUMENTED_YIELD_VALUE" in adaptive_ops(gen)
+    assert "INSTRUMENTED_YIELD_VALUE" not in adaptive_ops(gen)
+    # a generator's return fires; `yield from`'s yields pass values on
+    assert [o for o in adaptive_ops(gen) if o.startswith("INSTRUMENTED_RETURN")]
+    assert "INSTRUMENTED_YIELD_VALUE" in adaptive_ops(deleg)
+
+
+def gen_finally(log):
+    try:
+        yield 1
+        yield 2
+    finally:
+        log.append(leaf(0))
+
+
+def generators():
+    log = []
+    t = sum(gen(5)) + sum(x * 2 for x in range(4)) + sum(deleg(3))
+    for x in gen(4):
+        t += leaf(x)
+    g = gen(10)
+    t += next(g) + next(g)
+    del g                                   # closed without running
+    g = gen_finally(log)
+    t += next(g)
+    g.close()                               # GeneratorExit in its try
+    g = gen_finally(log)
+    next(g)
+    try:
+        g.throw(KeyError)
+    except KeyError:
+        t += 1
+    e = (leaf(i) for i in range(3))
+    t += next(e)
+    return t, log
+
+
+def test_generators_yield_quietly(stats):
+    generators()
+    count = measured_snapshot(stats, "count", generators)
+    ins = measured_snapshot(stats, "instructions", generators)
+    same(count, ins)
+    assert count["calls"] == ins["calls"]
+    assert count["calls"]["yields"] > 20
 
 
 def test_calls_counted_after_quiet_returns(stats):
@@ -81,6 +128,8 @@ SHUTDOWN = "import atexit, threading, weakref\n" + inspect.getsource(leaf) + \
 class Late:
     def __del__(self):
         leaf(calls(3))
+        self.g = (leaf(i) for i in range(3))
+        next(self.g)
 def callback(ref):
     calls(2)
 def worker():
