@@ -241,15 +241,14 @@ static int
 quiet_kind(int flags, const pc_codeinfo *ci)
 {
     Py_ssize_t u;
-    if (!seg_quiet_returns ||
-        (flags & (CO_COROUTINE | CO_ASYNC_GENERATOR | CO_ITERABLE_COROUTINE)))
+    if (!seg_quiet_returns || (flags & CO_ASYNC_GENERATOR))
         return 0;
-    if (!(flags & CO_GENERATOR))
+    if (!(flags & CO_GENERATOR) || (flags & CO_COROUTINE))
         return SEG_QUIET_RETURNS;
     for (u = 0; u < ci->n; u++)
         if (ci->op[u] == seg_op.send)
-            return 0; /* yield from: SEND resolved by its PY_YIELD */
-    return SEG_QUIET_YIELDS;
+            return SEG_QUIET_RETURNS; /* yield from: PY_YIELD resolves SEND */
+    return SEG_QUIET_RETURNS | SEG_QUIET_YIELDS;
 }
 
 static seg_code *

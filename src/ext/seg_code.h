@@ -57,7 +57,7 @@ typedef struct seg_code {
                       segment starting at u reached; 0 if not known yet
                       (seg_exit_unit) */
     int quiet;     /* how its frames leave quietly (seg_quiet.h):
-                      SEG_QUIET_RETURNS, SEG_QUIET_YIELDS or 0 */
+                      SEG_QUIET_RETURNS, SEG_QUIET_YIELDS (bits) */
 } seg_code;
 
 /* The opcodes segment counting tells apart, by number in this
@@ -77,9 +77,10 @@ typedef struct seg_ops {
 /* Hidden, as every global the fast paths read (collector.h): addressed
  * directly, not through the GOT. */
 extern seg_ops seg_op __attribute__((visibility("hidden")));
-/* seg_code.quiet: a function's returns are quiet, a generator's yields
- * (one without `yield from`, whose yields pass a sub-iterator's values
- * on); neither if PYSTATS_QUIET_RETURNS=0 (read once, by seg_ops_init). */
+/* seg_code.quiet: the returns of every code but an async generator's are
+ * quiet, and the yields of a generator without `yield from` (whose
+ * yields pass a sub-iterator's values on); none if
+ * PYSTATS_QUIET_RETURNS=0 (read once, by seg_ops_init). */
 #define SEG_QUIET_RETURNS 1
 #define SEG_QUIET_YIELDS 2
 extern int seg_quiet_returns __attribute__((visibility("hidden")));

@@ -4,20 +4,18 @@
 
 #if PC_HAVE_MONITORING
 
-/* The walk of seg_exit_unit(): leave is the opcode(s) a frame of sc
- * leaves by quietly. */
+/* The walk of seg_exit_unit(). */
 static int32_t
 exit_walk(const seg_code *sc, int32_t u)
 {
-    int yields = sc->quiet == SEG_QUIET_YIELDS;
     int32_t guard;
     for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0;
          guard++) {
         int op = sc->op[u];
         if (op == seg_op.return_value || op == seg_op.return_const)
-            return yields ? -1 : u; /* a generator's return fires */
+            return (sc->quiet & SEG_QUIET_RETURNS) ? u : -1;
         if (op == seg_op.yield_value)
-            return yields ? u : -1;
+            return (sc->quiet & SEG_QUIET_YIELDS) ? u : -1;
         if (op == seg_op.for_iter)
             return -1; /* always fires: the frame did not get past it */
         if (sc->silent[u] == u)
@@ -51,12 +49,11 @@ returned(seg_thread *t)
 {
     seg_frame *f = &t->stack[t->depth - 1];
     int32_t u = -1, r;
-    int yields = f->sc->quiet == SEG_QUIET_YIELDS;
     if (f->sc->quiet) {
         if (f->start >= 0)
             u = f->start;
         else if (f->at >= 0)
-            u = resume_unit(f, -1, yields);
+            u = resume_unit(f, -1, 0); /* a SEND jumped: no PY_YIELD */
     }
     r = seg_exit_unit(f->sc, u);
     if (r < 0) {

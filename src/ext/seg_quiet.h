@@ -9,9 +9,11 @@
  * returns DISABLE, and from then on the frame's return is found at the
  * thread's next event, whose frame is not the top of the shadow stack
  * any more: every frame above the one the event belongs to has returned.
- * A generator without `yield from` (no SEND) leaves its frame by a yield
- * the same way (its returns keep their PY_RETURN): its yields are quiet,
- * and its next PY_RESUME, which always fires, finds it again.
+ * So do generators and coroutines (a SEND that their return ends jumps,
+ * which resume_unit() finds as when PY_RETURN fires).  A generator
+ * without `yield from` (no SEND) leaves its frame by a yield the same
+ * way: its yields are quiet, and its next PY_RESUME, which always fires,
+ * finds it again.
  *
  * Invariants (on top of seg_stack.h's):
  *  - Frames are told apart by identity (seg_frame.iframe), never by code
@@ -20,9 +22,10 @@
  *    thread's current frame.
  *  - A frame on a stack whose interpreter frame is not in its thread's
  *    chain of frames has returned (or yielded) quietly; so have all the
- *    frames above it (its callees).  Only functions return quietly, and
- *    only generators of seg_code.quiet SEG_QUIET_YIELDS yield quietly;
- *    every other exit fires an event (PY_RETURN, PY_YIELD, PY_UNWIND).
+ *    frames above it (its callees).  Every frame but an async
+ *    generator's returns quietly, and only generators of seg_code.quiet
+ *    SEG_QUIET_YIELDS yield quietly; every other exit fires an event
+ *    (PY_RETURN, PY_YIELD, PY_UNWIND).
  *  - Every quiet return is settled (seg_returned) before anything reads
  *    the stack's counts: at the thread's next event, at a cut, at the
  *    end of measure(), when the code of such a frame dies, and, for a
@@ -76,7 +79,7 @@ top_for(seg_thread *t, PyObject *code)
 static inline __attribute__((always_inline)) void
 left_quietly(seg_thread *t, seg_frame *f, int32_t r)
 {
-    int yields = f->sc->quiet == SEG_QUIET_YIELDS;
+    int yields = f->sc->op[r] == seg_op.yield_value;
     if (yields)
         pc_calls_g.yields++;
     else
@@ -126,7 +129,7 @@ resync_caller(seg_thread *t)
 static inline PyObject *
 return_result(const seg_code *sc, int yielding)
 {
-    if (sc->quiet == (yielding ? SEG_QUIET_YIELDS : SEG_QUIET_RETURNS))
+    if (sc->quiet & (yielding ? SEG_QUIET_YIELDS : SEG_QUIET_RETURNS))
         return Py_NewRef(seg_disable);
     Py_RETURN_NONE;
 }

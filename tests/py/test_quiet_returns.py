@@ -49,14 +49,51 @@ def deleg(n):
     yield from gen(n)
 
 
+async def agen(n):
+    for i in range(n):
+        yield i
+
+
+async def aconsume(n):
+    return [x async for x in agen(n)]
+
+
 def test_returns_and_plain_yields_turned_off(stats):
-    measured_snapshot(stats, "count", lambda: (calls(5), list(gen(3)),
-                                               list(deleg(3))))
-    assert not [o for o in adaptive_ops(leaf) if o.startswith("INSTRUMENTED_RETURN")]
+    import asyncio
+    asyncio.run(aconsume(1))
+
+    def work():
+        return calls(5), list(gen(3)), list(deleg(3)), asyncio.run(aconsume(3))
+
+    measured_snapshot(stats, "count", work)
+    returns = [o for o in adaptive_ops(leaf) + adaptive_ops(gen) +
+               adaptive_ops(deleg) + adaptive_ops(aconsume)
+               if o.startswith("INSTRUMENTED_RETURN")]
+    assert not returns
     assert "INSTRUMENTED_YIELD_VALUE" not in adaptive_ops(gen)
-    # a generator's return fires; `yield from`'s yields pass values on
-    assert [o for o in adaptive_ops(gen) if o.startswith("INSTRUMENTED_RETURN")]
+    # `yield from`'s yields pass values on; an async generator keeps all
     assert "INSTRUMENTED_YIELD_VALUE" in adaptive_ops(deleg)
+    assert "INSTRUMENTED_YIELD_VALUE" in adaptive_ops(agen)
+
+
+async def square(x):
+    return leaf(x) * x
+
+
+async def awaits(n):
+    t = 0
+    for i in range(n):
+        t += await square(i)
+    return t
+
+
+def test_coroutines_return_quietly(stats):
+    import asyncio
+    asyncio.run(awaits(2))
+    count = measured_snapshot(stats, "count", asyncio.run, awaits(10))
+    ins = measured_snapshot(stats, "instructions", asyncio.run, awaits(10))
+    same(count, ins)
+    assert count["calls"]["returns"] == ins["calls"]["returns"] > 20
 
 
 def gen_finally(log):
