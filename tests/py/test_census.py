@@ -339,8 +339,10 @@ def test_segment_counting_instruments_only_these(pystats):
         found.update(n for n in adaptive_opnames(co)
                      if n.startswith("INSTRUMENTED_"))
     assert found <= SEGMENT_INSTRUMENTED, found - SEGMENT_INSTRUMENTED
+    # returns are quiet (turned off at their first event) except an
+    # async generator's, whose return may be a RETURN_CONST (3.12, 3.13)
     assert {"INSTRUMENTED_RESUME", "INSTRUMENTED_FOR_ITER",
-            "INSTRUMENTED_RETURN_VALUE", "INSTRUMENTED_YIELD_VALUE",
+            "INSTRUMENTED_YIELD_VALUE",
             "INSTRUMENTED_JUMP_BACKWARD", "INSTRUMENTED_POP_JUMP_IF_FALSE",
             } <= found
     totals = census_in(_many_shapes.__code__, "count")[2]
