@@ -63,9 +63,10 @@ caller_stop(seg_thread *t)
 {
     if (t->depth > 0) {
         seg_frame *f = &t->stack[t->depth - 1];
-        pc_iframe *cur, *p = caller_fast(t, &cur);
+        pc_iframe *cur, *p;
         int32_t c;
-        if (running(f) && p == f->iframe && (c = caller_unit(f, p)) >= 0) {
+        if (running(f) && (p = caller_fast(t, &cur)) == f->iframe &&
+            (c = caller_unit(f, p)) >= 0) {
             close_round(f, c);
             f->at = c;
             return f->sc->op[c];
@@ -463,9 +464,7 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
         pc_calls_g.yields++;
     else
         pc_calls_g.returns++;
-    t->depth--;
-    if (t->depth == 0 || !eager_restart(t, f - 1, last))
-        t->last = last;
+    popped(t, sc, last, yielding);
     return return_result(sc, yielding);
 other:
     return leave_other(args, nargs, yielding);

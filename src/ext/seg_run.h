@@ -210,6 +210,19 @@ seeded_went_on(seg_frame *g, const seg_code *sc, int yielding)
         g->resume = next_unit(g->sc, g->at);
 }
 
+/* The top frame, of sc, has left (its segment closed, last its last
+ * opcode): pop it; its caller may go on. */
+static inline __attribute__((always_inline)) void
+popped(seg_thread *t, const seg_code *sc, int last, int yielding)
+{
+    t->depth--;
+    if (t->depth > 0 && t->stack[t->depth - 1].seeded)
+        seeded_went_on(&t->stack[t->depth - 1], sc, yielding);
+    if (last < 0 || t->depth == 0 ||
+        !eager_restart(t, &t->stack[t->depth - 1], last))
+        t->last = last;
+}
+
 /* The top frame f leaves at off, by PY_RETURN or PY_YIELD there or a
  * quiet return found later (seg_quiet.h): close its segment at off; its
  * caller may go on. */
@@ -227,12 +240,7 @@ left(seg_thread *t, seg_frame *f, int32_t off, int yielding)
         eager_settle(t, f, off);
         last = settle(t, f, off, yielding);
     }
-    t->depth--;
-    if (t->depth > 0 && t->stack[t->depth - 1].seeded)
-        seeded_went_on(&t->stack[t->depth - 1], sc, yielding);
-    if (last < 0 || t->depth == 0 ||
-        !eager_restart(t, &t->stack[t->depth - 1], last))
-        t->last = last;
+    popped(t, sc, last, yielding);
 }
 
 /* f is stopped at its current instruction c (a callee starts, or
