@@ -352,30 +352,26 @@ def test_off_by_default():
     assert r["plain"] is True and r["generator"] == [True, True]
 
 
-WINDOWS = r"""
-import json, sys, threading
-import pystats
+WORK = """
 def work(n):
     t = 0
     for i in range(n):
         t += i * 2
     return t
-def stops():
-    a = work(5)
-    b = a + 1; pystats.off(); c = b + 2
-    d = c + work(3)
-    return d
-def clears():
-    a = work(5)
-    b = a + 1; pystats.clear(); c = b + 2
-    d = c + work(3)
-    return d
-def starts():
-    a = work(5)
-    b = a + 1; pystats.on(); c = b + 2
-    d = c + work(3)
-    pystats.off()
-    return d
+"""
+
+
+def mid_line(name, call, *, then=""):
+    """The source of a function of a child program that makes call in
+    the middle of a line, between two statements of that line."""
+    return ("def %s():\n    a = work(5)\n    b = a + 1; %s; c = b + 2\n"
+            "    d = c + work(3)\n%s    return d\n" % (name, call, then))
+
+
+WINDOWS = "import json, sys, threading\nimport pystats\n" + WORK + \
+    mid_line("stops", "pystats.off()") + \
+    mid_line("clears", "pystats.clear()") + \
+    mid_line("starts", "pystats.on()", then="    pystats.off()\n") + r"""
 def snap():
     s = pystats.snapshot()
     return {"e": s["execution_count"],
@@ -426,29 +422,15 @@ def test_windows_as_with_opcode_events():
         assert lines[k] == opcodes[k], k
 
 
-DUMPS = r"""
-import os, sys
-import pystats
-def work(n):
-    t = 0
-    for i in range(n):
-        t += i * 2
-    return t
-def dumps():
-    a = work(5)
-    b = a + 1; pystats.dump(); c = b + 2
-    d = c + work(3)
-    return d
-def forks():
-    a = work(5)
-    b = a + 1; pid = os.fork(); c = b + 2
-    d = c + work(3)
+DUMPS = "import os, sys\nimport pystats\n" + WORK + \
+    mid_line("dumps", "pystats.dump()") + \
+    mid_line("forks", "pid = os.fork()", then="""\
     if pid == 0:
         pystats.off()
         pystats.dump()
         os._exit(0)
     os.waitpid(pid, 0)
-    return d
+""") + r"""
 pystats.on()
 dumps()
 forks()
