@@ -7,6 +7,8 @@ it ran, measure()'s end) and requires the counts and pairs of mode
 instructions, which takes one event per instruction."""
 import dis
 import inspect
+import json
+import os
 import sys
 
 import pytest
@@ -200,3 +202,57 @@ def test_whole_program_with_code_run_at_shutdown(tmp_path):
     # three threads, each with a first instruction that follows nothing
     assert sum(a.pairs.values()) == sum(a.counts.values()) - 3
     assert a.header.get("meta.collection.desync", "0") == "0"
+
+
+def consume_first(make, stats, mode):
+    for v in make(stats, mode):
+        return v
+    return None
+
+
+def plain_gen(stats, mode):
+    yield 1
+
+
+def opening_gen(stats, mode):
+    stats.on(mode=mode)     # consume_first is under way at its FOR_ITER
+    for _ in range(2):      # events of its own after on()
+        pass
+    yield 2
+
+
+def window_opened_in_a_generator(stats, mode):
+    """consume_first's return was turned off by an earlier window;
+    opening_gen's yield, seen for the first time, fires: consume_first,
+    under way at its FOR_ITER when the window opened, goes into its loop
+    body and returns from there without an event."""
+    stats.clear()
+    stats.on(mode=mode)
+    consume_first(plain_gen, stats, mode)
+    stats.off()
+    stats.clear()
+    r = consume_first(opening_gen, stats, mode)
+    stats.off()
+    snap = stats.snapshot()
+    stats.clear()
+    return r, snap
+
+
+def test_quiet_return_of_a_frame_under_way_at_for_iter(tmp_path):
+    # each mode in a process of its own: opening_gen's yield must be new
+    code = """
+import json, sys
+sys.path.insert(0, %r)
+import pystats, test_quiet_returns as t
+r, s = t.window_opened_in_a_generator(pystats, sys.argv[1])
+print(json.dumps([r, s["execution_count"], sorted([list(k), v] for k, v in s["pair_count"].items()),
+                  pystats._collector._seg_state()["desync"]]))
+""" % os.path.dirname(os.path.abspath(__file__))
+    out = {}
+    for mode in ("count", "instructions"):
+        p = run_python(code, args=(mode,), env=clean_env())
+        out[mode] = json.loads(p.stdout.strip().splitlines()[-1])
+    assert out["count"][0] == out["instructions"][0] == 2
+    assert out["count"][1] == out["instructions"][1]
+    assert out["count"][2] == out["instructions"][2]
+    assert out["count"][3] == 0
