@@ -24,9 +24,12 @@ seg_ops seg_op = {.cache = -1,
                   .return_value = -1,
                   .return_const = -1,
                   .yield_value = -1,
+                  .raise_varargs = -1,
+                  .reraise = -1,
                   .pop_jump = {-1, -1, -1, -1}};
 PyObject *seg_disable;
 int seg_quiet_returns = 1;
+int seg_quiet_branches = 1;
 seg_cache_entry seg_cache[SEG_CACHE];
 
 static seg_code *codes; /* every live table (fold, zero) */
@@ -64,6 +67,8 @@ seg_ops_init(PyObject *mon)
     seg_op.return_value = opcode_of("RETURN_VALUE");
     seg_op.return_const = opcode_of("RETURN_CONST");
     seg_op.yield_value = opcode_of("YIELD_VALUE");
+    seg_op.raise_varargs = opcode_of("RAISE_VARARGS");
+    seg_op.reraise = opcode_of("RERAISE");
     {
         static const char *const not_eager[] = {"SEND",
                                                 "JUMP_BACKWARD_NO_INTERRUPT",
@@ -95,6 +100,8 @@ seg_ops_init(PyObject *mon)
     {
         const char *q = getenv("PYSTATS_QUIET_RETURNS");
         seg_quiet_returns = !(q != NULL && strcmp(q, "0") == 0);
+        q = getenv("PYSTATS_QUIET_BRANCHES");
+        seg_quiet_branches = !(q != NULL && strcmp(q, "0") == 0);
     }
     seg_disable = PyObject_GetAttrString(mon, "DISABLE");
     if (seg_disable == NULL)
@@ -143,6 +150,100 @@ always_fires(int op)
         if (op == seg_op.pop_jump[k])
             return 1;
     return 0;
+}
+
+static int
+is_pop_jump(int op)
+{
+    int k;
+    for (k = 0; k < 4; k++)
+        if (op == seg_op.pop_jump[k])
+            return 1;
+    return 0;
+}
+
+/* Quiet branches.  A POP_JUMP_IF_* goes one of two ways, and where the
+ * frame's next event is tells which, when the two straight runs from
+ * its sides, each up to the first instruction that always fires an
+ * event (its run's end), have nothing in common: every event the frame
+ * can meet before either end (a call, a raise, a cut where it stands)
+ * is at an instruction of one run only.  Then all its events are turned
+ * off at its first one (3.14: both sides; its BRANCH_LEFT is off
+ * already), and a segment is closed across it by fork_side(), which
+ * looks up the next event's instruction in the taken side's run.  The
+ * conditions, checked once per code object:
+ *  - neither run holds a jump, a SEND, a yield or a RERAISE (they stay
+ *    straight: one interval of code each, and two runs that meet share
+ *    their end, so different ends mean no instruction in common);
+ *  - each ends at a FOR_ITER, a return, a RAISE_VARARGS or a branch
+ *    with an event either way (3.12, 3.13: every one that is not quiet;
+ *    3.14: a quiet loop's anchor; any other falls through silently and
+ *    fires only where it stands, so the run goes on through it); not
+ *    at another quiet branch, so that a run through a quiet branch
+ *    always ends at an event;
+ *  - not both at a return: a frame that left quietly (seg_quiet.h) took
+ *    the side that returns;
+ *  - it is no quiet loop's anchor (every pass round a loop still meets
+ *    an event).
+ * Chosen from the last branch of the code back to the first, so that a
+ * run's end is known quiet or not when it is looked at. */
+
+/* The last instruction of the straight run from u, -1 if it does not
+ * qualify (above). */
+static int32_t
+fork_run_end(const seg_code *sc, int32_t u, const uint8_t *anchored)
+{
+    int32_t guard;
+    for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0;
+         guard++, u = next_unit(sc, u)) {
+        int op = sc->op[u];
+        if (op == seg_op.for_iter || is_return_op(op) ||
+            op == seg_op.raise_varargs)
+            return u;
+        if (is_pop_jump(op)) {
+            if (sc->quiet_ok[u] == SEG_QUIET_FORK)
+                return -1;
+            if (!PC_BRANCH_LEFT_RIGHT || (anchored[u / 8] & (1u << (u % 8))))
+                return u;
+            continue;
+        }
+        if (op == seg_op.jump_forward || op == seg_op.jump_backward ||
+            op == seg_op.jbni || op == seg_op.send ||
+            op == seg_op.yield_value || op == seg_op.reraise ||
+            op == seg_op.resume)
+            return -1;
+    }
+    return -1;
+}
+
+static void
+choose_forks(seg_code *sc, const uint8_t *anchored)
+{
+    int32_t b, v;
+    for (b = sc->n - 1; b >= 0; b--) {
+        int32_t tf, tt, tg;
+        if (sc->span[b] <= 0 || !is_pop_jump(sc->op[b]) ||
+            (anchored[b / 8] & (1u << (b % 8))))
+            continue;
+        tg = jump_target(sc, b);
+        if (tg <= b || !valid_unit(sc, tg) || sc->span[tg] <= 0)
+            continue;
+        tf = fork_run_end(sc, next_unit(sc, b), anchored);
+        tt = fork_run_end(sc, tg, anchored);
+        if (tf < 0 || tt < 0 || tf == tt ||
+            (is_return_op(sc->op[tf]) && is_return_op(sc->op[tt])))
+            continue;
+        /* 3.14: the BRANCH_LEFT of a branch ending the run names the
+         * NOT_TAKEN after it (branch_fixup), which is in no other run */
+        if (is_pop_jump(sc->op[tt]) && next_unit(sc, tt) < sc->n &&
+            sc->op[next_unit(sc, tt)] == seg_op.not_taken)
+            tt = next_unit(sc, tt);
+        sc->quiet_ok[b] = SEG_QUIET_FORK;
+        sc->target[b] = tg;
+        sc->fork[b] = tt;
+        for (v = b; v >= 0 && sc->silent[v] > b; v--)
+            sc->silent[v] = b;
+    }
 }
 
 /* Whether the jump at u may be quiet; *anchor: the instruction that
@@ -233,6 +334,10 @@ fill_tables(seg_code *sc, const uint8_t *raw, uint8_t *anchored)
                 sc->quiet_ok[nt] = SEG_QUIET_LEFT;
     }
 #endif
+    for (i = 0; i < n; i++)
+        sc->fork[i] = -1;
+    if (seg_quiet_branches)
+        choose_forks(sc, anchored);
     assert(n == 0 || sc->span[0] > 0);
 }
 
@@ -269,7 +374,7 @@ seg_code_slow(pc_codeinfo *ci)
         PyBytes_GET_SIZE(bytes) / 2 != ci->n)
         goto done;
     size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) +
-           3 * (size_t)n * sizeof(int32_t) + 3 * (size_t)n + 1;
+           4 * (size_t)n * sizeof(int32_t) + 3 * (size_t)n + 1;
     anchored = calloc((size_t)n / 8 + 1, 1); /* a bit per unit */
     p = anchored ? calloc(1, size) : NULL;
     if (p == NULL)
@@ -285,6 +390,8 @@ seg_code_slow(pc_codeinfo *ci)
     sc->target = (int32_t *)p;
     p += (size_t)n * sizeof(int32_t);
     sc->exit = (int32_t *)p;
+    p += (size_t)n * sizeof(int32_t);
+    sc->fork = (int32_t *)p;
     p += (size_t)n * sizeof(int32_t);
     sc->quiet_ok = (uint8_t *)p;
     p += (size_t)n;

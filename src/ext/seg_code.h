@@ -10,13 +10,21 @@
  *    (itself and its CACHE entries); span[u] < 0 at a cache unit: minus
  *    the distance back to the instruction that owns it.
  *  - silent[u] is the first unit v >= u whose instruction may jump
- *    without an event (SEND, JUMP_BACKWARD_NO_INTERRUPT, a quiet jump);
- *    n if none.  Only ever lowered (quiet_site()), never raised.
+ *    without an event (SEND, JUMP_BACKWARD_NO_INTERRUPT, a quiet jump,
+ *    a quiet branch); n if none.  Only ever lowered (quiet_site()),
+ *    never raised.
  *  - target[u] is the jump target of a SEND, JUMP_BACKWARD_NO_INTERRUPT,
- *    JUMP_FORWARD or JUMP_BACKWARD at u, else u itself.
+ *    JUMP_FORWARD, JUMP_BACKWARD or quiet branch at u, else u itself.
  *  - quiet_ok[u] is SEG_QUIET_JUMP where the JUMP event of the jump at
  *    u may be turned off, SEG_QUIET_LEFT (3.14) where u is the NOT_TAKEN
- *    of a POP_JUMP_IF_* whose BRANCH_LEFT may be turned off, else 0.
+ *    of a POP_JUMP_IF_* whose BRANCH_LEFT may be turned off,
+ *    SEG_QUIET_FORK where u is a quiet branch (every event of its
+ *    POP_JUMP_IF_* turned off: fork_side()), else 0.  Set once, when the
+ *    table is built.
+ *  - fork[u] of a quiet branch u: the last instruction of the straight
+ *    run from its target (3.14: or the NOT_TAKEN after it, which its
+ *    BRANCH_LEFT names); every instruction of that run lies in
+ *    [target[u], fork[u]], and none of the run from next_unit(u) does.
  *  - exit[u], once set, never changes: the straight run from u to a
  *    return only gains silent jumps.
  *  - starts[s] and ends[e] count the closed segments that began at s and
@@ -48,10 +56,15 @@ typedef struct seg_code {
                                        (SEND, JBNI, a quiet jump), n if
                                        none */
     uint8_t *quiet_ok;              /* an event that may be turned off:
-                                       SEG_QUIET_JUMP, SEG_QUIET_LEFT */
+                                       SEG_QUIET_JUMP, SEG_QUIET_LEFT,
+                                       SEG_QUIET_FORK */
     int32_t *target;                /* a silent-capable jump's target
                                        (SEND, JBNI, JUMP_FORWARD,
-                                       JUMP_BACKWARD), else itself */
+                                       JUMP_BACKWARD, a quiet branch),
+                                       else itself */
+    int32_t *fork;                  /* a quiet branch's: the last
+                                       instruction of its jumping side's
+                                       run (see seg_code.c), else -1 */
     uint64_t *starts, *ends;
     int32_t *exit; /* exit[u] - 1: the return a quiet return from a
                       segment starting at u reached; 0 if not known yet
@@ -69,7 +82,7 @@ typedef struct seg_code {
 typedef struct seg_ops {
     int cache, send, jbni, jump_backward, jump_forward, for_iter, extended_arg,
         resume, exit_init_check, not_taken, pop_iter, end_async_for,
-        return_value, return_const, yield_value;
+        return_value, return_const, yield_value, raise_varargs, reraise;
     int pop_jump[4]; /* POP_JUMP_IF_FALSE, _TRUE, _NONE, _NOT_NONE */
     uint8_t eager[PC_NOPS];
 } seg_ops;
@@ -84,6 +97,9 @@ extern seg_ops seg_op __attribute__((visibility("hidden")));
 #define SEG_QUIET_RETURNS 1
 #define SEG_QUIET_YIELDS 2
 extern int seg_quiet_returns __attribute__((visibility("hidden")));
+/* Whether quiet branches are chosen (seg_code.c); not if
+ * PYSTATS_QUIET_BRANCHES=0 (read once, by seg_ops_init). */
+extern int seg_quiet_branches __attribute__((visibility("hidden")));
 /* sys.monitoring.DISABLE, owned */
 extern PyObject *seg_disable __attribute__((visibility("hidden")));
 
@@ -186,6 +202,28 @@ seg_code_for(PyObject *code)
 
 #define SEG_QUIET_JUMP 1 /* a quiet jump: quiet_site() */
 #define SEG_QUIET_LEFT 2 /* a branch that falls through silently */
+#define SEG_QUIET_FORK 3 /* a branch with no event either way */
+
+static inline int
+is_return_op(int op)
+{
+    return op == seg_op.return_value || op == seg_op.return_const;
+}
+
+/* Where a run through the quiet branch b went on: to its target if e,
+ * the instruction of the frame's next event (or where it stands), lies
+ * on the run from the target, else to the next instruction.  e < 0: the
+ * frame left quietly, by the side whose run ends at a return (at most
+ * one does). */
+static inline int32_t
+fork_side(const seg_code *sc, int32_t b, int32_t e)
+{
+    int32_t t = sc->target[b];
+    if (e < 0 ? is_return_op(sc->op[sc->fork[b]])
+              : (e >= t && e <= sc->fork[b]))
+        return t;
+    return next_unit(sc, b);
+}
 
 /* The JUMP event of the jump at u has been counted: make u silent and
  * tell CPython to stop reporting it.  Idempotent (another tool's

@@ -340,8 +340,9 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
     f->jumped = src;
     if (sc->quiet_ok[src] == SEG_QUIET_JUMP)
         return quiet_site(sc, src);
-    if (sc->quiet_ok[src] == SEG_QUIET_LEFT && kind == BR_LEFT)
-        return Py_NewRef(seg_disable); /* falls through silently now */
+    if ((sc->quiet_ok[src] == SEG_QUIET_LEFT && kind == BR_LEFT) ||
+        sc->quiet_ok[src] == SEG_QUIET_FORK)
+        return Py_NewRef(seg_disable); /* silent now */
     Py_RETURN_NONE;
 }
 
@@ -525,8 +526,9 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
     f->jumped = src;
     if (may_quiet && sc->quiet_ok[src] == SEG_QUIET_JUMP)
         return quiet_site(sc, src);
-    if (kind == BR_FIXED && sc->quiet_ok[src] == SEG_QUIET_LEFT)
-        return Py_NewRef(seg_disable); /* falls through silently now */
+    if ((kind == BR_FIXED && sc->quiet_ok[src] == SEG_QUIET_LEFT) ||
+        sc->quiet_ok[src] == SEG_QUIET_FORK)
+        return Py_NewRef(seg_disable); /* silent now */
     Py_RETURN_NONE;
 other:
     return jump_other(code, src, dst, may_quiet ? BR_PLAIN : kind);
@@ -739,6 +741,22 @@ cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
+/* The floor's BRANCH (3.14: BRANCH_RIGHT): the same quiet branches
+ * turned off. */
+static PyObject *
+cb_noop_branch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
+{
+    seg_code *sc;
+    int32_t src;
+    (void)self;
+    if (nargs < 2 || (sc = seg_code_for(args[0])) == NULL)
+        Py_RETURN_NONE;
+    src = unit_arg(args[1]);
+    if ((uint32_t)src < (uint32_t)sc->n && sc->quiet_ok[src] == SEG_QUIET_FORK)
+        return Py_NewRef(seg_disable);
+    Py_RETURN_NONE;
+}
+
 /* The floor's PY_RETURN and PY_YIELD: the same returns and yields
  * turned off as count's. */
 static PyObject *
@@ -806,6 +824,7 @@ DEF("_pystats_seg_handled", cb_handled);
 DEF("_pystats_seg_unwind", cb_unwind);
 DEF("_pystats_seg_noop", cb_noop);
 DEF("_pystats_seg_noop_jump", cb_noop_jump);
+DEF("_pystats_seg_noop_branch", cb_noop_branch);
 DEF("_pystats_seg_noop_return", cb_noop_return);
 DEF("_pystats_seg_noop_yield", cb_noop_yield);
 #if PC_BRANCH_LEFT_RIGHT
@@ -854,6 +873,11 @@ pc_seg_callbacks(int noop, size_t *n)
 #if PC_BRANCH_LEFT_RIGHT
         if (noop == 2 && strcmp(cb->event, "BRANCH_LEFT") == 0)
             cb->def = &cb_noop_left_def;
+        if (noop == 2 && strcmp(cb->event, "BRANCH_RIGHT") == 0)
+            cb->def = &cb_noop_branch_def;
+#else
+        if (noop == 2 && strcmp(cb->event, "BRANCH") == 0)
+            cb->def = &cb_noop_branch_def;
 #endif
     }
     return noop_callbacks[noop == 2];

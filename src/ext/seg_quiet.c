@@ -18,7 +18,9 @@ exit_walk(const seg_code *sc, int32_t u)
             return (sc->quiet & SEG_QUIET_YIELDS) ? u : -1;
         if (op == seg_op.for_iter)
             return -1; /* always fires: the frame did not get past it */
-        if (sc->silent[u] == u)
+        if (sc->quiet_ok[u] == SEG_QUIET_FORK)
+            u = fork_side(sc, u, -1); /* the side that returns */
+        else if (sc->silent[u] == u)
             u = sc->target[u]; /* a silent jump always jumps */
         else if (op == seg_op.jump_forward || op == seg_op.jump_backward)
             return -1; /* a jump not (yet) quiet fires JUMP */

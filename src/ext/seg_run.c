@@ -18,7 +18,8 @@ seg_walk_silent(seg_frame *f, int32_t e, int yielding)
         }
         if (yielding && sc->op[j] == seg_op.send && e == next_unit(sc, j))
             break;
-        u = sc->target[j];
+        u = sc->quiet_ok[j] == SEG_QUIET_FORK ? fork_side(sc, j, e)
+                                              : sc->target[j];
         close_run(sc, s, j);
         pc_g.pair[sc->op[j]][sc->op[u]]++;
         s = u;

@@ -89,6 +89,8 @@ resume_unit(const seg_frame *f, int32_t e, int yielding)
 
     if (f->resume >= 0)
         return f->resume;
+    if (sc->quiet_ok[c] == SEG_QUIET_FORK)
+        return fork_side(sc, c, e); /* a __bool__ ran for it (3.12) */
     if (op == seg_op.send)
         return (yielding && e == nx) ? nx : jump_target(sc, c);
     if (op == seg_op.jbni)

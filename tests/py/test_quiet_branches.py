@@ -1,0 +1,206 @@
+"""Quiet branches (mode count, 3.12+; docs/FORMAT.md 1.13): a
+POP_JUMP_IF_* whose two sides run straight to different instructions
+that fire an event has all its events turned off, and the side taken is
+told by where the frame's next event is.  Each test puts such a branch
+where its next event is of every kind that can follow it (a Python call,
+a C call that raises, a __bool__ run by the branch itself, a raise, a
+quiet return, a thread's end, measure()'s end) and requires the counts
+and pairs of mode instructions, which takes one event per instruction."""
+import dis
+import json
+import sys
+import threading
+
+import pytest
+
+from conftest import clean_env, measured_snapshot, run_python
+
+SEGMENTS = sys.version_info >= (3, 12)
+pytestmark = pytest.mark.skipif(not SEGMENTS, reason="segment counting is 3.12+")
+
+
+def same(a, b):
+    for key in ("execution_count", "pair_count"):
+        diff = {k: (a[key].get(k), b[key].get(k))
+                for k in set(a[key]) | set(b[key]) if a[key].get(k) != b[key].get(k)}
+        assert not diff, "%s differ (count, instructions): %r" % (key, diff)
+
+
+def adaptive_ops(fn):
+    raw = fn.__code__._co_code_adaptive
+    return [(i.offset, dis._all_opname[raw[i.offset]])
+            for i in dis.get_instructions(fn)]
+
+
+def helper(x):
+    return x * 2
+
+
+def pick(x, y):
+    # a quiet branch: its sides end at a return and at the loop's FOR_ITER
+    if x is None:
+        return helper(y)
+    for i in range(y % 3):
+        x += i
+    return x
+
+
+def both(x, y):
+    if x > y:                  # both sides end at returns: keeps its events
+        return x
+    return y
+
+
+def checked(x):
+    if x < 0:
+        raise ValueError(x)    # one side ends at a raise
+    if x > 100:
+        return helper(x)
+    return x
+
+
+def parse(s, flag):
+    n = 0
+    if flag:
+        n = int(s)             # a C call that may raise, on one side
+        if n > 5:
+            return n
+    return -n
+
+
+class Truthy:
+    def __init__(self, v):
+        self.v = v
+
+    def __bool__(self):        # run by the branch (3.12) or TO_BOOL
+        return helper(self.v) > 4
+
+
+def truth(o, y):
+    if o:
+        y = helper(y)
+        if y > 10:
+            return y
+    else:
+        y = -y
+    return y + 1
+
+
+def lean(x):
+    # the side not taken returns quietly: found at the caller's next event
+    if x & 1:
+        return x
+    if x & 2:
+        return -x
+    return 0
+
+
+def loop(n):
+    t = 0
+    for i in range(n):
+        if i % 3 == 0:
+            t += helper(i)
+            if t > 50:
+                t -= 50
+        elif i % 3 == 1:
+            t += lean(i)
+    return t
+
+
+def gen(n):
+    for i in range(n):
+        if i is None:
+            return
+        if i > 2:
+            yield helper(i)
+        yield i
+
+
+def guarded(items, n):
+    if not items:
+        raise ValueError(n)
+    while items and n > 0:     # the loop's test fires either way (its anchor)
+        items = items[1:]
+        n -= 1
+    return n
+
+
+def program():
+    t = 0
+    for i in range(12):
+        t += pick(None if i % 4 == 0 else i, i) + both(i, 6)
+        try:
+            t += checked(i * 20 - 30)
+        except ValueError:
+            t += 1
+        try:
+            t += parse("7" if i % 3 else "x", i % 2)
+        except ValueError:
+            t -= 1
+        t += truth(Truthy(i), i)
+        t += lean(i)
+        try:
+            t += guarded(list(range(i % 5)), 3)
+        except ValueError:
+            t += 2
+    t += loop(20) + sum(gen(6))
+    return t
+
+
+def test_quiet_branches_turned_off(stats):
+    program()
+    measured_snapshot(stats, "count", program)
+    # taken and not taken in the window: instrumented unless quiet
+    [quiet] = [n for _, n in adaptive_ops(pick) if "POP_JUMP_IF" in n]
+    assert quiet == "POP_JUMP_IF_NOT_NONE"
+    [kept] = [n for _, n in adaptive_ops(both) if "POP_JUMP_IF" in n]
+    assert kept == "INSTRUMENTED_POP_JUMP_IF_FALSE"
+
+
+def test_quiet_branches_counted_as_instructions(stats):
+    program()
+    count = measured_snapshot(stats, "count", program)
+    ins = measured_snapshot(stats, "instructions", program)
+    same(count, ins)
+    assert count["calls"] == ins["calls"]
+
+
+def test_quiet_branches_in_threads(stats):
+    def work():
+        ts = [threading.Thread(target=program) for _ in range(3)]
+        for t in ts:
+            t.start()
+        program()
+        for t in ts:
+            t.join()
+
+    work()
+    count = measured_snapshot(stats, "count", work)
+    ins = measured_snapshot(stats, "instructions", work)
+    same(count, ins)
+
+
+CHILD = """
+import json
+import test_quiet_branches as q
+import pystats
+pystats.on(mode=%r)
+q.program()
+pystats.off()
+s = pystats.snapshot()
+print(json.dumps({"e": s["execution_count"], "p": sorted(map(list, s["pair_count"].items()))}))
+"""
+
+
+def child_counts(mode, quiet_branches):
+    r = run_python(CHILD % mode,
+                   env=clean_env(PYSTATS_QUIET_BRANCHES=quiet_branches))
+    return json.loads(r.stdout.splitlines()[-1])
+
+
+def test_same_counts_with_quiet_branches_off():
+    on = child_counts("count", "1")
+    off = child_counts("count", "0")
+    ins = child_counts("instructions", "1")
+    assert on == off == ins
+    assert sum(on["e"].values()) > 1000
