@@ -47,14 +47,25 @@ straight(const seg_code *sc, int32_t s, int32_t e)
     return s <= e && sc->silent[s] >= e;
 }
 
-/* Close f's open segment at e: one run inline, anything else walks. */
+/* Close f's open segment at e: one run, or two across one quiet branch,
+ * inline; anything else walks. */
 static inline __attribute__((always_inline)) void
 close_to(seg_frame *f, int32_t e, int yielding)
 {
-    if (straight(f->sc, f->start, e))
-        close_run(f->sc, f->start, e);
-    else
+    seg_code *sc = f->sc;
+    int32_t s = f->start, j = sc->silent[s], u;
+    if (s <= e && j >= e) {
+        close_run(sc, s, e);
+    }
+    else if (s <= e && sc->quiet_ok[j] == SEG_QUIET_FORK &&
+             (u = fork_side(sc, j, e)) <= e && sc->silent[u] >= e) {
+        close_run(sc, s, j);
+        pc_g.pair[sc->op[j]][sc->op[u]]++;
+        close_run(sc, u, e);
+    }
+    else {
         seg_walk_silent(f, e, yielding);
+    }
     f->start = -1;
 }
 
