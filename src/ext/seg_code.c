@@ -137,7 +137,8 @@ seg_ops_init(PyObject *mon)
  * which fires each time round.  Every loop still meets an event on every
  * pass: its backward jump's (not quiet), or its anchor's.  On 3.12 and
  * 3.13 one BRANCH event reports both sides: turning it off would hide
- * the jumps too, so branches keep their events there. */
+ * the jumps too, so a branch keeps its event there unless it is a quiet
+ * branch (below). */
 
 static int
 always_fires(int op)

@@ -31,7 +31,9 @@
  * fall-through path always reaches that YIELD_VALUE, which always fires
  * PY_YIELD).  Unconditional jumps whose events are turned off after
  * their first one ("quiet jumps", see quiet_site()) are resolved the
- * same way.
+ * same way, and so are branches whose events are all turned off ("quiet
+ * branches", seg_code.c), on the side whose straight run holds the
+ * closing event's instruction (fork_side()).
  *
  * A frame whose Python callee returned goes on at the next instruction:
  * its segment is reopened there at once (eager_restart()), and taken
