@@ -725,8 +725,9 @@ cb_noop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* The floor's JUMP: nothing done, but the same jumps turned off, so that
- * it receives exactly the events count mode does. */
+/* The floor's JUMP and BRANCH (3.14: BRANCH_RIGHT): nothing done, but
+ * the same jumps and quiet branches turned off, so that it receives
+ * exactly the events count mode does. */
 static PyObject *
 cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
@@ -736,23 +737,11 @@ cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if (nargs < 2 || (sc = seg_code_for(args[0])) == NULL)
         Py_RETURN_NONE;
     src = unit_arg(args[1]);
-    if ((uint32_t)src < (uint32_t)sc->n && sc->quiet_ok[src] == SEG_QUIET_JUMP)
-        return quiet_site(sc, src);
-    Py_RETURN_NONE;
-}
-
-/* The floor's BRANCH (3.14: BRANCH_RIGHT): the same quiet branches
- * turned off. */
-static PyObject *
-cb_noop_branch(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    seg_code *sc;
-    int32_t src;
-    (void)self;
-    if (nargs < 2 || (sc = seg_code_for(args[0])) == NULL)
+    if ((uint32_t)src >= (uint32_t)sc->n)
         Py_RETURN_NONE;
-    src = unit_arg(args[1]);
-    if ((uint32_t)src < (uint32_t)sc->n && sc->quiet_ok[src] == SEG_QUIET_FORK)
+    if (sc->quiet_ok[src] == SEG_QUIET_JUMP)
+        return quiet_site(sc, src);
+    if (sc->quiet_ok[src] == SEG_QUIET_FORK)
         return Py_NewRef(seg_disable);
     Py_RETURN_NONE;
 }
@@ -824,7 +813,6 @@ DEF("_pystats_seg_handled", cb_handled);
 DEF("_pystats_seg_unwind", cb_unwind);
 DEF("_pystats_seg_noop", cb_noop);
 DEF("_pystats_seg_noop_jump", cb_noop_jump);
-DEF("_pystats_seg_noop_branch", cb_noop_branch);
 DEF("_pystats_seg_noop_return", cb_noop_return);
 DEF("_pystats_seg_noop_yield", cb_noop_yield);
 #if PC_BRANCH_LEFT_RIGHT
@@ -874,10 +862,10 @@ pc_seg_callbacks(int noop, size_t *n)
         if (noop == 2 && strcmp(cb->event, "BRANCH_LEFT") == 0)
             cb->def = &cb_noop_left_def;
         if (noop == 2 && strcmp(cb->event, "BRANCH_RIGHT") == 0)
-            cb->def = &cb_noop_branch_def;
+            cb->def = &cb_noop_jump_def;
 #else
         if (noop == 2 && strcmp(cb->event, "BRANCH") == 0)
-            cb->def = &cb_noop_branch_def;
+            cb->def = &cb_noop_jump_def;
 #endif
     }
     return noop_callbacks[noop == 2];

@@ -1,6 +1,7 @@
 """Shared helpers for the collector's tests: run Python in a child
 process with collection settings, and read the dumps it leaves."""
 import contextlib
+import dis
 import gc
 import os
 import subprocess
@@ -195,3 +196,20 @@ def measured_snapshot(stats, mode, fn, *args):
     snap = stats.snapshot()
     stats.clear()
     return snap
+
+
+def same_counts(a, b):
+    """Mode count's execution and pair counts (a) equal mode
+    instructions' (b), each a dict of opcode (pair) to count."""
+    for key in ("execution_count", "pair_count"):
+        diff = {k: (a[key].get(k), b[key].get(k))
+                for k in set(a[key]) | set(b[key]) if a[key].get(k) != b[key].get(k)}
+        assert not diff, "%s differ (count, instructions): %r" % (key, diff)
+
+
+def adaptive_ops(fn):
+    """The opcode name at each instruction of fn's code as it runs now
+    (instrumented, specialized), with its offset."""
+    raw = fn.__code__._co_code_adaptive
+    return [(i.offset, dis._all_opname[raw[i.offset]])
+            for i in dis.get_instructions(fn)]

@@ -6,30 +6,18 @@ where its next event is of every kind that can follow it (a Python call,
 a C call that raises, a __bool__ run by the branch itself, a raise, a
 quiet return, a thread's end, measure()'s end) and requires the counts
 and pairs of mode instructions, which takes one event per instruction."""
-import dis
 import json
 import sys
 import threading
+import types
 
 import pytest
 
-from conftest import clean_env, measured_snapshot, run_python
+from conftest import (adaptive_ops, clean_env, measured_snapshot, run_python,
+                      same_counts)
 
 SEGMENTS = sys.version_info >= (3, 12)
 pytestmark = pytest.mark.skipif(not SEGMENTS, reason="segment counting is 3.12+")
-
-
-def same(a, b):
-    for key in ("execution_count", "pair_count"):
-        diff = {k: (a[key].get(k), b[key].get(k))
-                for k in set(a[key]) | set(b[key]) if a[key].get(k) != b[key].get(k)}
-        assert not diff, "%s differ (count, instructions): %r" % (key, diff)
-
-
-def adaptive_ops(fn):
-    raw = fn.__code__._co_code_adaptive
-    return [(i.offset, dis._all_opname[raw[i.offset]])
-            for i in dis.get_instructions(fn)]
 
 
 def helper(x):
@@ -147,13 +135,25 @@ def program():
     return t
 
 
-def test_quiet_branches_turned_off(stats):
-    program()
-    measured_snapshot(stats, "count", program)
+def fresh(fn):
+    """fn with a code object of its own, instrumented from scratch."""
+    return types.FunctionType(fn.__code__.replace(), fn.__globals__)
+
+
+@pytest.mark.parametrize("mode", ["count", "noop-quiet"])
+def test_quiet_branches_turned_off(stats, mode):
+    p, b = fresh(pick), fresh(both)
+
+    def work():
+        for i in range(8):
+            p(None if i % 4 == 0 else i, i)
+            b(i, 6)
+
+    measured_snapshot(stats, mode, work)
     # taken and not taken in the window: instrumented unless quiet
-    [quiet] = [n for _, n in adaptive_ops(pick) if "POP_JUMP_IF" in n]
+    [quiet] = [n for _, n in adaptive_ops(p) if "POP_JUMP_IF" in n]
     assert quiet == "POP_JUMP_IF_NOT_NONE"
-    [kept] = [n for _, n in adaptive_ops(both) if "POP_JUMP_IF" in n]
+    [kept] = [n for _, n in adaptive_ops(b) if "POP_JUMP_IF" in n]
     assert kept == "INSTRUMENTED_POP_JUMP_IF_FALSE"
 
 
@@ -161,7 +161,7 @@ def test_quiet_branches_counted_as_instructions(stats):
     program()
     count = measured_snapshot(stats, "count", program)
     ins = measured_snapshot(stats, "instructions", program)
-    same(count, ins)
+    same_counts(count, ins)
     assert count["calls"] == ins["calls"]
 
 
@@ -177,7 +177,7 @@ def test_quiet_branches_in_threads(stats):
     work()
     count = measured_snapshot(stats, "count", work)
     ins = measured_snapshot(stats, "instructions", work)
-    same(count, ins)
+    same_counts(count, ins)
 
 
 CHILD = """

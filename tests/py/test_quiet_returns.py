@@ -5,7 +5,6 @@ puts a quiet return where nothing follows it in its thread for a while
 (interpreter shutdown, a thread's end, a code object freed right after
 it ran, measure()'s end) and requires the counts and pairs of mode
 instructions, which takes one event per instruction."""
-import dis
 import inspect
 import json
 import os
@@ -13,17 +12,11 @@ import sys
 
 import pytest
 
-from conftest import clean_env, dumps_in, measured_snapshot, run_python
+from conftest import (adaptive_ops, clean_env, dumps_in, measured_snapshot,
+                      run_python, same_counts)
 
 SEGMENTS = sys.version_info >= (3, 12)
 pytestmark = pytest.mark.skipif(not SEGMENTS, reason="segment counting is 3.12+")
-
-
-def same(a, b):
-    for key in ("execution_count", "pair_count"):
-        diff = {k: (a[key].get(k), b[key].get(k))
-                for k in set(a[key]) | set(b[key]) if a[key].get(k) != b[key].get(k)}
-        assert not diff, "%s differ (count, instructions): %r" % (key, diff)
 
 
 def leaf(x):
@@ -35,11 +28,6 @@ def calls(n):
     for _ in range(n):
         t = leaf(t)
     return t
-
-
-def adaptive_ops(fn):
-    raw = fn.__code__._co_code_adaptive
-    return [dis._all_opname[raw[i.offset]] for i in dis.get_instructions(fn)]
 
 
 def gen(n):
@@ -68,14 +56,16 @@ def test_returns_and_plain_yields_turned_off(stats):
         return calls(5), list(gen(3)), list(deleg(3)), asyncio.run(aconsume(3))
 
     measured_snapshot(stats, "count", work)
-    returns = [o for o in adaptive_ops(leaf) + adaptive_ops(gen) +
-               adaptive_ops(deleg) + adaptive_ops(aconsume)
+    def ops(fn):
+        return [name for _, name in adaptive_ops(fn)]
+
+    returns = [o for o in ops(leaf) + ops(gen) + ops(deleg) + ops(aconsume)
                if o.startswith("INSTRUMENTED_RETURN")]
     assert not returns
-    assert "INSTRUMENTED_YIELD_VALUE" not in adaptive_ops(gen)
+    assert "INSTRUMENTED_YIELD_VALUE" not in ops(gen)
     # `yield from`'s yields pass values on; an async generator keeps all
-    assert "INSTRUMENTED_YIELD_VALUE" in adaptive_ops(deleg)
-    assert "INSTRUMENTED_YIELD_VALUE" in adaptive_ops(agen)
+    assert "INSTRUMENTED_YIELD_VALUE" in ops(deleg)
+    assert "INSTRUMENTED_YIELD_VALUE" in ops(agen)
 
 
 async def square(x):
@@ -94,7 +84,7 @@ def test_coroutines_return_quietly(stats):
     asyncio.run(awaits(2))
     count = measured_snapshot(stats, "count", asyncio.run, awaits(10))
     ins = measured_snapshot(stats, "instructions", asyncio.run, awaits(10))
-    same(count, ins)
+    same_counts(count, ins)
     assert count["calls"]["returns"] == ins["calls"]["returns"] > 20
 
 
@@ -132,7 +122,7 @@ def test_generators_yield_quietly(stats):
     generators()
     count = measured_snapshot(stats, "count", generators)
     ins = measured_snapshot(stats, "instructions", generators)
-    same(count, ins)
+    same_counts(count, ins)
     assert count["calls"] == ins["calls"]
     assert count["calls"]["yields"] > 20
 
@@ -140,7 +130,7 @@ def test_generators_yield_quietly(stats):
 def test_calls_counted_after_quiet_returns(stats):
     count = measured_snapshot(stats, "count", calls, 50)
     ins = measured_snapshot(stats, "instructions", calls, 50)
-    same(count, ins)
+    same_counts(count, ins)
     # leaf's RESUME, LOAD_FAST, LOAD_CONST (3.14: LOAD_SMALL_INT), BINARY_OP
     # and RETURN_VALUE, 50 times; every return counted
     assert count["calls"]["returns"] == ins["calls"]["returns"] == 51
@@ -158,7 +148,7 @@ def test_code_freed_after_its_quiet_return(stats):
     exec_loop(3)
     count = measured_snapshot(stats, "count", exec_loop, 20)
     ins = measured_snapshot(stats, "instructions", exec_loop, 20)
-    same(count, ins)
+    same_counts(count, ins)
     assert count["calls"]["returns"] == 21
 
 
@@ -197,7 +187,7 @@ def test_whole_program_with_code_run_at_shutdown(tmp_path):
                                            PYTHONHASHSEED=0))
         [dumps[mode]] = dumps_in(d)
     a, b = dumps["count"], dumps["instructions"]
-    same({"execution_count": a.counts, "pair_count": a.pairs},
+    same_counts({"execution_count": a.counts, "pair_count": a.pairs},
          {"execution_count": b.counts, "pair_count": b.pairs})
     # three threads, each with a first instruction that follows nothing
     assert sum(a.pairs.values()) == sum(a.counts.values()) - 3
