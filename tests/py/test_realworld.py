@@ -10,9 +10,11 @@ Two tiers: the quick one runs in `make test`; PYSTATS_FULL_TESTS=1
 (`make test-full`) adds more modules and the library's whole suite.
 Slow: PYSTATS_QUICK_TESTS=1 skips it.
 """
+import importlib.util
 import json
 import linecache
 import os
+import re
 import subprocess
 import sys
 import tarfile
@@ -106,6 +108,48 @@ def test_cpython_test_modules(tmp_path, mode):
         assert_counts_consistent(summary)
     else:
         assert_sources_match(summary)
+
+
+# Library code whose own tests drive it the same way in every run: its
+# per-code figures must be mode instructions' exactly.  The harness's own
+# code is not (it walks sys.modules and the import caches, which differ
+# from run to run), nor is code under test_recursion (the depth at which
+# RecursionError comes depends on the C stack each mode's callbacks use)
+# or test_tool (subprocesses, polled).
+LIBRARY_TESTS = ["test_textwrap", "test_difflib", "test_json",
+                 "--ignore", "*test_recursion*", "--ignore", "*test_tool*"]
+LIBRARY_CODE = re.compile(
+    r"^(code\[[^\]]*/(?:textwrap|difflib|json/[a-z_]+)\.py:[^\]]*\]"
+    r"\.(?:instructions|calls|opcode\[[A-Z_]+\])) : (\d+)$", re.M)
+
+
+def library_counts(tmp_path, mode):
+    d = str(tmp_path / mode)
+    env = clean_env(PYTHONSTATS=mode, PYSTATS_DIR=d, PYTHONHASHSEED=0)
+    p = subprocess.run([sys.executable, "-m", "test"] + LIBRARY_TESTS,
+                       env=env, capture_output=True, text=True, timeout=1200)
+    assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
+    [dump] = [os.path.join(d, f) for f in os.listdir(d)]
+    with open(dump, encoding="utf-8") as f:
+        return dict(LIBRARY_CODE.findall(f.read()))
+
+
+@pytest.mark.skipif(V < (3, 12), reason="3.11's count is its instructions")
+def test_library_code_counted_as_instructions(tmp_path):
+    """textwrap, difflib and json under CPython's own tests of them: every
+    code object's instructions, calls and per-opcode counts the same in
+    mode count (segments, quiet jumps, returns and branches) as in mode
+    instructions (one event per instruction)."""
+    if importlib.util.find_spec("test.test_textwrap") is None:
+        pytest.skip("this CPython has no test package")
+    count = library_counts(tmp_path, "count")
+    ins = library_counts(tmp_path, "instructions")
+    diff = {k: (count.get(k), ins.get(k)) for k in set(count) | set(ins)
+            if count.get(k) != ins.get(k)}
+    assert not diff
+    assert len(count) > 500
+    assert sum(int(v) for k, v in count.items()
+               if k.endswith(".instructions")) > 10 ** 6
 
 
 def more_itertools_tree(tmp_path):
