@@ -163,12 +163,16 @@ is_pop_jump(int op)
     return 0;
 }
 
-/* Quiet branches.  A POP_JUMP_IF_* goes one of two ways, and where the
- * frame's next event is tells which, when the two straight runs from
- * its sides, each up to the first instruction that always fires an
- * event (its run's end), have nothing in common: every event the frame
- * can meet before either end (a call, a raise, a cut where it stands)
- * is at an instruction of one run only.  Then all its events are turned
+/* Quiet branches.  A POP_JUMP_IF_* (3.12, 3.13: or a FOR_ITER) goes one
+ * of two ways, and where the frame's next event is tells which, when the
+ * two straight runs from its sides, each up to the first instruction that
+ * always fires an event (its run's end), have nothing in common: every
+ * event the frame can meet before either end (a call, a raise, a cut
+ * where it stands) is at an instruction of one run only.  A FOR_ITER's
+ * sides are its loop body and where it goes when exhausted; its loop's
+ * quiet back edge then meets the body's end on every pass instead of
+ * the FOR_ITER (an iterator that is a generator runs with the frame
+ * stopped at the FOR_ITER, which goes on as its next event says).  Then all its events are turned
  * off at its first one (3.14: both sides; its BRANCH_LEFT is off
  * already), and a segment is closed across it by fork_side(), which
  * looks up the next event's instruction in the taken side's run.  The
@@ -185,7 +189,8 @@ is_pop_jump(int op)
  *  - not both at a return: a frame that left quietly (seg_quiet.h) took
  *    the side that returns;
  *  - it is no quiet loop's anchor (every pass round a loop still meets
- *    an event).
+ *    an event; a FOR_ITER anchor's pass goes on through one of its runs,
+ *    each ending at an event).
  * Chosen from the last branch of the code back to the first, so that a
  * run's end is known quiet or not when it is looked at. */
 
@@ -198,12 +203,12 @@ fork_run_end(const seg_code *sc, int32_t u, const uint8_t *anchored)
     for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0;
          guard++, u = next_unit(sc, u)) {
         int op = sc->op[u];
+        if (sc->quiet_ok[u] == SEG_QUIET_FORK)
+            return -1;
         if (op == seg_op.for_iter || is_return_op(op) ||
             op == seg_op.raise_varargs)
             return u;
         if (is_pop_jump(op)) {
-            if (sc->quiet_ok[u] == SEG_QUIET_FORK)
-                return -1;
             if (!PC_BRANCH_LEFT_RIGHT || (anchored[u / 8] & (1u << (u % 8))))
                 return u;
             continue;
@@ -222,11 +227,16 @@ choose_forks(seg_code *sc, const uint8_t *anchored)
 {
     int32_t b, v;
     for (b = sc->n - 1; b >= 0; b--) {
-        int32_t tf, tt, tg;
-        if (sc->span[b] <= 0 || !is_pop_jump(sc->op[b]) ||
+        int32_t tf, tt, tg, k;
+        int loop = !PC_BRANCH_LEFT_RIGHT && sc->op[b] == seg_op.for_iter;
+        if (sc->span[b] <= 0 || (!is_pop_jump(sc->op[b]) && !loop) ||
             (anchored[b / 8] & (1u << (b % 8))))
             continue;
         tg = jump_target(sc, b);
+        for (k = 0; loop && k < PC_FOR_ITER_EXIT_SKIP && valid_unit(sc, tg) &&
+                    sc->span[tg] > 0;
+             k++)
+            tg = next_unit(sc, tg); /* where an exhausted FOR_ITER goes */
         if (tg <= b || !valid_unit(sc, tg) || sc->span[tg] <= 0)
             continue;
         tf = fork_run_end(sc, next_unit(sc, b), anchored);

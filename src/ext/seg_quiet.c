@@ -16,10 +16,10 @@ exit_walk(const seg_code *sc, int32_t u)
             return (sc->quiet & SEG_QUIET_RETURNS) ? u : -1;
         if (op == seg_op.yield_value)
             return (sc->quiet & SEG_QUIET_YIELDS) ? u : -1;
-        if (op == seg_op.for_iter)
-            return -1; /* always fires: the frame did not get past it */
         if (sc->quiet_ok[u] == SEG_QUIET_FORK)
             u = fork_side(sc, u, -1); /* the side that returns */
+        else if (op == seg_op.for_iter)
+            return -1; /* fires: the frame did not get past it */
         else if (sc->silent[u] == u)
             u = sc->target[u]; /* a silent jump always jumps */
         else if (op == seg_op.jump_forward || op == seg_op.jump_backward)

@@ -113,6 +113,48 @@ def guarded(items, n):
     return n
 
 
+class Countdown:
+    def __init__(self, n):
+        self.n = n
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):            # Python code run by FOR_ITER
+        if self.n <= 0:
+            raise StopIteration
+        self.n -= 1
+        return self.n
+
+
+def stop_at(x):
+    if x > 2:
+        raise StopIteration        # ends the map() below
+    return x
+
+
+def loops(n):
+    # FOR_ITERs whose body runs straight to a test, and whose exit runs
+    # straight to another event: quiet on 3.12 and 3.13
+    t = 0
+    for i in range(n):
+        if i % 2:
+            t += i
+    for i in Countdown(n):
+        if i > 1:
+            t -= helper(i)
+    for i in gen(n):
+        if i is None:
+            break
+    for i in map(stop_at, range(n)):
+        if i:
+            t += 1
+    for a, b in zip(range(n), "abc"):
+        if b == "b":
+            t += a
+    return t
+
+
 def program():
     t = 0
     for i in range(12):
@@ -131,13 +173,26 @@ def program():
             t += guarded(list(range(i % 5)), 3)
         except ValueError:
             t += 2
-    t += loop(20) + sum(gen(6))
+    t += loop(20) + sum(gen(6)) + loops(5) + loops(0)
     return t
 
 
 def fresh(fn):
     """fn with a code object of its own, instrumented from scratch."""
     return types.FunctionType(fn.__code__.replace(), fn.__globals__)
+
+
+@pytest.mark.skipif(sys.version_info >= (3, 14),
+                    reason="3.14's FOR_ITER keeps its events")
+def test_loops_turned_off(stats):
+    f = fresh(loops)
+    measured_snapshot(stats, "count", f, 6)
+    loops_ = [n for _, n in adaptive_ops(f) if "FOR_ITER" in n]
+    # chosen from the last back: the last loop's exit runs to a return,
+    # the one before it to that quiet FOR_ITER (no quiet branch ends a
+    # run), and so on: the first, third and fifth are quiet
+    assert [n.startswith("FOR_ITER") for n in loops_] == \
+        [True, False, True, False, True], loops_
 
 
 @pytest.mark.parametrize("mode", ["count", "noop-quiet"])
