@@ -172,11 +172,11 @@ is_pop_jump(int op)
  * sides are its loop body and where it goes when exhausted; its loop's
  * quiet back edge then meets the body's end on every pass instead of
  * the FOR_ITER (an iterator that is a generator runs with the frame
- * stopped at the FOR_ITER, which goes on as its next event says).  Then all its events are turned
- * off at its first one (3.14: both sides; its BRANCH_LEFT is off
- * already), and a segment is closed across it by fork_side(), which
- * looks up the next event's instruction in the taken side's run.  The
- * conditions, checked once per code object:
+ * stopped at the FOR_ITER, which goes on as its next event says).  Then all
+ * its events are turned off at its first one (3.14: both sides; its
+ * BRANCH_LEFT is off already), and a segment is closed across it by
+ * fork_side(), which looks up the next event's instruction in the taken side's
+ * run.  The conditions, checked once per code object:
  *  - neither run holds a jump, a SEND, a yield or a RERAISE (they stay
  *    straight: one interval of code each, and two runs that meet share
  *    their end, so different ends mean no instruction in common);
