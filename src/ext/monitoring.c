@@ -4,9 +4,12 @@
  * "count" and "noop-segments").
  *
  * There is no C API to subscribe, so, as Modules/_lsprof.c does, the
- * callbacks are builtin function objects registered through the
- * sys.monitoring module.  Events are interpreter-wide: the callbacks
- * filter by pc_counting() for measure(), which counts one thread.
+ * callbacks are registered through the sys.monitoring module, each as
+ * a callable of our own whose vectorcall calls the C function directly
+ * (a builtin function object would add a recursion check and a thread
+ * state lookup to every event).  Events are interpreter-wide: the
+ * callbacks filter by pc_counting() for measure(), which counts one
+ * thread.
  */
 #include "backend.h"
 #include "codeinfo.h"
@@ -160,6 +163,45 @@ quiets(int mode)
 }
 static int quieted;
 
+/* A callback as sys.monitoring calls it: vectorcall straight into a
+ * METH_FASTCALL function (no keywords are ever passed). */
+typedef struct {
+    PyObject_HEAD
+    vectorcallfunc vectorcall;
+    _PyCFunctionFast fn;
+} pc_callback;
+
+static PyObject *
+callback_call(PyObject *self, PyObject *const *args, size_t nargsf,
+              PyObject *kwnames)
+{
+    (void)kwnames;
+    return ((pc_callback *)self)->fn(NULL, args, PyVectorcall_NARGS(nargsf));
+}
+
+static PyTypeObject pc_callback_type = {
+    PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pystats._collector.callback",
+    .tp_basicsize = sizeof(pc_callback),
+    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_HAVE_VECTORCALL,
+    .tp_vectorcall_offset = offsetof(pc_callback, vectorcall),
+    .tp_call = PyVectorcall_Call,
+};
+
+static PyObject *
+callback_new(const PyMethodDef *def)
+{
+    pc_callback *cb;
+    if (!(pc_callback_type.tp_flags & Py_TPFLAGS_READY) &&
+        PyType_Ready(&pc_callback_type) < 0)
+        return NULL;
+    cb = PyObject_New(pc_callback, &pc_callback_type);
+    if (cb == NULL)
+        return NULL;
+    cb->vectorcall = callback_call;
+    cb->fn = (_PyCFunctionFast)(void (*)(void))def->ml_meth;
+    return (PyObject *)cb;
+}
+
 /* Claim a tool id and register the callbacks. */
 static int
 claim(PyObject *mon)
@@ -197,7 +239,7 @@ claim(PyObject *mon)
         int bit = event_bit(mon, callbacks[i].event);
         if (bit < 0)
             goto done;
-        fn = PyCFunction_New(callbacks[i].def, NULL);
+        fn = callback_new(callbacks[i].def);
         bitobj = PyLong_FromLong(bit);
         pc_guard_own++;
         if (fn && bitobj)
