@@ -166,7 +166,8 @@ static int quieted;
 /* A callback as sys.monitoring calls it: vectorcall straight into a
  * METH_FASTCALL function (no keywords are ever passed). */
 typedef struct {
-    PyObject_HEAD vectorcallfunc vectorcall;
+    PyObject ob_base;
+    vectorcallfunc vectorcall;
     _PyCFunctionFast fn;
 } pc_callback;
 
