@@ -213,3 +213,13 @@ def adaptive_ops(fn):
     raw = fn.__code__._co_code_adaptive
     return [(i.offset, dis._all_opname[raw[i.offset]])
             for i in dis.get_instructions(fn)]
+
+
+def counted_as_instructions(stats, fn, *args):
+    """measure(fn, *args) in mode count and in mode instructions (one
+    event per instruction): the same counts and pairs.  Returns both
+    snapshots."""
+    count = measured_snapshot(stats, "count", fn, *args)
+    ins = measured_snapshot(stats, "instructions", fn, *args)
+    same_counts(count, ins)
+    return count, ins

@@ -13,8 +13,8 @@ import types
 
 import pytest
 
-from conftest import (adaptive_ops, clean_env, measured_snapshot, run_python,
-                      same_counts)
+from conftest import (adaptive_ops, clean_env, counted_as_instructions,
+                      measured_snapshot, run_python)
 
 SEGMENTS = sys.version_info >= (3, 12)
 pytestmark = pytest.mark.skipif(not SEGMENTS, reason="segment counting is 3.12+")
@@ -214,9 +214,7 @@ def test_quiet_branches_turned_off(stats, mode):
 
 def test_quiet_branches_counted_as_instructions(stats):
     program()
-    count = measured_snapshot(stats, "count", program)
-    ins = measured_snapshot(stats, "instructions", program)
-    same_counts(count, ins)
+    count, ins = counted_as_instructions(stats, program)
     assert count["calls"] == ins["calls"]
 
 
@@ -230,9 +228,7 @@ def test_quiet_branches_in_threads(stats):
             t.join()
 
     work()
-    count = measured_snapshot(stats, "count", work)
-    ins = measured_snapshot(stats, "instructions", work)
-    same_counts(count, ins)
+    count, ins = counted_as_instructions(stats, work)
 
 
 CHILD = """

@@ -12,8 +12,8 @@ import sys
 
 import pytest
 
-from conftest import (adaptive_ops, clean_env, dumps_in, measured_snapshot,
-                      run_python, same_counts)
+from conftest import (adaptive_ops, clean_env, counted_as_instructions,
+                      dumps_in, measured_snapshot, run_python, same_counts)
 
 SEGMENTS = sys.version_info >= (3, 12)
 pytestmark = pytest.mark.skipif(not SEGMENTS, reason="segment counting is 3.12+")
@@ -82,9 +82,7 @@ async def awaits(n):
 def test_coroutines_return_quietly(stats):
     import asyncio
     asyncio.run(awaits(2))
-    count = measured_snapshot(stats, "count", asyncio.run, awaits(10))
-    ins = measured_snapshot(stats, "instructions", asyncio.run, awaits(10))
-    same_counts(count, ins)
+    count, ins = counted_as_instructions(stats, lambda: asyncio.run(awaits(10)))
     assert count["calls"]["returns"] == ins["calls"]["returns"] > 20
 
 
@@ -120,17 +118,13 @@ def generators():
 
 def test_generators_yield_quietly(stats):
     generators()
-    count = measured_snapshot(stats, "count", generators)
-    ins = measured_snapshot(stats, "instructions", generators)
-    same_counts(count, ins)
+    count, ins = counted_as_instructions(stats, generators)
     assert count["calls"] == ins["calls"]
     assert count["calls"]["yields"] > 20
 
 
 def test_calls_counted_after_quiet_returns(stats):
-    count = measured_snapshot(stats, "count", calls, 50)
-    ins = measured_snapshot(stats, "instructions", calls, 50)
-    same_counts(count, ins)
+    count, ins = counted_as_instructions(stats, calls, 50)
     # leaf's RESUME, LOAD_FAST, LOAD_CONST (3.14: LOAD_SMALL_INT), BINARY_OP
     # and RETURN_VALUE, 50 times; every return counted
     assert count["calls"]["returns"] == ins["calls"]["returns"] == 51
@@ -146,9 +140,7 @@ def test_code_freed_after_its_quiet_return(stats):
     """Each compiled module returns quietly into exec(), and its code
     object dies before the caller's next event."""
     exec_loop(3)
-    count = measured_snapshot(stats, "count", exec_loop, 20)
-    ins = measured_snapshot(stats, "instructions", exec_loop, 20)
-    same_counts(count, ins)
+    count, ins = counted_as_instructions(stats, exec_loop, 20)
     assert count["calls"]["returns"] == 21
 
 
@@ -188,7 +180,7 @@ def test_whole_program_with_code_run_at_shutdown(tmp_path):
         [dumps[mode]] = dumps_in(d)
     a, b = dumps["count"], dumps["instructions"]
     same_counts({"execution_count": a.counts, "pair_count": a.pairs},
-         {"execution_count": b.counts, "pair_count": b.pairs})
+                {"execution_count": b.counts, "pair_count": b.pairs})
     # three threads, each with a first instruction that follows nothing
     assert sum(a.pairs.values()) == sum(a.counts.values()) - 3
     assert a.header.get("meta.collection.desync", "0") == "0"
