@@ -118,10 +118,13 @@ def test_cpython_test_modules(tmp_path, mode):
 # py_scanstring's calls, each one PY_START event in both modes, differ,
 # so the program itself ran differently) or test_tool (subprocesses,
 # polled).
-LIBRARY_TESTS = ["test_textwrap", "test_difflib", "test_json",
+LIBRARY_TESTS = ["test_textwrap", "test_difflib", "test_json", "test_argparse",
+                 "test_configparser", "test_ipaddress", "test_fractions",
+                 "test_tomllib",
                  "--ignore", "*test_recursion*", "--ignore", "*test_tool*"]
 LIBRARY_CODE = re.compile(
-    r"^(code\[[^\]]*/(?:textwrap|difflib|json/[a-z_]+)\.py:[^\]]*\]"
+    r"^(code\[[^\]]*/(?:textwrap|difflib|json/[a-z_]+|argparse|configparser"
+    r"|ipaddress|fractions|tomllib/[a-z_]+)\.py:[^\]]*\]"
     r"\.(?:instructions|calls|opcode\[[A-Z_]+\])) : (\d+)$", re.M)
 
 
@@ -131,14 +134,17 @@ def library_counts(tmp_path, mode):
     p = subprocess.run([sys.executable, "-m", "test"] + LIBRARY_TESTS,
                        env=env, capture_output=True, text=True, timeout=1200)
     assert p.returncode == 0, p.stdout[-3000:] + p.stderr[-3000:]
-    [dump] = [os.path.join(d, f) for f in os.listdir(d)]
+    # the test process's own dump (some tests start child processes)
+    dump = max((os.path.join(d, f) for f in os.listdir(d)),
+               key=os.path.getsize)
     with open(dump, encoding="utf-8") as f:
         return dict(LIBRARY_CODE.findall(f.read()))
 
 
 @pytest.mark.skipif(V < (3, 12), reason="3.11's count is its instructions")
 def test_library_code_counted_as_instructions(tmp_path):
-    """textwrap, difflib and json under CPython's own tests of them: every
+    """textwrap, difflib, json, argparse, configparser, ipaddress,
+    fractions and tomllib under CPython's own tests of them: every
     code object's instructions, calls and per-opcode counts the same in
     mode count (segments, quiet jumps, returns and branches) as in mode
     instructions (one event per instruction)."""
