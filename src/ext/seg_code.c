@@ -143,24 +143,8 @@ seg_ops_init(PyObject *mon)
 static int
 always_fires(int op)
 {
-    int k;
-    if (op == seg_op.for_iter || op == seg_op.return_value ||
-        op == seg_op.return_const || op == seg_op.yield_value)
-        return 1;
-    for (k = 0; k < 4; k++)
-        if (op == seg_op.pop_jump[k])
-            return 1;
-    return 0;
-}
-
-static int
-is_pop_jump(int op)
-{
-    int k;
-    for (k = 0; k < 4; k++)
-        if (op == seg_op.pop_jump[k])
-            return 1;
-    return 0;
+    return op == seg_op.for_iter || is_return_op(op) ||
+           op == seg_op.yield_value || is_pop_jump(op);
 }
 
 /* Quiet branches.  A POP_JUMP_IF_* (3.12, 3.13: or a FOR_ITER) goes one
@@ -337,12 +321,10 @@ fill_tables(seg_code *sc, const uint8_t *raw, uint8_t *anchored)
     }
 #if PC_BRANCH_LEFT_RIGHT
     for (i = 0; i<n; i += sc->span[i]> 0 ? sc->span[i] : 1) {
-        int32_t nt = next_unit(sc, i), k;
-        for (k = 0; k < 4; k++)
-            if (op[i] == seg_op.pop_jump[k] && nt < n &&
-                op[nt] == seg_op.not_taken &&
-                !(anchored[i / 8] & (1u << (i % 8))))
-                sc->quiet_ok[nt] = SEG_QUIET_LEFT;
+        int32_t nt = next_unit(sc, i);
+        if (is_pop_jump(op[i]) && nt < n && op[nt] == seg_op.not_taken &&
+            !(anchored[i / 8] & (1u << (i % 8))))
+            sc->quiet_ok[nt] = SEG_QUIET_LEFT;
     }
 #endif
     for (i = 0; i < n; i++)

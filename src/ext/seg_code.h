@@ -147,6 +147,19 @@ jump_target(const seg_code *sc, int32_t u)
     return nx + oparg(sc, u);
 }
 
+static inline int
+is_pop_jump(int op)
+{
+    return op == seg_op.pop_jump[0] || op == seg_op.pop_jump[1] ||
+           op == seg_op.pop_jump[2] || op == seg_op.pop_jump[3];
+}
+
+static inline int
+is_return_op(int op)
+{
+    return op == seg_op.return_value || op == seg_op.return_const;
+}
+
 /* An event's offset argument (bytes) as a code unit; -1 if odd. */
 static inline int32_t
 unit_arg(PyObject *o)
@@ -203,12 +216,6 @@ seg_code_for(PyObject *code)
 #define SEG_QUIET_JUMP 1 /* a quiet jump: quiet_site() */
 #define SEG_QUIET_LEFT 2 /* a branch that falls through silently */
 #define SEG_QUIET_FORK 3 /* a branch with no event either way */
-
-static inline int
-is_return_op(int op)
-{
-    return op == seg_op.return_value || op == seg_op.return_const;
-}
 
 /* Where a run through the quiet branch b went on: to its target if e,
  * the instruction of the frame's next event (or where it stands), lies

@@ -236,9 +236,7 @@ branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
         return 0;
     /* A POP_JUMP_IF_* jumping: its target may well follow a POP_ITER
      * (the end of a loop it jumps over). */
-    return !((op == seg_op.pop_jump[0] || op == seg_op.pop_jump[1] ||
-              op == seg_op.pop_jump[2] || op == seg_op.pop_jump[3]) &&
-             dst == jump_target(sc, src));
+    return !(is_pop_jump(op) && dst == jump_target(sc, src));
 }
 
 /* The instruction v that fired a moved branch event runs right before

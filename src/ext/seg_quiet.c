@@ -12,7 +12,7 @@ exit_walk(const seg_code *sc, int32_t u)
     for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0;
          guard++) {
         int op = sc->op[u];
-        if (op == seg_op.return_value || op == seg_op.return_const)
+        if (is_return_op(op))
             return (sc->quiet & SEG_QUIET_RETURNS) ? u : -1;
         if (op == seg_op.yield_value)
             return (sc->quiet & SEG_QUIET_YIELDS) ? u : -1;

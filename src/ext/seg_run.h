@@ -54,7 +54,7 @@ close_to(seg_frame *f, int32_t e, int yielding)
 {
     seg_code *sc = f->sc;
     int32_t s = f->start, j = sc->silent[s], u;
-    if (s <= e && j >= e) {
+    if (straight(sc, s, e)) {
         close_run(sc, s, e);
     }
     else if (s <= e && sc->quiet_ok[j] == SEG_QUIET_FORK &&
@@ -101,7 +101,8 @@ resume_unit(const seg_frame *f, int32_t e, int yielding)
     if (f->resume >= 0)
         return f->resume;
     if (sc->quiet_ok[c] == SEG_QUIET_FORK)
-        return fork_side(sc, c, e); /* a __bool__ ran for it (3.12) */
+        return fork_side(sc, c, e); /* Python code ran for it: a __bool__
+                                       (3.12), an iterator (FOR_ITER) */
     if (op == seg_op.send)
         return (yielding && e == nx) ? nx : jump_target(sc, c);
     if (op == seg_op.jbni)
