@@ -23,6 +23,7 @@
 PYTHON    ?= python3
 CC        ?= cc
 PREFIX    ?= /usr/local
+JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
 ifeq ($(DEBUG),1)
 BUILD     ?= build/debug
 OPT       := -O0 -g
@@ -102,22 +103,29 @@ bench:
 bench-real:
 	BUILD=$(abspath $(BUILD)) $(PYTHON) bench/real.py $(BENCH_REAL_ARGS)
 
-# The bundled example: install into a virtual environment, run
-# examples/mixed.py under -X pystats, show the dump, its summary and the
-# source view of its hottest function.
-EXAMPLE_VENV := $(BUILD)/venv-example
-EXAMPLE_OUT  := $(BUILD)/example-stats
-example: cli
-	@test -x $(EXAMPLE_VENV)/bin/python || $(PYTHON) -m venv $(EXAMPLE_VENV)
-	@$(MAKE) -s install-ext PYTHON=$(EXAMPLE_VENV)/bin/python
+# The bundled example: examples/mixed.py run under `pystats run` with the
+# newest CPython found (3.12+ shows the specialization census; EXAMPLE_PYTHON
+# picks another), installed into a virtual environment of its own and
+# built in parallel; prints the headline, the source view of the hottest
+# function and where the full reports are.
+EXAMPLE_PYTHON ?= $(or $(shell $(PYTHON) tools/pythons.py 2>/dev/null | tail -n 1),$(PYTHON))
+EXAMPLE_VENV   := $(BUILD)/venv-example
+EXAMPLE_OUT    := $(BUILD)/example-stats
+example:
+	@$(MAKE) -s -j$(JOBS) cli
+	@want=$$($(EXAMPLE_PYTHON) -c 'import sys; print(sys.version.split()[0])'); \
+	    have=$$($(EXAMPLE_VENV)/bin/python -c 'import sys; print(sys.version.split()[0])' 2>/dev/null); \
+	    if [ "$$want" != "$$have" ]; then rm -rf $(EXAMPLE_VENV) && $(EXAMPLE_PYTHON) -m venv $(EXAMPLE_VENV); fi
+	@$(MAKE) -s -j$(JOBS) install-ext PYTHON=$(EXAMPLE_VENV)/bin/python >/dev/null
 	@rm -rf $(EXAMPLE_OUT)
-	$(EXAMPLE_VENV)/bin/python -X pystats -X pystats_dir=$(EXAMPLE_OUT) examples/mixed.py
-	@echo "--- the dump ($$(ls $(EXAMPLE_OUT))), first 30 lines:"
-	@head -n 30 $(EXAMPLE_OUT)/*.txt
-	@echo "--- summarized:"
-	$(BUILD)/pystats summarize $(EXAMPLE_OUT)
-	@echo "--- the source view of its hottest function:"
-	$(BUILD)/pystats annotate $(EXAMPLE_OUT) --top 1
+	@echo "$$ pystats run -o $(EXAMPLE_OUT) -- python examples/mixed.py    # $$($(EXAMPLE_VENV)/bin/python -c 'import sys; print("Python", sys.version.split()[0])')"
+	@$(BUILD)/pystats run -o $(EXAMPLE_OUT) -- $(EXAMPLE_VENV)/bin/python examples/mixed.py >/dev/null
+	@echo
+	@echo "$$ pystats annotate $(EXAMPLE_OUT) --top 1"
+	@$(BUILD)/pystats annotate $(EXAMPLE_OUT) --top 1
+	@echo
+	@echo "Full reports: $(EXAMPLE_OUT)/report/summary.html (open in a browser), summary.md, summary.json"
+	@echo "Source view as a page: $(BUILD)/pystats annotate $(EXAMPLE_OUT) --html annotate.html"
 
 # The Python suite against the extension built with AddressSanitizer and
 # UndefinedBehaviorSanitizer, in a virtual environment of its own, the
