@@ -12,9 +12,15 @@ command-line golden tests, the style check of src/ (`make
 test-format`), and the Python suite once more against the extension
 built with ASan, UBSan and its asserts on (`make test-asan`, DEBUG=1).
 
-PYSTATS_QUICK=1 (`make test-quick`) runs the C unit, golden and style
-suites and the Python suite with the newest interpreter only: the loop
-of a change in progress, not a substitute for the whole run.
+PYSTATS_QUICK=1 (`make test-quick`) is the loop of a change in
+progress, about two minutes of CPU, not a substitute for the whole run:
+the C units, the golden tests of the native and own fixtures with the
+usage, annotate and overview parts (GOLDEN_PARTS), the style check, and
+with the newest interpreter only the Python tests of QUICK_TESTS: the
+API, mode count against mode instructions on the corpus, the reference
+collector on one workload and on threads, hot code per function, a dump
+read back and round-tripped, threads counted exactly, exit and fork
+dumps, `pystats run`, the census and the source view.
 """
 import os
 import re
@@ -51,7 +57,27 @@ def venv_for(python):
     return ver, vpy
 
 
-def pytest_suite(python):
+QUICK_TESTS = [
+    "tests/py/test_api.py",
+    "tests/py/test_segments.py::test_measure_identical_in_both_modes",
+    "tests/py/test_segments.py::test_window_with_threads_counts_every_thread",
+    "tests/py/test_corpus.py::test_measure_matches_reference[generators]",
+    "tests/py/test_corpus.py::test_window_in_threads_matches_reference",
+    "tests/py/test_hotcode.py",
+    "tests/py/test_roundtrip.py::test_round_trip",
+    "tests/py/test_threads_exact.py::test_parallel_equals_sequential",
+    "tests/py/test_process.py::test_x_pystats_counts_the_main_module",
+    "tests/py/test_process.py::test_written_at_exit_although_off",
+    "tests/py/test_process.py::test_fork_child_starts_from_zero",
+    "tests/py/test_run.py::test_headline_and_reports",
+    "tests/py/test_census.py::test_failing_site_backs_off",
+    "tests/py/test_census.py::test_count_dump_has_the_census_and_exact_counts",
+    "tests/py/test_lines.py::test_annotate_shows_reference_counts",
+]
+GOLDEN_QUICK_PARTS = "usage annotate overview"
+
+
+def pytest_suite(python, quick=False):
     ver, vpy = venv_for(python)
     r = run(["make", "-s", "install-ext", "WERROR=1", "PYTHON=" + vpy])
     if r.returncode != 0:
@@ -60,8 +86,12 @@ def pytest_suite(python):
     if os.path.exists(xml):
         os.unlink(xml)
     env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-    run([vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/py",
-         "--junitxml", xml] + sys.argv[1:], env=env)
+    tests = ["tests/py"]
+    if quick:
+        tests = QUICK_TESTS
+        env.setdefault("PYSTATS_ROUNDTRIP_EXAMPLES", "2")
+    run([vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + tests +
+        ["--junitxml", xml] + sys.argv[1:], env=env)
     if not os.path.exists(xml):
         return "py" + ver, 0, 1, 0
     root = ET.parse(xml).getroot()
@@ -111,6 +141,7 @@ def main():
     quick = os.environ.get("PYSTATS_QUICK") == "1"
     if quick:
         pythons = pythons[-1:]
+        os.environ.setdefault("GOLDEN_PARTS", GOLDEN_QUICK_PARTS)
     for target in ("test-c", "test-golden", "test-html", "test-fuzz",
                    "test-format"):
         if not quick or target not in ("test-html", "test-fuzz"):
@@ -128,7 +159,7 @@ def main():
                                  capture_output=True, text=True)
             os.environ["PYSTATS_NATIVE_BUILD"] = out.stdout.strip()
     for py in pythons:
-        results.append(pytest_suite(py))
+        results.append(pytest_suite(py, quick))
     # The Python suite under ASan and UBSan, with the newest Python.
     if pythons and not quick:
         results.append(make_suite("test-asan"))
