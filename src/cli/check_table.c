@@ -38,8 +38,9 @@ const ck_info check_info[CK_COUNT] = {
     [CK_EMPTY] = {"empty", "empty files, or files without counters",
                   "Neither writer leaves such a file: the collector writes nothing "
                   "when nothing was counted and CPython writes every counter. It is "
-                  "a dump cut short (a killed writer, a full disk) or one read while "
-                  "being written.",
+                  "not a dump at all (no 'key : value' line: a file of another kind "
+                  "among the inputs), a dump cut short (a killed writer, a full disk) "
+                  "or one read while being written.",
                   CHECK_ERROR, NULL},
     [CK_BINARY] = {"binary", "files with binary data",
                    "A dump is text; a NUL byte means a corrupt file or one that is "

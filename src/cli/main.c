@@ -19,11 +19,12 @@ static void
 usage(FILE *to)
 {
     fputs("usage: pystats <command> [options]\n\ncommands:\n"
-          "  summarize   summarize pystats dumps into a Markdown or JSON report\n"
+          "  summarize   summarize dumps into a Markdown, JSON or HTML report\n"
           "  compare     compare two runs (Markdown, JSON, HTML; --fail-if for CI)\n"
           "  check       every reason to distrust a set of dumps, with a verdict\n"
           "  run         run a command with collection on, then summarize and check\n"
           "  annotate    hot functions' source with exact counts per line, sites by state\n"
+          "  help        this text, or 'pystats help COMMAND': that command's options\n"
           "\noptions:\n"
           "  -h, --help  this text\n"
           "  --version   the version of pystats\n"
@@ -48,6 +49,20 @@ main(int argc, char **argv)
     if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
         printf("pystats %s\n", PSF_VERSION);
         return CLI_EXIT_OK;
+    }
+    if (strcmp(argv[1], "help") == 0) {
+        /* 'pystats help COMMAND' is 'pystats COMMAND --help', as git has it. */
+        static char help_opt[] = "--help";
+        if (argc < 3) {
+            usage(stdout);
+            return CLI_EXIT_OK;
+        }
+        for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
+            if (strcmp(argv[2], commands[i].name) == 0) {
+                char *sub[] = {argv[2], help_opt, NULL};
+                return commands[i].fn(2, sub);
+            }
+        argv++; /* an unknown COMMAND is reported as one */
     }
     for (i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(argv[1], commands[i].name) == 0) {

@@ -8,10 +8,12 @@
 #include "../format/psf_detect.h"
 #include "../format/psf_write.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 /* Every long option of the command: the common ones (SUBCMD_O_*), then
  * each subcommand's own (its getopt value its own to interpret). */
@@ -132,6 +134,10 @@ subcmd_parse(const subcmd_spec *s, int argc, char **argv, subcmd_common *co)
     return -1;
 }
 
+/* Whether the inputs are the collector's default directory, no INPUT
+ * given: where that is missing, the collector never wrote. */
+static int inputs_defaulted;
+
 void
 subcmd_inputs(int argc, char **argv, char ***inputs, size_t *ninputs)
 {
@@ -143,6 +149,7 @@ subcmd_inputs(int argc, char **argv, char ***inputs, size_t *ninputs)
         psf_default_dir(getenv("PYSTATS_TMPDIR"), default_dir, sizeof default_dir);
         *inputs = default_input;
         *ninputs = 1;
+        inputs_defaulted = 1;
     }
 }
 
@@ -194,10 +201,40 @@ subcmd_write_summary(const char *path, int (*render)(FILE *, const struct summar
     return subcmd_write(path, "report", write_job, &j);
 }
 
+/* What an input that gave no dump is: absent, not a directory, an empty
+ * directory, or one holding files none of which is a dump.  Only an
+ * empty directory (or none given: the default) points at a collector
+ * that wrote nothing; the other cases have their own cause. */
+enum no_files_why { NF_ABSENT, NF_EMPTY, NF_NOT_DUMPS };
+
+static enum no_files_why
+no_files_why(const char *path)
+{
+    struct stat st;
+    DIR *d;
+    struct dirent *e;
+    enum no_files_why why = NF_EMPTY;
+
+    if (stat(path, &st) != 0)
+        return NF_ABSENT;
+    if (!S_ISDIR(st.st_mode))
+        return NF_NOT_DUMPS;
+    if ((d = opendir(path)) == NULL)
+        return NF_EMPTY;
+    while ((e = readdir(d)) != NULL)
+        if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) {
+            why = NF_NOT_DUMPS;
+            break;
+        }
+    closedir(d);
+    return why;
+}
+
 void
 subcmd_say_no_files(const char *what, char **inputs, size_t ninputs)
 {
     size_t i;
+    int install_hint = ninputs == 0 || inputs_defaulted;
 
     fputs("pystats: error: ", stderr);
     if (what)
@@ -208,11 +245,33 @@ subcmd_say_no_files(const char *what, char **inputs, size_t ninputs)
         cli_fput_esc(stderr, inputs[i]);
     }
     fputc('\n', stderr);
+    for (i = 0; i < ninputs && !inputs_defaulted; i++) {
+        switch (no_files_why(inputs[i])) {
+        case NF_ABSENT:
+            fputs("pystats: hint: ", stderr);
+            cli_fput_esc(stderr, inputs[i]);
+            fputs(" does not exist: give a directory of dumps, a dump or a JSON summary\n",
+                  stderr);
+            break;
+        case NF_NOT_DUMPS:
+            fputs("pystats: hint: ", stderr);
+            cli_fput_esc(stderr, inputs[i]);
+            fputs(" holds no dump: a dump is a text file of 'key : value' lines that the "
+                  "collector (pystats.format), a CPython built with --enable-pystats, or "
+                  "summarize --json wrote\n",
+                  stderr);
+            break;
+        case NF_EMPTY:
+            install_hint = 1;
+            break;
+        }
+    }
     /* python -X pystats says nothing where the collector is not
      * installed: say it here, where the silence shows. */
-    fputs("pystats: hint: python -X pystats (or PYTHONSTATS=1) writes dumps only "
-          "where the collector is installed in that interpreter: 'PYTHON -c \"import "
-          "pystats_startup\"' tells; install with 'PYTHON -m pip install .' in the "
-          "source tree, or 'make install PYTHON=PYTHON'\n",
-          stderr);
+    if (install_hint)
+        fputs("pystats: hint: python -X pystats (or PYTHONSTATS=1) writes dumps only "
+              "where the collector is installed in that interpreter: 'PYTHON -c \"import "
+              "pystats_startup\"' tells; install with 'PYTHON -m pip install .' in the "
+              "source tree, or 'make install PYTHON=PYTHON'\n",
+              stderr);
 }

@@ -26,6 +26,34 @@ check "unknown command, nothing close: no suggestion, the usage" \
     "pystats: unknown command 'frobnicate'|usage: pystats <command> [options]" \
     "$(head -n 2 "$T/stderr" | paste -sd '|')"
 
+# 'pystats help' is --help; 'pystats help COMMAND' is COMMAND --help.
+run help
+check "help: exit status" 0 "$rc"
+check "help: the usage on stdout" "usage: pystats <command> [options]" "$(head -n 1 "$T/stdout")"
+run help check
+check "help check: exit status" 0 "$rc"
+check "help check: check's usage" "usage: pystats check" "$(head -n 1 "$T/stdout" | cut -c1-20)"
+run help chek
+check "help of a mistyped command: usage error with the suggestion" \
+    "2|pystats: unknown command 'chek'; did you mean 'check'?" "$rc|$(head -n 1 "$T/stderr")"
+
+# No dump found: the hint fits the cause (absent input, files that are
+# not dumps, an empty directory), the install hint only for the last.
+run summarize "$T/no-such-dir"
+check "summarize an absent input: exit 1" 1 "$rc"
+check "summarize an absent input: says it does not exist, no install hint" \
+    "1|0" "$(grep -c "^pystats: hint: .*no-such-dir does not exist" "$T/stderr")|$(grep -c 'import pystats_startup' "$T/stderr")"
+mkdir -p "$T/not-dumps"
+printf 'hello\n' > "$T/not-dumps/a.txt"
+printf 'a plain line\nanother\n' > "$T/not-dumps/b.txt"
+run summarize "$T/not-dumps"
+check "summarize a folder of other files: exit 1" 1 "$rc"
+check "summarize a folder of other files: holds no dump, no install hint" \
+    "1|0" "$(grep -c "^pystats: hint: .*not-dumps holds no dump" "$T/stderr")|$(grep -c 'import pystats_startup' "$T/stderr")"
+run check "$T/not-dumps"
+check "check on files that are not dumps: the empty finding says so" 1 \
+    "$(tr '\n' ' ' < "$T/stdout" | tr -s ' ' | grep -c 'not a dump at all')"
+
 # A mistyped option: getopt's line, then the option meant.
 run summarize --jsn "$T/x.json" "$HERE/hotcode"
 check "mistyped option: usage error" 2 "$rc"
