@@ -250,8 +250,7 @@ subcmd_say_no_files(const char *what, char **inputs, size_t ninputs)
         case NF_ABSENT:
             fputs("pystats: hint: ", stderr);
             cli_fput_esc(stderr, inputs[i]);
-            fputs(" does not exist: give a directory of dumps, a dump or a JSON summary\n",
-                  stderr);
+            fputs(" does not exist: give a directory of dumps, a dump or a JSON summary\n", stderr);
             break;
         case NF_NOT_DUMPS:
             fputs("pystats: hint: ", stderr);
