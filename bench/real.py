@@ -259,7 +259,7 @@ def median(xs):
 
 
 def summary_table(interps, results, stops, walls):
-    """The table the README quotes: one column per interpreter."""
+    """The table docs/HACKING.md quotes (and the README in short): one column per interpreter."""
     own = [i for i in interps if not i.native]
     native = {i.ver: i for i in interps if i.native}
     lines = ["| | " + " | ".join(i.ver for i in own) + " |",

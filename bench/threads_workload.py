@@ -7,7 +7,7 @@ each run KIND(N), the loops of overhead_workload.py (tight, attrs, gen),
 all at once.  MODE: plain (nothing on), or one of the collector's modes
 (count, noop-quiet, ...), a pystats.on()/off() window around the
 threads.  Importing the collector enables the GIL on a free-threaded
-build (README, 3.14t), plain included; with PYTHON_GIL=0 the GIL stays
+build (docs/COLLECTING.md, 3.14t), plain included; with PYTHON_GIL=0 the GIL stays
 off, and mode instructions counts the threads in parallel (the segment
 modes are refused there).  Prints the wall time of the threads, from
 the first start to the last release, in seconds.

@@ -20,7 +20,7 @@ sys.path.insert(0, HERE)
 os.environ["PYSTATS_DIR"] = tempfile.mkdtemp(prefix="pystats-tests-")
 
 # On a free-threaded build CPython warns, in every child, that importing
-# the collector enabled the GIL (README, 3.14t): expected, and not what
+# the collector enabled the GIL (docs/COLLECTING.md, 3.14t): expected, and not what
 # the tests that read a child's stderr are about.
 if __import__("sysconfig").get_config_var("Py_GIL_DISABLED"):
     os.environ["PYTHONWARNINGS"] = ",".join(filter(None, [

@@ -299,7 +299,7 @@ def test_async_window_counts_the_benchmark_and_the_harness(venv, tmp_path,
     assert execs["MATCH_CLASS"] == 40 * calls
     for op, n in e1.items():
         assert execs[op] >= n * calls, op
-    # ... and pyperf's own code is counted too (README.md, "pyperf").
+    # ... and pyperf's own code is counted too (docs/COLLECTING.md, "pyperf").
     assert sum(execs.values()) > sum(e1.values()) * calls
 
 
@@ -543,7 +543,7 @@ def newest_python():
     reason="a whole pyperformance run (a minute) only with the newest "
            "Python, unless PYSTATS_PYPERFORMANCE=all")
 def test_pyperformance_run(venv, tmp_path, dist):
-    """The pyperformance recipe of README.md: pyperformance creates the
+    """The pyperformance recipe of docs/COLLECTING.md: pyperformance creates the
     benchmark's virtual environment, pystats is installed into it, then
     `pyperformance run --hook pystats_collector`."""
     bindir = os.path.join(venv, "bin")

@@ -157,7 +157,7 @@ def test_load_16_threads_count_equals_instructions(one_thread):
 def test_free_threaded_build_counts_with_the_gil(tmp_path):
     """On 3.14t the collector does not declare itself safe without the
     GIL (mode count needs it), so CPython enables the GIL when it is
-    imported (README, "Free-threaded CPython"): the threads above ran
+    imported (docs/COLLECTING.md, "Free-threaded CPython"): the threads above ran
     under it, and their counts, from thread-local copies of the bytecode,
     are exact.  The dump says the build is free-threaded."""
     out = run_child(2, "count", "measure")
