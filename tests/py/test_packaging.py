@@ -218,3 +218,58 @@ def test_pip_install_source_tree(tmp_path):
 def test_version_is_single_sourced():
     meson = open(os.path.join(ROOT, "meson.build")).read()
     assert re.search(r"version : '%s'" % re.escape(VERSION), meson)
+
+
+def readme_quick_start():
+    """The command lines of README.md's quick start, as written: its
+    indented lines, up to the source view's."""
+    text = open(os.path.join(ROOT, "README.md")).read()
+    sec = text.split("\n## Quick start\n", 1)[1].split("\n## ", 1)[0]
+    cmds = [ln.strip() for ln in sec.splitlines() if ln.startswith("    ")]
+    assert cmds[:2] == ["python -m pip install .",
+                        "pystats run -- python examples/mixed.py"], cmds
+    return cmds
+
+
+def test_readme_quick_start_as_written(tmp_path):
+    """A fresh virtual environment (with pip: the README runs `python -m
+    pip`), activated as a user would; the quick start's commands in the
+    source tree; the reports it promises exist and the source view
+    shows the example's hottest function with its count."""
+    cmds = readme_quick_start()
+    venv = str(tmp_path / "venv")
+    sh([BASE_PYTHON, "-m", "venv", venv])
+    run_env = {"PYSTATS_TMPDIR": str(tmp_path)}   # where /tmp would be
+    shell = lambda c: sh(["sh", "-c", c], venv=venv, timeout=900,
+                         **run_env)
+    shell(cmds[0])
+    r = shell(cmds[1])
+    m = re.search(r"^pystats run: dumps go to (.+)$", r.stderr, re.M)
+    assert m, r.stderr
+    run_dir = m.group(1)
+    assert run_dir.startswith(str(tmp_path)), run_dir
+    for name in ("summary.html", "summary.md", "summary.json"):
+        assert os.path.getsize(os.path.join(run_dir, "report", name)) > 0
+    assert re.search(r"^pystats run: trust: ok", r.stderr, re.M), r.stderr
+    # The source view, DIR being the run's directory.
+    view = [c for c in cmds if c.startswith("pystats annotate DIR --top")]
+    assert view, cmds
+    cmd = view[0].split("#")[0].replace("DIR", run_dir)
+    # words(3000) runs the line `out[key] = ...` 3000 times: its count is
+    # 3000 times the instructions dis gives that line, in the venv's
+    # interpreter (the example's own source, not the tool's figures).
+    r = sh([os.path.join(venv, "bin", "python"), "-c",
+            "import dis, importlib.util as u, sys; "
+            "s = u.spec_from_file_location('m', 'examples/mixed.py'); "
+            "m = u.module_from_spec(s); s.loader.exec_module(m); "
+            "c = m.words.__code__; "
+            "line = c.co_firstlineno + 4; "
+            "print(line, sum(1 for i in dis.get_instructions(c) "
+            "if i.positions.lineno == line))"], venv=venv)
+    line, per_pass = map(int, r.stdout.split())
+    want = "{:,}".format(3000 * per_pass)
+    view_out = shell(cmd).stdout
+    assert re.search(r"^\s+%s\s+%d\s+out\[key\] = " % (want, line),
+                     view_out, re.M), (want, view_out)
+    sh([os.path.join(venv, "bin", "python"), "-m", "pip", "uninstall", "-y",
+        "-q", DIST], venv=venv)
