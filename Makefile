@@ -5,6 +5,8 @@
 #                             interpreter's site-packages, and the command
 #   make test                 every test, against every CPython 3.11-3.14 found
 #   make test-full            the same with the whole real-world corpus
+#   make wheels               a manylinux wheel per CPython found, into
+#                             build/wheels (tools/wheels.py)
 #   make bench                overhead and throughput benchmarks (ratios),
 #                             and the summary of the last make bench-real
 #   make bench-real           what collection costs on 14 pyperformance
@@ -40,7 +42,7 @@ endif
 CFLAGS_ALL = $(OPT) $(WARN) $(SANFLAGS) -std=c11 -D_GNU_SOURCE $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
-.PHONY: all ext cli install install-ext install-cli test test-quick test-full test-c test-golden bench bench-real example clean faults test-asan test-format
+.PHONY: wheels all ext cli install install-ext install-cli test test-quick test-full test-c test-golden bench bench-real example clean faults test-asan test-format
 all: ext cli
 
 # The shared core: no Python.h, used by both programs.
@@ -92,6 +94,9 @@ test-quick:
 test-full:
 	PYSTATS_FULL_TESTS=1 PYSTATS_ROUNDTRIP_EXAMPLES=$${PYSTATS_ROUNDTRIP_EXAMPLES:-300} \
 	    $(PYTHON) tests/run.py
+
+wheels:
+	$(PYTHON) tools/wheels.py
 
 bench:
 	@$(PYTHON) bench/run.py --reference; s=$$?; echo; \

