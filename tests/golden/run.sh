@@ -529,6 +529,7 @@ fi
 . "$HERE/overview.sh"
 . "$HERE/portable.sh"
 . "$HERE/annotate.sh"
+. "$HERE/planted.sh"
 
 echo "golden: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
