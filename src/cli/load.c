@@ -74,23 +74,19 @@ load_bytes(ingest_worker *w, const char *path, char *buf, size_t n)
  * by the collector's own rule (FORMAT.md 1.5): it, and the link that
  * named it, owned by the reader or root and not writable by others, in a
  * directory owned by the reader or root that others cannot write into
- * unless its sticky bit keeps them from replacing what is not theirs.
+ * unless its sticky bit keeps them from replacing what is not theirs
+ * (the directory of the link, and of the file it leads to).
  * Anything else could have been written by another user: a dump of it
  * may name any file as its source, and such a file is never read on its
  * behalf (annotate.c). */
 static int
-vouched(const char *path, const struct stat *st)
+dir_vouched(const char *path, uid_t me)
 {
-    uid_t me = geteuid();
     const char *slash = strrchr(path, '/');
     char *dir;
-    struct stat ls, ds;
+    struct stat ds;
     int ok;
 
-    if ((st->st_uid != me && st->st_uid != 0) || (st->st_mode & S_IWOTH))
-        return 0;
-    if (lstat(path, &ls) != 0 || (ls.st_uid != me && ls.st_uid != 0))
-        return 0;
     if (slash == NULL)
         dir = cli_xstrdup(".");
     else if (slash == path)
@@ -100,6 +96,26 @@ vouched(const char *path, const struct stat *st)
     ok = stat(dir, &ds) == 0 && (ds.st_uid == me || ds.st_uid == 0) &&
          (!(ds.st_mode & S_IWOTH) || (ds.st_mode & S_ISVTX));
     free(dir);
+    return ok;
+}
+
+static int
+vouched(const char *path, const struct stat *st)
+{
+    uid_t me = geteuid();
+    struct stat ls;
+    char *real;
+    int ok;
+
+    if ((st->st_uid != me && st->st_uid != 0) || (st->st_mode & S_IWOTH))
+        return 0;
+    if (lstat(path, &ls) != 0 || (ls.st_uid != me && ls.st_uid != 0) || !dir_vouched(path, me))
+        return 0;
+    if (!S_ISLNK(ls.st_mode))
+        return 1;
+    real = realpath(path, NULL);
+    ok = real != NULL && dir_vouched(real, me);
+    free(real);
     return ok;
 }
 

@@ -216,3 +216,14 @@ fi
 # that looks like a text of the inputs (they go through cli_fput_esc).
 check "no %s of a path, name or text outside the escaper" "" \
     "$(python3 "$HERE/printf_audit.py" "$HERE/../../src/cli")"
+
+# A link of the reader's, in the reader's directory, to the reader's dump
+# in a directory others can write without the sticky bit: anyone could
+# replace what it leads to.
+mkdir -p "$PL/linked"
+planted_dump "$PL/open/pystats-9-l.txt" "$PL/victim/secret.py"
+ln -s "$PL/open/pystats-9-l.txt" "$PL/linked/pystats-9-l.txt"
+run annotate "$PL/linked"
+check "a link to a dump in a directory open to others: the file is not read" 0 \
+    "$(grep -c SECRET-TOKEN "$T/stdout")"
+rm -f "$PL/open/pystats-9-l.txt" "$PL/linked/pystats-9-l.txt"
