@@ -348,6 +348,7 @@ agg_merge(agg *dst, const agg *src)
             d->flag[slot] |= s->flag[j];
         }
         d->files += s->files;
+        d->foreign += s->foreign;
         for (k = 0; k < AGG_FMT_COUNT; k++)
             d->fmt[k] += s->fmt[k];
         strs_merge(&d->how, &s->how);
@@ -370,6 +371,13 @@ agg_merge(agg *dst, const agg *src)
         dst->nnotes++;
     }
     dst->inputs += src->inputs;
+}
+
+int
+agg_group_vouched(const agg_group *g)
+{
+    return g->foreign == 0 && g->fmt[AGG_FMT_CPYTHON_JSON] == 0 &&
+           g->fmt[AGG_FMT_SUMMARY_JSON] == 0;
 }
 
 uint64_t

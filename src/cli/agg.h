@@ -102,6 +102,11 @@ typedef struct agg_group {
     size_t val_cap;
     uint64_t files;
     uint64_t fmt[AGG_FMT_COUNT];
+    /* Files counted that the rule of FORMAT.md 1.5 does not vouch for:
+     * not the reader's (nor root's), or in a directory others could have
+     * put or replaced them in (load.c).  A file such a dump names as a
+     * source is never read (agg_group_vouched). */
+    uint64_t foreign;
     agg_strs how; /* how the version was found */
     agg_strs collectors;
     agg_hdr *hdr; /* owned */
@@ -179,6 +184,11 @@ void agg_merge(agg *dst, const agg *src);
 
 /* Widen the group's time range with one dump's start and end. */
 void agg_time(agg_group *g, const char *start, const char *end);
+
+/* Whether every file of g is the reader's by the rule of FORMAT.md 1.5
+ * and a dump (a JSON summary travels: whoever wrote it, the reader owns
+ * the copy), so that the source files its dumps name may be read. */
+int agg_group_vouched(const agg_group *g);
 
 /* Total files counted in all groups. */
 uint64_t agg_files(const agg *a);

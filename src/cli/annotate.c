@@ -8,6 +8,7 @@
 #include "../format/psf_line.h"
 #include "../format/psf_text.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -118,6 +119,7 @@ typedef struct a_file {
     char *path;  /* owned: the bytes tried */
     char **line; /* owned: line[i] is line i + 1 */
     size_t n;
+    char why[A_WHY_MAX]; /* not read: what the path is instead ("" read) */
 } a_file;
 
 /* The bytes a canonical path stands for: decoded, and each surrogate
@@ -159,20 +161,56 @@ file_free(a_file *f)
     memset(f, 0, sizeof *f);
 }
 
+/* What a path that is not a regular file is, for a sentence "the file is
+ * ...". */
+static const char *
+kind_of(mode_t m)
+{
+    return S_ISFIFO(m)   ? "a FIFO"
+           : S_ISCHR(m)  ? "a character device"
+           : S_ISBLK(m)  ? "a block device"
+           : S_ISSOCK(m) ? "a socket"
+           : S_ISDIR(m)  ? "a directory"
+                         : "not a regular file";
+}
+
 /* path opened for reading if it is a regular file of at most A_FILE_MAX
  * bytes (a dump may name anything: a FIFO is never waited on, a device
- * never read); NULL otherwise. */
+ * never read); NULL otherwise, with what it is instead in why. */
 static FILE *
-file_open(const char *path)
+file_open(const char *path, char *why, size_t size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    int fd, err;
     struct stat st;
     FILE *in;
 
-    if (fd < 0)
+    /* Told apart before opening: a FIFO opened without a writer is
+     * opened all the same (O_NONBLOCK), a device's open may act. */
+    if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+        snprintf(why, size, "%s", kind_of(st.st_mode));
         return NULL;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > A_FILE_MAX ||
-        (in = fdopen(fd, "rb")) == NULL) {
+    }
+    fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        err = errno;
+        snprintf(why, size, "%s", err == ENOENT || err == ENOTDIR ? "gone" : "not readable: ");
+        if (err != ENOENT && err != ENOTDIR)
+            snprintf(why + strlen(why), size - strlen(why), "%s", strerror(err));
+        return NULL;
+    }
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(why, size, "%s", kind_of(st.st_mode));
+        close(fd);
+        return NULL;
+    }
+    if (st.st_size > A_FILE_MAX) {
+        snprintf(why, size, "too big (%lld bytes, more than the %ld read)", (long long)st.st_size,
+                 A_FILE_MAX);
+        close(fd);
+        return NULL;
+    }
+    if ((in = fdopen(fd, "rb")) == NULL) {
+        snprintf(why, size, "not readable: %s", strerror(errno));
         close(fd);
         return NULL;
     }
@@ -183,7 +221,7 @@ file_open(const char *path)
 static void
 file_read(a_file *f, const char *path)
 {
-    FILE *in = file_open(path);
+    FILE *in = file_open(path, f->why, sizeof f->why);
     char *buf = NULL;
     size_t cap = 0, cap_l = 0;
     ssize_t got;
@@ -219,6 +257,7 @@ file_of(a_file *f, const m_group *m, const m_code *c)
     if (path == NULL || path[0] == '<') {
         free(path);
         file_free(f);
+        snprintf(f->why, sizeof f->why, "no file on disk (code made from a string)");
         return;
     }
     if (path[0] != '/' && m->wh.cwd != NULL) {
@@ -271,9 +310,10 @@ line_range(const m_code *c, const a_fn *f, long *lo, long *hi)
         *hi = *lo + A_SPAN_MAX - 1;
 }
 
-/* Each line's count, text and sites. */
+/* Each line's count, text and sites; no_read: why the file the dumps name
+ * is not read (NULL: it may be). */
 static void
-fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file, int read_file)
+fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file, const char *no_read)
 {
     const m_src *src = model_src(m, c->name, c->file_len);
     long lo, hi, l;
@@ -282,7 +322,7 @@ fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file, int read_fi
     line_range(c, f, &lo, &hi);
     f->nlines = (size_t)(hi - lo + 1);
     f->lines = cli_xcalloc(f->nlines, sizeof *f->lines);
-    if (file && read_file)
+    if (file && no_read == NULL)
         file_of(file, m, c);
     else if (file)
         file_free(file);
@@ -303,6 +343,11 @@ fill_lines(a_fn *f, const m_group *m, const m_code *c, a_file *file, int read_fi
                 : from_dump            ? A_SRC_DUMP
                 : from_file            ? A_SRC_FILE
                                        : A_SRC_NONE;
+    if (file && f->source == A_SRC_NONE)
+        snprintf(f->nosrc, sizeof f->nosrc, "%s",
+                 no_read        ? no_read
+                 : file->why[0] ? file->why
+                                : "without these lines (it changed since the run?)");
     for (l = lo; l <= hi; l++)
         f->lines[l - lo].line = l;
     for (i = 0; i < c->nlines; i++) {
@@ -341,7 +386,7 @@ matches(const m_code *c, const char *want)
 
 static void
 fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file,
-         const annotate_opts *o)
+         const annotate_opts *o, const char *no_read)
 {
     char id[160];
 
@@ -358,7 +403,7 @@ fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file,
     f->instructions = c->instructions;
     f->calls = c->calls;
     take_sites(f, c);
-    fill_lines(f, m, c, o->no_text ? NULL : file, !o->dump_text_only);
+    fill_lines(f, m, c, o->no_text ? NULL : file, no_read);
 }
 
 size_t
@@ -366,6 +411,11 @@ annotate_build(annotate *a, const m_group *m, const annotate_opts *o)
 {
     a_file file = {0};
     size_t i, j;
+    /* A file is read only for the reader's own dumps: whoever wrote a
+     * dump chose the files it names, and the reader's rights read them. */
+    const char *no_read = o->dump_text_only                              ? A_NOT_READ_PAGE
+                          : m->src == NULL || !agg_group_vouched(m->src) ? A_NOT_READ_FOREIGN
+                                                                         : NULL;
 
     memset(a, 0, sizeof *a);
     a->m = m;
@@ -378,7 +428,7 @@ annotate_build(annotate *a, const m_group *m, const annotate_opts *o)
         a->with_lines++;
         a->total += c->instructions;
         if ((o->top <= 0 || a->nfn < (size_t)o->top) && matches(c, o->function)) {
-            fn_build(&a->fn[a->nfn], a->nfn, m, c, &file, o);
+            fn_build(&a->fn[a->nfn], a->nfn, m, c, &file, o, no_read);
             for (j = 0; j < a->fn[a->nfn].nsites; j++)
                 a->site_states[a->fn[a->nfn].sites[j].state]++;
             a->nfn++;

@@ -8,8 +8,11 @@
  * on memory whatever line numbers a dump holds): the instructions of
  * lines past it are counted together (a_fn.beyond).  Each line's text comes from the
  * dump's own copy of the source (source[FILE].line[N], written with a
- * census), else from the file as it is now; a file that differs from the
- * dump's copy is flagged, and the dump's copy is shown.  A line with no
+ * census), else from the file as it is now, read only where every dump
+ * of the view is the reader's own (FORMAT.md 1.5's rule: a dump another
+ * user could have written may name any file, and the reader's rights
+ * would read it) and not for a page unless asked; a file that differs
+ * from the dump's copy is flagged, and the dump's copy is shown.  A line with no
  * text anywhere is shown empty, so counts are never dropped.
  */
 #ifndef ANNOTATE_H
@@ -23,6 +26,17 @@
 #include <stdio.h>
 
 #define A_SPAN_MAX 100000L /* lines of one function's view */
+#define A_WHY_MAX 160      /* a_fn.nosrc */
+
+/* Why no file was read (a_fn.nosrc): a sentence's end
+ * after "the file is". */
+#define A_NOT_READ_PAGE                                                                        \
+    "not read: a page shows only the dumps' own copies of the source (--read-files reads the " \
+    "files)"
+#define A_NOT_READ_FOREIGN                                                                      \
+    "not read: a dump that names it is not yours, or is in a directory others can write into, " \
+    "or is a JSON summary (FORMAT.md 1.5)"
+
 
 enum a_state { A_SPECIALIZED = 0, A_BACKING_OFF, A_NEVER_TRIED, A_EXCLUDED, A_STATE_COUNT };
 /* As in dumps: psf_site_state_name[] (psf_line.h), in this order. */
@@ -64,6 +78,8 @@ typedef struct a_fn {
     a_site *sites;           /* owned, by line then column */
     size_t nsites, unplaced; /* unplaced: sites with no line among lines */
     int source;              /* A_SRC_*: where the texts came from */
+    char nosrc[A_WHY_MAX];   /* A_SRC_NONE: what the file is ("gone", "a
+                              * FIFO", "too big (...)", A_NOT_READ_*) */
     int changed;             /* the file differs from the dump's copy */
     /* With a base (annotate_against): the same function there (FILE and
      * QUALNAME alike), its lines taken first line to first line. */
@@ -88,7 +104,10 @@ typedef struct annotate_opts {
     int top;              /* functions to show; 0: all */
     int no_text;          /* leave the texts out (a base's view) */
     int dump_text_only;   /* texts from the dumps' copies only, never read
-                           * a file the dumps name (a report to share) */
+                           * a file the dumps name (a report to share).
+                           * Without it a file is still read only if
+                           * every dump of the group is the reader's
+                           * (agg_group_vouched). */
     const char *function; /* only those whose QUALNAME is this, or whose
                            * FILE:LINE:QUALNAME ends with it; NULL: any */
     const char *anchor;   /* the functions' ids: ANCHOR-fn-N; NULL: fn-N */

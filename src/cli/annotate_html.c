@@ -301,10 +301,18 @@ annotate_html_fn(FILE *out, const annotate *a, size_t i, int hlevel)
         fputs("<p class=\"note\">The file changed since the run: the dump's copy of its lines "
               "is shown.</p>\n",
               out);
-    if (f->source == A_SRC_NONE)
-        fputs("<p class=\"note\">No source: the file is gone and the dump holds no copy of "
-              "it.</p>\n",
-              out);
+    if (f->source == A_SRC_NONE) {
+        fputs("<p class=\"note\">No source: the file is ", out);
+        esc_s(out, f->nosrc);
+        fputs("; the dumps hold no copy of it.</p>\n", out);
+    }
+    else {
+        fprintf(out, "<p class=\"from\">Text: %s.</p>\n",
+                f->source == A_SRC_DUMP   ? "the dumps' own copy of the source"
+                : f->source == A_SRC_FILE ? "read now from the file (the dumps hold no copy of it)"
+                                          : "the dumps' own copy of the source, and the lines it "
+                                            "lacks read now from the file");
+    }
     if (a->base)
         base_note(out, a, f);
     fputs("<table class=\"src\">\n", out);

@@ -96,7 +96,7 @@ fn_text(FILE *out, const annotate *a, size_t i)
     if (f->changed)
         fputs("   (the file changed since the run: the dump's copy of its lines is shown)\n", out);
     if (f->source == A_SRC_NONE)
-        fputs("   (no source: the file is gone and the dump holds no copy of it)\n", out);
+        fprintf(out, "   (no source: the file is %s; the dumps hold no copy of it)\n", f->nosrc);
     if (a->base)
         base_head(out, a, f);
     fprintf(out, "%14s ", "count");

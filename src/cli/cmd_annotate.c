@@ -13,15 +13,21 @@
 #define TOP_HTML 20 /* functions on a page */
 
 static const char usage[] =
-    "usage: pystats annotate [INPUT ...] [--html FILE] [--function NAME] [--top N]\n"
-    "                        [--base INPUT] [--python-version X.Y] [--jobs N] [--quiet]\n"
+    "usage: pystats annotate [INPUT ...] [--html FILE [--read-files]] [--function NAME]\n"
+    "                        [--top N] [--base INPUT] [--python-version X.Y] [--jobs N]\n"
+    "                        [--quiet]\n"
     "\n"
     "Show the source of the hottest functions, each line with the exact number\n"
     "of bytecode instructions it executed (dumps of modes count and\n"
     "instructions), each specializable site with its state: specialized (into\n"
     "which form), backing off (after how many failed attempts), never tried\n"
     "(dumps with a census: mode count on 3.12+).  Lines are read from the\n"
-    "dump's own copy of the source where it has one, else from the file.\n"
+    "dump's own copy of the source where it has one, else from the file as it\n"
+    "is now, but only if every dump read is yours: owned by you or root, in a\n"
+    "directory others cannot write into unless sticky (a dump another user\n"
+    "left in /tmp/py_stats may name any file; yours would be read and shown).\n"
+    "The page (--html) shows the dumps' own copies only, unless --read-files.\n"
+    "Where no text is shown, the view says what the file is instead.\n"
     "\n"
     "  INPUT             a directory of dumps or a dump file (default: the\n"
     "                    collector's default directory, as for summarize)\n"
@@ -29,6 +35,9 @@ static const char usage[] =
     "                    --top hottest functions (default 20), with a sidebar\n"
     "                    of them by instructions; without --html, the view of\n"
     "                    the --top hottest (default 3) goes to stdout as text\n"
+    "  --read-files      the page too shows the text of files as they are now\n"
+    "                    where the dumps have no copy (your dumps only, as\n"
+    "                    above)\n"
     "  --function NAME   only functions whose qualified name is NAME, or whose\n"
     "                    FILE:LINE:QUALNAME ends with NAME\n"
     "  --top N           how many functions to show\n"
@@ -47,6 +56,7 @@ static const char usage[] =
 typedef struct annotate_cmd {
     annotate_opts ao;
     int top_set;
+    int read_files;
     const char *base;
 } annotate_cmd;
 
@@ -61,6 +71,9 @@ own_option(void *ctx, int c, const char *arg)
         return 0;
     case 'B':
         ac->base = arg;
+        return 0;
+    case 'R':
+        ac->read_files = 1;
         return 0;
     case 'T':
         ac->top_set = 1;
@@ -159,7 +172,8 @@ cmd_annotate(int argc, char **argv)
 {
     subcmd_common co;
     annotate_cmd ac = {.top_set = 0};
-    const subcmd_spec spec = {usage, "h", "html function top base python-version jobs quiet help",
+    const subcmd_spec spec = {usage, "h",
+                              "html function top base read-files python-version jobs quiet help",
                               own_option, &ac};
     annotate_opts all = {.top = 0, .no_text = 1};
     char **inputs, *base_in[1];
@@ -173,6 +187,9 @@ cmd_annotate(int argc, char **argv)
     subcmd_inputs(argc, argv, &inputs, &ninputs);
     if (!ac.top_set)
         ac.ao.top = co.html ? TOP_HTML : TOP_TEXT;
+    /* A page is made to be shared: like summarize's, it shows the dumps'
+     * own copies of the source unless told to read the files. */
+    ac.ao.dump_text_only = co.html && !ac.read_files;
     ret = side_load(&head, inputs, ninputs, &co, &ac.ao);
     if (ret == CLI_EXIT_OK && ac.base) {
         base_in[0] = (char *)ac.base;

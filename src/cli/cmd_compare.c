@@ -100,8 +100,9 @@ own_option(void *ctx, int c, const char *arg)
         if (end != arg && *end == '%')
             end++;
         if (end == arg || *end || !(o->min_change >= 0) || o->min_change > 1e9) {
-            fprintf(stderr, "pystats: error: --min-change wants a percentage >= 0, not '%s'\n",
-                    arg);
+            fputs("pystats: error: --min-change wants a percentage >= 0, not '", stderr);
+            cli_fput_esc(stderr, arg);
+            fputs("'\n", stderr);
             return CLI_EXIT_USAGE;
         }
         return 0;
@@ -208,8 +209,11 @@ fail_if(const cexpr *expr, const char *text, cmp *cm, int quiet)
         }
     if (expr == NULL)
         return -1;
-    if (!quiet)
-        fprintf(stderr, "pystats: --fail-if %s\n", text);
+    if (!quiet) {
+        fputs("pystats: --fail-if ", stderr);
+        cli_fput_esc(stderr, text);
+        fputc('\n', stderr);
+    }
     result = cexpr_eval(expr, lookup, cm, quiet ? NULL : stderr, err, sizeof err);
     if (result < 0)
         fprintf(stderr, "pystats: error: --fail-if: %s\n", err);

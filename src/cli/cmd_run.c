@@ -100,8 +100,9 @@ static int
 say_dir_error(const char *what, const char *dir, int err, long owner)
 {
     char why[96];
-    fprintf(stderr, "pystats: error: %s%s: %s\n", what, dir,
-            psf_dir_strerror(err, owner, why, sizeof why));
+    fprintf(stderr, "pystats: error: %s", what);
+    cli_fput_esc(stderr, dir);
+    fprintf(stderr, ": %s\n", psf_dir_strerror(err, owner, why, sizeof why));
     return -1;
 }
 
@@ -168,8 +169,10 @@ make_run_dir(const char *out, run_dir *r)
         dir = cli_xmalloc(n);
         snprintf(dir, n, "%s/run-%s-XXXXXX", base, stamp);
         if (mkdtemp(dir) == NULL) {
-            fprintf(stderr, "pystats: error: cannot create a run directory under %s: %s\n", base,
-                    strerror(errno));
+            int e = errno;
+            fputs("pystats: error: cannot create a run directory under ", stderr);
+            cli_fput_esc(stderr, base);
+            fprintf(stderr, ": %s\n", strerror(e));
             free(dir);
             return -1;
         }
@@ -370,7 +373,9 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
         reasons++;                           \
         fprintf(stderr, "  - " __VA_ARGS__); \
     } while (0)
-    fprintf(stderr, "pystats: error: the run wrote no dump into %s; likely reasons:\n", dir);
+    fputs("pystats: error: the run wrote no dump into ", stderr);
+    cli_fput_esc(stderr, dir);
+    fputs("; likely reasons:\n", stderr);
     if (status_known && exit_code == 127)
         REASON("the command could not be run (exit status 127: not found?)\n");
     if (is_python(cmd[0])) {
@@ -484,7 +489,12 @@ run_command(char **cmd, int *exit_code, int *status_known)
         sigaction(SIGINT, &old_int, NULL);
         sigaction(SIGQUIT, &old_quit, NULL);
         execvp(cmd[0], cmd);
-        fprintf(stderr, "pystats: error: cannot run '%s': %s\n", cmd[0], strerror(errno));
+        {
+            int e = errno;
+            fputs("pystats: error: cannot run '", stderr);
+            cli_fput_esc(stderr, cmd[0]);
+            fprintf(stderr, "': %s\n", strerror(e));
+        }
         _exit(127);
     }
     if (pid < 0) {
@@ -530,12 +540,16 @@ write_reports(const subcmd_common *co, const char *dir, const summary *sum, run_
     int i, r, ret = CLI_EXIT_OK;
 
     if ((size_t)snprintf(sub, sizeof sub, "%s/report", dir) >= sizeof sub) {
-        fprintf(stderr, "pystats: error: %s: name too long for its reports\n", dir);
+        fputs("pystats: error: ", stderr);
+        cli_fput_esc(stderr, dir);
+        fputs(": name too long for its reports\n", stderr);
         return CLI_EXIT_OUTPUT;
     }
     if ((!given[0] || !given[1] || !given[2]) && mkdir(sub, 0700) != 0 && errno != EEXIST) {
-        fprintf(stderr, "pystats: error: %s: cannot create the report directory: %s\n", sub,
-                strerror(errno));
+        int e = errno;
+        fputs("pystats: error: ", stderr);
+        cli_fput_esc(stderr, sub);
+        fprintf(stderr, ": cannot create the report directory: %s\n", strerror(e));
         return CLI_EXIT_OUTPUT;
     }
     for (i = 0; i < 3; i++) {
@@ -581,7 +595,11 @@ say_finding(const overview *o, size_t k, uint64_t den)
             char *file = text_display_n(x->name, x->file_len);
             fputs(" (", stderr);
             cli_fput_esc(stderr, file);
-            fprintf(stderr, ":%.*s)", (int)x->line_len, x->line);
+            char *line = cli_xstrndup(x->line, x->line_len);
+            fputc(':', stderr);
+            cli_fput_esc(stderr, line); /* digits (psf_parse_line) */
+            fputc(')', stderr);
+            free(line);
             free(file);
         }
         fprintf(stderr, ": %s instructions (%.1f%%)\n", c,
@@ -632,7 +650,9 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
     char c[32];
     int i;
 
-    fprintf(stderr, "pystats run: %zu %s in %s\n", ndumps, ndumps == 1 ? "dump" : "dumps", dir);
+    fprintf(stderr, "pystats run: %zu %s in ", ndumps, ndumps == 1 ? "dump" : "dumps");
+    cli_fput_esc(stderr, dir);
+    fputc('\n', stderr);
     fprintf(stderr, "pystats run: trust: %s\n", verdict);
     if (g != NULL) {
         cli_count_str(c, sizeof c, g->m.total_exec);
@@ -682,8 +702,11 @@ report_run(const subcmd_common *co, char *dir, size_t ndumps)
     fflush(stdout);
     if (wret == CLI_EXIT_OK)
         headline(&sum, dir, ndumps, verdict, &rr);
-    if (ret != CLI_EXIT_OK)
-        fprintf(stderr, "pystats run: details: pystats check %s\n", dir);
+    if (ret != CLI_EXIT_OK) {
+        fputs("pystats run: details: pystats check ", stderr);
+        cli_fput_esc(stderr, dir);
+        fputc('\n', stderr);
+    }
     if (co->quiet)
         printf("verdict: %s\n", verdict);
     summary_free(&sum);
@@ -699,11 +722,11 @@ after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code,
     int ret;
 
     if (!same_dir(rd)) {
-        fprintf(stderr,
-                "pystats: error: %s is no longer the directory this run created "
-                "(renamed, replaced or opened to others while the command ran): "
-                "nothing in it is read\n",
-                rd->path);
+        fputs("pystats: error: ", stderr);
+        cli_fput_esc(stderr, rd->path);
+        fputs(" is no longer the directory this run created (renamed, replaced or opened to "
+              "others while the command ran): nothing in it is read\n",
+              stderr);
         return CLI_EXIT_UNTRUSTED;
     }
     ndumps = count_dumps(rd->path);
@@ -750,7 +773,9 @@ cmd_run(int argc, char **argv)
     given = cmd;
     cmd = pyperf_environ(cmd, &extra);
     set_environment(&o, rd.path);
-    fprintf(stderr, "pystats run: dumps go to %s\n", rd.path);
+    fputs("pystats run: dumps go to ", stderr);
+    cli_fput_esc(stderr, rd.path);
+    fputc('\n', stderr);
     fflush(NULL);
     if (run_command(cmd, &exit_code, &status_known) != 0)
         ret = CLI_EXIT_INTERNAL;

@@ -245,6 +245,8 @@ ingest_end(ingest_worker *w, const char *path, int format, uint64_t nfiles)
     }
     g->files += nfiles;
     g->fmt[format] += nfiles;
+    if (!w->vouched)
+        g->foreign += nfiles;
     agg_strs_add(&g->how, how, strlen(how), nfiles);
     if (own) {
         v = hdr_get(w, PSF_H_COLLECTOR);

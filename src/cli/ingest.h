@@ -91,6 +91,8 @@ typedef struct ingest_worker {
     ingest_hdr *hdr; /* owned */
     size_t nhdr, hdr_cap;
     unsigned marks;
+    int vouched;    /* the reader's by FORMAT.md 1.5's rule (load.c sets
+                     * it per file; 0 for bytes of unknown origin) */
     int version;    /* its dump format version (1 for native) */
     uint32_t prev;  /* raw id of the previous counter line */
     uint32_t first; /* raw id of the first counter line last time */

@@ -70,6 +70,55 @@ load_bytes(ingest_worker *w, const char *path, char *buf, size_t n)
         read_text(w, path, buf, n);
 }
 
+/* Whether the file at path (st: its descriptor's stat) is the reader's
+ * by the collector's own rule (FORMAT.md 1.5): it, and the link that
+ * named it, owned by the reader or root and not writable by others, in a
+ * directory owned by the reader or root that others cannot write into
+ * unless its sticky bit keeps them from replacing what is not theirs
+ * (the directory of the link, and of the file it leads to).
+ * Anything else could have been written by another user: a dump of it
+ * may name any file as its source, and such a file is never read on its
+ * behalf (annotate.c). */
+static int
+dir_vouched(const char *path, uid_t me)
+{
+    const char *slash = strrchr(path, '/');
+    char *dir;
+    struct stat ds;
+    int ok;
+
+    if (slash == NULL)
+        dir = cli_xstrdup(".");
+    else if (slash == path)
+        dir = cli_xstrdup("/");
+    else
+        dir = cli_xstrndup(path, (size_t)(slash - path));
+    ok = stat(dir, &ds) == 0 && (ds.st_uid == me || ds.st_uid == 0) &&
+         (!(ds.st_mode & S_IWOTH) || (ds.st_mode & S_ISVTX));
+    free(dir);
+    return ok;
+}
+
+static int
+vouched(const char *path, const struct stat *st)
+{
+    uid_t me = geteuid();
+    struct stat ls;
+    char *real;
+    int ok;
+
+    if ((st->st_uid != me && st->st_uid != 0) || (st->st_mode & S_IWOTH))
+        return 0;
+    if (lstat(path, &ls) != 0 || (ls.st_uid != me && ls.st_uid != 0) || !dir_vouched(path, me))
+        return 0;
+    if (!S_ISLNK(ls.st_mode))
+        return 1;
+    real = realpath(path, NULL);
+    ok = real != NULL && dir_vouched(real, me);
+    free(real);
+    return ok;
+}
+
 static void
 do_file(ingest_worker *w, const char *path)
 {
@@ -126,7 +175,9 @@ do_file(ingest_worker *w, const char *path)
     }
     close(fd);
     w->buf[n] = '\0';
+    w->vouched = vouched(path, &st);
     load_bytes(w, path, w->buf, n);
+    w->vouched = 0;
 }
 
 /* ---- inputs and threads --------------------------------------------- */
@@ -157,11 +208,14 @@ str_cmp(const void *a, const void *b)
 static void
 foreign_file(const char *path, unsigned long uid, agg *a, const load_observer *obs)
 {
-    if (!a->quiet)
+    if (!a->quiet) {
+        fputs("pystats: warning: ", stderr);
+        cli_fput_esc(stderr, path);
         fprintf(stderr,
-                "pystats: warning: %s: owned by uid %lu, not by you or root, in a "
-                "directory others can write: anyone could have written it\n",
-                path, uid);
+                ": owned by uid %lu, not by you or root, in a directory others can write: "
+                "anyone could have written it\n",
+                uid);
+    }
     if (obs && obs->foreign)
         obs->foreign(obs->ctx, path, uid);
 }

@@ -7,6 +7,7 @@
 #include "text.h"
 #include "../format/psf_keys.h"
 #include "../format/psf_detect.h"
+#include "../format/psf_line.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -143,6 +144,22 @@ strs_from(agg_strs *s, json_t *obj, uint64_t *total)
     }
 }
 
+/* Whether a "line" member is a line number (psf_parse_line: digits only,
+ * at most 2**31-1): nothing else of it reaches a key or a report. */
+static int
+line_ok_n(const char *line, size_t len)
+{
+    long n;
+
+    return psf_parse_line(line, len, &n) == 0;
+}
+
+static int
+line_ok(const char *line)
+{
+    return line != NULL && line_ok_n(line, strlen(line));
+}
+
 /* The summary's "census": counters census.*, census.family[F].*, and
  * site rows back as census.sites[ROW].count / .attempts. */
 static void
@@ -190,7 +207,7 @@ put_census(jctx *c, json_t *cen)
         const char *line = json_string_value(json_object_get(site, "line"));
         char *t[4], *row;
         size_t j, n;
-        int ok = line != NULL;
+        int ok = line_ok(line);
         for (j = 0; j < 4; j++) {
             /* "path": the file as the dumps named it, where "file" is
              * portable (the summary names it again when it is built). */
@@ -228,6 +245,8 @@ code_name(const char *name, size_t nlen, json_t *v)
     const char *c1 = NULL, *c2 = NULL, *p;
     size_t n;
 
+    if (line != NULL && !line_ok(line))
+        return NULL;
     if (line != NULL) {
         /* "path" where "file" is portable: the dumps' own file, named
          * again when the summary is built. */
@@ -242,7 +261,7 @@ code_name(const char *name, size_t nlen, json_t *v)
                 else
                     c1 = p - 1;
             }
-        if (c1 != NULL) {
+        if (c1 != NULL && line_ok_n(c1 + 1, (size_t)(c2 - c1 - 1))) {
             file = text_from_json_key(name, (size_t)(c1 - name));
             fn = text_from_json_key(c2 + 1, (size_t)(name + nlen - c2 - 1));
         }

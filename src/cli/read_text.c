@@ -18,12 +18,13 @@
  * " | " only ever separates; in format 1 SOURCE, last, may hold " | ".
  * A line's trailing blanks are gone, so an empty SOURCE leaves the value
  * ending in " |".  Returns 0, or -1 if a field is missing or ATTEMPTS /
- * LINE are not numbers. */
+ * LINE are not numbers (LINE: psf_parse_line). */
 static int
 site_fields(const char *val, size_t vlen, const char **f, size_t *fl)
 {
     const char *p = val, *e = val + vlen, *sep;
     uint64_t n;
+    long line;
     int i;
 
     for (i = 0; i < 6; i++) {
@@ -46,8 +47,8 @@ site_fields(const char *val, size_t vlen, const char **f, size_t *fl)
     f[6] = p;
     fl[6] = (size_t)(e - p);
 numbers:
-    if (psf_parse_u64(f[1], fl[1], &n) != PSF_NUM_OK ||
-        psf_parse_u64(f[4], fl[4], &n) != PSF_NUM_OK || fl[0] == 0)
+    if (psf_parse_u64(f[1], fl[1], &n) != PSF_NUM_OK || psf_parse_line(f[4], fl[4], &line) != 0 ||
+        fl[0] == 0)
         return -1;
     return 0;
 }
@@ -90,7 +91,9 @@ done:
 
 /* A hot-code key code[FILE:LINE:QUALNAME]<rest> with FILE and QUALNAME in
  * the canonical text form, as a new string (*len its length); NULL if
- * the key is not one or does not decode.  Format 1 wrote FILE raw (it
+ * the key is not one, does not decode, or its LINE is no line number
+ * (psf_parse_line: digits only, so nothing else of it ever reaches a
+ * report; written back as a plain decimal, 007 as 7).  Format 1 wrote FILE raw (it
  * may hold ':'): the key splits at its last two ':' before "]." there. */
 static char *
 code_key(int version, const char *k, size_t n, size_t *len)
@@ -98,6 +101,7 @@ code_key(int version, const char *k, size_t n, size_t *len)
     const char *b = k + 5, *e = NULL, *c1 = NULL, *c2 = NULL, *p;
     char *file = NULL, *qual = NULL, *out = NULL;
     size_t fl, ql, cap;
+    long line;
 
     for (p = k + n; p > b; p--)
         if (p[-1] == ']' && p < k + n && p[0] == '.') {
@@ -118,15 +122,15 @@ code_key(int version, const char *k, size_t n, size_t *len)
             if (p[-1] == ':')
                 c1 = p - 1;
     }
-    if (c1 == NULL || c2 == NULL)
+    if (c1 == NULL || c2 == NULL || psf_parse_line(c1 + 1, (size_t)(c2 - c1 - 1), &line) != 0)
         return NULL;
     file = text_from_dump(version, b, (size_t)(c1 - b), &fl);
     qual = text_from_dump(version, c2 + 1, (size_t)(e - c2 - 1), &ql);
     if (file && qual) {
-        cap = fl + ql + (size_t)(c2 - c1) + (size_t)(k + n - e) + 8;
+        cap = fl + ql + (size_t)(k + n - e) + 32;
         out = cli_xmalloc(cap);
-        *len = (size_t)snprintf(out, cap, PSF_KEY_CODE "%s%.*s%s%.*s", file, (int)(c2 - c1 + 1), c1,
-                                qual, (int)(k + n - e), e);
+        *len = (size_t)snprintf(out, cap, PSF_KEY_CODE "%s:%ld:%s%.*s", file, line, qual,
+                                (int)(k + n - e), e);
     }
     free(file);
     free(qual);
@@ -201,6 +205,7 @@ view_text_line(ingest_worker *w, const psf_line *ln)
     psf_key k;
     char *a = NULL, *t = NULL, *key;
     size_t al = 0, tl, n;
+    long line;
     int ret = -1;
 
     psf_key_parse(ln->key, ln->key_len, &k);
@@ -217,7 +222,7 @@ view_text_line(ingest_worker *w, const psf_line *ln)
                              ln->val);
     }
     else if (k.kind == PSF_K_SOURCE) {
-        if (!num_field(k.b, k.b_len, 0) ||
+        if (psf_parse_line(k.b, k.b_len, &line) != 0 ||
             (a = text_from_dump(w->version, k.a, k.a_len, &al)) == NULL ||
             (t = text_from_dump(w->version, ln->val, ln->val_len, &tl)) == NULL)
             goto done;
@@ -262,15 +267,27 @@ own_code_counter(ingest_worker *w, const char *path, unsigned long lineno, const
 {
     size_t cl;
     char *ck = code_key(w->version, ln->key, ln->key_len, &cl);
+    const char *why = "hot-code key is not \"code[FILE:LINE:QUALNAME]...\" in the dump's "
+                      "text encoding (LINE: digits, at most 2**31-1), line not counted";
+    psf_key k;
+    long line;
 
     if (ck != NULL) {
-        ingest_counter(w, ck, cl, v);
+        psf_key_parse(ck, cl, &k);
+        if (k.kind != PSF_K_CODE_LINE ||
+            (k.b_len == sizeof PSF_CODE_NO_LINE - 1 &&
+             memcmp(k.b, PSF_CODE_NO_LINE, k.b_len) == 0) ||
+            psf_parse_line(k.b, k.b_len, &line) == 0) {
+            ingest_counter(w, ck, cl, v);
+            free(ck);
+            return;
+        }
         free(ck);
+        why = "hot-code line[N]: N is not a line number (digits, at most 2**31-1) nor \"none\", "
+              "line not counted";
     }
-    else if ((*shown)++ < LINE_WARN_MAX) {
-        agg_problem(&w->a, AGG_P_UNPARSABLE, path, lineno,
-                    "hot-code key is not \"code[FILE:LINE:QUALNAME]...\" in the dump's "
-                    "text encoding, line not counted");
+    if ((*shown)++ < LINE_WARN_MAX) {
+        agg_problem(&w->a, AGG_P_UNPARSABLE, path, lineno, "%s", why);
     }
     else {
         w->a.problems[AGG_P_UNPARSABLE]++;

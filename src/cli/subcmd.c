@@ -44,6 +44,7 @@ static const struct option every_option[] = {
     /* annotate */
     {"function", required_argument, NULL, 'F'},
     {"base", required_argument, NULL, 'B'},
+    {"read-files", no_argument, NULL, 'R'},
 };
 #define NOPTIONS (sizeof every_option / sizeof every_option[0])
 
@@ -161,21 +162,26 @@ subcmd_write(const char *path, const char *noun, int (*fn)(FILE *out, const void
     outfile o;
 
     if (outfile_open(&o, path) != 0) {
-        fprintf(stderr, "pystats: error: %s: cannot create%s%s: %s\n", path, sp, nn,
-                strerror(errno));
+        int e = errno;
+        fputs("pystats: error: ", stderr);
+        cli_fput_esc(stderr, path);
+        fprintf(stderr, ": cannot create%s%s: %s\n", sp, nn, strerror(e));
         return CLI_EXIT_OUTPUT;
     }
     errno = 0;
     if (fn(o.fp, ctx) != 0) {
         int e = errno;
         outfile_abort(&o);
-        fprintf(stderr, "pystats: error: %s: writing%s%s failed: %s\n", path, sp, nn,
-                strerror(e ? e : EIO));
+        fputs("pystats: error: ", stderr);
+        cli_fput_esc(stderr, path);
+        fprintf(stderr, ": writing%s%s failed: %s\n", sp, nn, strerror(e ? e : EIO));
         return CLI_EXIT_OUTPUT;
     }
     if (outfile_commit(&o) != 0) {
-        fprintf(stderr, "pystats: error: %s: writing%s%s failed: %s\n", path, sp, nn,
-                strerror(errno));
+        int e = errno;
+        fputs("pystats: error: ", stderr);
+        cli_fput_esc(stderr, path);
+        fprintf(stderr, ": writing%s%s failed: %s\n", sp, nn, strerror(e));
         return CLI_EXIT_OUTPUT;
     }
     return CLI_EXIT_OK;

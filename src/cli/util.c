@@ -62,7 +62,9 @@ cli_opt_version(const char *arg, int *minor)
 {
     *minor = psf_parse_version(arg, strlen(arg));
     if (*minor == 0) {
-        fprintf(stderr, "pystats: error: --python-version wants 3.X, not '%s'\n", arg);
+        fputs("pystats: error: --python-version wants 3.X, not '", stderr);
+        cli_fput_esc(stderr, arg);
+        fputs("'\n", stderr);
         return -1;
     }
     return 0;
@@ -74,7 +76,9 @@ cli_opt_count(const char *name, const char *arg, long max, int *out)
     char *end;
     long v = strtol(arg, &end, 10);
     if (end == arg || *end || v < 1 || v > max) {
-        fprintf(stderr, "pystats: error: --%s wants a positive number, not '%s'\n", name, arg);
+        fprintf(stderr, "pystats: error: --%s wants a positive number, not '", name);
+        cli_fput_esc(stderr, arg);
+        fputs("'\n", stderr);
         return -1;
     }
     *out = (int)v;

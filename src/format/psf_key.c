@@ -25,20 +25,14 @@ equals(const char *s, size_t n, const char *lit)
     return n == strlen(lit) && memcmp(s, lit, n) == 0;
 }
 
+/* A bracketed number (an opcode, a bucket, a line): digits only, at most
+ * PSF_LINE_MAX, as psf_parse_line() reads a line number; -1 otherwise. */
 static long
 as_num(const char *s, size_t n)
 {
-    long v = 0;
-    size_t i;
+    long v;
 
-    if (n == 0 || n > 9)
-        return -1;
-    for (i = 0; i < n; i++) {
-        if (s[i] < '0' || s[i] > '9')
-            return -1;
-        v = v * 10 + (s[i] - '0');
-    }
-    return v;
+    return psf_parse_line(s, n, &v) == 0 ? v : -1;
 }
 
 /* Parse "[X]" at s[0..n); sets x and xn and returns the length consumed

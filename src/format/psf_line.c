@@ -86,6 +86,25 @@ psf_parse_u64(const char *s, size_t n, uint64_t *out)
     return PSF_NUM_OK;
 }
 
+int
+psf_parse_line(const char *s, size_t n, long *out)
+{
+    long v = 0;
+    size_t i;
+
+    if (n == 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9')
+            return -1;
+        v = v * 10 + (s[i] - '0');
+        if (v > PSF_LINE_MAX)
+            return -1;
+    }
+    *out = v;
+    return 0;
+}
+
 size_t
 psf_split_fields(const char *s, size_t n, const char **f, size_t *fl,
                  size_t max)

@@ -41,6 +41,13 @@ typedef enum psf_num_status {
 /* Parse an unsigned decimal number s[0..n) into *out. */
 int psf_parse_u64(const char *s, size_t n, uint64_t *out);
 
+/* A source line number (FORMAT.md 1.14: the LINE of a hot-code key, the N
+ * of .line[N] and source[FILE].line[N], a census site's LINE): decimal
+ * digits only (leading zeros allowed: 007 is 7), at most PSF_LINE_MAX (a C
+ * int, as CPython keeps co_firstlineno).  Returns 0 with *out set, or -1. */
+#define PSF_LINE_MAX 2147483647L
+int psf_parse_line(const char *s, size_t n, long *out);
+
 /* Split a row value s[0..n) at each PSF_SEP_FIELD (" | ") into at most
  * max fields (f[i], fl[i]; the last holds the rest).  Returns how many
  * fields there are, max + 1 if s has more than max. */

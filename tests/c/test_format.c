@@ -67,6 +67,45 @@ test_parse_u64(void **state)
     assert_int_equal(psf_parse_u64("", 0, &v), PSF_NUM_EMPTY);
 }
 
+/* One grammar for line numbers (FORMAT.md 1.14): digits, at most 2**31-1. */
+static void
+test_parse_line(void **state)
+{
+    static const char *const bad[] = {"",           "-1",   "+1", " 5",   "5 ", "1\x1b", "<b>",
+                                      "2147483648", "1e3",  "3 | x", "99999999999999999999"};
+    long v = -1;
+    size_t i;
+
+    (void)state;
+    assert_int_equal(psf_parse_line("0", 1, &v), 0);
+    assert_int_equal(v, 0);
+    assert_int_equal(psf_parse_line("007", 3, &v), 0);
+    assert_int_equal(v, 7);
+    assert_int_equal(psf_parse_line("1000000000", 10, &v), 0);
+    assert_int_equal(v, 1000000000L);
+    assert_int_equal(psf_parse_line("2147483647", 10, &v), 0);
+    assert_int_equal(v, 2147483647L);
+    for (i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        v = -1;
+        assert_int_equal(psf_parse_line(bad[i], strlen(bad[i]), &v), -1);
+        assert_int_equal(v, -1);
+    }
+}
+
+/* A line past 9 digits is a line of code[...].line[N] (as_num stopped at
+ * 9 digits and dropped it); past 2**31-1 it is none. */
+static void
+test_line_key_numbers(void **state)
+{
+    psf_key k;
+
+    (void)state;
+    assert_int_equal(psf_key_parse("code[f.py:1:g].line[1000000003]", 31, &k), PSF_K_CODE_LINE);
+    assert_int_equal(k.b_num, 1000000003L);
+    assert_int_equal(psf_key_parse("code[f.py:1:g].line[2147483648]", 31, &k), PSF_K_CODE_LINE);
+    assert_int_equal(k.b_num, -1);
+}
+
 static int
 kind(const char *s, psf_key *k)
 {
@@ -340,6 +379,8 @@ main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_line_split),
         cmocka_unit_test(test_parse_u64),
+        cmocka_unit_test(test_parse_line),
+        cmocka_unit_test(test_line_key_numbers),
         cmocka_unit_test(test_key_parse),
         cmocka_unit_test(test_key_own),
         cmocka_unit_test(test_key_canon),
