@@ -2,6 +2,8 @@
 read in mode census and alongside counting (mode count, 3.12+), and the
 census in dumps."""
 import json
+import os
+import subprocess
 import sys
 
 import pytest
@@ -734,3 +736,64 @@ print(json.dumps(dis_sites(codes, set(sys.argv[2].split(",")))))
     rows = {k.split("].site[")[0].rpartition(":")[2]
             for k in dump.extra if "].site[" in k}
     assert rows == set(names)
+
+
+# The census at exit runs after whatever the program did to the import
+# system and to what the census calls.
+BROKEN_AT_EXIT = """
+import builtins, sys
+import pystats
+pystats.on()
+def f():
+    return sum(i for i in range(100))
+f()
+if sys.argv[1] == "import":
+    builtins.__import__ = None          # every import statement fails
+else:
+    import gc
+    gc.isenabled = None                 # the census walk fails
+"""
+
+PYSTATS_CLI = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "build", "pystats")
+
+
+@needs_segments
+def test_census_at_exit_needs_no_import(tmp_path):
+    d = str(tmp_path / "stats")
+    p = run_python(BROKEN_AT_EXIT, args=["import"],
+                   env=clean_env(PYSTATS_DIR=d))
+    assert p.stderr == ""
+    [dump] = dumps_in(d)
+    assert dump.header["meta.census.scope"] == "count"
+    assert "meta.census.error" not in dump.header
+    # The code that ran while counting: the module, f (and its generator
+    # expression, threading's shutdown: live or not by the census at exit).
+    assert int(census_keys(dump)["census.code_objects"]) >= 3
+    assert "census.family[CALL].sites" in census_keys(dump)
+
+
+@needs_segments
+@pytest.mark.skipif(not os.access(PYSTATS_CLI, os.X_OK),
+                    reason="build/pystats is not built")
+def test_census_that_cannot_be_taken_is_said(tmp_path):
+    d = str(tmp_path / "stats")
+    p = run_python(BROKEN_AT_EXIT, args=["gc"], env=clean_env(PYSTATS_DIR=d))
+    why = "TypeError: 'NoneType' object is not callable"
+    assert p.stderr.splitlines() == [
+        "pystats: the specialization census could not be taken (%s): the "
+        "dump has none and says why (meta.census.error)" % why]
+    [dump] = dumps_in(d)
+    assert dump.header["meta.census.error"] == why
+    assert "meta.census.scope" not in dump.header
+    assert census_keys(dump) == {}
+    # The counts are dumped whole.
+    assert dump.counts["CALL"] >= 2
+    c = subprocess.run([PYSTATS_CLI, "check", "--json", "-", d],
+                       env=clean_env(), capture_output=True, text=True,
+                       timeout=60)
+    found = [f for f in json.loads(c.stdout)["findings"]
+             if f["check"] == "census-missing"]
+    assert len(found) == 1 and found[0]["severity"] == "warning", found
+    assert why in json.dumps(found[0])
+    assert json.loads(c.stdout)["verdict"] == "caution"
