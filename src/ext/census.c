@@ -295,7 +295,7 @@ pc_census_ran(PyObject *code)
 void
 pc_census_count_dead(PyObject *code, const pc_hot *h)
 {
-    if (pc_ct.ready && pc_census_period_scope() == PC_CENSUS_COUNT &&
+    if (pc_ct.ready && !taken && pc_census_period_scope() == PC_CENSUS_COUNT &&
         pc_hot_ran(h))
         pc_census_code(code, &pc_census_dead, NULL, PC_CENSUS_COUNT);
 }
@@ -543,7 +543,9 @@ reg_add_tree(PyObject *co, int depth)
 static int watcher_id = -1;
 
 /* A code object about to die: its sites join the census (sites of
- * code that ran and is gone would otherwise never be seen).  Scope
+ * code that ran and is gone would otherwise never be seen), unless the
+ * live census of the period was taken already, which read it (the exit
+ * census, then the interpreter's finalization).  Scope
  * count takes it later, when its per code record goes
  * (pc_census_count_dead), if it ran: its segment counts are not in the
  * record yet here. */
@@ -555,7 +557,7 @@ on_code_event(PyCodeEvent event, PyCodeObject *co)
         reg_add((PyObject *)co);
     if (event == PY_CODE_EVENT_DESTROY) {
         reg_del((PyObject *)co);
-        if (pc_census_period_scope() == PC_CENSUS_CENSUS)
+        if (!taken && pc_census_period_scope() == PC_CENSUS_CENSUS)
             pc_census_code((PyObject *)co, &pc_census_dead, NULL,
                            PC_CENSUS_CENSUS);
     }

@@ -155,7 +155,8 @@ struct pc_hot *pc_census_hot_of(PyObject *code);
  * counts, the segment counts folded in first). */
 int pc_census_ran(PyObject *code);
 /* A code object with the per code record h dies, its segment counts in
- * h: in scope count it joins the dead census if it ran in this period. */
+ * h: in scope count it joins the dead census if it ran in this period
+ * and the live census, which read it, is not taken yet. */
 void pc_census_count_dead(PyObject *code, const struct pc_hot *h);
 /* The live census of this period is whole (taken). */
 int pc_census_taken(void);
