@@ -16,7 +16,13 @@ thread's monitoring events suspended, and nothing here leaves a module
 imported that the program might import later (no dis, no linecache;
 atexit imported and forgotten; gc is imported by the window itself), so
 the program runs the same code with and without the census.
+
+Everything a census needs is imported, and the library directories
+read, at setup: the census at exit runs whatever the program did to the
+import system by then (builtins.__import__ replaced, sys.path emptied),
+and the collector holds this module from setup on.
 """
+import gc
 import opcode
 import os
 import sys
@@ -61,6 +67,7 @@ EVENT_OPCODES = {
 NOT_SITES = {"JUMP_BACKWARD"}
 
 _ready = False
+_libs = None             # _library_dirs(), read at setup
 
 
 def all_opnames():
@@ -133,10 +140,11 @@ def tables():
 
 def setup():
     """Called by on() when a census is wanted: tables, hooks.  Idempotent."""
-    global _ready
+    global _ready, _libs
     if _ready:
         return
     _collector._census_tables(*tables())
+    _libs = _library_dirs()
     # atexit runs before the collector's exit dump (written from
     # Py_AtExit, when no Python code can run any more): take the census
     # there, as late as Python code can.  A C function, so that calling
@@ -157,7 +165,6 @@ def setup():
 
 
 def _seed():
-    import gc
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
@@ -169,11 +176,15 @@ def _seed():
 
 def census_code_objects(count_scope):
     """The code objects the census reads: those of the collector's
-    registry (3.12+; in scope count only the code that ran while
-    counting), else those a walk of the heap reaches."""
+    registry (3.12+), else those a walk of the heap reaches.  In scope
+    count only the code some instruction of which was counted in this
+    period (_census_ran: not the frames that merely enclose a window)."""
     codes = _collector._census_registry(count_scope)
     if codes is None:
-        return live_code_objects()
+        codes = live_code_objects()
+        if count_scope:
+            codes = [co for co in codes if _collector._census_ran(co)]
+        return codes
     # And the code running now, wherever it came from.
     seen = set(map(id, codes))
     for frame in sys._current_frames().values():
@@ -188,7 +199,6 @@ def census_code_objects(count_scope):
 
 
 def live_code_objects():
-    import gc
     roots = gc.get_objects()
     for frame in sys._current_frames().values():
         while frame is not None:
@@ -324,13 +334,12 @@ def take(scope=None):
             return
     else:
         setup()
-    import gc
     # No collection while walking: the cyclic GC would run the program's
     # finalizers here, outside the program's own flow.
     gc_was_on = gc.isenabled()
     gc.disable()
     try:
-        libs = _library_dirs()
+        libs = _libs if _libs is not None else _library_dirs()
         user = {}
         _collector._census_begin(scope)
         count_scope = _collector._census_totals()["scope"] == "count"

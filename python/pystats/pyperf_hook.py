@@ -35,7 +35,9 @@ What is counted (see README.md, "pyperf"):
 
 Each teardown writes one dump (pystats.dump()) labelled with the
 benchmark's name.  On 3.12+ the dump carries the specialization census
-of the worker's live code objects at that teardown, in scope "count"
+at that teardown of the worker's live code objects some instruction of
+which was counted in the series (not pyperf's code around the timed
+calls, nor the benchmark module's top level), in scope "count"
 (docs/FORMAT.md 1.10: the families segment counting instruments, FOR_ITER
 and RESUME on 3.13+, left out), as mode count takes one at dump time
 elsewhere: it is taken after pyperf's series of timed calls, outside

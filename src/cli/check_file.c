@@ -382,6 +382,22 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
     }
 }
 
+/* A dump whose census could not be taken says why (src/ext/census.c). */
+static void
+census_missing(check_set *c, const load_file_info *f, const char *path)
+{
+    size_t i;
+
+    for (i = 0; i < f->nhdr; i++) {
+        if (strcmp(f->hdr[i].key, PSF_H_CENSUS_ERROR) == 0) {
+            char *shown = text_display(f->hdr[i].val);
+            ck_add_issue(c, CK_CENSUS_ERROR, SEV(CK_CENSUS_ERROR), path,
+                         "no census: it could not be taken (%s)", shown);
+            free(shown);
+        }
+    }
+}
+
 /* Code a's figures in the current file, zero at its first sight there. */
 static ck_code *
 code_of(ck_tls *t, int32_t a)
@@ -564,8 +580,10 @@ on_file(void *ctx, void **state, const load_file_info *f)
     r.nfiles = f->nfiles;
     r.pid = r.ppid = r.forked = r.windows = r.on_at_dump = -1;
     read_header(&r, f);
-    if (r.source == AGG_OWN)
+    if (r.source == AGG_OWN) {
         inexact_counts(c, f, r.path);
+        census_missing(c, f, r.path);
+    }
     if (f->slot)
         analyse(c, t, f, &r);
     pthread_mutex_lock(&c->lock);

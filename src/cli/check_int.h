@@ -46,6 +46,7 @@ enum ck_id {
     CK_LINE_SUMS,
     CK_TIME_ORDER,
     CK_SIGNAL,
+    CK_CENSUS_ERROR,
     CK_HITS_NO_SUCCESS,
     CK_LEAKAGE,
     CK_ON_AT_EXIT,

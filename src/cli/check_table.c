@@ -165,6 +165,13 @@ const ck_info check_info[CK_COUNT] = {
                    "The process was terminated (Pool.terminate(), a timeout, a "
                    "supervisor): its counts stop wherever the signal hit.",
                    CHECK_WARNING, ck_signal},
+    [CK_CENSUS_ERROR] = {"census-missing", "dumps whose census could not be taken",
+                         "The collector takes the specialization census at dump time by "
+                         "running Python code; when that fails (the program broke what the "
+                         "census calls, no memory) the dump has no census and says why "
+                         "(" PSF_H_CENSUS_ERROR "): a summary's specialization census is "
+                         "short of that process.",
+                         CHECK_WARNING, NULL},
     [CK_HITS_NO_SUCCESS] = {"hits-without-successes",
                             "specialization hits with no successful specialization",
                             "A specialized instruction runs only after a specialization "

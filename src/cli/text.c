@@ -146,7 +146,7 @@ text_header_is_free(const char *key, size_t klen)
 {
     static const char *const free_text[] = {
         PSF_H_LABEL,   PSF_H_PY_SYS_VERSION, PSF_H_PY_GIT, PSF_H_PY_CONFIG_ARGS,
-        PSF_H_PY_IMPL, PSF_H_INEXACT_CAUSE,  PSF_H_CWD,
+        PSF_H_PY_IMPL, PSF_H_INEXACT_CAUSE,  PSF_H_CWD,    PSF_H_CENSUS_ERROR,
     };
     size_t i;
 

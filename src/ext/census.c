@@ -47,6 +47,9 @@ static int count_census;
 static int count_option = 1;
 static int taken;
 static pc_census_scope live_scope;
+/* Why this period's census could not be taken (free text, FORMAT.md
+ * 1.16), or "": the dump's meta.census.error. */
+static char census_error[PC_META_MAX];
 
 /* Module code objects seen executed ("exec" audit events): nothing else
  * holds them once they ran.  Kept for the process, at most
@@ -279,10 +282,22 @@ pc_census_hot_of(PyObject *code)
     return ((pc_codeinfo *)extra)->hot;
 }
 
+/* Scope count reads a code object only if some instruction of it was
+ * counted in this period (docs/FORMAT.md 1.10): a per code record is not
+ * enough, segment counting has one for every frame it read, the frames
+ * that enclose a window (measure()'s or on()'s callers) among them. */
 int
 pc_census_ran(PyObject *code)
 {
-    return pc_census_hot_of(code) != NULL;
+    return pc_hot_ran(pc_census_hot_of(code));
+}
+
+void
+pc_census_count_dead(PyObject *code, const pc_hot *h)
+{
+    if (pc_ct.ready && !taken && pc_census_period_scope() == PC_CENSUS_COUNT &&
+        pc_hot_ran(h))
+        pc_census_code(code, &pc_census_dead, NULL, PC_CENSUS_COUNT);
 }
 
 int
@@ -299,6 +314,7 @@ pc_census_clear(void)
     PyMem_RawFree(site_lines);
     site_lines = NULL;
     taken = 0;
+    census_error[0] = '\0';
     live_scope = PC_CENSUS_NONE;
     /* The next period takes one if the count window open now does. */
     count_census = PC_HAVE_MONITORING && pc_g.on &&
@@ -527,19 +543,23 @@ reg_add_tree(PyObject *co, int depth)
 static int watcher_id = -1;
 
 /* A code object about to die: its sites join the census (sites of
- * code that ran and is gone would otherwise never be seen). */
+ * code that ran and is gone would otherwise never be seen), unless the
+ * live census of the period was taken already, which read it (the exit
+ * census, then the interpreter's finalization).  Scope
+ * count takes it later, when its per code record goes
+ * (pc_census_count_dead), if it ran: its segment counts are not in the
+ * record yet here. */
 static int
 on_code_event(PyCodeEvent event, PyCodeObject *co)
 {
-    pc_census_scope scope;
     pc_lock(); /* code is made and dies in any thread (free-threaded) */
     if (event == PY_CODE_EVENT_CREATE)
         reg_add((PyObject *)co);
     if (event == PY_CODE_EVENT_DESTROY) {
         reg_del((PyObject *)co);
-        scope = pc_census_period_scope();
-        if (scope != PC_CENSUS_NONE)
-            pc_census_code((PyObject *)co, &pc_census_dead, NULL, scope);
+        if (!taken && pc_census_period_scope() == PC_CENSUS_CENSUS)
+            pc_census_code((PyObject *)co, &pc_census_dead, NULL,
+                           PC_CENSUS_CENSUS);
     }
     pc_unlock();
     return 0;
@@ -604,6 +624,49 @@ install_audit_hook(void)
     return 0;
 }
 
+/* pystats._census, imported once, when the census is set up: a census
+ * at exit must not depend on the import system the program may have
+ * broken by then (builtins.__import__ replaced, sys.path emptied). */
+static PyObject *census_mod; /* owned, or NULL before setup */
+
+const char *
+pc_census_error(void)
+{
+    return census_error[0] ? census_error : NULL;
+}
+
+/* The pending exception (the census failed): kept as the period's
+ * census error, said on stderr, and cleared. */
+static void
+census_failed(void)
+{
+    PyObject *exc_type, *exc_value, *exc_tb, *text = NULL; /* owned */
+    int cut;
+    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    PyErr_NormalizeException(&exc_type, &exc_value, &exc_tb);
+    if (exc_type != NULL)
+        text =
+            PyUnicode_FromFormat("%s: %S", ((PyTypeObject *)exc_type)->tp_name,
+                                 exc_value != NULL ? exc_value : Py_None);
+    if (text == NULL ||
+        pc_text_encode(text, census_error, sizeof census_error, &cut) < 0)
+        psf_strlcpy(census_error, "an error that could not be described",
+                    sizeof census_error);
+    PyErr_Clear();
+    if (text != NULL) {
+        const char *u = PyUnicode_AsUTF8(text);
+        PySys_FormatStderr("pystats: the specialization census could not be "
+                           "taken (%s): the dump has none and says why "
+                           "(meta.census.error)\n",
+                           u != NULL ? u : census_error);
+        PyErr_Clear();
+    }
+    Py_XDECREF(text);
+    Py_XDECREF(exc_type);
+    Py_XDECREF(exc_value);
+    Py_XDECREF(exc_tb);
+}
+
 /* The walk over live code objects is Python (python/pystats/_census.py):
  * it needs gc, frames and the source of failing sites.  It calls back
  * into pc_census_code() for each code object.
@@ -617,13 +680,13 @@ static int
 call_census(const char *fn)
 {
     PyThreadState *ts = PyThreadState_Get();
-    PyObject *mod, *r = NULL; /* owned */
+    PyObject *mod, *r = NULL; /* mod borrowed, r owned */
     PyThreadState_EnterTracing(ts);
-    mod = PyImport_ImportModule("pystats._census");
-    if (mod != NULL) {
+    if (census_mod == NULL)
+        census_mod = PyImport_ImportModule("pystats._census");
+    mod = census_mod;
+    if (mod != NULL)
         r = PyObject_CallMethod(mod, fn, NULL);
-        Py_DECREF(mod);
-    }
     PyThreadState_LeaveTracing(ts);
     if (r == NULL)
         return -1;
@@ -653,15 +716,29 @@ pc_census_take(void)
     if (scope == PC_CENSUS_NONE || !pc_ct.ready)
         return 0;
     live_scope = scope;
-    if (call_census("take") == 0)
+    if (call_census("take") == 0) {
+        census_error[0] = '\0';
         return 0;
+    }
+    /* The census is left out, and the dump says why; a count window is
+     * for its counts, which are dumped.  In mode census the caller
+     * (dump()) raises. */
+    memset(&pc_census_live, 0, sizeof pc_census_live);
+    taken = 0;
     if (scope == PC_CENSUS_COUNT) {
-        /* A count window is for its counts: a census that failed (out of
-         * memory) is reported and left out, and the counts are dumped. */
-        PyErr_WriteUnraisable(NULL);
-        memset(&pc_census_live, 0, sizeof pc_census_live);
-        taken = 0;
+        census_failed();
         return 0;
+    }
+    {
+        /* Kept for the dump, raised again for the caller. */
+        PyObject *t, *v, *tb;
+        PyErr_Fetch(&t, &v, &tb);
+        Py_XINCREF(t);
+        Py_XINCREF(v);
+        Py_XINCREF(tb);
+        PyErr_Restore(t, v, tb);
+        census_failed();
+        PyErr_Restore(t, v, tb);
     }
     return -1;
 }
@@ -926,8 +1003,10 @@ census_take_fn(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
+    /* At exit: the failure is said (census_failed) and in the dump; an
+     * exception here would only add a bare traceback. */
     if (pc_census_take() < 0)
-        return NULL;
+        PyErr_Clear();
     Py_RETURN_NONE;
 }
 

@@ -151,7 +151,13 @@ int pc_census_hidden(PyObject *code, pc_census_scope scope);
 void pc_census_init(Py_ssize_t extra_index);
 /* The per code record of code (it ran while counting), or NULL. */
 struct pc_hot *pc_census_hot_of(PyObject *code);
+/* Some instruction of code was counted in this period (its record's
+ * counts, the segment counts folded in first). */
 int pc_census_ran(PyObject *code);
+/* A code object with the per code record h dies, its segment counts in
+ * h: in scope count it joins the dead census if it ran in this period
+ * and the live census, which read it, is not taken yet. */
+void pc_census_count_dead(PyObject *code, const struct pc_hot *h);
 /* The live census of this period is whole (taken). */
 int pc_census_taken(void);
 
@@ -174,6 +180,9 @@ void pc_census_count_window(int census);
 int pc_census_count_option(void);
 pc_census_scope pc_census_period_scope(void);
 int pc_census_take(void); /* walk live code now; -1 with exception */
+/* Why this period's census could not be taken (free text, FORMAT.md
+ * 1.16: meta.census.error), or NULL. */
+const char *pc_census_error(void);
 extern PyMethodDef pc_census_methods[]; /* private API for _census.py */
 
 #endif

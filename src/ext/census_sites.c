@@ -337,6 +337,8 @@ pc_sites_code_dead(pc_codeinfo *ci)
     sbuf b = {NULL, 0, 0, 0};
     uint64_t instr;
 
+    /* Its census first (scope count, if it ran in this period). */
+    pc_census_count_dead(ci->code, ci->hot);
     if (!pc_ct.ready || !Py_IsInitialized() || pc_census_taken() ||
         pc_census_period_scope() != PC_CENSUS_COUNT)
         return;

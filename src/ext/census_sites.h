@@ -23,7 +23,8 @@
 #define PC_SITES_MAX_SOURCE (4u << 20) /* bytes of source lines */
 
 /* A code object with a pc_codeinfo dies: its segment counts are in its
- * hot record already, which is not retired yet. */
+ * hot record already, which is not retired yet.  Its census (scope
+ * count, pc_census_count_dead) and its rows. */
 void pc_sites_code_dead(pc_codeinfo *ci);
 void pc_sites_clear(void);
 void pc_sites_write(psf_out *o);

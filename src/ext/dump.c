@@ -189,6 +189,8 @@ write_dump(psf_out *o, pc_reason reason)
      * families were left out). */
     if (pc_census_scope_name() != NULL)
         psf_put_header(o, PSF_H_CENSUS_SCOPE, pc_census_scope_name());
+    else if (pc_census_error() != NULL)
+        psf_put_header(o, PSF_H_CENSUS_ERROR, pc_census_error());
     /* What made the counts inexact, if anything did (guard.c). */
     pc_guard_write(o);
 

@@ -104,6 +104,22 @@ pc_hot_mine(pc_hot *h)
 }
 #endif
 
+/* Some instruction of h's code was counted since the last clear: a
+ * record alone does not say so (segment counting makes one for every
+ * frame it reads, the callers of measure() or on() among them, which may
+ * run nothing while counting).  Reads counts[]: segment counts are there
+ * once folded (pc_seg_fold, or at the code's death), a free-threaded
+ * build's shard counts once gathered. */
+static inline int
+pc_hot_ran(const pc_hot *h)
+{
+    int32_t u;
+    for (u = 0; h != NULL && u < h->n; u++)
+        if (h->counts[u])
+            return 1;
+    return 0;
+}
+
 /* One executed instruction, the one starting at code unit u. */
 static inline void
 pc_hot_count(pc_hot *h, Py_ssize_t u)

@@ -45,6 +45,8 @@
 #define PSF_H_REASON "meta.dump.reason"
 #define PSF_H_LABEL "meta.label"
 #define PSF_H_CENSUS_SCOPE "meta.census.scope"
+/* Only when the census of the period could not be taken: why. */
+#define PSF_H_CENSUS_ERROR "meta.census.error"
 /* Only when non-zero: what made the counts inexact (1.1, 1.17). */
 #define PSF_H_DISPLACED "meta.collection.displaced"
 #define PSF_H_LINE_JUMPS "meta.collection.line_jumps"

@@ -68,7 +68,8 @@ def run_python(code, *, args=(), xopts=(), flags=(), env=None, check=True,
 # Header values that are free text, encoded (docs/FORMAT.md 1.1, 1.16).
 FREE_TEXT_HEADERS = ("meta.label", "meta.python.sys_version",
                      "meta.python.git", "meta.python.config_args",
-                     "meta.python.implementation", "meta.process.cwd")
+                     "meta.python.implementation", "meta.process.cwd",
+                     "meta.census.error")
 
 
 def decode_text(field):

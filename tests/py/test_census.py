@@ -1,6 +1,9 @@
 """The specialization census: the state of known code, on every version,
 read in mode census and alongside counting (mode count, 3.12+), and the
 census in dumps."""
+import json
+import os
+import subprocess
 import sys
 
 import pytest
@@ -121,6 +124,7 @@ def test_caches_that_are_not_specialization_state_are_skipped(pystats):
 
 CENSUS_SCRIPT = """
 import pystats
+import json
 import sys
 class Lazy:
     def __getattr__(self, name):
@@ -193,6 +197,7 @@ EXCLUDED = ({"FOR_ITER"} | ({"RESUME"} if V >= (3, 13) else set())
             if SEG else set())
 
 WORK_SRC = """
+import json
 import sys
 class Plain:
     def __init__(self):
@@ -637,3 +642,164 @@ def test_count_window_without_a_census_that_cannot_be_set_up(stats_dir):
     [d] = dumps_in(stats_dir)
     assert d.counts["LOAD_ATTR"] == 11
     assert census_keys(d) == {} and "meta.census.scope" not in d.header
+
+
+# The census of a window is the code that ran in it (docs/FORMAT.md 1.10,
+# "How the code objects are reached"): a harness around measure(), or
+# around on() and off(), that runs nothing of its own while counting is not
+# in it, nor is the module's top level that calls it.
+ENCLOSED = """
+import json
+import sys
+import pystats
+from pystats import _census
+
+def inner(x):
+    return x * 2 + 1
+
+def work():
+    t = 0
+    for i in range(200):
+        t += inner(i)
+    return t
+
+def harness(how):
+    n = 0
+    for _ in range(3):
+        if how == "measure":
+            pystats.measure(work)
+        else:
+            pystats.on()
+            work()
+            pystats.off()
+        n += 1
+    return n
+
+def top(how):
+    harness(how)
+    if how == "measure":
+        _census.take("count")       # as the pyperf hook's teardown does
+    assert pystats.dump()
+
+top(sys.argv[1])
+"""
+
+# The sites of code objects, by family, as dis reads them (the base
+# opcodes, independent of the adaptive bytecode the census reads).
+DIS_SITES = """
+def dis_sites(codes, excluded):
+    import dis, opcode
+    sites, left_out = {}, {}
+    for co in codes:
+        for ins in dis.get_instructions(co):
+            if ins.opname not in opcode._specializations:
+                continue
+            if ins.opname == "JUMP_BACKWARD" and sys.version_info >= (3, 14):
+                continue                # no site (FORMAT.md 1.10)
+            into = left_out if ins.opname in excluded else sites
+            into[ins.opname] = into.get(ins.opname, 0) + 1
+    return sites, left_out
+"""
+
+
+def census_code_and_sites(dump):
+    c = census_keys(dump)
+    sites = {k[len("census.family["):-len("].sites")]: int(v)
+             for k, v in c.items()
+             if k.startswith("census.family[") and k.endswith("].sites")}
+    excl = {k[len("census.excluded_family["):-1]: int(v)
+            for k, v in c.items() if k.startswith("census.excluded_family[")}
+    return int(c["census.code_objects"]), sites, \
+        {k: v for k, v in excl.items() if v}
+
+
+@needs_segments
+@pytest.mark.parametrize("how", ["measure", "window"])
+def test_census_is_the_code_that_ran_while_counting(tmp_path, how):
+    d = str(tmp_path / "stats")
+    run_python(ENCLOSED, args=[how], env=clean_env(PYSTATS_DIR=d))
+    [dump] = dumps_in(d)
+    assert dump.header["meta.census.scope"] == "count"
+    # What ran while counting: work() and inner(); in a window, also the
+    # harness's own loop between on() and off().  Never top() or the
+    # module's top level, which only enclose the windows.
+    names = ["work", "inner"] + (["harness"] if how == "window" else [])
+    expect = run_python(DIS_SITES + ENCLOSED.split("def top")[0] + """
+import json
+codes = [globals()[n].__code__ for n in sys.argv[1].split(",")]
+print(json.dumps(dis_sites(codes, set(sys.argv[2].split(",")))))
+""", args=[",".join(names), ",".join(EXCLUDED)]).stdout
+    sites, left_out = json.loads(expect)
+    assert census_code_and_sites(dump) == (len(names), sites, left_out)
+    assert int(census_keys(dump)["census.dead_code_objects"]) == 0
+    # The site rows (1.18) are of the same code.
+    rows = {k.split("].site[")[0].rpartition(":")[2]
+            for k in dump.extra if "].site[" in k}
+    assert rows == set(names)
+
+
+# The census at exit runs after whatever the program did to the import
+# system and to what the census calls.
+BROKEN_AT_EXIT = """
+import builtins, sys
+import pystats
+pystats.on()
+def f():
+    return sum(i for i in range(100))
+f()
+if sys.argv[1] == "import":
+    builtins.__import__ = None          # every import statement fails
+else:
+    import gc
+    gc.isenabled = None                 # the census walk fails
+"""
+
+PYSTATS_CLI = os.path.join(os.path.dirname(os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))), "build", "pystats")
+
+
+@needs_segments
+def test_census_at_exit_needs_no_import(tmp_path):
+    d = str(tmp_path / "stats")
+    p = run_python(BROKEN_AT_EXIT, args=["import"],
+                   env=clean_env(PYSTATS_DIR=d))
+    assert p.stderr == ""
+    [dump] = dumps_in(d)
+    assert dump.header["meta.census.scope"] == "count"
+    assert "meta.census.error" not in dump.header
+    # The code that ran while counting, each code object once (one per
+    # hot-code entry here): the module's, gone by then (dead), and f, its
+    # generator expression and threading's shutdown, live at the census;
+    # the code objects finalization destroys after the census are not
+    # read twice.
+    ran = [k for k in dump.extra if k.endswith("].instructions")]
+    c = census_keys(dump)
+    assert (int(c["census.code_objects"]),
+            int(c["census.dead_code_objects"])) == (len(ran) - 1, 1)
+    assert len(ran) >= 3
+
+
+@needs_segments
+@pytest.mark.skipif(not os.access(PYSTATS_CLI, os.X_OK),
+                    reason="build/pystats is not built")
+def test_census_that_cannot_be_taken_is_said(tmp_path):
+    d = str(tmp_path / "stats")
+    p = run_python(BROKEN_AT_EXIT, args=["gc"], env=clean_env(PYSTATS_DIR=d))
+    why = "TypeError: 'NoneType' object is not callable"
+    assert p.stderr.splitlines() == [
+        "pystats: the specialization census could not be taken (%s): the "
+        "dump has none and says why (meta.census.error)" % why]
+    [dump] = dumps_in(d)
+    assert dump.header["meta.census.error"] == why
+    assert "meta.census.scope" not in dump.header
+    assert census_keys(dump) == {}
+    # The counts are dumped whole.
+    assert dump.counts["CALL"] >= 2
+    c = subprocess.run([PYSTATS_CLI, "check", "--json", "-", d],
+                       env=clean_env(), capture_output=True, text=True,
+                       timeout=60)
+    found = [f for f in json.loads(c.stdout)["findings"]
+             if f["check"] == "census-missing"]
+    assert len(found) == 1 and found[0]["severity"] == "warning", found
+    assert why in json.dumps(found[0])
+    assert json.loads(c.stdout)["verdict"] == "caution"

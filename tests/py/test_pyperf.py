@@ -301,6 +301,31 @@ def test_async_window_counts_the_benchmark_and_the_harness(venv, tmp_path,
         assert execs[op] >= n * calls, op
     # ... and pyperf's own code is counted too (docs/COLLECTING.md, "pyperf").
     assert sum(execs.values()) > sum(e1.values()) * calls
+    if CENSUS:
+        # The census of each window is the code that ran in it: the code
+        # objects with hot code (1.14), not the frames that enclose the
+        # window (Runner._main, Runner._worker, the module's top level...).
+        # A worker's first window imports asyncio, whose code objects may
+        # share a hot-code key: the later ones are compared.
+        later = {}
+        for name in sorted(os.listdir(stats)):
+            with open(os.path.join(stats, name)) as f:
+                lines = f.read().splitlines()
+            head = dict(l.split(" : ", 1) for l in lines
+                        if l.startswith("meta."))
+            later.setdefault(head["meta.process.pid"], []).append(
+                (head["meta.time.end"], lines))
+        compared = 0
+        for worker in later.values():
+            for _, lines in sorted(worker)[1:]:
+                census = dict(l.split(" : ", 1) for l in lines
+                              if l.startswith("census."))
+                hot = [l for l in lines
+                       if l.startswith("code[") and "].instructions : " in l]
+                assert int(census["census.code_objects"]) + int(
+                    census["census.dead_code_objects"]) == len(hot)
+                compared += 1
+        assert compared >= 1
 
 
 def census_of(directory):
@@ -326,6 +351,72 @@ def sites_in(census, filename, qualname):
             if row[3] == filename and row[5] == qualname:
                 rows.append(row)
     return rows
+
+
+# The code objects one call of fn(*args) runs (a profile of the call, in
+# a process without pystats), and their sites by family as dis reads them
+# (base opcodes: independent of the adaptive bytecode the census reads),
+# those of the families named in argv[4] apart.
+RAN_CODE = """
+import dis, importlib.util, json, opcode, sys
+spec = importlib.util.spec_from_file_location("bm", sys.argv[1])
+bm = importlib.util.module_from_spec(spec)
+spec.loader.exec_module(bm)
+fn = eval(sys.argv[2], vars(bm))
+args = json.loads(sys.argv[3])
+excluded = set(sys.argv[4].split(","))
+codes = {}
+def profile(frame, event, arg):
+    if event == "call":
+        codes[frame.f_code] = None
+sys.setprofile(profile)
+fn(*args)
+sys.setprofile(None)
+sites, left_out = {}, {}
+for co in codes:
+    for ins in dis.get_instructions(co):
+        if ins.opname not in opcode._specializations:
+            continue
+        if ins.opname == "JUMP_BACKWARD" and sys.version_info >= (3, 14):
+            continue                    # no site (docs/FORMAT.md 1.10)
+        into = left_out if ins.opname in excluded else sites
+        into[ins.opname] = into.get(ins.opname, 0) + 1
+print(json.dumps({"names": sorted(co.co_qualname for co in codes),
+                  "code_objects": len(codes), "sites": sites,
+                  "excluded": left_out}))
+"""
+
+
+def census_reading(census):
+    """What a dump's census read: code objects, sites by family, sites
+    of the families left out (those with sites)."""
+    sites = {k[len("census.family["):-len("].sites")]: int(v)
+             for k, v in census.items()
+             if k.startswith("census.family[") and k.endswith("].sites")}
+    excl = {k[len("census.excluded_family["):-1]: int(v)
+            for k, v in census.items()
+            if k.startswith("census.excluded_family[") and int(v)}
+    return {"code_objects": int(census["census.code_objects"]),
+            "sites": sites, "excluded": excl}
+
+
+def check_census_is_the_benchmark(venv, tmp_path, stats, script, fn, args):
+    """Every dump's census (scope function) reads the benchmark's own code
+    objects, and nothing of pyperf's or of the benchmark module's top
+    level (docs/FORMAT.md 1.10): those a profile of one call of the
+    benchmark sees, with the sites dis finds in them."""
+    censuses = census_of(stats)
+    excluded = sorted(k[len("census.excluded_family["):-1]
+                      for k in censuses[0]
+                      if k.startswith("census.excluded_family["))
+    want = py(venv, RAN_CODE, script, fn, json.dumps(args),
+              ",".join(excluded), cwd=str(tmp_path))
+    names = want.pop("names")
+    assert "<module>" not in names and len(names) == want["code_objects"]
+    for census in censuses:
+        assert census["census.dead_code_objects"] == "0"
+        assert census_reading(census) == want, names
+    return names
 
 
 # A site that fails to specialize and backs off, at a known line: LOAD_ATTR
@@ -505,6 +596,11 @@ def test_pyperformance_nbody(venv, tmp_path):
     execs, pairs = total(dumps)
     assert execs == combine((ea, len(loops)), (eb, sum(loops)))
     assert pairs == combine((pa, len(loops)), (pb, sum(loops)))
+    if CENSUS:
+        names = check_census_is_the_benchmark(
+            venv, tmp_path, stats, script, "bench_nbody", [1, "sun", 300])
+        assert names == ["advance", "bench_nbody", "offset_momentum",
+                         "report_energy"]
 
 
 def test_pyperformance_nqueens(venv, tmp_path):
