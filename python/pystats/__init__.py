@@ -215,8 +215,61 @@ def _configure():
 # segment modes are refused (src/ext/module.c).
 
 
+# Every environment variable the collector, the command and their tests
+# and benchmarks read.  A PYSTATS_* or PYTHONSTATS_* variable not among
+# them is a mistake (the DIR variable spelled with the switch's
+# prefix): said once per process tree when collection starts
+# (_warn_unknown_variables).
+KNOWN_VARIABLES = frozenset((
+    "PYTHONSTATS", "PYSTATS_DIR", "PYSTATS_LABEL", "PYSTATS_BACKEND",
+    "PYSTATS_CENSUS", "PYSTATS_TMPDIR", "PYSTATS_TRACE_LINES",
+    "PYSTATS_QUIET_BRANCHES", "PYSTATS_QUIET_RETURNS",
+    # the tests' and benchmarks'
+    "PYSTATS_QUICK", "PYSTATS_QUICK_TESTS", "PYSTATS_FULL_TESTS",
+    "PYSTATS_ROUNDTRIP_EXAMPLES", "PYSTATS_NATIVE_BUILD",
+    "PYSTATS_PYPERFORMANCE", "PYSTATS_CLI",
+    # set by the collector itself once it has warned
+    "PYSTATS_ENV_CHECKED",
+))
+
+
+def _unknown_variables(environ):
+    """(name, the known variable meant or None) for every PYSTATS_* or
+    PYTHONSTATS_* name in environ that nothing here reads."""
+    import difflib
+    out = []
+    for name in sorted(environ):
+        if not name.startswith(("PYSTATS_", "PYTHONSTATS_")) or \
+                name in KNOWN_VARIABLES:
+            continue
+        # The switch's prefix on a variable of ours: PYSTATS_ was meant.
+        alt = "PYSTATS_" + name[len("PYTHONSTATS_"):] \
+            if name.startswith("PYTHONSTATS_") else name
+        meant = alt if alt in KNOWN_VARIABLES else None
+        if meant is None:
+            close = difflib.get_close_matches(alt, sorted(KNOWN_VARIABLES), 1,
+                                              0.8)
+            meant = close[0] if close else None
+        out.append((name, meant))
+    return out
+
+
+def _warn_unknown_variables():
+    """One line per unknown variable, once per process tree: the first
+    process that starts collection says it and marks the environment
+    (PYSTATS_ENV_CHECKED) so that its children stay silent."""
+    if sys.flags.ignore_environment or os.environ.get("PYSTATS_ENV_CHECKED"):
+        return
+    for name, meant in _unknown_variables(os.environ):
+        sys.stderr.write("pystats: %s is not a variable pystats reads; it is "
+                         "ignored%s\n" % (name, "; did you mean %s?" % meant
+                                          if meant else ""))
+    os.environ["PYSTATS_ENV_CHECKED"] = "1"
+
+
 def _start_from_hook():
     """Called by the startup hook (pystats_startup) before __main__."""
+    _warn_unknown_variables()
     mode = requested_mode()
     if mode is None or is_on():
         return

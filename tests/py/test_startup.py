@@ -231,3 +231,56 @@ def test_python_m_pystats_from_the_development_build(tmp_path):
                             text=True, timeout=120)
     assert (via.returncode, via.stdout, via.stderr) == (
         direct.returncode, direct.stdout, direct.stderr)
+
+
+def test_an_unknown_variable_is_named_once_per_process_tree(tmp_path):
+    """PYTHONSTATS_DIR (PYSTATS_DIR meant) and a misspelt PYSTATS_LABLE
+    each get one line naming the variable meant, from the first process
+    that collects; its subprocess, collecting too, stays silent; the
+    dumps still go where the known variables say."""
+    wrong_dir = "PYTHON" + "STATS_DIR"     # spelled apart: see the scan below
+    wrong_label = "PYSTATS_" + "LABLE"
+    env = clean_env(PYTHONSTATS="1", PYSTATS_DIR=tmp_path / "stats",
+                    **{wrong_dir: tmp_path / "elsewhere", wrong_label: "x"})
+    proc = run_python("""
+        import subprocess, sys
+        subprocess.run([sys.executable, "-c", "pass"], check=True)
+    """, env=env)
+    lines = [ln for ln in proc.stderr.splitlines() if ln.startswith("pystats:")]
+    assert sorted(lines) == sorted([
+        "pystats: %s is not a variable pystats reads; it is ignored; did you "
+        "mean PYSTATS_DIR?" % wrong_dir,
+        "pystats: %s is not a variable pystats reads; it is ignored; did you "
+        "mean PYSTATS_LABEL?" % wrong_label]), proc.stderr
+    assert len(dumps_in(tmp_path / "stats")) == 2
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_every_variable_the_sources_name_is_known():
+    """Every PYSTATS_*/PYTHONSTATS_* name written anywhere in the
+    sources, tests, benchmarks, tools and docs is one the collector
+    knows (so that none of ours is ever called unknown), but for the C
+    macro PYSTATS_VARS (the list `pystats run` passes on)."""
+    import pystats
+    pat = re.compile(r"(?<![A-Za-z0-9_])((?:PYSTATS|PYTHONSTATS)_[A-Z][A-Z0-9_]*)")
+    names = {}
+    for top in ("src", "python", "tests", "bench", "tools", "docs",
+                "Makefile", "README.md", ".ci"):
+        path = os.path.join(ROOT, top)
+        files = [path] if os.path.isfile(path) else [
+            os.path.join(d, f) for d, _, fs in os.walk(path) for f in fs]
+        for f in files:
+            if f == os.path.abspath(__file__) or "/golden/" in f and \
+                    f.endswith((".txt", ".json", ".md")):
+                continue
+            try:
+                text = open(f, encoding="utf-8").read()
+            except (UnicodeDecodeError, IsADirectoryError):
+                continue
+            for n in pat.findall(text):
+                names.setdefault(n, os.path.relpath(f, ROOT))
+    names.pop("PYSTATS_VARS", None)
+    unknown = {n: f for n, f in names.items()
+               if n not in pystats.KNOWN_VARIABLES}
+    assert not unknown, unknown
+    assert "PYSTATS_DIR" in names and "PYSTATS_TMPDIR" in names
