@@ -43,6 +43,11 @@ RUNS = 4
 # program's first atexit handler (the last to run).
 ORACLE = """
 import atexit, dis, json, sys, threading
+# Threads switch only where they block (sleep, join, a thread's end):
+# never inside the oracle's own callbacks, which would make the collector
+# cut a thread one instruction early there (README: another tool's
+# callback), nor anywhere the oracle and the collector could disagree.
+sys.setswitchinterval(100)
 _mon = sys.monitoring
 _counts = {}
 _stop = []
