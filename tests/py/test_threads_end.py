@@ -190,10 +190,20 @@ def run_program(tmp_path, program, names, i):
     return out, dumps, expect, got, desync
 
 
+# 3.14: another tool's INSTRUCTION events on a function with a loop and a
+# match make segment counting desync there, with one thread as with
+# several (test_other_tool_instructions_in_a_loop below): the oracle
+# itself disturbs what it checks.
+ORACLE_DISTURBS = pytest.mark.xfail(
+    sys.version_info >= (3, 14), strict=False,
+    reason="3.14: another tool's INSTRUCTION events in a for loop desync "
+           "segment counting (seg_walk_silent)")
+
+
 @pytest.mark.skipif(FREE_THREADED, reason="segment counting needs the GIL")
 @pytest.mark.parametrize("program, names", [
     (DAEMONS, {"beat"}),
-    (DUMPS, {"work", "short"}),
+    pytest.param(DUMPS, {"work", "short"}, marks=ORACLE_DISTURBS),
 ], ids=["daemon-threads-at-exit", "dump-while-threads-end"])
 def test_threads_that_end_are_exact(tmp_path, program, names):
     bad = []
@@ -212,3 +222,50 @@ def test_threads_that_end_are_exact(tmp_path, program, names):
                            [e["check"] + ": " + str(e.get("details"))[:300]
                             for e in errors], diff))
     assert not bad, "\n".join(bad)
+
+
+def test_other_tool_instructions_in_a_loop(tmp_path):
+    """One thread, mode count, and another sys.monitoring tool taking
+    INSTRUCTION events on the same function: no desync, and the dump
+    says where one happened if any (meta.collection.inexact_cause, which
+    names the collector's site, the shadow stack and the real frames)."""
+    from conftest import decode_text
+    script = tmp_path / "prog.py"
+    script.write_text(textwrap.dedent("""
+        import sys, pystats
+        mon = sys.monitoring
+        mon.use_tool_id(5, "oracle")
+        mon.register_callback(5, mon.events.INSTRUCTION, lambda c, o: None)
+        def work():
+            for i in range(100):
+                match i:
+                    case int():
+                        pass
+        mon.set_local_events(5, work.__code__, mon.events.INSTRUCTION)
+        pystats.on(mode="count")
+        work()
+        pystats.off()
+        pystats.dump()
+    """))
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, str(script)],
+                       env=clean_env(PYSTATS_DIR=out), capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    [d] = dumps_in(str(out))
+    desync = int(d.header.get("meta.collection.desync", 0))
+    where = decode_text(d.header.get("meta.collection.inexact_cause", ""))
+    if desync:
+        # the collector's site, then the shadow stack and the real frames,
+        # each frame by file, first line and qualified name
+        assert where.startswith("desync in seg_"), where
+        assert "() line " in where and "; shadow stack (depth 2" in where
+        assert "%s line 6 work " % script in where, where
+        assert "; frames %s line 6 work offset " % script in where, where
+    if sys.version_info >= (3, 14):
+        assert desync >= 1     # the known bug: found, and said where
+        pytest.xfail("3.14: another tool's INSTRUCTION events in a for loop "
+                     "desync segment counting (MATCH_CLASS %d, not 100): %s"
+                     % (d.counts["MATCH_CLASS"], where))
+    assert desync == 0, where
+    assert d.counts["MATCH_CLASS"] == 100
