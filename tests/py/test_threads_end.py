@@ -264,6 +264,10 @@ def test_other_tool_instructions_in_a_loop(tmp_path):
         assert "; frames %s line 6 work offset " % script in where, where
     if sys.version_info >= (3, 14):
         assert desync >= 1     # the known bug: found, and said where
+        # and the damage stays local: a walk that loses its way takes
+        # back what it counted (before: 10,100 MATCH_CLASS of 100)
+        assert 100 - desync <= d.counts["MATCH_CLASS"] <= 100, (
+            d.counts["MATCH_CLASS"], desync)
         pytest.xfail("3.14: another tool's INSTRUCTION events in a for loop "
                      "desync segment counting (MATCH_CLASS %d, not 100): %s"
                      % (d.counts["MATCH_CLASS"], where))
