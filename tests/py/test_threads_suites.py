@@ -61,18 +61,9 @@ def have(module):
                           capture_output=True).returncode == 0
 
 
-# Found by this harness on 3.14 (not yet fixed): a generator settled as
-# returned quietly with no quiet exit on its way (seg_quiet.c returned(),
-# test.support's sleeping_retry over busy_retry), tens to hundreds of
-# desyncs per module.
-KNOWN_314 = pytest.mark.xfail(
-    sys.version_info >= (3, 14), strict=False,
-    reason="3.14: desync in seg_quiet.c returned() (sleeping_retry)")
-
-
 @pytest.mark.parametrize("module", QUICK + [
-    pytest.param(m, marks=[pytest.mark.skipif(
-        not FULL, reason="PYSTATS_FULL_TESTS"), KNOWN_314])
+    pytest.param(m, marks=pytest.mark.skipif(not FULL,
+                                             reason="PYSTATS_FULL_TESTS"))
     for m in MORE])
 def test_threaded_suite_is_trusted(tmp_path, module):
     if not have(module):
