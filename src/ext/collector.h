@@ -91,6 +91,8 @@ typedef struct pc_state {
                                (PC_DESYNC), since the process started */
     int desync_excused;     /* another tool moved a counted frame without
                                an event: desyncs may follow, no bug */
+    char desync_where[PC_META_MAX * 2]; /* the first desync of the dump
+                               period: where, plain text (pc_desync_note) */
 } pc_state;
 
 /* Hidden: the hot paths address it directly, not through the GOT. */
@@ -216,6 +218,13 @@ void pc_forget_prev(void);
  * are reported inexact); a debug build (make DEBUG=1) stops at a bug. */
 #define PC_DESYNC()                                                          \
     (assert(pc_g.desync_excused || !"segment counting: event does not fit"), \
-     (void)pc_g.desync++)
+     pc_desync_note(__FILE__, __func__, __LINE__))
+
+/* Count a desync; the first of a dump period (desync_where empty) also
+ * records where: the collector's site (file, function, line), then what
+ * pc_desync_describe adds (segment counting's hook: the thread's shadow
+ * stack and its real frames).  Cold; no allocation, no exception. */
+void pc_desync_note(const char *file, const char *func, int line);
+extern void (*pc_desync_describe)(char *buf, size_t cap);
 
 #endif

@@ -26,6 +26,7 @@
 #include "guard.h"
 #include "segments.h"
 #include "text.h"
+#include "../format/psf_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -134,6 +135,7 @@ pc_guard_clear(int still_displaced)
     g.jumps = 0;
     g.lost = 0;
     g.desync_base = pc_g.desync;
+    pc_g.desync_where[0] = '\0';
     if (!g.displaced)
         g.cause[0] = '\0';
 }
@@ -159,8 +161,17 @@ pc_guard_write(psf_out *o)
         put_u64_header(o, PSF_H_DESYNC, desync);
     if (g.lost)
         put_u64_header(o, PSF_H_EVENTS_LOST, g.lost);
-    if ((g.displaced || g.jumps || g.lost) && g.cause[0])
+    if ((g.displaced || g.jumps || g.lost) && g.cause[0]) {
         psf_put_header(o, PSF_H_INEXACT_CAUSE, g.cause);
+    }
+    else if (desync && pc_g.desync_where[0]) {
+        /* Where the first desync happened (pc_desync_note), encoded as
+         * free text (1.16); static: a signal handler may write this. */
+        static char where[sizeof pc_g.desync_where * 3];
+        psf_text_encode(pc_g.desync_where, strlen(pc_g.desync_where), where,
+                        sizeof where);
+        psf_put_header(o, PSF_H_INEXACT_CAUSE, where);
+    }
 }
 
 /* ---- the audit hook ---- */

@@ -109,6 +109,53 @@ pc_gather_shards(void)
 }
 #endif
 
+/* The collector's atexit handler: the last moment every thread's frames
+ * can be read (Py_AtExit comes after the other thread states are
+ * deleted).  A C function: calling it is no Python call a count window
+ * would see. */
+static PyObject *
+exit_cut_fn(PyObject *self, PyObject *unused)
+{
+    (void)self;
+    (void)unused;
+    pc_seg_exit_cut();
+    Py_RETURN_NONE;
+}
+
+static PyMethodDef exit_cut_def = {"_exit_cut", exit_cut_fn, METH_NOARGS,
+                                   NULL};
+
+int
+pc_exit_cut_register(void)
+{
+    static int done;
+    PyObject *modules, *atexit, *fn = NULL, *r = NULL; /* owned: the last 3 */
+    int had;
+    if (done || !PC_HAVE_MONITORING)
+        return 0;
+    /* Registered at the first count window, after the census's handler
+     * (so it runs before it: atexit is last in, first out) and before the
+     * program's later ones.  The atexit module is left as unimported as
+     * it was (see _census.py's setup()). */
+    modules = PyImport_GetModuleDict(); /* borrowed */
+    had = PyDict_GetItemString(modules, "atexit") != NULL;
+    atexit = PyImport_ImportModule("atexit");
+    if (atexit == NULL)
+        return -1;
+    fn = PyCFunction_New(&exit_cut_def, NULL);
+    if (fn != NULL)
+        r = PyObject_CallMethod(atexit, "register", "O", fn);
+    Py_XDECREF(fn);
+    Py_DECREF(atexit);
+    if (!had && PyDict_DelItemString(modules, "atexit") < 0)
+        PyErr_Clear();
+    if (r == NULL)
+        return -1;
+    Py_DECREF(r);
+    done = 1;
+    return 0;
+}
+
 int
 pc_has_data(void)
 {

@@ -14,6 +14,10 @@ int pc_lifecycle_init(PyObject *opnames);
 /* Forget everything counted since the last dump or clear, in every
  * source; a clear while counting starts a new dump period now. */
 void pc_clear(void);
+/* In mode count, once: an atexit handler that makes the last cut of
+ * every thread (pc_seg_exit_cut) while their frames can still be read.
+ * -1 with exception. */
+int pc_exit_cut_register(void);
 /* Has any source something to write? */
 int pc_has_data(void);
 /* Free-threaded builds: every thread's shard (collector.h) into the

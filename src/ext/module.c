@@ -234,6 +234,8 @@ on_locked(PyObject *mode_obj, PyObject *census_obj)
         PyErr_WriteUnraisable(NULL);
         census = 0;
     }
+    if (mode == PC_MODE_COUNT && pc_exit_cut_register() < 0)
+        return NULL;
     pc_g.mode = mode;
     /* Segment counting starts from the frames running now. */
     if (pc_seg_mode() && pc_seg_window_start() < 0)

@@ -84,11 +84,17 @@ seg_resync(seg_thread *t, pc_iframe *p, int own)
     if (t->depth == 0 || (own && t->stack[t->depth - 1].iframe == p))
         return;
     for (q = p; q != NULL; q = python_frame(q->previous)) {
-        if (!(own && q == p) && seg_unreported(q))
-            continue;
+        int unreported = !(own && q == p) && seg_unreported(q);
         for (k = t->depth - 1; k >= 0; k--) {
-            if (t->stack[k].iframe == q &&
-                t->stack[k].sc->code == pc_iframe_executable(q)) {
+            const seg_frame *f = &t->stack[k];
+            if (f->iframe == q && f->sc->code == pc_iframe_executable(q)) {
+                /* A frame thrown into (close() of a generator suspended
+                 * in a for loop over another: 3.14 throws whenever a tool
+                 * takes PY_UNWIND) stands at the RESUME after its
+                 * YIELD_VALUE while the exception unwinds it: reported,
+                 * and still running. */
+                if (unreported && !(f->start < 0 && f->at < 0))
+                    break;
                 seg_returned(t, k + 1);
                 return;
             }

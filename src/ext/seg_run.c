@@ -4,25 +4,51 @@
 
 #if PC_HAVE_MONITORING
 
+/* The next unit of a walk from s towards e past the silent jump j. */
+static inline int32_t
+walk_next(seg_code *sc, int32_t j, int32_t e)
+{
+    return sc->quiet_ok[j] == SEG_QUIET_FORK ? fork_side(sc, j, e)
+                                             : sc->target[j];
+}
+
+/* A walk that does not reach e: take back its first n steps' runs and
+ * pairs, so that a desync costs nothing but its own segment. */
+static __attribute__((noinline, cold)) void
+walk_undo(seg_code *sc, int32_t s, int32_t e, int n)
+{
+    while (n-- > 0) {
+        int32_t j = sc->silent[s], u = walk_next(sc, j, e);
+        sc->starts[s]--;
+        sc->ends[j]--;
+        pc_g.pair[sc->op[j]][sc->op[u]]--;
+        s = u;
+    }
+}
+
 __attribute__((noinline)) void
 seg_walk_silent(seg_frame *f, int32_t e, int yielding)
 {
     seg_code *sc = f->sc;
     int32_t s = f->start, j, u;
-    int guard = 0;
+    int steps = 0;
 
+    /* Every loop meets an event: a walk passes each silent jump at most
+     * once, so more steps than units is a walk that lost its way. */
     while ((j = sc->silent[s]) < e || s > e) {
-        if (j >= sc->n || ++guard > 10000) {
+        if (j >= sc->n || steps > sc->n) {
             PC_DESYNC();
-            break;
+            walk_undo(sc, f->start, e, steps);
+            f->start = -1;
+            return;
         }
         if (yielding && sc->op[j] == seg_op.send && e == next_unit(sc, j))
             break;
-        u = sc->quiet_ok[j] == SEG_QUIET_FORK ? fork_side(sc, j, e)
-                                              : sc->target[j];
+        u = walk_next(sc, j, e);
         close_run(sc, s, j);
         pc_g.pair[sc->op[j]][sc->op[u]]++;
         s = u;
+        steps++;
     }
     close_run(sc, s, e);
     f->start = -1;

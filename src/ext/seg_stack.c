@@ -10,6 +10,7 @@
 seg_thread *seg_threads;
 pthread_mutex_t seg_threads_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t seg_gen = 1;
+PyThreadState *seg_exit_ts;
 __thread seg_thread *seg_t __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_key; /* its destructor: thread_exit() */
 
@@ -58,7 +59,7 @@ seg_thread_find(PyThreadState *ts, int create)
 {
     seg_thread *t;
     for (t = seg_threads; t != NULL; t = t->next)
-        if (t->ts == ts)
+        if (t->ts == ts && t->ts_id == ts->id)
             return t;
     if (!create)
         return NULL;
@@ -66,6 +67,7 @@ seg_thread_find(PyThreadState *ts, int create)
     if (t == NULL)
         return NULL;
     t->ts = ts;
+    t->ts_id = ts->id;
     t->last = SEG_NONE;
     t->next = seg_threads;
     seg_threads = t;
@@ -85,6 +87,11 @@ seg_thread_adopt(int reset)
 {
     PyThreadState *ts = PyThreadState_Get();
     seg_thread *t;
+    /* After the exit cut only the exiting thread counts: another one is
+     * a daemon thread that will be killed or hung where it stands, its
+     * counts settled by the cut. */
+    if (seg_exit_ts != NULL && ts != seg_exit_ts)
+        return NULL;
     pthread_mutex_lock(&seg_threads_lock);
     t = seg_thread_find(ts, 1);
     if (t != NULL) {
@@ -287,3 +294,127 @@ seg_seed(seg_thread *t, PyThreadState *ts)
 }
 
 #endif /* PC_HAVE_MONITORING */
+
+#if PC_HAVE_MONITORING
+/* ---- where a desync happened (pc_desync_describe) ---- */
+
+/* s, a str, appended as UTF-8 without allocating (ASCII) or with
+ * Python's cached UTF-8 (keeping any exception in flight). */
+static void
+put_str(char *buf, size_t cap, PyObject *s)
+{
+    const char *u = NULL;
+    if (s == NULL || !PyUnicode_Check(s)) {
+        psf_strlcat(buf, "?", cap);
+        return;
+    }
+    if (PyUnicode_IS_ASCII(s)) {
+        u = (const char *)PyUnicode_DATA(s);
+    }
+    else {
+        PyObject *et, *ev, *tb;
+        PyErr_Fetch(&et, &ev, &tb);
+        u = PyUnicode_AsUTF8(s);
+        PyErr_Clear();
+        PyErr_Restore(et, ev, tb);
+    }
+    psf_strlcat(buf, u != NULL ? u : "?", cap);
+}
+
+static void
+put_num(char *buf, size_t cap, const char *before, long long v)
+{
+    char num[24];
+    psf_strlcat(buf, before, cap);
+    if (v < 0) {
+        psf_strlcat(buf, "-", cap);
+        v = -v;
+    }
+    psf_u64_to_str((uint64_t)v, num);
+    psf_strlcat(buf, num, cap);
+}
+
+/* A code object by its key's parts: FILE line FIRSTLINE QUALNAME. */
+static void
+put_code(char *buf, size_t cap, PyObject *code)
+{
+    PyCodeObject *co = (PyCodeObject *)code;
+    if (code == NULL || !PyCode_Check(code)) {
+        psf_strlcat(buf, "(no code)", cap);
+        return;
+    }
+    put_str(buf, cap, co->co_filename);
+    put_num(buf, cap, " line ", co->co_firstlineno);
+    psf_strlcat(buf, " ", cap);
+    put_str(buf, cap, co->co_qualname);
+}
+
+static void
+put_unit(char *buf, size_t cap, const char *what, const seg_code *sc,
+         int32_t u)
+{
+    if (u < 0)
+        return;
+    put_num(buf, cap, what, 2LL * u);
+    if (sc != NULL && u < sc->n) {
+        psf_strlcat(buf, " ", cap);
+        psf_strlcat(buf, pc_g.opname[sc->op[u]], cap);
+    }
+}
+
+/* The current thread's shadow stack and its real frames, innermost
+ * first (at most 8 of each), appended to buf. */
+static void
+describe(char *buf, size_t cap)
+{
+    seg_thread *t = seg_t;
+    PyThreadState *ts = PyGILState_GetThisThreadState();
+    pc_iframe *p;
+    int i, k;
+
+    if (t == NULL || t->gen != seg_gen) {
+        psf_strlcat(buf, "; no shadow stack", cap);
+    }
+    else {
+        put_num(buf, cap, "; shadow stack (depth ", t->depth);
+        psf_strlcat(buf, ", last ", cap);
+        psf_strlcat(buf,
+                    t->last >= 0         ? pc_g.opname[t->last]
+                    : t->last == SEG_TOP ? "top"
+                                         : "none",
+                    cap);
+        psf_strlcat(buf, ")", cap);
+        for (i = t->depth - 1, k = 0; i >= 0 && k < 8; i--, k++) {
+            const seg_frame *f = &t->stack[i];
+            psf_strlcat(buf, k ? ", " : " ", cap);
+            put_code(buf, cap, f->sc->code);
+            put_unit(buf, cap, " start ", f->sc, f->start);
+            put_unit(buf, cap, " at ", f->sc, f->at);
+            put_unit(buf, cap, " raised ", f->sc, f->raised);
+            put_unit(buf, cap, " resume ", f->sc, f->resume);
+            put_unit(buf, cap, " jumped ", f->sc, f->jumped);
+            if (f->seeded)
+                psf_strlcat(buf, " seeded", cap);
+        }
+    }
+    psf_strlcat(buf, "; frames", cap);
+    if (ts == NULL) {
+        psf_strlcat(buf, " (no thread state)", cap);
+        return;
+    }
+    for (p = python_frame(pc_tstate_iframe(ts)), k = 0; p != NULL && k < 8;
+         p = python_frame(p->previous), k++) {
+        psf_strlcat(buf, k ? ", " : " ", cap);
+        put_code(buf, cap, pc_iframe_executable(p));
+        put_num(buf, cap, " offset ", 2LL * pc_iframe_unit(p));
+    }
+    if (k == 0)
+        psf_strlcat(buf, " none", cap);
+}
+
+void
+seg_describe_init(void)
+{
+    pc_desync_describe = describe;
+}
+#endif

@@ -66,6 +66,8 @@ typedef struct seg_frame {
 typedef struct seg_thread {
     struct seg_thread *next;
     PyThreadState *ts;
+    uint64_t ts_id;  /* ts->id: an address can be reused by a new thread
+                        state once ts is gone */
     pthread_t owner; /* the thread that adopted it */
     int adopted;
     uint64_t gen;  /* valid while == seg_gen */
@@ -79,10 +81,16 @@ typedef struct seg_thread {
 extern seg_thread *seg_threads __attribute__((visibility("hidden")));
 extern pthread_mutex_t seg_threads_lock __attribute__((visibility("hidden")));
 extern uint64_t seg_gen __attribute__((visibility("hidden")));
+/* After the exit cut (pc_seg_exit_cut): the only thread state that may
+ * still count; NULL before. */
+extern PyThreadState *seg_exit_ts __attribute__((visibility("hidden")));
 extern __thread seg_thread *seg_t
     __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 int seg_stack_init(void); /* module init; -1 with exception */
+/* Hands pc_desync_describe its describer (the thread's shadow stack and
+ * real frames). */
+void seg_describe_init(void);
 /* The entry of ts, created if asked.  Caller holds seg_threads_lock. */
 seg_thread *seg_thread_find(PyThreadState *ts, int create);
 void seg_thread_reset(seg_thread *t);

@@ -85,6 +85,7 @@ pc_seg_init(PyObject *mon)
         return 0;
     if (seg_ops_init(mon) < 0 || seg_stack_init() < 0)
         return -1;
+    seg_describe_init();
     done = 1;
     return 0;
 }
@@ -190,26 +191,97 @@ cut_thread(seg_thread *t, PyThreadState *ts)
     stop_at(t, f, c);
 }
 
-void
-pc_seg_cut(void)
+/* Is t's thread state still one of interp's?  By address and id: the
+ * address of a deleted one can be reused by a new thread state. */
+static int
+alive(const seg_thread *t, PyInterpreterState *interp)
 {
-    PyInterpreterState *interp;
     PyThreadState *ts;
-    if (!pc_seg_mode() || !(pc_g.on || pc_g.measuring))
-        return;
-    interp = PyInterpreterState_Get();
-    pthread_mutex_lock(&seg_threads_lock);
+    for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL;
+         ts = PyThreadState_Next(ts))
+        if (ts == t->ts && ts->id == t->ts_id)
+            return 1;
+    return 0;
+}
+
+/* Threads whose thread state is gone but whose thread-exit destructor
+ * has not run yet (the state is unlinked and the GIL released before the
+ * thread ends): every frame returned.  Settled now, and left for the
+ * destructor to free (or freed now if never adopted: no destructor will
+ * come).  Caller holds seg_threads_lock and the GIL. */
+static void
+settle_ended(PyInterpreterState *interp)
+{
+    seg_thread **pp = &seg_threads, *t;
+    while ((t = *pp) != NULL) {
+        if (t->ts == NULL || alive(t, interp)) {
+            pp = &t->next;
+            continue;
+        }
+        if (t->gen == seg_gen && (pc_g.on || t->measuring))
+            seg_returned(t, 0);
+        t->depth = 0;
+        t->gen = 0;
+        if (t->adopted) {
+            pp = &t->next;
+            continue;
+        }
+        *pp = t->next;
+        free(t->stack);
+        free(t);
+    }
+}
+
+/* Cut every live thread where it stands and settle the ended ones.
+ * Caller holds seg_threads_lock and the GIL. */
+static void
+cut_all(PyInterpreterState *interp)
+{
+    PyThreadState *ts;
     for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL;
          ts = PyThreadState_Next(ts)) {
         seg_thread *t = seg_thread_find(ts, 0);
         if (t != NULL)
             cut_thread(t, ts);
     }
+    settle_ended(interp);
     if (pc_g.on)
         reap(1);
+}
+
+void
+pc_seg_cut(void)
+{
+    if (!pc_seg_mode() || !(pc_g.on || pc_g.measuring))
+        return;
+    pthread_mutex_lock(&seg_threads_lock);
+    cut_all(PyInterpreterState_Get());
     pthread_mutex_unlock(&seg_threads_lock);
 }
 
+void
+pc_seg_exit_cut(void)
+{
+    PyThreadState *me = PyThreadState_Get();
+    seg_thread *t;
+    if (!pc_seg_mode() || seg_exit_ts != NULL)
+        return;
+    pthread_mutex_lock(&seg_threads_lock);
+    if (pc_g.on || pc_g.measuring)
+        cut_all(PyInterpreterState_Get());
+    /* Every other thread is a daemon thread: killed (3.12, 3.13) or hung
+     * (3.14) where it stands once finalization begins, its frames never
+     * returning.  Its counts end here, exactly: what it runs from now on
+     * is not counted. */
+    for (t = seg_threads; t != NULL; t = t->next) {
+        if (t->ts != me) {
+            t->depth = 0;
+            t->gen = 0;
+        }
+    }
+    seg_exit_ts = me;
+    pthread_mutex_unlock(&seg_threads_lock);
+}
 
 void
 pc_seg_zero(void)

@@ -41,6 +41,11 @@ void pc_seg_measure_set(int depth); /* this thread's measure depth */
  * (it resumes after it), so that the per-code arrays hold everything
  * executed so far.  With the GIL, interpreter alive. */
 void pc_seg_cut(void);
+/* The last cut of the process (the collector's atexit handler, after the
+ * program's own handlers and threading's shutdown): pc_seg_cut(), then
+ * every other thread (a daemon thread) stops counting where it stands,
+ * its frames settled as they are.  With the GIL. */
+void pc_seg_exit_cut(void);
 /* Move the per-code counts into pc_g.exec/pair.  Plain C over C data:
  * safe from Py_AtExit and a signal handler. */
 void pc_seg_fold(void);
@@ -82,6 +87,10 @@ pc_seg_cut(void)
 }
 static inline void
 pc_seg_exit(void)
+{
+}
+static inline void
+pc_seg_exit_cut(void)
 {
 }
 static inline void

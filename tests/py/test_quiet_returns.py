@@ -238,3 +238,36 @@ print(json.dumps([r, s["execution_count"], sorted([list(k), v] for k, v in s["pa
     assert out["count"][1] == out["instructions"][1]
     assert out["count"][2] == out["instructions"][2]
     assert out["count"][3] == 0
+
+
+def forever():
+    while True:
+        yield
+
+
+def loops_over_forever():
+    for _ in forever():
+        yield
+
+
+def break_out_of_nested_generators(n):
+    """Leave a for loop over a generator that is itself in a for loop over
+    another: the generators are closed at once (3.14 throws GeneratorExit
+    into them when a tool takes PY_UNWIND, as segment counting does; the
+    outer one stands at the RESUME after its YIELD_VALUE while it
+    unwinds)."""
+    for _ in range(n):
+        k = 0
+        for _ in loops_over_forever():
+            k += 1
+            if k == 3:
+                break
+
+
+def test_generators_closed_inside_a_for_loop_over_another(stats):
+    before = stats._collector._seg_state()["desync"]
+    break_out_of_nested_generators(3)
+    count, ins = counted_as_instructions(stats, break_out_of_nested_generators,
+                                         5)
+    assert stats._collector._seg_state()["desync"] == before
+    assert count["execution_count"]["YIELD_VALUE"] == 5 * (3 + 3)
