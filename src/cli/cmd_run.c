@@ -328,10 +328,52 @@ pyperf_environ(char **cmd, char **extra_arg)
     return out;
 }
 
-/* Run argv with the environment as set, output to /dev/null; its exit
- * status, or -1. */
+/* A private (0700) directory of its own for the probes' dumps, under
+ * $TMPDIR or /tmp: a probe never writes where the user reads (the run's
+ * directory would then hold a dump of no run).  A new string, or NULL. */
+static char *
+probe_dir_make(void)
+{
+    const char *t = getenv("TMPDIR");
+    size_t n;
+    char *d;
+
+    if (t == NULL || *t != '/')
+        t = "/tmp";
+    n = strlen(t) + 32;
+    d = cli_xmalloc(n);
+    snprintf(d, n, "%s/pystats-probe-XXXXXX", t);
+    if (mkdtemp(d) == NULL) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* The probe directory and whatever the probes left in it, gone. */
+static void
+probe_dir_remove(char *d)
+{
+    DIR *dh;
+    struct dirent *e;
+
+    if (d == NULL)
+        return;
+    if ((dh = opendir(d)) != NULL) {
+        while ((e = readdir(dh)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                unlinkat(dirfd(dh), e->d_name, 0);
+        closedir(dh);
+    }
+    rmdir(d);
+    free(d);
+}
+
+/* Run argv with the environment as set, output to /dev/null, its dumps
+ * (if any) into probe_dir (NULL: /dev/null, where none can be written);
+ * its exit status, or -1. */
 static int
-probe(char *const argv[], const char *pystats)
+probe(char *const argv[], const char *pystats, const char *probe_dir)
 {
     pid_t pid = fork();
     int st;
@@ -347,6 +389,7 @@ probe(char *const argv[], const char *pystats)
             setenv("PYTHONSTATS", pystats, 1);
         else
             unsetenv("PYTHONSTATS");
+        setenv("PYSTATS_DIR", probe_dir ? probe_dir : "/dev/null", 1);
         execvp(argv[0], argv);
         _exit(127);
     }
@@ -394,13 +437,14 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
                "pystats there and add --inherit-environ PYTHONSTATS,PYSTATS_DIR,"
                "PYSTATS_LABEL,PYSTATS_BACKEND\n");
     if (!ign_env && !isolated && !no_site) {
-        setenv("PYSTATS_DIR", dir, 1);
-        r = probe(hook_ran, "noop");
+        char *pd = probe_dir_make();
+        r = probe(hook_ran, "noop", pd);
+        probe_dir_remove(pd);
         if (r == 127 || r < 0) {
             REASON("%s could not be run to check its startup hook\n", py);
         }
         else if (r != 0) {
-            if (probe(importable, NULL) != 0)
+            if (probe(importable, NULL, NULL) != 0)
                 REASON("the startup hook is not installed in the interpreter %s: "
                        "'%s -c \"import pystats_startup\"' fails; install pystats into it "
                        "(pip install, or make install PYTHON=%s)\n",

@@ -132,3 +132,22 @@ def test_interpreter_without_the_hook_is_named(tmp_path):
     assert p.returncode == 1
     assert "the startup hook is not installed in the interpreter " + py \
         in p.stderr
+
+
+def test_the_probe_leaves_no_dump_in_the_run_directory(tmp_path):
+    # A command that runs no Python: run probes python3 (here the test's
+    # own interpreter, where the hook works) to explain why.  The probe's
+    # dump goes to a private directory of its own, removed after: the run
+    # directory stays empty, and can be used again.
+    out = tmp_path / "run"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    for _ in range(2):
+        p = run("-o", str(out), "--", "true", PATH=path, TMPDIR=tmp)
+        assert p.returncode == 1, p.stderr
+        assert "the run wrote no dump into" in p.stderr
+        assert "the startup hook works in python3" in p.stderr
+        assert "already holds files" not in p.stderr
+        assert os.listdir(out) == []
+        assert os.listdir(tmp) == []
