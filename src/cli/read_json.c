@@ -7,6 +7,7 @@
 #include "text.h"
 #include "../format/psf_keys.h"
 #include "../format/psf_detect.h"
+#include "../format/psf_text.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -196,6 +197,23 @@ put_op(jctx *c, const char *prefix, const char *op, json_t *o)
     free(pre);
 }
 
+/* A header's key or value as the summary's writer had it: free text in
+ * its canonical encoding, anything else raw (the bytes of the dump, which
+ * the writer showed as text: a byte that is not UTF-8 as \udcXX). */
+static char *
+header_text(const char *name, int free_text)
+{
+    char *t = text_from_json_key(name, strlen(name));
+    size_t n;
+
+    if (t == NULL)
+        return cli_xstrdup(name);
+    if (!free_text && (n = psf_text_decode(t, strlen(t), t)) != (size_t)-1)
+        t[n] = '\0';
+    return t;
+}
+
+/* Texts and their counts (the dumps' own bytes: raw, header_text()). */
 static void
 strs_from(agg_strs *s, json_t *obj, uint64_t *total)
 {
@@ -205,7 +223,9 @@ strs_from(agg_strs *s, json_t *obj, uint64_t *total)
 
     json_object_foreach(obj, name, v) if (get_count(v, &n) == 0)
     {
-        agg_strs_add(s, name, strlen(name), n);
+        char *t = header_text(name, 0);
+        agg_strs_add(s, t, strlen(t), n);
+        free(t);
         if (total)
             *total += n;
     }
@@ -437,7 +457,15 @@ load_group(jctx *c, json_t *grp)
     json_object_foreach(json_object_get(meta, "headers"), name, o)
     {
         const char *val;
-        json_object_foreach(o, val, v) if (get_count(v, &n) == 0) agg_hdr_add(c->g, name, val, n);
+        char *hk = header_text(name, 0), *hv;
+        int free_text = text_header_is_free(hk, strlen(hk));
+        json_object_foreach(o, val, v) if (get_count(v, &n) == 0)
+        {
+            hv = header_text(val, free_text);
+            agg_hdr_add(c->g, hk, hv, n);
+            free(hv);
+        }
+        free(hk);
     }
     agg_time(c->g, json_string_value(json_object_get(meta, "time_start")),
              json_string_value(json_object_get(meta, "time_end")));

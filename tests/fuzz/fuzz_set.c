@@ -11,16 +11,21 @@
  * check_load(), the set checks, --equal-weight and every report.
  *
  * The first byte picks the options: bit 0 --by-label, bit 1
- * --equal-weight, bit 2 two reader threads. */
+ * --equal-weight, bit 2 two reader threads; and special files among the
+ * others: bit 4 a sparse file of 64 GiB (no disk used), bit 5 a FIFO,
+ * bit 6 a symbolic link to /dev/zero.  Each of those is one unreadable
+ * problem and the other files are still read: checked here. */
 #include "../../src/cli/check.h"
 #include "../../src/cli/report.h"
 #include "../../src/cli/report_html.h"
 #include "../../src/cli/weight.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define SET_MAX 24
@@ -28,7 +33,7 @@
 
 static FILE *devnull;
 static char dir[256];
-static char names[SET_MAX][sizeof dir + 32];
+static char names[SET_MAX + 3][sizeof dir + 32];
 static size_t nnames;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -83,6 +88,35 @@ put_file(const uint8_t *p, size_t n)
     nnames++;
 }
 
+/* The special files the options byte asks for; how many were made. */
+static size_t
+put_special(unsigned opts)
+{
+    size_t made = 0;
+    int fd;
+
+    if (opts & 16) {
+        snprintf(names[nnames], sizeof names[0], "%s/huge.txt", dir);
+        if ((fd = open(names[nnames], O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 ||
+            ftruncate(fd, (off_t)64 << 30) != 0 || close(fd) != 0)
+            abort();
+        nnames++, made++;
+    }
+    if (opts & 32) {
+        snprintf(names[nnames], sizeof names[0], "%s/fifo.txt", dir);
+        if (mkfifo(names[nnames], 0600) != 0)
+            abort();
+        nnames++, made++;
+    }
+    if (opts & 64) {
+        snprintf(names[nnames], sizeof names[0], "%s/zero.txt", dir);
+        if (symlink("/dev/zero", names[nnames]) != 0)
+            abort();
+        nnames++, made++;
+    }
+    return made;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -96,6 +130,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_set *cs;
     agg a;
     int equal = 0;
+    size_t special;
 
     if (devnull == NULL)
         setup();
@@ -120,8 +155,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         put_file(p, (size_t)(sep - p));
         p = sep + sizeof SEP - 1;
     }
+    special = put_special(data[0]);
 
     cs = check_load(inputs, 1, &opt, &a);
+    /* Each special file is one unreadable problem, never read. */
+    if (a.problems[AGG_P_UNREADABLE] < special)
+        abort();
     ro.trust = check_verdict(cs, verdict, sizeof verdict);
     check_report_text(cs, devnull, data[0] & 8);
     check_report_json(cs, devnull);

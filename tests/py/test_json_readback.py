@@ -219,3 +219,20 @@ def walk(v):
     elif isinstance(v, list):
         for x in v:
             yield from walk(x)
+
+
+def test_header_value_not_utf8_round_trips(tmp_path):
+    # A header that is not free text holds the dump's bytes as they are;
+    # the summary shows a byte that is not UTF-8 as \udcXX, and reading it
+    # back gives the byte again (found by tests/fuzz/fuzz_roundtrip.c).
+    d = tmp_path / "dumps"
+    d.mkdir()
+    (d / "dump-1.txt").write_bytes(HEADER.encode() + b"meta.collection.windows : 2\x8f\n"
+                                   b"opcode[LOAD_FAST].execution_count : 20\n")
+    s1, s2 = tmp_path / "s1.json", tmp_path / "s2.json"
+    run("summarize", str(d), "--json", str(s1))
+    run("summarize", str(s1), "--json", str(s2))
+    a = strip_formats(json.loads(s1.read_text()))
+    b = strip_formats(json.loads(s2.read_text()))
+    assert a["meta"]["headers"]["meta.collection.windows"] == {"2\udc8f": 1}
+    assert a == b
