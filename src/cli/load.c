@@ -241,6 +241,8 @@ list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
     int shared;
 
     if (d == NULL) {
+        if (errno == ENOMEM)
+            cli_oom();
         agg_problem(a, AGG_P_UNREADABLE, dir, 0, "cannot list directory: %s", strerror(errno));
         return -1;
     }
