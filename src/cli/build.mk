@@ -61,11 +61,12 @@ test-html: $(BUILD)/pystats
 
 FUZZ_EXPR_CC      ?= clang-14
 FUZZ_EXPR_SECONDS ?= 30
-$(BUILD)/fuzz/fuzz-expr: tests/fuzz/fuzz_expr.c src/cli/compare_expr.c src/cli/util.c src/cli/compare_expr.h src/cli/cli.h
+FUZZ_EXPR_SRC     := tests/fuzz/fuzz_expr.c src/cli/compare_expr.c src/cli/util.c \
+                     src/format/psf_detect.c src/format/psf_text.c
+$(BUILD)/fuzz/fuzz-expr: $(FUZZ_EXPR_SRC) src/cli/compare_expr.h src/cli/cli.h
 	@mkdir -p $(dir $@)
 	$(FUZZ_EXPR_CC) -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
-	    -fno-sanitize-recover=undefined -o $@ tests/fuzz/fuzz_expr.c src/cli/compare_expr.c \
-	    src/cli/util.c -lm
+	    -fno-sanitize-recover=undefined -o $@ $(FUZZ_EXPR_SRC) -lm
 
 fuzz-expr: $(BUILD)/fuzz/fuzz-expr
 	@mkdir -p $(BUILD)/fuzz/corpus/expr

@@ -26,6 +26,9 @@ void *cli_xcalloc(size_t n, size_t size);
 void *cli_xrealloc(void *p, size_t n);
 char *cli_xstrndup(const char *s, size_t n);
 char *cli_xstrdup(const char *s);
+/* "pystats: out of memory" and exit CLI_EXIT_INTERNAL: for a library call
+ * that failed with ENOMEM. */
+void cli_oom(void);
 
 /* Text for people: every name and value that comes from the inputs (file
  * names, keys, header values, source lines) goes through these before it

@@ -331,10 +331,52 @@ pyperf_environ(char **cmd, char **extra_arg)
     return out;
 }
 
-/* Run argv with the environment as set, output to /dev/null; its exit
- * status, or -1. */
+/* A private (0700) directory of its own for the probes' dumps, under
+ * $TMPDIR or /tmp: a probe never writes where the user reads (the run's
+ * directory would then hold a dump of no run).  A new string, or NULL. */
+static char *
+probe_dir_make(const char *name)
+{
+    const char *t = getenv("TMPDIR");
+    size_t n;
+    char *d;
+
+    if (t == NULL || *t != '/')
+        t = "/tmp";
+    n = strlen(t) + strlen(name) + 16;
+    d = cli_xmalloc(n);
+    snprintf(d, n, "%s/%s-XXXXXX", t, name);
+    if (mkdtemp(d) == NULL) {
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+/* The probe directory and whatever the probes left in it, gone. */
+static void
+probe_dir_remove(char *d)
+{
+    DIR *dh;
+    struct dirent *e;
+
+    if (d == NULL)
+        return;
+    if ((dh = opendir(d)) != NULL) {
+        while ((e = readdir(dh)) != NULL)
+            if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
+                unlinkat(dirfd(dh), e->d_name, 0);
+        closedir(dh);
+    }
+    rmdir(d);
+    free(d);
+}
+
+/* Run argv with the environment as set, output to /dev/null, its dumps
+ * (if any) into probe_dir (NULL: /dev/null, where none can be written);
+ * its exit status, or -1. */
 static int
-probe(char *const argv[], const char *pystats)
+probe(char *const argv[], const char *pystats, const char *probe_dir)
 {
     pid_t pid = fork();
     int st;
@@ -350,12 +392,73 @@ probe(char *const argv[], const char *pystats)
             setenv("PYTHONSTATS", pystats, 1);
         else
             unsetenv("PYTHONSTATS");
+        setenv("PYSTATS_DIR", probe_dir ? probe_dir : "/dev/null", 1);
+        unsetenv("PYSTATS_FAILURE_DIR");
         execvp(argv[0], argv);
         _exit(127);
     }
     if (waitpid(pid, &st, 0) < 0)
         return -1;
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The dumps the command's processes could not write: the collector
+ * leaves an empty file PID.ERR in PYSTATS_FAILURE_DIR for each (FORMAT.md
+ * 1.5).  Said on stderr, each distinct reason once; returns how many. */
+static size_t
+say_failures(const char *fdir, const char *dir)
+{
+    DIR *dh = fdir ? opendir(fdir) : NULL;
+    struct dirent *e;
+    size_t n = 0, i, nerr = 0;
+    int errs[8];
+
+    if (dh == NULL)
+        return 0;
+    while ((e = readdir(dh)) != NULL) {
+        const char *dot = strchr(e->d_name, '.');
+        char *end;
+        long err;
+        if (dot == NULL || dot == e->d_name)
+            continue;
+        err = strtol(dot + 1, &end, 10);
+        if (*end != '\0' || end == dot + 1)
+            continue;
+        n++;
+        for (i = 0; i < nerr && errs[i] != (int)err; i++)
+            ;
+        if (i == nerr && nerr < sizeof errs / sizeof errs[0])
+            errs[nerr++] = (int)err;
+    }
+    closedir(dh);
+    if (n == 0)
+        return 0;
+    fprintf(stderr, "pystats: error: %zu %s of the command could not write %s dump into ", n,
+            n == 1 ? "process" : "processes", n == 1 ? "its" : "their");
+    cli_fput_esc(stderr, dir);
+    fputs(":\n", stderr);
+    for (i = 0; i < nerr; i++) {
+        int err = errs[i];
+        const char *ename = err > 0 ? strerrorname_np(err) : NULL;
+        if (err == ENOSPC || err == EDQUOT)
+            fprintf(stderr,
+                    "  - the disk is full (%s): free space, or run with -o DIR on "
+                    "another file system\n",
+                    ename ? ename : "ENOSPC");
+        else if (err == EROFS || err == EACCES || err == EPERM)
+            fprintf(stderr,
+                    "  - the directory is read-only to the command (%s): run with -o "
+                    "DIR where it can write\n",
+                    ename ? ename : "EROFS");
+        else if (err == ENOENT)
+            fprintf(stderr, "  - the directory was removed while the command ran (ENOENT)\n");
+        else if (err > 0)
+            fprintf(stderr, "  - %s (%s)\n", strerror(err), ename ? ename : "?");
+        else
+            fprintf(stderr, "  - the directory failed the collector's checks (code %d)\n", err);
+    }
+    fputs("  the collector wrote each of those dumps to the command's stderr instead\n", stderr);
+    return n;
 }
 
 /* Why did a run write no dump?  Each likely reason on stderr. */
@@ -399,13 +502,14 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
                "pystats there and add --inherit-environ PYTHONSTATS,PYSTATS_DIR,"
                "PYSTATS_LABEL,PYSTATS_BACKEND\n");
     if (!ign_env && !isolated && !no_site) {
-        setenv("PYSTATS_DIR", dir, 1);
-        r = probe(hook_ran, "noop");
+        char *pd = probe_dir_make("pystats-probe");
+        r = probe(hook_ran, "noop", pd);
+        probe_dir_remove(pd);
         if (r == 127 || r < 0) {
             REASON("%s could not be run to check its startup hook\n", py);
         }
         else if (r != 0) {
-            if (probe(importable, NULL) != 0)
+            if (probe(importable, NULL, NULL) != 0)
                 REASON("the startup hook is not installed in the interpreter %s: "
                        "'%s -c \"import pystats_startup\"' fails; install pystats into it "
                        "(pip install, or make install PYTHON=%s)\n",
@@ -716,9 +820,10 @@ report_run(const subcmd_common *co, char *dir, size_t ndumps)
 
 /* After the command: what it wrote, summarized and checked. */
 static int
-after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code, int status_known)
+after_run(const subcmd_common *co, const run_dir *rd, const char *fdir, char **cmd, int exit_code,
+          int status_known)
 {
-    size_t ndumps;
+    size_t ndumps, failed = say_failures(fdir, rd->path);
     int ret;
 
     if (!same_dir(rd)) {
@@ -731,10 +836,14 @@ after_run(const subcmd_common *co, const run_dir *rd, char **cmd, int exit_code,
     }
     ndumps = count_dumps(rd->path);
     if (ndumps == 0) {
-        explain_no_dump(cmd, rd->path, status_known, exit_code);
+        /* The collector said why: no guessing. */
+        if (failed == 0)
+            explain_no_dump(cmd, rd->path, status_known, exit_code);
         return CLI_EXIT_INPUT;
     }
     ret = report_run(co, rd->path, ndumps);
+    if (failed && ret == CLI_EXIT_OK)
+        ret = CLI_EXIT_INPUT; /* the reports lack those processes */
     if (exit_code != 0) {
         fprintf(stderr, "pystats run: the command failed: %s %d\n",
                 status_known ? "exit status" : "killed by signal",
@@ -750,7 +859,7 @@ cmd_run(int argc, char **argv)
     run_opts o = {.mode = "1"};
     const subcmd_spec spec = {usage, "+ho:", "output mode label json markdown html quiet help",
                               own_option, &o};
-    char **cmd, **given, *extra = NULL;
+    char **cmd, **given, *extra = NULL, *fdir;
     int r, ret, exit_code = 0, status_known = 0;
     subcmd_common co;
     run_dir rd;
@@ -773,6 +882,9 @@ cmd_run(int argc, char **argv)
     given = cmd;
     cmd = pyperf_environ(cmd, &extra);
     set_environment(&o, rd.path);
+    /* Where the collector leaves a mark for a dump it could not write. */
+    if ((fdir = probe_dir_make("pystats-run")) != NULL)
+        setenv("PYSTATS_FAILURE_DIR", fdir, 1);
     fputs("pystats run: dumps go to ", stderr);
     cli_fput_esc(stderr, rd.path);
     fputc('\n', stderr);
@@ -780,7 +892,8 @@ cmd_run(int argc, char **argv)
     if (run_command(cmd, &exit_code, &status_known) != 0)
         ret = CLI_EXIT_INTERNAL;
     else
-        ret = after_run(&co, &rd, cmd, exit_code, status_known);
+        ret = after_run(&co, &rd, fdir, cmd, exit_code, status_known);
+    probe_dir_remove(fdir);
     if (cmd != given)
         free(cmd);
     free(extra);

@@ -154,8 +154,11 @@ sec_finish(cmp *c, cmp_section *s)
         if (s->kind == CMP_COUNT) {
             r->base = (double)r->base_n;
             r->head = (double)r->head_n;
-            r->change = r->head - r->base;
-            r->rel = rel_change(r->base, r->head);
+            /* Exact: head - base of two counts near 2^64 is not a
+             * difference of their doubles. */
+            r->change = r->head_n >= r->base_n ? (double)(r->head_n - r->base_n)
+                                               : -(double)(r->base_n - r->head_n);
+            r->rel = r->base_n ? r->change / r->base : rel_change(r->base, r->head);
             if (pm) {
                 r->base_pm = r->base * 1e6 / (double)tb;
                 r->head_pm = r->head * 1e6 / (double)th;

@@ -9,6 +9,7 @@
 
 #include "cli.h"
 
+#include <inttypes.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -55,6 +56,31 @@ fmt_signed(char *buf, size_t size, double x, int decimals, const char *suffix)
              : x < 0                       ? "-"
                                            : "+",
              g, suffix);
+}
+
+/* head - base of two counts, exactly, with thousands separators and a
+ * sign ("+1", "-1,234", "0"). */
+static void
+fmt_count_change(char *buf, size_t size, uint64_t base, uint64_t head)
+{
+    char g[32];
+
+    cli_count_str(g, sizeof g, head >= base ? head - base : base - head);
+    snprintf(buf, size, "%s%s", head == base ? "" : head > base ? "+" : "-", g);
+}
+
+/* The same as JSON: an integer, or a decimal string (with its sign) when
+ * it is beyond a JSON integer's range (FORMAT.md 4). */
+static json_t *
+json_count_change(uint64_t base, uint64_t head)
+{
+    uint64_t d = head >= base ? head - base : base - head;
+    char t[32];
+
+    if (d <= (uint64_t)INT64_MAX)
+        return json_integer(head >= base ? (json_int_t)d : -(json_int_t)d);
+    snprintf(t, sizeof t, "%s%" PRIu64, head >= base ? "" : "-", d);
+    return json_string(t);
 }
 
 /* A relative change: "+12.3%", "new" from zero, "" when undefined. */
@@ -248,7 +274,7 @@ row_cells(doc *d, const cmp_section *s, const cmp_row *r, int bm, int hm)
             snprintf(b, sizeof b, "— (not in 3.%d)", hm);
         else
             cli_count_str(b, sizeof b, r->head_n);
-        fmt_signed(x, sizeof x, r->change, 0, "");
+        fmt_count_change(x, sizeof x, r->base_n, r->head_n);
         fmt_rel(e, sizeof e, r->rel);
     }
     cells4(d, a, b, x, e);
@@ -376,7 +402,7 @@ headline(doc *d, const cmp *c)
     doc_text(d, "Headline");
     cli_count_str(nb, sizeof nb, b);
     cli_count_str(nh, sizeof nh, h);
-    fmt_rel(t, sizeof t, b ? ((double)h - (double)b) / (double)b : NAN);
+    fmt_rel(t, sizeof t, b ? (h >= b ? (double)(h - b) : -(double)(b - h)) / (double)b : NAN);
     doc_item(d);
     doc_textf(d, "Instructions executed: %s (base), %s (head)%s%s", nb, nh, *t ? ", " : "", t);
     if (ex != NULL && ex->normalized) {
@@ -547,10 +573,7 @@ row_obj(const cmp_section *s, const cmp_row *r)
     if (s->kind == CMP_COUNT) {
         set(o, "base", jcount(r->base_n));
         set(o, "head", jcount(r->head_n));
-        if (r->base_n <= (uint64_t)INT64_MAX && r->head_n <= (uint64_t)INT64_MAX)
-            set(o, "change", json_integer((json_int_t)r->head_n - (json_int_t)r->base_n));
-        else
-            set(o, "change", jreal(r->change));
+        set(o, "change", json_count_change(r->base_n, r->head_n));
     }
     else {
         set(o, "base", jreal(r->base));

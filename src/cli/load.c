@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <inttypes.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -21,6 +22,56 @@
 #include <unistd.h>
 
 #define JOBS_MAX 4
+
+/* The largest input file read, in bytes (docs/CLI.md, "Problems"): real
+ * dumps are tens of MB, and --jobs reads several at once, so one huge or
+ * sparse file planted in a shared directory must not take the memory
+ * every other file needs.  PYSTATS_MAX_FILE_SIZE overrides it. */
+#define MAX_FILE_DEFAULT ((uint64_t)1 << 30)
+
+static uint64_t max_file = MAX_FILE_DEFAULT;
+
+/* PYSTATS_MAX_FILE_SIZE: bytes, or a number with K, M or G (powers of
+ * 1024).  0, or -1 and an error on stderr when it is none of these. */
+static int
+max_file_from_env(void)
+{
+    const char *s = getenv("PYSTATS_MAX_FILE_SIZE");
+    uint64_t n = 0, unit = 1;
+    const char *p;
+
+    max_file = MAX_FILE_DEFAULT;
+    if (s == NULL || *s == '\0')
+        return 0;
+    for (p = s; *p >= '0' && *p <= '9'; p++) {
+        if (n > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+            break;
+        n = n * 10 + (uint64_t)(*p - '0');
+    }
+    if (*p == 'K' || *p == 'k')
+        unit = (uint64_t)1 << 10, p++;
+    else if (*p == 'M' || *p == 'm')
+        unit = (uint64_t)1 << 20, p++;
+    else if (*p == 'G' || *p == 'g')
+        unit = (uint64_t)1 << 30, p++;
+    if (p == s || *p != '\0' || n == 0 || n > UINT64_MAX / unit) {
+        fputs("pystats: error: PYSTATS_MAX_FILE_SIZE='", stderr);
+        cli_fput_esc(stderr, s);
+        fputs("' is not a size (bytes, or a number with K, M or G)\n", stderr);
+        return -1;
+    }
+    max_file = n * unit;
+    return 0;
+}
+
+static void
+too_large(ingest_worker *w, const char *path, uint64_t size)
+{
+    agg_problem(&w->a, AGG_P_UNREADABLE, path, 0,
+                "too large: %" PRIu64 " bytes, over the limit of %" PRIu64
+                " (PYSTATS_MAX_FILE_SIZE); skipped",
+                size, max_file);
+}
 
 static const char *
 file_kind(mode_t m)
@@ -153,7 +204,18 @@ do_file(ingest_worker *w, const char *path)
         close(fd);
         return;
     }
+    if ((uint64_t)st.st_size > max_file) {
+        too_large(w, path, (uint64_t)st.st_size);
+        close(fd);
+        return;
+    }
     for (;;) {
+        if (n > max_file) {
+            /* It grew while being read. */
+            too_large(w, path, n);
+            close(fd);
+            return;
+        }
         if (w->buf_cap < n + 65536 + 1 || w->buf_cap < (size_t)st.st_size + 2) {
             size_t cap = w->buf_cap ? w->buf_cap : 262144;
             while (cap < n + 65536 + 1 || cap < (size_t)st.st_size + 2)
@@ -233,6 +295,8 @@ list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
     int shared;
 
     if (d == NULL) {
+        if (errno == ENOMEM)
+            cli_oom();
         agg_problem(a, AGG_P_UNREADABLE, dir, 0, "cannot list directory: %s", strerror(errno));
         return -1;
     }
@@ -309,6 +373,8 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt, const 
     struct stat st;
     atomic_uint_fast64_t total;
 
+    if (max_file_from_env() != 0)
+        exit(CLI_EXIT_USAGE);
     agg_init(out);
     out->quiet = opt->quiet;
     ingest_observe_problems(out, obs);

@@ -1,7 +1,9 @@
 /* main.c: the pystats command: dispatch to a subcommand, nothing else. */
 #include "cli.h"
 
+#include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../format/psf_version.h"
@@ -38,6 +40,10 @@ main(int argc, char **argv)
     size_t i;
     int ret;
 
+    /* jansson's own allocations follow the one out-of-memory policy: a
+     * document it could not build or read whole is a message and exit 4,
+     * never a report with members missing or a file called invalid. */
+    json_set_alloc_funcs(cli_xmalloc, free);
     if (argc < 2) {
         usage(stderr);
         return CLI_EXIT_USAGE;

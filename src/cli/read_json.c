@@ -8,6 +8,7 @@
 #include "../format/psf_keys.h"
 #include "../format/psf_detect.h"
 #include "../format/psf_line.h"
+#include "../format/psf_text.h"
 
 #include <jansson.h>
 #include <stdio.h>
@@ -17,7 +18,7 @@
 #define SUMMARY_SCHEMA 1
 
 /* A count: a JSON integer >= 0, or a decimal string (used by the writer
- * for counts above 2**63-1). */
+ * for counts above 2**63-1).  true and false are not counts. */
 static int
 get_count(json_t *v, uint64_t *out)
 {
@@ -26,10 +27,6 @@ get_count(json_t *v, uint64_t *out)
 
     if (json_is_integer(v) && json_integer_value(v) >= 0) {
         *out = (uint64_t)json_integer_value(v);
-        return 0;
-    }
-    if (json_is_true(v) || json_is_false(v)) {
-        *out = json_is_true(v);
         return 0;
     }
     if (!json_is_string(v))
@@ -50,17 +47,60 @@ typedef struct jctx {
     ingest_worker *w;
     const char *path;
     agg_group *g;
-    int bad; /* values that were not counts */
+    int bad;         /* values that were not counts */
+    const char *sec; /* the section being read, for the first of them */
+    char *first;     /* owned: what the first was ("in other, beta is true") */
 } jctx;
 
+static const char *
+what_json(const json_t *v)
+{
+    switch (json_typeof(v)) {
+    case JSON_OBJECT:
+        return "an object";
+    case JSON_ARRAY:
+        return "an array";
+    case JSON_STRING:
+        return "a string that is no decimal count";
+    case JSON_INTEGER:
+        return "a negative integer";
+    case JSON_REAL:
+        return "a real number";
+    case JSON_TRUE:
+        return "true";
+    case JSON_FALSE:
+        return "false";
+    case JSON_NULL:
+        return "null";
+    }
+    return "?";
+}
+
+/* One more value that is not a count; the first is described. */
 static void
-put(jctx *c, const char *key, json_t *v, int mode)
+not_a_count(jctx *c, const char *key, const json_t *v)
+{
+    size_t n;
+
+    if (c->bad++ || v == NULL)
+        return;
+    n = strlen(c->sec) + strlen(key) + 64;
+    c->first = cli_xmalloc(n);
+    snprintf(c->first, n, "in %s, %s is %s", c->sec, key, what_json(v));
+}
+
+/* A count under key; an opcode's "specializable" (flag) is the one
+ * member where true and false belong, as 1 and 0. */
+static void
+put_flag(jctx *c, const char *key, json_t *v, int mode, int flag)
 {
     uint64_t n;
     size_t slot;
 
-    if (get_count(v, &n) != 0) {
-        c->bad++;
+    if (flag && json_is_boolean(v))
+        n = json_is_true(v);
+    else if (get_count(v, &n) != 0) {
+        not_a_count(c, key, v);
         return;
     }
     slot = agg_slot(c->g, key, strlen(key));
@@ -69,66 +109,112 @@ put(jctx *c, const char *key, json_t *v, int mode)
                     "the sum of %s exceeds 2**64-1; kept at the maximum", key);
 }
 
+static void
+put(jctx *c, const char *key, json_t *v, int mode)
+{
+    put_flag(c, key, v, mode, 0);
+}
+
+/* a b c d concatenated, a new string (NULLs are empty): member names
+ * have any length, and a key built from them is never cut (FORMAT.md 3). */
+static char *
+cat4(const char *a, const char *b, const char *c, const char *d)
+{
+    const char *part[4] = {a, b, c, d};
+    size_t len[4], n = 1, i;
+    char *out, *p;
+
+    for (i = 0; i < 4; i++)
+        n += len[i] = part[i] ? strlen(part[i]) : 0;
+    p = out = cli_xmalloc(n);
+    for (i = 0; i < 4; i++) {
+        memcpy(p, part[i] ? part[i] : "", len[i]);
+        p += len[i];
+    }
+    *p = '\0';
+    return out;
+}
+
+/* put() under the key a b c d. */
+static void
+put4(jctx *c, const char *a, const char *b, const char *d, const char *e, json_t *v, int mode)
+{
+    char *key = cat4(a, b, d, e);
+    put(c, key, v, mode);
+    free(key);
+}
+
 /* Every member of obj as "<pre><name><post>". */
 static void
 put_all(jctx *c, json_t *obj, const char *pre, const char *post)
 {
     const char *name;
     json_t *v;
-    char key[1024];
 
-    json_object_foreach(obj, name, v)
-    {
-        snprintf(key, sizeof key, "%s%s%s", pre, name, post);
-        put(c, key, v, 0);
-    }
+    json_object_foreach(obj, name, v) put4(c, pre, name, post, NULL, v, 0);
 }
 
 static void
 put_op(jctx *c, const char *prefix, const char *op, json_t *o)
 {
-    char pre[512], key[1024];
+    char *pre = cat4(prefix, "[", op, "]"), *key;
     const char *name;
     json_t *v, *spec;
 
-    snprintf(pre, sizeof pre, "%s[%s]", prefix, op);
     json_object_foreach(o, name, v)
     {
         if (strcmp(name, "specializable") == 0) {
-            snprintf(key, sizeof key, "%s.specializable", pre);
-            put(c, key, v, 1);
+            key = cat4(pre, ".specializable", NULL, NULL);
+            put_flag(c, key, v, 1, 1);
+            free(key);
         }
         else if (strcmp(name, "pair_count") == 0 && json_is_object(v)) {
-            snprintf(key, sizeof key, "%s.pair_count[", pre);
-            if (strcmp(prefix, "uops") == 0)
-                snprintf(key, sizeof key, "uop[%s].pair_count[", op);
+            key = strcmp(prefix, "uops") == 0 ? cat4("uop[", op, "].pair_count[", NULL)
+                                              : cat4(pre, ".pair_count[", NULL, NULL);
             put_all(c, v, key, "]");
+            free(key);
         }
         else if (strcmp(name, "specialization") == 0 && json_is_object(v)) {
             const char *f;
             json_object_foreach(v, f, spec)
             {
                 if (strcmp(f, "failure_kinds") == 0 && json_is_object(spec)) {
-                    snprintf(key, sizeof key, "%s.specialization.failure_kinds[", pre);
+                    key = cat4(pre, ".specialization.failure_kinds[", NULL, NULL);
                     put_all(c, spec, key, "]");
+                    free(key);
                 }
                 else {
-                    snprintf(key, sizeof key, "%s.specialization.%s", pre, f);
-                    put(c, key, spec, 0);
+                    put4(c, pre, ".specialization.", f, NULL, spec, 0);
                 }
             }
         }
         else if (strcmp(name, "miss") == 0) {
-            snprintf(key, sizeof key, "%s.specialization.miss", pre);
-            put(c, key, v, 0);
+            put4(c, pre, ".specialization.miss", NULL, NULL, v, 0);
         }
         else if (strcmp(name, "family") != 0) {
-            snprintf(key, sizeof key, "%s.%s", pre, name);
-            put(c, key, v, 0);
+            put4(c, pre, ".", name, NULL, v, 0);
         }
     }
+    free(pre);
 }
 
+/* A header's key or value as the summary's writer had it: free text in
+ * its canonical encoding, anything else raw (the bytes of the dump, which
+ * the writer showed as text: a byte that is not UTF-8 as \udcXX). */
+static char *
+header_text(const char *name, int free_text)
+{
+    char *t = text_from_json_key(name, strlen(name));
+    size_t n;
+
+    if (t == NULL)
+        return cli_xstrdup(name);
+    if (!free_text && (n = psf_text_decode(t, strlen(t), t)) != (size_t)-1)
+        t[n] = '\0';
+    return t;
+}
+
+/* Texts and their counts (the dumps' own bytes: raw, header_text()). */
 static void
 strs_from(agg_strs *s, json_t *obj, uint64_t *total)
 {
@@ -138,7 +224,9 @@ strs_from(agg_strs *s, json_t *obj, uint64_t *total)
 
     json_object_foreach(obj, name, v) if (get_count(v, &n) == 0)
     {
-        agg_strs_add(s, name, strlen(name), n);
+        char *t = header_text(name, 0);
+        agg_strs_add(s, t, strlen(t), n);
+        free(t);
         if (total)
             *total += n;
     }
@@ -167,7 +255,7 @@ put_census(jctx *c, json_t *cen)
 {
     const char *name, *f;
     json_t *v, *fv, *site;
-    char key[1200];
+    char *key;
     size_t i;
 
     if (!json_is_object(cen))
@@ -184,20 +272,21 @@ put_census(jctx *c, json_t *cen)
          * schema 1 promises (section 3.1 of FORMAT.md). */
         if (json_is_object(v) || json_is_array(v))
             continue;
-        snprintf(key, sizeof key, "census.%s", name);
-        put(c, key, v, AGG_ADD_SUM);
+        put4(c, "census.", name, NULL, NULL, v, AGG_ADD_SUM);
     }
     json_object_foreach(json_object_get(cen, "families"), name, v)
     {
         json_object_foreach(v, f, fv)
         {
             if (strcmp(f, "forms") == 0 && json_is_object(fv)) {
-                snprintf(key, sizeof key, "census.family[%s].specialized[", name);
+                key = cat4("census.family[", name, "].specialized[", NULL);
                 put_all(c, fv, key, "]");
+                free(key);
             }
             else {
-                snprintf(key, sizeof key, "census.family[%s].%s", name, f);
+                key = cat4("census.family[", name, "].", f);
                 put(c, key, fv, AGG_ADD_SUM);
+                free(key);
             }
         }
     }
@@ -316,7 +405,7 @@ load_group(jctx *c, json_t *grp)
     int source, minor = 0;
     uint64_t files = 0, n;
     size_t i;
-    char pre[512];
+    char *pre;
 
     src = json_string_value(json_object_get(meta, "source"));
     ver = json_string_value(json_object_get(meta, "python_version"));
@@ -331,9 +420,13 @@ load_group(jctx *c, json_t *grp)
         &c->w->a, source, minor,
         counts ? counts : (source == AGG_OWN ? "base-instructions" : "specialized-forms"), label);
     free(label);
+    c->sec = "opcodes";
     json_object_foreach(json_object_get(grp, "opcodes"), name, v) put_op(c, "opcode", name, v);
+    c->sec = "calls";
     put_all(c, json_object_get(grp, "calls"), "", "");
+    c->sec = "objects";
     put_all(c, json_object_get(grp, "objects"), "", "");
+    c->sec = "gc";
     json_object_foreach(json_object_get(grp, "gc"), name, v)
     {
         const char *field;
@@ -341,30 +434,36 @@ load_group(jctx *c, json_t *grp)
         /* Own fields (uncollectable, time_ns) back to gc[G].FIELD. */
         json_object_foreach(v, field, fv)
         {
-            char key[1024];
             if (strcmp(field, "uncollectable") == 0 || strcmp(field, "time_ns") == 0)
-                snprintf(key, sizeof key, "gc[%s].%s", name, field);
+                put4(c, "gc[", name, "].", field, fv, AGG_ADD_SUM);
             else
-                snprintf(key, sizeof key, "GC[%s] %s", name, field);
-            put(c, key, fv, AGG_ADD_SUM);
+                put4(c, "GC[", name, "] ", field, fv, AGG_ADD_SUM);
         }
     }
     sec = json_object_get(grp, "optimization");
+    c->sec = "optimization";
     put_all(c, json_object_get(sec, "counters"), "", "");
     put_all(c, json_object_get(sec, "jit"), "", "");
     json_object_foreach(json_object_get(sec, "histograms"), name, v)
     {
-        snprintf(pre, sizeof pre, "%s[", name);
+        pre = cat4(name, "[", NULL, NULL);
         put_all(c, v, pre, "]");
+        free(pre);
     }
     json_object_foreach(json_object_get(sec, "uops"), name, v) put_op(c, "uops", name, v);
     put_all(c, json_object_get(sec, "unsupported_opcodes"), "unsupported_opcode[", "].count");
     put_all(c, json_object_get(sec, "errors_in_opcode"), "error_in_opcode[", "].count");
+    c->sec = "rare_events";
     put_all(c, json_object_get(grp, "rare_events"), "Rare event (", ")");
+    c->sec = "census";
     put_census(c, json_object_get(grp, "census"));
+    c->sec = "code";
     put_code(c, json_object_get(grp, "code"));
+    c->sec = "own_calls";
     put_all(c, json_object_get(grp, "own_calls"), PSF_KEY_CALLS, "");
+    c->sec = "rare_watchers";
     put_all(c, json_object_get(grp, "rare_watchers"), PSF_KEY_RARE, "");
+    c->sec = "other";
     put_all(c, json_object_get(grp, "other"), "", "");
 
     if (get_count(json_object_get(meta, "files"), &files) != 0)
@@ -377,7 +476,15 @@ load_group(jctx *c, json_t *grp)
     json_object_foreach(json_object_get(meta, "headers"), name, o)
     {
         const char *val;
-        json_object_foreach(o, val, v) if (get_count(v, &n) == 0) agg_hdr_add(c->g, name, val, n);
+        char *hk = header_text(name, 0), *hv;
+        int free_text = text_header_is_free(hk, strlen(hk));
+        json_object_foreach(o, val, v) if (get_count(v, &n) == 0)
+        {
+            hv = header_text(val, free_text);
+            agg_hdr_add(c->g, hk, hv, n);
+            free(hv);
+        }
+        free(hk);
     }
     agg_time(c->g, json_string_value(json_object_get(meta, "time_start")),
              json_string_value(json_object_get(meta, "time_end")));
@@ -545,15 +652,16 @@ load_cpython(jctx *c, json_t *root)
                     c->bad++;
                     continue;
                 }
-                snprintf(hkey, sizeof hkey, "%s%s", AGG_HDR_CPY_METADATA, name);
-                ingest_header(c->w, hkey, strlen(hkey), t, strlen(t));
+                char *hk = cat4(AGG_HDR_CPY_METADATA, name, NULL, NULL);
+                ingest_header(c->w, hk, strlen(hk), t, strlen(t));
+                free(hk);
             }
             continue;
         }
         if (key[0] == '_')
             continue;
         if (get_count(v, &n) != 0) {
-            c->bad++;
+            not_a_count(c, key, v);
             continue;
         }
         if (eval_call_key(root, key, hkey, sizeof hkey))
@@ -576,8 +684,9 @@ void
 read_json(ingest_worker *w, const char *path, const char *buf, size_t n)
 {
     json_error_t err;
-    json_t *root = text_json_loadb(buf, n, 0, &err);
-    jctx c = {w, path, NULL, 0};
+    /* A member given twice is refused, not the last one taken. */
+    json_t *root = text_json_loadb(buf, n, JSON_REJECT_DUPLICATES, &err);
+    jctx c = {w, path, NULL, 0, "the document", NULL};
     json_t *schema;
     char why[600];
 
@@ -613,7 +722,9 @@ read_json(ingest_worker *w, const char *path, const char *buf, size_t n)
         load_cpython(&c, root);
     }
     if (c.bad)
-        agg_problem(&w->a, AGG_P_UNPARSABLE, path, 0, "%d values were not counts and were skipped",
-                    c.bad);
+        agg_problem(&w->a, AGG_P_UNPARSABLE, path, 0,
+                    "%d values were not counts and were skipped%s%s%s", c.bad,
+                    c.first ? " (the first: " : "", c.first ? c.first : "", c.first ? ")" : "");
+    free(c.first);
     json_decref(root);
 }

@@ -8,8 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void
-oom(void)
+void
+cli_oom(void)
 {
     fputs("pystats: out of memory\n", stderr);
     exit(CLI_EXIT_INTERNAL);
@@ -20,7 +20,7 @@ cli_xmalloc(size_t n)
 {
     void *p = malloc(n ? n : 1);
     if (p == NULL)
-        oom();
+        cli_oom();
     return p;
 }
 
@@ -29,7 +29,7 @@ cli_xcalloc(size_t n, size_t size)
 {
     void *p = calloc(n ? n : 1, size ? size : 1);
     if (p == NULL)
-        oom();
+        cli_oom();
     return p;
 }
 
@@ -38,7 +38,7 @@ cli_xrealloc(void *p, size_t n)
 {
     p = realloc(p, n ? n : 1);
     if (p == NULL)
-        oom();
+        cli_oom();
     return p;
 }
 

@@ -18,8 +18,10 @@
 #include "../format/psf_version.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -212,6 +214,36 @@ write_dump(psf_out *o, pc_reason reason)
     }
 }
 
+/* A dump that could not be written into its directory (a full disk, a
+ * read-only or vanished directory) leaves a mark where whoever started
+ * the process looks (`pystats run`: FORMAT.md 1.5): an empty file
+ * PYSTATS_FAILURE_DIR/PID.ERR, ERR the errno (or psf_dir_open()'s
+ * negative code).  Empty, so that a full disk can still take it (an
+ * inode, no data); made with O_EXCL and never followed through a link.
+ * Signal-safe: getenv reads, open/close, the format's string helpers. */
+static void
+mark_failure(int err)
+{
+    const char *d = getenv("PYSTATS_FAILURE_DIR");
+    char path[PSF_PATH_MAX], num[24];
+    int fd;
+
+    if (d == NULL || d[0] != '/')
+        return;
+    psf_strlcpy(path, d, sizeof path);
+    psf_strlcat(path, "/", sizeof path);
+    psf_u64_to_str((uint64_t)getpid(), num);
+    psf_strlcat(path, num, sizeof path);
+    psf_strlcat(path, err < 0 ? ".-" : ".", sizeof path);
+    psf_u64_to_str((uint64_t)(err < 0 ? -(long)err : (long)err), num);
+    if (psf_strlcat(path, num, sizeof path) >= sizeof path)
+        return;
+    fd =
+        open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0)
+        close(fd);
+}
+
 /* Write what was counted since the last dump or clear.  Returns
  * PC_DUMP_FILE, PC_DUMP_STDERR (the directory failed: said so and wrote
  * the dump to stderr), PC_DUMP_NOTHING or PC_DUMP_FAILED.  Does not
@@ -257,6 +289,7 @@ pc_dump(pc_reason reason)
          * on stderr where the user can still recover it. */
         say("cannot write a dump into ", where, ": ",
             psf_dir_strerror(err, owner, why, sizeof why));
+        mark_failure(err);
         say("writing the dump to stderr instead", NULL, NULL, NULL);
         psf_out_init(&o, 2);
         write_dump(&o, reason);

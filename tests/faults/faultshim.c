@@ -21,6 +21,14 @@
  *   PSF_FAULT_LOG    a file that gets one line per candidate call:
  *                    "N op ok" or "N op fail ERRNO"
  *
+ * Allocations (malloc, calloc, realloc; every one of the process, counted
+ * apart from the file system calls, from the shim's start):
+ *
+ *   PSF_FAULT_ALLOC_AT     N: the Nth allocation returns NULL (ENOMEM);
+ *                          N-: it and every later one
+ *   PSF_FAULT_ALLOC_COUNT  a file that gets the number of allocations
+ *                          made, written at exit (to choose N)
+ *
  * Everything here is async-signal-safe (the collector writes dumps from
  * a SIGTERM handler): no malloc, no stdio, no locks.
  */
@@ -67,6 +75,75 @@ static int log_fd = -1;
 static unsigned long counter;
 static unsigned char watched[MAX_FDS];  /* fd opened under dir */
 static unsigned char doomed[MAX_FDS];   /* next write fails (after short) */
+static unsigned long alloc_at;          /* 0: never */
+static int alloc_onwards;
+static unsigned long allocs;
+static int alloc_on;                    /* counting (after init) */
+static char alloc_count_path[4096];
+
+/* glibc's own allocator, under the names it exports for this. */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+
+static int
+alloc_fails(void)
+{
+    unsigned long n;
+    if (!alloc_on)
+        return 0;
+    n = __atomic_add_fetch(&allocs, 1, __ATOMIC_SEQ_CST);
+    if (alloc_at && (n == alloc_at || (alloc_onwards && n > alloc_at))) {
+        errno = ENOMEM;
+        return 1;
+    }
+    return 0;
+}
+
+void *
+malloc(size_t n)
+{
+    return alloc_fails() ? NULL : __libc_malloc(n);
+}
+
+void *
+calloc(size_t n, size_t size)
+{
+    return alloc_fails() ? NULL : __libc_calloc(n, size);
+}
+
+void *
+realloc(void *p, size_t n)
+{
+    return alloc_fails() ? NULL : __libc_realloc(p, n);
+}
+
+__attribute__((destructor)) static void
+alloc_report(void)
+{
+    char num[24];
+    int i = 0, fd;
+    unsigned long v = allocs;
+    char out[24];
+    int k = 0;
+
+    if (!alloc_count_path[0] || !real_open)
+        return;
+    do {
+        num[i++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (i)
+        out[k++] = num[--i];
+    out[k++] = '\n';
+    fd = real_open(alloc_count_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+        if (real_write(fd, out, (size_t)k) < 0) {
+            /* nothing to do */
+        }
+        real_close(fd);
+    }
+}
 
 static int
 errno_from(const char *s)
@@ -145,6 +222,16 @@ init(void)
     s = getenv("PSF_FAULT_LOG");
     if (s && *s && real_open)
         log_fd = real_open(s, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    s = getenv("PSF_FAULT_ALLOC_COUNT");
+    if (s && *s && strlen(s) < sizeof alloc_count_path)
+        strcpy(alloc_count_path, s);
+    s = getenv("PSF_FAULT_ALLOC_AT");
+    if (s && *s) {
+        char *end;
+        alloc_at = strtoul(s, &end, 10);
+        alloc_onwards = *end == '-';
+    }
+    alloc_on = alloc_at != 0 || alloc_count_path[0] != '\0';
 }
 
 static int

@@ -1,6 +1,7 @@
 # tests/fuzz/fuzz.mk: libFuzzer harnesses for every input parser of the
 # pystats command (tests/fuzz/fuzz_load.c) and for sets of files read as
-# a directory (tests/fuzz/fuzz_set.c, entry "set"), built with clang's
+# a directory (tests/fuzz/fuzz_set.c, entry "set"), for JSON summaries
+# read back (tests/fuzz/fuzz_roundtrip.c, entry "roundtrip"), built with clang's
 # -fsanitize=fuzzer plus ASan and UBSan.  Included by the top-level
 # Makefile.
 #
@@ -23,7 +24,8 @@ FUZZ_CFLAGS        := -g -O1 -std=c11 -D_GNU_SOURCE \
 # main.c is the program's, not the harness's.
 FUZZ_LIB_SRC       := $(filter-out src/cli/main.c,$(wildcard src/cli/*.c)) \
                       $(wildcard src/format/*.c)
-FUZZ_BINS          := $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_ENTRIES)) $(FUZZ_BUILD)/fuzz-set
+FUZZ_BINS          := $(patsubst %,$(FUZZ_BUILD)/fuzz-%,$(FUZZ_ENTRIES)) $(FUZZ_BUILD)/fuzz-set \
+                      $(FUZZ_BUILD)/fuzz-roundtrip
 FUZZ_SET_SRC       := $(FUZZ_LIB_SRC)
 
 fuzz_entry_native  := 1
@@ -44,8 +46,14 @@ $(FUZZ_BUILD)/fuzz-set: tests/fuzz/fuzz_set.c $(FUZZ_SET_SRC) $(wildcard src/cli
 	@mkdir -p $(dir $@)
 	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_set.c $(FUZZ_SET_SRC) $(JANSSON_LIBS) -pthread
 
+# A dump read into a JSON summary, read back: the same summary
+# (tests/fuzz/fuzz_roundtrip.c, entry "roundtrip").
+$(FUZZ_BUILD)/fuzz-roundtrip: tests/fuzz/fuzz_roundtrip.c $(FUZZ_LIB_SRC) $(wildcard src/cli/*.h src/format/*.h)
+	@mkdir -p $(dir $@)
+	$(FUZZ_CC) $(FUZZ_CFLAGS) -o $@ tests/fuzz/fuzz_roundtrip.c $(FUZZ_LIB_SRC) $(JANSSON_LIBS) -pthread
+
 fuzz: $(FUZZ_BINS)
 	sh tests/fuzz/run.sh long $(FUZZ_SECONDS) $(FUZZ_BUILD)
 
-test-fuzz: $(FUZZ_BINS)
+test-fuzz: $(FUZZ_BINS) $(FUZZ_BUILD)/fuzz-expr
 	sh tests/fuzz/run.sh quick $(FUZZ_QUICK_SECONDS) $(FUZZ_BUILD)

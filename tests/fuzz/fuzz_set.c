@@ -17,13 +17,17 @@
  * bit 5 the source view as a page shows it (the dumps' copies only).
  * Every group with per-line counts then goes through `pystats annotate`'s
  * view, as text and as a page: no file is ever waited on or read past
- * its bound, whatever the dumps name. */
+ * its bound, whatever the dumps name.  Special files among the others:
+ * bit 6 a sparse file of 64 GiB (no disk used) and a FIFO, bit 7 a
+ * symbolic link to /dev/zero; each is one unreadable problem and the
+ * other files are still read: checked here. */
 #include "../../src/cli/annotate.h"
 #include "../../src/cli/check.h"
 #include "../../src/cli/report.h"
 #include "../../src/cli/report_html.h"
 #include "../../src/cli/weight.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,7 +40,7 @@
 
 static FILE *devnull;
 static char dir[256];
-static char names[SET_MAX + 1][sizeof dir + 32];
+static char names[SET_MAX + 4][sizeof dir + 32];
 static size_t nnames;
 /* Sources the generated dump names: made in setup() beside the dumps'
  * directory (dir + ".src"), and some of the system's. */
@@ -200,6 +204,35 @@ annotate_all(const agg *a, int page)
     }
 }
 
+/* The special files the options byte asks for; how many were made. */
+static size_t
+put_special(unsigned opts)
+{
+    size_t made = 0;
+    int fd;
+
+    if (opts & 64) {
+        snprintf(names[nnames], sizeof names[0], "%s/huge.txt", dir);
+        if ((fd = open(names[nnames], O_WRONLY | O_CREAT | O_TRUNC, 0600)) < 0 ||
+            ftruncate(fd, (off_t)64 << 30) != 0 || close(fd) != 0)
+            abort();
+        nnames++, made++;
+    }
+    if (opts & 64) {
+        snprintf(names[nnames], sizeof names[0], "%s/fifo.txt", dir);
+        if (mkfifo(names[nnames], 0600) != 0)
+            abort();
+        nnames++, made++;
+    }
+    if (opts & 128) {
+        snprintf(names[nnames], sizeof names[0], "%s/zero.txt", dir);
+        if (symlink("/dev/zero", names[nnames]) != 0)
+            abort();
+        nnames++, made++;
+    }
+    return made;
+}
+
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -213,6 +246,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     check_set *cs;
     agg a;
     int equal = 0;
+    size_t special;
 
     if (devnull == NULL)
         setup();
@@ -239,8 +273,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (data[0] & 16)
         gen_dump(data + 1, size - 1);
+    special = put_special(data[0]);
 
     cs = check_load(inputs, 1, &opt, &a);
+    /* Each special file is one unreadable problem, never read. */
+    if (a.problems[AGG_P_UNREADABLE] < special)
+        abort();
     ro.trust = check_verdict(cs, verdict, sizeof verdict);
     check_report_text(cs, devnull, data[0] & 8);
     check_report_json(cs, devnull);

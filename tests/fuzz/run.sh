@@ -4,7 +4,9 @@
 # Usage: sh tests/fuzz/run.sh quick|long SECONDS BUILD_DIR
 #
 # For each entry point (native, own, summary, cpython, and set: several
-# files read as a directory, tests/fuzz/fuzz_set.c): first every
+# files read as a directory, tests/fuzz/fuzz_set.c; roundtrip: a dump's
+# summary read back, tests/fuzz/fuzz_roundtrip.c; expr: --fail-if
+# expressions, tests/fuzz/fuzz_expr.c): first every
 # regression input of tests/golden/bad-input/<entry> (each was a crash
 # once: it must run clean now), then SECONDS of fuzzing from the seeds
 # (tests/fuzz/seeds/<entry> and the golden fixtures) into the corpus
@@ -20,7 +22,7 @@ total_runs=0
 ok() { passed=$((passed + 1)); echo "ok   $1"; }
 bad() { failed=$((failed + 1)); echo "FAIL $1"; }
 
-for e in native own summary cpython set; do
+for e in native own summary cpython set roundtrip expr; do
     bin=$b/fuzz-$e
     corpus=$b/corpus/$e
     mkdir -p "$corpus"
@@ -28,6 +30,11 @@ for e in native own summary cpython set; do
     case $e in
     native) seeds="$seeds tests/golden/native/cpython-3.11.2-whole tests/golden/native/cpython-3.13.5-whole tests/golden/native/cpython-3.13.5-windowed" ;;
     cpython) seeds="$seeds tests/golden/cpython-json" ;;
+    # Dump bodies, as entry own.
+    roundtrip) seeds="$seeds tests/fuzz/seeds/own" ;;
+    # --fail-if expressions (tests/fuzz/fuzz_expr.c): seeds and words of
+    # their own.
+    expr) seeds=tests/fuzz/seeds-expr dict=tests/fuzz/expr.dict maxlen=512 ;;
     # Longer inputs: several files each.
     set) maxlen=65536 ;;
     esac
@@ -45,12 +52,13 @@ for e in native own summary cpython set; do
     # -rss_limit_mb: a summary of a hostile file must stay small too.
     # shellcheck disable=SC2086
     "$bin" -max_total_time="$secs" -max_len="$maxlen" -rss_limit_mb=1024 -timeout=10 \
-        -dict=tests/fuzz/pystats.dict -artifact_prefix="$b/crash-$e-" \
+        -dict="${dict:-tests/fuzz/pystats.dict}" -artifact_prefix="$b/crash-$e-" \
         -print_final_stats=1 "$corpus" $seeds > "$b/fuzz-$e.log" 2>&1
     rc=$?
     runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$b/fuzz-$e.log" | tail -1)
     total_runs=$((total_runs + ${runs:-0}))
     maxlen=
+    dict=
     if [ "$rc" -eq 0 ]; then
         ok "$e: ${secs}s, ${runs:-?} inputs, corpus $(ls "$corpus" | wc -l | tr -d ' ') files"
     else

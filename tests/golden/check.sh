@@ -216,6 +216,7 @@ for f in "$HERE"/bad-input/*/*; do
     rm -rf "$T/regress.txt"
     case $entry in
     own) { echo 'pystats.format : 1'; cat "$f"; } > "$T/regress.txt" ;;
+    roundtrip) { echo 'pystats.format : 2'; cat "$f"; } > "$T/regress.txt" ;;
     # A set (tests/fuzz/fuzz_set.c): an options byte, then files split at
     # "\n--- file\n", read as one directory.
     set) python3 -c 'import os, sys

@@ -132,3 +132,53 @@ def test_interpreter_without_the_hook_is_named(tmp_path):
     assert p.returncode == 1
     assert "the startup hook is not installed in the interpreter " + py \
         in p.stderr
+
+
+def test_the_probe_leaves_no_dump_in_the_run_directory(tmp_path):
+    # A command that runs no Python: run probes python3 (here the test's
+    # own interpreter, where the hook works) to explain why.  The probe's
+    # dump goes to a private directory of its own, removed after: the run
+    # directory stays empty, and can be used again.
+    out = tmp_path / "run"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    path = os.path.dirname(sys.executable) + os.pathsep + os.environ["PATH"]
+    for _ in range(2):
+        p = run("-o", str(out), "--", "true", PATH=path, TMPDIR=tmp)
+        assert p.returncode == 1, p.stderr
+        assert "the run wrote no dump into" in p.stderr
+        assert "the startup hook works in python3" in p.stderr
+        assert "already holds files" not in p.stderr
+        assert os.listdir(out) == []
+        assert os.listdir(tmp) == []
+
+
+SHIM = os.path.join(ROOT, "build", "faults", "libfaultshim.so")
+
+
+@pytest.mark.skipif(not os.path.exists(SHIM), reason="make faults: no fault shim")
+@pytest.mark.parametrize("ops, errno_name, says", [
+    # Every write into the run directory fails: a full disk.
+    ("write", "ENOSPC", "the disk is full (ENOSPC)"),
+    # Every open there fails: a read-only file system.
+    ("open", "EROFS", "the directory is read-only to the command (EROFS)"),
+])
+def test_a_dump_that_could_not_be_written_is_named(tmp_path, ops, errno_name, says):
+    # The collector says why on the command's stderr and leaves a mark
+    # where run looks; run names the reason, not a guess.
+    out = tmp_path / "run"
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    # The faults are the command's only (through env), not run's own.
+    p = run("-o", str(out), "--", "env", "LD_PRELOAD=" + SHIM, "PSF_FAULT_DIR=%s" % out,
+            "PSF_FAULT_OPS=" + ops, "PSF_FAULT_AT=1-", "PSF_FAULT_ERRNO=" + errno_name,
+            sys.executable, "-c", SETS_SCRIPT % 2, TMPDIR=tmp)
+    assert p.returncode == 1, p.stderr[-2000:]
+    assert "pystats: cannot write a dump into %s: %s" % (out, errno_name) in p.stderr
+    assert ("pystats: error: 1 process of the command could not write its dump into %s:\n"
+            "  - %s" % (out, says)) in p.stderr
+    assert "the command started no Python process" not in p.stderr
+    assert "likely reasons" not in p.stderr
+    # The dump itself is still on stderr, whole.
+    assert "opcode[MATCH_CLASS].execution_count : 2\n" in p.stderr
+    assert os.listdir(out) == [] and os.listdir(tmp) == []
