@@ -133,6 +133,10 @@ typedef struct m_code {
     size_t nlines, lines_cap;
     m_vsite *vsites; /* owned: site[OFFSET] rows, by offset */
     size_t nvsites, vsites_cap;
+    /* owned: site_executions[OFFSET], line = the offset, n = the
+     * executions summed over the dumps; by offset */
+    m_line *sexec;
+    size_t nsexec, sexec_cap;
 } m_code;
 
 typedef struct m_group {
@@ -187,6 +191,9 @@ int model_view_add(m_group *m, const psf_key *k, uint64_t v,
                    m_code *(*code_of)(m_group *, void *, const char *, size_t), void *ctx);
 void model_view_finish(m_group *m);
 void model_view_free(m_group *m);
+/* The executions of c's site at offset (code[K].site_executions, summed
+ * over the dumps; 0 if none was written). */
+uint64_t model_site_executions(const m_code *c, long offset);
 /* The code entry called name (FILE:LINE:QUALNAME, FILE portable), or NULL. */
 const m_code *model_code(const m_group *m, const char *name);
 /* The source text of file (portable name), or NULL. */

@@ -14,15 +14,21 @@
 #include <string.h>
 
 static void
+add_to(m_line **v, size_t *n, size_t *cap, long line, uint64_t count)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        *v = cli_xrealloc(*v, *cap * sizeof **v);
+    }
+    (*v)[*n].line = line;
+    (*v)[*n].n = count;
+    (*n)++;
+}
+
+static void
 add_line(m_code *c, long line, uint64_t v)
 {
-    if (c->nlines == c->lines_cap) {
-        c->lines_cap = c->lines_cap ? 2 * c->lines_cap : 16;
-        c->lines = cli_xrealloc(c->lines, c->lines_cap * sizeof *c->lines);
-    }
-    c->lines[c->nlines].line = line;
-    c->lines[c->nlines].n = v;
-    c->nlines++;
+    add_to(&c->lines, &c->nlines, &c->lines_cap, line, v);
 }
 
 /* "OFFSET | ROW": the site's offset and its row. */
@@ -96,6 +102,14 @@ model_view_add(m_group *m, const psf_key *k, uint64_t v,
             return 0; /* not a line: kept under "other" */
         add_line(code_of(m, ctx, k->a, k->a_len), k->b_num, v);
         return 1;
+    case PSF_K_CODE_SITE_EXEC:
+        if (k->b_num < 0)
+            return 0; /* not an offset: kept under "other" */
+        {
+            m_code *c = code_of(m, ctx, k->a, k->a_len);
+            add_to(&c->sexec, &c->nsexec, &c->sexec_cap, k->b_num, v);
+        }
+        return 1;
     case PSF_K_CODE_SITE_ROW:
         add_site(code_of(m, ctx, k->a, k->a_len), k->b, k->b_len, v);
         return 1;
@@ -144,22 +158,39 @@ srcline_cmp(const void *pa, const void *pb)
     return strcmp(a->text, b->text);
 }
 
+/* Sort v by line (offset) and add up the entries of one line. */
 static void
-merge_lines(m_code *c)
+merge_lines(m_line *v, size_t *nv)
 {
     size_t i, j = 0;
 
-    qsort(c->lines, c->nlines, sizeof *c->lines, line_cmp);
-    for (i = 0; i < c->nlines; i++) {
-        if (j > 0 && c->lines[j - 1].line == c->lines[i].line) {
-            uint64_t *n = &c->lines[j - 1].n;
-            *n = *n > UINT64_MAX - c->lines[i].n ? UINT64_MAX : *n + c->lines[i].n;
+    qsort(v, *nv, sizeof *v, line_cmp);
+    for (i = 0; i < *nv; i++) {
+        if (j > 0 && v[j - 1].line == v[i].line) {
+            uint64_t *n = &v[j - 1].n;
+            *n = *n > UINT64_MAX - v[i].n ? UINT64_MAX : *n + v[i].n;
         }
         else {
-            c->lines[j++] = c->lines[i];
+            v[j++] = v[i];
         }
     }
-    c->nlines = j;
+    *nv = j;
+}
+
+uint64_t
+model_site_executions(const m_code *c, long offset)
+{
+    size_t lo = 0, hi = c->nsexec;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->sexec[mid].line == offset)
+            return c->sexec[mid].n;
+        if (c->sexec[mid].line < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
 }
 
 void
@@ -170,7 +201,9 @@ model_view_finish(m_group *m)
     for (i = 0; i < m->ncode; i++) {
         m_code *c = &m->code[i];
         if (c->nlines > 1)
-            merge_lines(c);
+            merge_lines(c->lines, &c->nlines);
+        if (c->nsexec > 1)
+            merge_lines(c->sexec, &c->nsexec);
         if (c->nvsites > 1)
             qsort(c->vsites, c->nvsites, sizeof *c->vsites, vsite_cmp);
     }
@@ -190,6 +223,7 @@ model_view_free(m_group *m)
             free(c->vsites[j].row);
         free(c->vsites);
         free(c->lines);
+        free(c->sexec);
     }
     for (i = 0; i < m->nsrcs; i++) {
         for (j = 0; j < m->srcs[i].n; j++)

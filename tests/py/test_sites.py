@@ -443,3 +443,114 @@ def test_one_code_object_per_key_the_one_with_most_instructions(tmp_path):
     assert r["a"] != r["b"]
     rows = site_rows(dump)["<twice>:1:twice"]
     assert rows == {int(o): v for o, v in r["b"].items()}
+
+
+# The executions of every site (code[K].site_executions[OFFSET]) against
+# an independent count: the same program run without the collector under
+# a sys.monitoring INSTRUCTION tool, which sees every instruction of the
+# window at its offset (RESUME by PY_START: these functions start only).
+EXEC_SCRIPT = READING + WORK + r'''
+import json, sys
+
+DEAD_SRC = """
+def dead(objs):
+    t = 0
+    for o in objs:
+        t += o.x
+    return t
+
+dead([Plain() for _ in range(50)])
+"""
+
+
+def hot_failing(o):
+    return o.y
+
+
+def window():
+    mono([Plain() for _ in range(200)])
+    failing([Lazy() for _ in range(300)])
+    lazy = Lazy()
+    for _ in range(1400):
+        hot_failing(lazy)
+    ns = {"Plain": Plain}
+    exec(compile(DEAD_SRC, "dead_sites.py", "exec"), ns)
+    ns.clear()
+
+
+keys = [key(f.__code__) for f in (mono, failing, hot_failing)]
+if sys.argv[1] == "ref":
+    M = sys.monitoring
+    TOOL = M.PROFILER_ID
+    counts = {}
+
+    def instruction(code, offset):
+        k = "%s|%d" % (key(code), offset)
+        counts[k] = counts.get(k, 0) + 1
+
+    M.use_tool_id(TOOL, "reference")
+    # No INSTRUCTION event for RESUME: its starts are PY_START's.
+    for ev in (M.events.INSTRUCTION, M.events.PY_START):
+        M.register_callback(TOOL, ev, instruction)
+    M.set_events(TOOL, M.events.INSTRUCTION | M.events.PY_START)
+    window()
+    M.set_events(TOOL, 0)
+    with open(sys.argv[2], "w") as f:
+        json.dump({"counts": counts, "keys": keys}, f)
+else:
+    import pystats
+    pystats.on()
+    window()
+    pystats.off()
+    assert pystats.dump()
+'''
+
+
+def site_executions(dump):
+    """{decoded key: {offset: executions}} of code[K].site_executions."""
+    out = {}
+    for k, v in dump.extra.items():
+        if not (k.startswith("code[") and "].site_executions[" in k):
+            continue
+        key, off = k[len("code["):-1].rsplit("].site_executions[", 1)
+        f, line, qual = key.split(":")
+        out.setdefault("%s:%s:%s" % (decode_text(f), line, decode_text(qual)),
+                       {})[int(off)] = int(v)
+    return out
+
+
+@needs_segments
+def test_site_executions_are_the_instructions_run(tmp_path):
+    script = tmp_path / "work_exec.py"
+    script.write_text(EXEC_SCRIPT)
+    ref = tmp_path / "ref.json"
+    d = str(tmp_path / "stats")
+    run_python("import runpy, sys; sys.argv[:] = [%r, 'ref', %r]; "
+               "runpy.run_path(%r, run_name='__main__')"
+               % (str(script), str(ref), str(script)))
+    run_python("import runpy, sys; sys.argv[:] = [%r, 'count']; "
+               "runpy.run_path(%r, run_name='__main__')"
+               % (str(script), str(script)),
+               env=clean_env(PYSTATS_DIR=d))
+    [dump] = dumps_in(d)
+    with open(ref) as f:
+        exp = json.load(f)
+    rows, execs = site_rows(dump), site_executions(dump)
+    dead = [k for k in rows if k.startswith("dead_sites.py:")]
+    assert len(dead) == 2, sorted(rows)     # the module and dead()
+    checked = 0
+    for key in exp["keys"] + dead:
+        assert key in rows, key
+        # One executions line per site row, no more.
+        assert sorted(execs[key]) == sorted(rows[key]), key
+        for off, n in execs[key].items():
+            assert n == exp["counts"].get("%s|%d" % (key, off), 0), \
+                (key, off, rows[key][off])
+            checked += n > 0
+    assert checked >= 10
+    # The hot failing site: 1,400 executions, backing off at the ceiling.
+    [hot] = [k for k in exp["keys"] if k.endswith(":hot_failing")]
+    [(off, row)] = [(o, r) for o, r in rows[hot].items()
+                    if r[0] == "LOAD_ATTR"]
+    assert row[1] == "backing_off"
+    assert execs[hot][off] == 1400
