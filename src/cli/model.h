@@ -139,6 +139,19 @@ typedef struct m_code {
     size_t nsexec, sexec_cap;
 } m_code;
 
+/* A site that ran without being specialized (FORMAT.md 1.18: a
+ * code[K].site row backing off or never tried, with executions), ranked
+ * by its executions. */
+typedef struct m_fsite {
+    const m_code *code; /* borrowed */
+    long offset;
+    char *fields;                               /* owned: the row split at its separators */
+    const char *family, *state, *detail, *line; /* in fields */
+    uint64_t executions;
+    uint64_t family_exec; /* the family's executions (opcode[F]), 0 if
+                           * the input has none */
+} m_fsite;
+
 typedef struct m_group {
     const agg_group *src; /* borrowed */
     m_ops ops;
@@ -175,6 +188,10 @@ typedef struct m_group {
                                  * left without lines by the bound */
     m_src *srcs;                /* owned: source[FILE] texts, by file */
     size_t nsrcs;
+    m_fsite *fsites; /* owned: sites run unspecialized, most executions
+                      * first (ties: code, offset); only with
+                      * site_executions */
+    size_t nfsites;
     /* Ties (equal counts) keep the input's order, as CPython's report
      * does, where that order is the file's own: a group read from one
      * CPython summary. Otherwise ties go by name (several files are read

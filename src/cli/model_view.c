@@ -193,6 +193,73 @@ model_site_executions(const m_code *c, long offset)
     return 0;
 }
 
+static int
+fsite_cmp(const void *pa, const void *pb)
+{
+    const m_fsite *a = pa, *b = pb;
+    int c;
+
+    if (a->executions != b->executions)
+        return a->executions > b->executions ? -1 : 1;
+    if ((c = strcmp(a->code->name, b->code->name)) != 0)
+        return c;
+    return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* The sites of c run unspecialized: its rows (the one most dumps had per
+ * offset) backing off or never tried that have executions.  Excluded
+ * families (run unspecialized because of counting) are never taken. */
+static void
+rank_code(m_group *m, const m_code *c, size_t *cap)
+{
+    size_t i;
+
+    for (i = 0; i < c->nvsites; i++) {
+        const m_vsite *v = &c->vsites[i];
+        char *f[4], *p;
+        uint64_t n;
+        const m_op *op;
+        int k;
+
+        if (i > 0 && c->vsites[i - 1].offset == v->offset)
+            continue;
+        n = model_site_executions(c, v->offset);
+        if (n == 0)
+            continue;
+        p = cli_xstrndup(v->row, strlen(v->row));
+        for (k = 0; k < 4; k++) {
+            f[k] = p;
+            if (p != NULL && (p = strstr(p, PSF_SEP_FIELD)) != NULL) {
+                *p = '\0';
+                p += 3;
+            }
+        }
+        if (f[3] == NULL ||
+            (strcmp(f[1], PSF_SITE_BACKING_OFF) != 0 && strcmp(f[1], PSF_SITE_NEVER_TRIED) != 0)) {
+            free(f[0]);
+            continue;
+        }
+        if (m->nfsites == *cap) {
+            *cap = *cap ? 2 * *cap : 64;
+            m->fsites = cli_xrealloc(m->fsites, *cap * sizeof *m->fsites);
+        }
+        op = model_op(m, f[0]);
+        m->fsites[m->nfsites++] = (m_fsite){
+            c, v->offset, f[0], f[0], f[1], f[2], f[3], n, op && op->has_exec ? op->exec : 0};
+    }
+}
+
+static void
+rank_sites(m_group *m)
+{
+    size_t i, cap = 0;
+
+    for (i = 0; i < m->ncode; i++)
+        rank_code(m, &m->code[i], &cap);
+    if (m->nfsites > 1)
+        qsort(m->fsites, m->nfsites, sizeof *m->fsites, fsite_cmp);
+}
+
 void
 model_view_finish(m_group *m)
 {
@@ -210,6 +277,7 @@ model_view_finish(m_group *m)
     for (i = 0; i < m->nsrcs; i++)
         if (m->srcs[i].n > 1)
             qsort(m->srcs[i].v, m->srcs[i].n, sizeof *m->srcs[i].v, srcline_cmp);
+    rank_sites(m);
 }
 
 void
@@ -217,6 +285,11 @@ model_view_free(m_group *m)
 {
     size_t i, j;
 
+    for (i = 0; i < m->nfsites; i++)
+        free(m->fsites[i].fields);
+    free(m->fsites);
+    m->fsites = NULL;
+    m->nfsites = 0;
     for (i = 0; i < m->ncode; i++) {
         m_code *c = &m->code[i];
         for (j = 0; j < c->nvsites; j++)
