@@ -89,6 +89,8 @@ take_sites(a_fn *f, const m_code *c)
         if (parse_site(&f->sites[f->nsites], c->vsites[i].offset, c->vsites[i].row) == 0) {
             f->sites[f->nsites].n = c->vsites[i].n;
             f->sites[f->nsites].ndumps = all;
+            f->sites[f->nsites].has_exec = c->nsexec > 0;
+            f->sites[f->nsites].executions = model_site_executions(c, c->vsites[i].offset);
             f->nsites++;
         }
         i = j;

@@ -52,6 +52,8 @@ typedef struct a_site {
     long line, col, end_line, end_col; /* -1: no position */
     uint64_t n, ndumps;                /* dumps with this row, with any row */
     int base_state;                    /* with a base: its state there, -1 none */
+    int has_exec;                      /* the dumps have site executions */
+    uint64_t executions;               /* code[K].site_executions, summed */
 } a_site;
 
 typedef struct a_line {

@@ -95,6 +95,8 @@ site_title(FILE *out, const a_site *s)
         esc_s(out, s->detail);
         fputs(" failed attempts", out);
     }
+    if (s->has_exec)
+        fprintf(out, "; %llu executions", (unsigned long long)s->executions);
     if (s->base_state >= 0 && s->base_state != s->state)
         fprintf(out, "; in the base run: %s", a_state_words[s->base_state]);
     fprintf(out, " (offset %ld", s->offset);
@@ -112,6 +114,8 @@ site_attrs(FILE *out, const a_site *s, const char *cls)
     fprintf(out, "\" data-state=\"%s\" data-detail=\"", psf_site_state_name[s->state]);
     esc_s(out, s->detail);
     fprintf(out, "\" data-offset=\"%ld\"", s->offset);
+    if (s->has_exec)
+        fprintf(out, " data-executions=\"%llu\"", (unsigned long long)s->executions);
     if (s->base_state >= 0)
         fprintf(out, " data-base-state=\"%s\"", psf_site_state_name[s->base_state]);
     fputs(" title=\"", out);

@@ -711,6 +711,10 @@ say_finding(const overview *o, size_t k, uint64_t den)
         free(name);
         return 1;
     }
+    if (kind == 1 && round < o->nfsite) {
+        overview_put_fsite(stderr, "pystats run:   ", o->fsite[round]);
+        return 1;
+    }
     if (kind == 1 && round < o->nsite) {
         const m_csite *st = o->site[round];
         char *fam = text_display(st->family), *file = text_display(st->file),

@@ -133,7 +133,24 @@ typedef struct m_code {
     size_t nlines, lines_cap;
     m_vsite *vsites; /* owned: site[OFFSET] rows, by offset */
     size_t nvsites, vsites_cap;
+    /* owned: site_executions[OFFSET], line = the offset, n = the
+     * executions summed over the dumps; by offset */
+    m_line *sexec;
+    size_t nsexec, sexec_cap;
 } m_code;
+
+/* A site that ran without being specialized (FORMAT.md 1.18: a
+ * code[K].site row backing off or never tried, with executions), ranked
+ * by its executions. */
+typedef struct m_fsite {
+    const m_code *code; /* borrowed */
+    long offset;
+    char *fields;                               /* owned: the row split at its separators */
+    const char *family, *state, *detail, *line; /* in fields */
+    uint64_t executions;
+    uint64_t family_exec; /* the family's executions (opcode[F]), 0 if
+                           * the input has none */
+} m_fsite;
 
 typedef struct m_group {
     const agg_group *src; /* borrowed */
@@ -171,6 +188,10 @@ typedef struct m_group {
                                  * left without lines by the bound */
     m_src *srcs;                /* owned: source[FILE] texts, by file */
     size_t nsrcs;
+    m_fsite *fsites; /* owned: sites run unspecialized, most executions
+                      * first (ties: code, offset); only with
+                      * site_executions */
+    size_t nfsites;
     /* Ties (equal counts) keep the input's order, as CPython's report
      * does, where that order is the file's own: a group read from one
      * CPython summary. Otherwise ties go by name (several files are read
@@ -187,6 +208,9 @@ int model_view_add(m_group *m, const psf_key *k, uint64_t v,
                    m_code *(*code_of)(m_group *, void *, const char *, size_t), void *ctx);
 void model_view_finish(m_group *m);
 void model_view_free(m_group *m);
+/* The executions of c's site at offset (code[K].site_executions, summed
+ * over the dumps; 0 if none was written). */
+uint64_t model_site_executions(const m_code *c, long offset);
 /* The code entry called name (FILE:LINE:QUALNAME, FILE portable), or NULL. */
 const m_code *model_code(const m_group *m, const char *name);
 /* The source text of file (portable name), or NULL. */

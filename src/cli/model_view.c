@@ -14,15 +14,21 @@
 #include <string.h>
 
 static void
+add_to(m_line **v, size_t *n, size_t *cap, long line, uint64_t count)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        *v = cli_xrealloc(*v, *cap * sizeof **v);
+    }
+    (*v)[*n].line = line;
+    (*v)[*n].n = count;
+    (*n)++;
+}
+
+static void
 add_line(m_code *c, long line, uint64_t v)
 {
-    if (c->nlines == c->lines_cap) {
-        c->lines_cap = c->lines_cap ? 2 * c->lines_cap : 16;
-        c->lines = cli_xrealloc(c->lines, c->lines_cap * sizeof *c->lines);
-    }
-    c->lines[c->nlines].line = line;
-    c->lines[c->nlines].n = v;
-    c->nlines++;
+    add_to(&c->lines, &c->nlines, &c->lines_cap, line, v);
 }
 
 /* "OFFSET | ROW": the site's offset and its row. */
@@ -96,6 +102,14 @@ model_view_add(m_group *m, const psf_key *k, uint64_t v,
             return 0; /* not a line: kept under "other" */
         add_line(code_of(m, ctx, k->a, k->a_len), k->b_num, v);
         return 1;
+    case PSF_K_CODE_SITE_EXEC:
+        if (k->b_num < 0)
+            return 0; /* not an offset: kept under "other" */
+        {
+            m_code *c = code_of(m, ctx, k->a, k->a_len);
+            add_to(&c->sexec, &c->nsexec, &c->sexec_cap, k->b_num, v);
+        }
+        return 1;
     case PSF_K_CODE_SITE_ROW:
         add_site(code_of(m, ctx, k->a, k->a_len), k->b, k->b_len, v);
         return 1;
@@ -144,22 +158,106 @@ srcline_cmp(const void *pa, const void *pb)
     return strcmp(a->text, b->text);
 }
 
+/* Sort v by line (offset) and add up the entries of one line. */
 static void
-merge_lines(m_code *c)
+merge_lines(m_line *v, size_t *nv)
 {
     size_t i, j = 0;
 
-    qsort(c->lines, c->nlines, sizeof *c->lines, line_cmp);
-    for (i = 0; i < c->nlines; i++) {
-        if (j > 0 && c->lines[j - 1].line == c->lines[i].line) {
-            uint64_t *n = &c->lines[j - 1].n;
-            *n = *n > UINT64_MAX - c->lines[i].n ? UINT64_MAX : *n + c->lines[i].n;
+    qsort(v, *nv, sizeof *v, line_cmp);
+    for (i = 0; i < *nv; i++) {
+        if (j > 0 && v[j - 1].line == v[i].line) {
+            uint64_t *n = &v[j - 1].n;
+            *n = *n > UINT64_MAX - v[i].n ? UINT64_MAX : *n + v[i].n;
         }
         else {
-            c->lines[j++] = c->lines[i];
+            v[j++] = v[i];
         }
     }
-    c->nlines = j;
+    *nv = j;
+}
+
+uint64_t
+model_site_executions(const m_code *c, long offset)
+{
+    size_t lo = 0, hi = c->nsexec;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->sexec[mid].line == offset)
+            return c->sexec[mid].n;
+        if (c->sexec[mid].line < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return 0;
+}
+
+static int
+fsite_cmp(const void *pa, const void *pb)
+{
+    const m_fsite *a = pa, *b = pb;
+    int c;
+
+    if (a->executions != b->executions)
+        return a->executions > b->executions ? -1 : 1;
+    if ((c = strcmp(a->code->name, b->code->name)) != 0)
+        return c;
+    return (a->offset > b->offset) - (a->offset < b->offset);
+}
+
+/* The sites of c run unspecialized: its rows (the one most dumps had per
+ * offset) backing off or never tried that have executions.  Excluded
+ * families (run unspecialized because of counting) are never taken. */
+static void
+rank_code(m_group *m, const m_code *c, size_t *cap)
+{
+    size_t i;
+
+    for (i = 0; i < c->nvsites; i++) {
+        const m_vsite *v = &c->vsites[i];
+        char *f[4], *p;
+        uint64_t n;
+        const m_op *op;
+        int k;
+
+        if (i > 0 && c->vsites[i - 1].offset == v->offset)
+            continue;
+        n = model_site_executions(c, v->offset);
+        if (n == 0)
+            continue;
+        p = cli_xstrndup(v->row, strlen(v->row));
+        for (k = 0; k < 4; k++) {
+            f[k] = p;
+            if (p != NULL && (p = strstr(p, PSF_SEP_FIELD)) != NULL) {
+                *p = '\0';
+                p += 3;
+            }
+        }
+        if (f[3] == NULL ||
+            (strcmp(f[1], PSF_SITE_BACKING_OFF) != 0 && strcmp(f[1], PSF_SITE_NEVER_TRIED) != 0)) {
+            free(f[0]);
+            continue;
+        }
+        if (m->nfsites == *cap) {
+            *cap = *cap ? 2 * *cap : 64;
+            m->fsites = cli_xrealloc(m->fsites, *cap * sizeof *m->fsites);
+        }
+        op = model_op(m, f[0]);
+        m->fsites[m->nfsites++] = (m_fsite){
+            c, v->offset, f[0], f[0], f[1], f[2], f[3], n, op && op->has_exec ? op->exec : 0};
+    }
+}
+
+static void
+rank_sites(m_group *m)
+{
+    size_t i, cap = 0;
+
+    for (i = 0; i < m->ncode; i++)
+        rank_code(m, &m->code[i], &cap);
+    if (m->nfsites > 1)
+        qsort(m->fsites, m->nfsites, sizeof *m->fsites, fsite_cmp);
 }
 
 void
@@ -170,13 +268,16 @@ model_view_finish(m_group *m)
     for (i = 0; i < m->ncode; i++) {
         m_code *c = &m->code[i];
         if (c->nlines > 1)
-            merge_lines(c);
+            merge_lines(c->lines, &c->nlines);
+        if (c->nsexec > 1)
+            merge_lines(c->sexec, &c->nsexec);
         if (c->nvsites > 1)
             qsort(c->vsites, c->nvsites, sizeof *c->vsites, vsite_cmp);
     }
     for (i = 0; i < m->nsrcs; i++)
         if (m->srcs[i].n > 1)
             qsort(m->srcs[i].v, m->srcs[i].n, sizeof *m->srcs[i].v, srcline_cmp);
+    rank_sites(m);
 }
 
 void
@@ -184,12 +285,18 @@ model_view_free(m_group *m)
 {
     size_t i, j;
 
+    for (i = 0; i < m->nfsites; i++)
+        free(m->fsites[i].fields);
+    free(m->fsites);
+    m->fsites = NULL;
+    m->nfsites = 0;
     for (i = 0; i < m->ncode; i++) {
         m_code *c = &m->code[i];
         for (j = 0; j < c->nvsites; j++)
             free(c->vsites[j].row);
         free(c->vsites);
         free(c->lines);
+        free(c->sexec);
     }
     for (i = 0; i < m->nsrcs; i++) {
         for (j = 0; j < m->srcs[i].n; j++)

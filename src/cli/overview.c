@@ -1,6 +1,12 @@
 /* overview.c: where to look first (overview.h). */
 #include "overview.h"
 
+#include "cli.h"
+#include "text.h"
+#include "../format/psf_keys.h"
+
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static uint64_t
@@ -82,7 +88,44 @@ overview_build(overview *o, const m_group *g)
     memset(o, 0, sizeof *o);
     for (i = 0; i < g->ncode && i < OVERVIEW_TOP; i++)
         o->code[o->ncode++] = &g->code[i];
-    for (i = 0; i < g->nsites && i < OVERVIEW_TOP; i++)
+    for (i = 0; i < g->nfsites && i < OVERVIEW_TOP; i++)
+        o->fsite[o->nfsite++] = &g->fsites[i];
+    for (i = 0; o->nfsite == 0 && i < g->nsites && i < OVERVIEW_TOP; i++)
         o->site[o->nsite++] = &g->sites[i];
     families(o, g);
+}
+
+void
+overview_put_fsite(FILE *out, const char *prefix, const m_fsite *f)
+{
+    const m_code *k = f->code;
+    char c[32];
+    char *fam = text_display(f->family), *func = text_display(k->qual ? k->qual : k->name),
+         *file = text_display_n(k->name, k->qual ? k->file_len : strlen(k->name));
+
+    cli_count_str(c, sizeof c, f->executions);
+    fputs(prefix, out);
+    fputs("fails to specialize: ", out);
+    cli_fput_esc(out, fam);
+    fputs(" at ", out);
+    cli_fput_esc(out, file);
+    fputc(':', out);
+    cli_fput_esc(out, f->line);
+    fputs(" in ", out);
+    cli_fput_esc(out, func);
+    fprintf(out, ": %s executions not specialized", c);
+    if (f->family_exec)
+        fprintf(out, " (%.1f%% of %s)", 100.0 * (double)f->executions / (double)f->family_exec,
+                fam);
+    if (strcmp(f->state, PSF_SITE_BACKING_OFF) == 0) {
+        fputs(", backing off after ", out);
+        cli_fput_esc(out, f->detail);
+        fputs(" failed attempts\n", out);
+    }
+    else {
+        fputs(", never tried\n", out);
+    }
+    free(fam);
+    free(func);
+    free(file);
 }

@@ -3,8 +3,11 @@
  *
  *   - the hottest code: the code objects that executed the most
  *     instructions (collector dumps with hot code);
- *   - the sites that fail to specialize, by consecutive failed attempts
- *     (collector dumps with a census);
+ *   - the sites that run unspecialized, by their executions while not
+ *     specialized (backing off or never tried: collector dumps with
+ *     site executions, FORMAT.md 1.18), else the sites that fail to
+ *     specialize by consecutive failed attempts (dumps with a census
+ *     only: that figure stops at CPython's backoff ceiling);
  *   - the families that run unspecialized the most: executions of the
  *     family's generic forms (its base and adaptive instructions) plus
  *     misses (a specialized form that deoptimized and ran the generic
@@ -21,6 +24,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define OVERVIEW_TOP 3
 
@@ -35,10 +39,17 @@ typedef struct overview {
     size_t ncode;
     const m_csite *site[OVERVIEW_TOP]; /* borrowed, most attempts first */
     size_t nsite;
+    const m_fsite *fsite[OVERVIEW_TOP]; /* borrowed, most executions
+                                         * first; when set, site is not */
+    size_t nfsite;
     ov_family fam[OVERVIEW_TOP];
     size_t nfam;
 } overview;
 
 void overview_build(overview *o, const m_group *g);
+/* A ranked site as one line of `pystats run`'s headline, after prefix:
+ * "fails to specialize: F at FILE:LINE in FUNC: N executions not
+ * specialized (P% of F), backing off after A failed attempts". */
+void overview_put_fsite(FILE *out, const char *prefix, const m_fsite *f);
 
 #endif

@@ -919,12 +919,98 @@ site_where(md *m, const m_csite *st)
     doc_name(m->d, st->line);
 }
 
+/* FILE:LINE of a ranked site: its code's file, the row's line. */
+static void
+fsite_where(md *m, const m_fsite *f)
+{
+    const m_code *k = f->code;
+    name_text_n(m->d, k->name, k->qual ? k->file_len : strlen(k->name));
+    doc_text(m->d, ":");
+    doc_name(m->d, f->line);
+}
+
+/* "backing off, N failed attempts in a row" or "never tried". */
+static void
+fsite_state(md *m, const m_fsite *f)
+{
+    if (strcmp(f->state, PSF_SITE_BACKING_OFF) == 0) {
+        doc_text(m->d, "backing off, ");
+        name_text(m->d, f->detail);
+        doc_text(m->d, " failed attempts in a row");
+    }
+    else {
+        doc_text(m->d, "never tried");
+    }
+}
+
+/* The sites run unspecialized, by executions (FORMAT.md 1.18). */
+static void
+sec_ranked_sites(md *m, const m_group *g)
+{
+    size_t i, max = m->opt->top_sites > 0 ? (size_t)m->opt->top_sites : 50;
+    char c[32], p[32];
+
+    heading(m, 0, "Sites that fail to specialize");
+    doc_para(m->d);
+    doc_text(m->d, "Every site of the code that ran (");
+    doc_code(m->d, "code[K].site");
+    doc_text(m->d, " rows, the standard library and installed packages included) that "
+                   "executed while backing off or never tried, ranked by its executions (");
+    doc_code(m->d, "code[K].site_executions");
+    doc_textf(m->d,
+              "), summed over the dumps. \"%% of family\" is its share of the family's "
+              "executions. The state is the one most dumps had, read when the census was "
+              "taken (at the window's close or the dump, or as the code died): the last state "
+              "the site reached in the period. \"Attempts\" is the consecutive failed "
+              "attempts, which stop at CPython's backoff ceiling (11 on 3.12-3.14), so it "
+              "cannot rank sites: executions do. Families instrumented while counting "
+              "(FOR_ITER; RESUME on 3.13+) run unspecialized because of the counting and "
+              "are never ranked: their state cannot be read in this mode. %s%zu of %zu sites "
+              "(--top-sites).",
+              g->nfsites > max ? "Top " : "All ", g->nfsites > max ? max : g->nfsites, g->nfsites);
+    doc_table(m->d, "lrrlrlll", "Family", "Executions", "% of family", "State", "Attempts", "Where",
+              "Function", "Source");
+    for (i = 0; i < g->nfsites && i < max; i++) {
+        const m_fsite *f = &g->fsites[i];
+        const m_src *src = model_src(g, f->code->name, f->code->file_len);
+        const char *text = NULL;
+        long line = strtol(f->line, NULL, 10);
+        size_t lo = 0, hi = src ? src->n : 0;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (src->v[mid].line < line)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (src && lo < src->n && src->v[lo].line == line)
+            text = src->v[lo].text;
+        doc_row_begin(m->d);
+        cell_text(m->d, f->family);
+        cli_count_str(c, sizeof c, f->executions);
+        doc_cell_text(m->d, c);
+        pct_str(p, f->executions, f->family_exec);
+        doc_cell_text(m->d, p);
+        doc_cell_text(m->d,
+                      strcmp(f->state, PSF_SITE_BACKING_OFF) == 0 ? "backing off" : "never tried");
+        cell_text(m->d, f->detail);
+        doc_cell(m->d);
+        fsite_where(m, f);
+        cell_text(m->d, f->code->qual ? f->code->qual : f->code->name);
+        cell_text(m->d, text ? text : "");
+    }
+}
+
 static void
 sec_census_sites(md *m, const m_group *g)
 {
     size_t i, max = m->opt->top_sites > 0 ? (size_t)m->opt->top_sites : 50;
     char c[32];
 
+    if (g->nfsites > 0) {
+        sec_ranked_sites(m, g);
+        return;
+    }
     if (g->nsites == 0)
         return;
     heading(m, 0, "Sites that fail to specialize");
@@ -1153,6 +1239,24 @@ overview_items(md *m, const overview *o, uint64_t den)
         cli_count_str(c, sizeof c, st->attempts);
         doc_textf(m->d, ": %s failed attempts in a row", c);
     }
+    for (i = 0; i < o->nfsite; i++) {
+        const m_fsite *f = o->fsite[i];
+        doc_item(m->d);
+        doc_text(m->d, "Fails to specialize: ");
+        name_text(m->d, f->family);
+        doc_text(m->d, " at ");
+        fsite_where(m, f);
+        doc_text(m->d, " in ");
+        doc_style(m->d, DOC_CODE);
+        name_text(m->d, f->code->qual ? f->code->qual : f->code->name);
+        doc_style(m->d, DOC_PLAIN);
+        cli_count_str(c, sizeof c, f->executions);
+        pct_str(p, f->executions, f->family_exec);
+        doc_textf(m->d, ": %s executions not specialized%s%s%s (", c, *p ? ", " : "", p,
+                  *p ? " of the family's" : "");
+        fsite_state(m, f);
+        doc_text(m->d, ")");
+    }
     for (i = 0; i < o->nfam; i++) {
         doc_item(m->d);
         doc_text(m->d, "Runs unspecialized: ");
@@ -1192,7 +1296,7 @@ sec_overview(md *m, const summary_group *sg, const char *verdict)
     doc_row_begin(m->d);
     doc_cell_text(m->d, "Files");
     doc_cell_text(m->d, c);
-    if (o.ncode + o.nsite + o.nfam == 0)
+    if (o.ncode + o.nsite + o.nfsite + o.nfam == 0)
         return;
     doc_para(m->d);
     doc_text(m->d, "Where to look:");

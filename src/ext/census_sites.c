@@ -127,6 +127,14 @@ sb_num(sbuf *b, long v)
     sb_put(b, num);
 }
 
+static void
+sb_u64(sbuf *b, uint64_t v)
+{
+    char num[24];
+    psf_u64_to_str(v, num);
+    sb_put(b, num);
+}
+
 /* ---- positions: the location table, one pass ---- */
 
 typedef struct lt_walk {
@@ -254,7 +262,7 @@ state_name(pc_site_state st)
 
 static void
 put_row(sbuf *b, const char *key, Py_ssize_t i, int op, pc_site_state st,
-        unsigned fails, const int *pos)
+        unsigned fails, const int *pos, uint64_t executions)
 {
     int k;
     sb_put(b, PSF_KEY_CODE);
@@ -275,12 +283,23 @@ put_row(sbuf *b, const char *key, Py_ssize_t i, int op, pc_site_state st,
         sb_num(b, pos[k]);
     }
     sb_put(b, "\n");
+    /* Its executions, every dispatch in any form: the per-unit count the
+     * hot record holds (segment counts folded in), a key of its own. */
+    sb_put(b, PSF_KEY_CODE);
+    sb_put(b, key);
+    sb_put(b, PSF_KEY_CODE_SITE_EXEC);
+    sb_num(b, (long)(2 * i));
+    sb_put(b, "]" PSF_SEP_VALUE);
+    sb_u64(b, executions);
+    sb_put(b, "\n");
 }
 
 /* The rows of code (scope count) into b, or only counted if b is NULL;
- * *last: the last line of its co_lines(). */
+ * h: its hot record (the sites' executions; NULL: 0); *last: the last
+ * line of its co_lines(). */
 static size_t
-code_rows(PyCodeObject *co, const char *key, sbuf *b, int *last)
+code_rows(PyCodeObject *co, const pc_hot *h, const char *key, sbuf *b,
+          int *last)
 {
     const uint16_t *units = pc_code_units(co);
     Py_ssize_t n = pc_code_nunits(co), i;
@@ -297,7 +316,8 @@ code_rows(PyCodeObject *co, const char *key, sbuf *b, int *last)
         if (r.state != PC_STATE_NONE && r.state != PC_STATE_PLAIN) {
             rows++;
             if (b != NULL)
-                put_row(b, key, i, r.op, r.state, r.fails, lt_at(&w, i));
+                put_row(b, key, i, r.op, r.state, r.fails, lt_at(&w, i),
+                        h != NULL && i < h->n ? h->counts[i] : 0);
         }
         i += pc_ct.caches[op];
     }
@@ -347,7 +367,7 @@ pc_sites_code_dead(pc_codeinfo *ci)
         pc_census_hidden(ci->code, PC_CENSUS_COUNT))
         return;
     if (ndead >= PC_SITES_MAX_DEAD) {
-        dead_dropped_rows += code_rows(co, "", NULL, NULL);
+        dead_dropped_rows += code_rows(co, NULL, "", NULL, NULL);
         return;
     }
     if (ndead == dead_cap) {
@@ -360,7 +380,7 @@ pc_sites_code_dead(pc_codeinfo *ci)
     }
     e = &dead[ndead];
     memset(e, 0, sizeof *e);
-    e->nrows = code_rows(co, ci->hot->key, &b, &e->last);
+    e->nrows = code_rows(co, ci->hot, ci->hot->key, &b, &e->last);
     e->key = strdup(ci->hot->key);
     if (b.failed || e->key == NULL) {
         free(b.p);
@@ -467,13 +487,15 @@ take_rows(site_entry *e, sbuf *b, size_t *codes, size_t *rows)
 {
     sbuf one = {NULL, 0, 0, 0};
     if (e->code != NULL)
-        e->nrows = code_rows((PyCodeObject *)e->code, e->key, NULL, NULL);
+        e->nrows =
+            code_rows((PyCodeObject *)e->code, NULL, e->key, NULL, NULL);
     if (*codes >= PC_HOT_CAP || *rows + e->nrows > PC_SITES_MAX_ROWS) {
         omitted_rows += e->nrows;
         return 0;
     }
     if (e->code != NULL) {
-        code_rows((PyCodeObject *)e->code, e->key, &one, &e->last);
+        code_rows((PyCodeObject *)e->code, pc_census_hot_of(e->code), e->key,
+                  &one, &e->last);
         if (one.n)
             sb_putn(b, one.p, one.n);
         free(one.p);

@@ -163,6 +163,7 @@ static const struct sub {
     {
         {PSF_KEY_CODE_LINE, PSF_K_CODE_LINE},
         {PSF_KEY_CODE_SITE, PSF_K_CODE_SITE},
+        {PSF_KEY_CODE_SITE_EXEC, PSF_K_CODE_SITE_EXEC},
         {PSF_KEY_CODE_SITE_ROW, PSF_K_CODE_SITE_ROW},
 },
   sub_source[] = {

@@ -35,24 +35,26 @@ typedef enum psf_key_kind {
     PSF_K_HIST, /* <name>[A], a histogram bucket */
     PSF_K_RARE, /* Rare event (A) */
     /* The collector's own keys (docs/FORMAT.md 1.10-1.12 and hot code). */
-    PSF_K_CENSUS,        /* census.B (a empty) or census.family[A].B */
-    PSF_K_CENSUS_FORM,   /* census.family[A].specialized[B] */
-    PSF_K_CENSUS_SITE,   /* census.site[A]: a text value, never a count */
-    PSF_K_SITE_SEEN,     /* census.sites[A].count: a site row, summed */
-    PSF_K_SITE_ATTEMPTS, /* census.sites[A].attempts: kept at the maximum */
-    PSF_K_OWN_GC,        /* gc[A].B */
-    PSF_K_OWN_OBJECT,    /* objects.B */
-    PSF_K_OWN_RARE,      /* rare.B: watcher figures, not "Rare event" */
-    PSF_K_OWN_CALL,      /* calls.B: not the native "Calls to ..." */
-    PSF_K_CODE,          /* code[A].B, B = instructions or calls; A is
-                          * FILE:LINE:QUALNAME, FILE may hold ':' */
-    PSF_K_CODE_OP,       /* code[A].opcode[B] */
-    PSF_K_CODE_LINE,     /* code[A].line[B], B a line or "none" */
-    PSF_K_CODE_SITE,     /* code[A].site[B]: a text value (a row) */
-    PSF_K_CODE_SITE_ROW, /* code[A].site_row[B]: B = "OFFSET | ROW" */
-    PSF_K_SOURCE,        /* source[A].line[B]: a text value */
-    PSF_K_SOURCE_ROW,    /* source[A].text[B]: B = "LINE | TEXT" */
-    PSF_K_LINES_OMITTED, /* code_lines.omitted: hot code without lines */
+    PSF_K_CENSUS,         /* census.B (a empty) or census.family[A].B */
+    PSF_K_CENSUS_FORM,    /* census.family[A].specialized[B] */
+    PSF_K_CENSUS_SITE,    /* census.site[A]: a text value, never a count */
+    PSF_K_SITE_SEEN,      /* census.sites[A].count: a site row, summed */
+    PSF_K_SITE_ATTEMPTS,  /* census.sites[A].attempts: kept at the maximum */
+    PSF_K_OWN_GC,         /* gc[A].B */
+    PSF_K_OWN_OBJECT,     /* objects.B */
+    PSF_K_OWN_RARE,       /* rare.B: watcher figures, not "Rare event" */
+    PSF_K_OWN_CALL,       /* calls.B: not the native "Calls to ..." */
+    PSF_K_CODE,           /* code[A].B, B = instructions or calls; A is
+                           * FILE:LINE:QUALNAME, FILE may hold ':' */
+    PSF_K_CODE_OP,        /* code[A].opcode[B] */
+    PSF_K_CODE_LINE,      /* code[A].line[B], B a line or "none" */
+    PSF_K_CODE_SITE,      /* code[A].site[B]: a text value (a row) */
+    PSF_K_CODE_SITE_ROW,  /* code[A].site_row[B]: B = "OFFSET | ROW" */
+    PSF_K_CODE_SITE_EXEC, /* code[A].site_executions[B]: a site's
+                           * executions, B its offset */
+    PSF_K_SOURCE,         /* source[A].line[B]: a text value */
+    PSF_K_SOURCE_ROW,     /* source[A].text[B]: B = "LINE | TEXT" */
+    PSF_K_LINES_OMITTED,  /* code_lines.omitted: hot code without lines */
     PSF_K_KIND_COUNT
 } psf_key_kind;
 

@@ -115,6 +115,9 @@
 #define PSF_KEY_SOURCE "source["
 #define PSF_KEY_SOURCE_LINE "].line["
 #define PSF_KEY_CODE_SITE "].site["
+/* code[K].site_executions[OFFSET] : N, the executions of the site at
+ * OFFSET (1.18; a key added within format 2). */
+#define PSF_KEY_CODE_SITE_EXEC "].site_executions["
 /* code_lines.omitted : N, the code objects a dump has hot code for but
  * no lines (the bound of 1.18). */
 #define PSF_KEY_CODE_LINES_OMITTED "code_lines.omitted"

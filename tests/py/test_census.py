@@ -411,7 +411,7 @@ FAILING_LINE = WORK_SRC.splitlines().index("        t += o.y") + 1
 def counted_key(k):
     """Hot code and calls: counts; the census's own code[K].site rows
     (1.18) are not."""
-    return k.startswith(("code[", "calls.")) and "].site[" not in k
+    return k.startswith(("code[", "calls.")) and "].site" not in k
 
 
 def census_keys(d):

@@ -267,7 +267,8 @@ def parse_code(extra):
         if k.startswith("calls."):
             calls[k[len("calls."):]] = int(v)
             continue
-        if not k.startswith("code[") or "].site[" in k:
+        if not k.startswith("code[") or "].site[" in k or \
+                "].site_executions[" in k:
             continue            # the census's site rows (1.18)
         if k.endswith("].instructions"):
             key, what = k[5:-len("].instructions")], ("instructions",)

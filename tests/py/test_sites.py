@@ -443,3 +443,210 @@ def test_one_code_object_per_key_the_one_with_most_instructions(tmp_path):
     assert r["a"] != r["b"]
     rows = site_rows(dump)["<twice>:1:twice"]
     assert rows == {int(o): v for o, v in r["b"].items()}
+
+
+# The executions of every site (code[K].site_executions[OFFSET]) against
+# an independent count: the same program run without the collector under
+# a sys.monitoring INSTRUCTION tool, which sees every instruction of the
+# window at its offset (RESUME by PY_START: these functions start only).
+EXEC_SCRIPT = READING + WORK + r'''
+import json, sys
+
+DEAD_SRC = """
+def dead(objs):
+    t = 0
+    for o in objs:
+        t += o.x
+    return t
+
+dead([Plain() for _ in range(50)])
+"""
+
+
+def hot_failing(o):
+    return o.y
+
+
+def window():
+    mono([Plain() for _ in range(200)])
+    failing([Lazy() for _ in range(300)])
+    lazy = Lazy()
+    for _ in range(1400):
+        hot_failing(lazy)
+    ns = {"Plain": Plain}
+    exec(compile(DEAD_SRC, "dead_sites.py", "exec"), ns)
+    ns.clear()
+
+
+keys = [key(f.__code__) for f in (mono, failing, hot_failing)]
+if sys.argv[1] == "ref":
+    M = sys.monitoring
+    TOOL = M.PROFILER_ID
+    counts = {}
+
+    def instruction(code, offset):
+        k = "%s|%d" % (key(code), offset)
+        counts[k] = counts.get(k, 0) + 1
+
+    M.use_tool_id(TOOL, "reference")
+    # No INSTRUCTION event for RESUME: its starts are PY_START's.
+    for ev in (M.events.INSTRUCTION, M.events.PY_START):
+        M.register_callback(TOOL, ev, instruction)
+    M.set_events(TOOL, M.events.INSTRUCTION | M.events.PY_START)
+    window()
+    M.set_events(TOOL, 0)
+    with open(sys.argv[2], "w") as f:
+        json.dump({"counts": counts, "keys": keys}, f)
+else:
+    import pystats
+    pystats.on()
+    window()
+    pystats.off()
+    assert pystats.dump()
+'''
+
+
+def site_executions(dump):
+    """{decoded key: {offset: executions}} of code[K].site_executions."""
+    out = {}
+    for k, v in dump.extra.items():
+        if not (k.startswith("code[") and "].site_executions[" in k):
+            continue
+        key, off = k[len("code["):-1].rsplit("].site_executions[", 1)
+        f, line, qual = key.split(":")
+        out.setdefault("%s:%s:%s" % (decode_text(f), line, decode_text(qual)),
+                       {})[int(off)] = int(v)
+    return out
+
+
+@needs_segments
+def test_site_executions_are_the_instructions_run(tmp_path):
+    script = tmp_path / "work_exec.py"
+    script.write_text(EXEC_SCRIPT)
+    ref = tmp_path / "ref.json"
+    d = str(tmp_path / "stats")
+    run_python("import runpy, sys; sys.argv[:] = [%r, 'ref', %r]; "
+               "runpy.run_path(%r, run_name='__main__')"
+               % (str(script), str(ref), str(script)))
+    run_python("import runpy, sys; sys.argv[:] = [%r, 'count']; "
+               "runpy.run_path(%r, run_name='__main__')"
+               % (str(script), str(script)),
+               env=clean_env(PYSTATS_DIR=d))
+    [dump] = dumps_in(d)
+    with open(ref) as f:
+        exp = json.load(f)
+    rows, execs = site_rows(dump), site_executions(dump)
+    dead = [k for k in rows if k.startswith("dead_sites.py:")]
+    assert len(dead) == 2, sorted(rows)     # the module and dead()
+    checked = 0
+    for key in exp["keys"] + dead:
+        assert key in rows, key
+        # One executions line per site row, no more.
+        assert sorted(execs[key]) == sorted(rows[key]), key
+        for off, n in execs[key].items():
+            assert n == exp["counts"].get("%s|%d" % (key, off), 0), \
+                (key, off, rows[key][off])
+            checked += n > 0
+    assert checked >= 10
+    # The hot failing site: 1,400 executions, backing off at the ceiling.
+    [hot] = [k for k in exp["keys"] if k.endswith(":hot_failing")]
+    [(off, row)] = [(o, r) for o, r in rows[hot].items()
+                    if r[0] == "LOAD_ATTR"]
+    assert row[1] == "backing_off"
+    assert execs[hot][off] == 1400
+
+
+# A hot failing site among many cold ones at the backoff ceiling: the
+# consecutive failed attempts tie, the executions (known from the
+# program: one per call) rank them.
+RANK_SCRIPT = "import sys\n" + WORK + "".join(
+    "\ndef cold_%d(o):\n    return o.y\n" % i for i in range(20)) + r'''
+import pystats
+
+COLD = 20
+
+
+def zz_hot(o):
+    return o.y
+
+
+lazy = Lazy()
+pystats.on()
+for i in range(COLD):
+    f = globals()["cold_%d" % i]
+    for _ in range(9000):
+        f(lazy)
+for _ in range(60000):
+    zz_hot(lazy)
+pystats.off()
+assert pystats.dump()
+'''
+
+CLI = os.path.join(os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))), "build", "pystats")
+
+
+@needs_segments
+@pytest.mark.skipif(not os.access(CLI, os.X_OK),
+                    reason="build/pystats not built")
+def test_the_hot_failing_site_leads_by_executions(tmp_path):
+    import subprocess
+    script = tmp_path / "rank.py"
+    script.write_text(RANK_SCRIPT)
+    d = str(tmp_path / "stats")
+    run_python("import runpy, sys; sys.argv[:] = [%r]; "
+               "runpy.run_path(%r, run_name='__main__')"
+               % (str(script), str(script)),
+               env=clean_env(PYSTATS_DIR=d), timeout=300)
+    [dump] = dumps_in(d)
+    rows = site_rows(dump)
+    attempts = sorted(int(r[2]) for k, v in rows.items()
+                      if k.endswith((":zz_hot",)) or ":cold_" in k
+                      for r in v.values() if r[1] == "backing_off")
+    # 21 sites backing off, the cold ones at the ceiling with the hot one.
+    assert len(attempts) == 21 and attempts[0] == attempts[-1], attempts
+    [off_hot] = [o for k, v in rows.items() if k.endswith(":zz_hot")
+                 for o, r in v.items() if r[0] == "LOAD_ATTR"]
+    hot_line = RANK_SCRIPT.split("\n").index("    return o.y",
+        RANK_SCRIPT.split("\n").index("def zz_hot(o):")) + 1
+    r = subprocess.run([CLI, "summarize", dump.path], capture_output=True,
+                       text=True, check=True)
+    out = r.stdout
+    look = [ln for ln in out.split("\n")
+            if ln.startswith("- Fails to specialize: ")]
+    assert look[0].startswith(
+        "- Fails to specialize: LOAD_ATTR at %s:%d in `zz_hot`: "
+        "60,000 executions not specialized" % (script, hot_line)), look
+    table = out.split("## Sites that fail to specialize", 1)[1]
+    body = [ln for ln in table.split("\n") if ln.startswith("| ")][2:]
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in body]
+    assert cells[0][:5] == ["LOAD_ATTR", "60,000", "25.0%", "backing off",
+                            str(attempts[-1])], cells[0]
+    assert cells[0][5] == "%s:%d" % (script, hot_line)
+    # The cold ones next, each at its own executions: one per call.
+    cold = [c for c in cells[1:21]]
+    assert all(c[1] == "9,000" and c[3] == "backing off" for c in cold), cold
+    assert sorted(c[6] for c in cold) == sorted(
+        "cold_%d" % i for i in range(20))
+    # pystats run's headline names the same site first, by executions.
+    r = subprocess.run([CLI, "run", "-o", str(tmp_path / "run"), "--",
+                        sys.executable, str(script)],
+                       capture_output=True, text=True, env=clean_env(),
+                       timeout=300)
+    assert r.returncode == 0, r.stderr
+    said = [ln for ln in r.stderr.split("\n") if "fails to specialize" in ln]
+    assert said[0].startswith(
+        "pystats run:   fails to specialize: LOAD_ATTR at %s:%d in zz_hot: "
+        "60,000 executions not specialized" % (script, hot_line)), said
+    # annotate: each site's executions on hover and as data-executions.
+    page = tmp_path / "page.html"
+    subprocess.run([CLI, "annotate", dump.path, "--html", str(page),
+                    "--top", "100", "--quiet"], check=True, timeout=120)
+    html = page.read_text()
+    import re
+    hot_site = re.findall(r'<span class="[^"]*" data-family="LOAD_ATTR" '
+                          r'data-state="backing_off" data-detail="\d+" '
+                          r'data-offset="%d" data-executions="(\d+)"[^>]* '
+                          r'title="LOAD_ATTR: [^"]*; (\d+) executions'
+                          % off_hot, html)
+    assert ("60000", "60000") in hot_site, hot_site
