@@ -402,6 +402,33 @@ contains(const char *s, size_t n, const char *lit)
     return 0;
 }
 
+/* Instructions no earlier version has (CPython's own lists: the
+ * _specialized_instructions of published 3.15 and 3.16 summaries against
+ * the opcode table of 3.14). */
+static const char *const new_315[] = {"BINARY_OP_SUBSCR_USTR_INT",
+                                      "CALL_EX_NON_PY_GENERAL",
+                                      "CALL_EX_PY",
+                                      "FOR_ITER_VIRTUAL",
+                                      "GET_ITER_SELF",
+                                      "GET_ITER_VIRTUAL",
+                                      "RESUME_CHECK_JIT",
+                                      NULL};
+static const char *const new_316[] = {"SEND_ASYNC_GEN", "SEND_VIRTUAL", NULL};
+
+unsigned
+psf_key_new_name(const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; new_316[i]; i++)
+        if (equals(s, n, new_316[i]))
+            return PSF_M_NEW_316;
+    for (i = 0; new_315[i]; i++)
+        if (equals(s, n, new_315[i]))
+            return PSF_M_NEW_315;
+    return 0;
+}
+
 unsigned
 psf_key_marks(const psf_key *k, const char *s, size_t n)
 {
@@ -419,6 +446,10 @@ psf_key_marks(const psf_key *k, const char *s, size_t n)
     case PSF_K_OP_FAIL_KIND:
     case PSF_K_OP_OTHER:
         m |= k->a_num >= 0 ? PSF_M_NUMERIC_OP : PSF_M_NAMED_OP;
+        if (k->a_num < 0)
+            m |= psf_key_new_name(k->a, k->a_len);
+        if (k->kind == PSF_K_OP_PAIR && k->b != NULL && k->b_num < 0)
+            m |= psf_key_new_name(k->b, k->b_len);
         break;
     case PSF_K_EVAL_CALL:
         m |= PSF_M_EVAL_CALL;
@@ -428,6 +459,15 @@ psf_key_marks(const psf_key *k, const char *s, size_t n)
             m |= PSF_M_METHOD_CACHE;
         if (contains(s, n, "mortal"))
             m |= PSF_M_MORTAL;
+        /* Resizing the method cache: 3.16. */
+        if (starts(s, n, "Object method cache too big") ||
+            starts(s, n, "Object method cache invalidations") ||
+            starts(s, n, "Object method cache resizes"))
+            m |= PSF_M_NEW_316;
+        break;
+    case PSF_K_OPT:
+        if (equals(s, n, "Optimization fitness terminated"))
+            m |= PSF_M_NEW_315;
         break;
     case PSF_K_JIT:
         if (contains(s, n, "size"))

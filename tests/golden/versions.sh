@@ -1,0 +1,60 @@
+# tests/golden/versions.sh: published summaries of CPython 3.15 and 3.16
+# (bench_runner's layout, from diegorusso/pyperf-bench, each beside the .md
+# report CPython's summarize_stats.py made of it); sourced by run.sh (it
+# uses run.sh's check/ok/bad/jget/run, $T, $HERE).
+
+P15=$HERE/published/bm-20260502-3.15.0a8+-6b632ce-PYTHON_UOPS
+P16=$HERE/published/bm-20260821-3.16.0a0-999a046-PYTHON_UOPS
+P15E=$HERE/published/bm-20260416-3.15.0a8+-2faceee-PYTHON_UOPS
+F15=$(ls "$P15"/*-pystats-coroutines.json)
+F16=$(ls "$P16"/*-pystats-coroutines.json)
+F15E=$(ls "$P15E"/*-pystats.json)
+
+# ---- the version, from the input's own evidence ---------------------------
+for v in 15 16; do
+    eval f=\$F$v
+    run summarize "$f" --json "$T/v$v.json" --markdown "$T/v$v.md"
+    check "published 3.$v: exit status" 0 "$rc"
+    check "published 3.$v: version" 3.$v "$(jget "$T/v$v.json" 'd["meta"]["python_version"]')"
+    check "published 3.$v: named in the report" 1 "$(grep -c "^6 data files: CPython 3.$v native dumps" "$T/v$v.md")"
+done
+check "published 3.15: told by its new instructions" 1 \
+    "$(jget "$T/v15.json" 'sum("new in 3.15" in k for k in d["meta"]["version_detection"])')"
+check "published 3.16: told by its new instructions" 1 \
+    "$(jget "$T/v16.json" 'sum("new in 3.16" in k for k in d["meta"]["version_detection"])')"
+# Without the list of specialized instructions: the counters tell (3.15 has
+# "Optimization fitness terminated", 3.16 method-cache resizing lines).
+for v in 15 16; do
+    eval f=\$F$v
+    python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["_specialized_instructions"]
+json.dump(d, open(sys.argv[2], "w"))' "$f" "$T/nospec$v.json"
+    run summarize "$T/nospec$v.json" --json "$T/nospec$v-out.json"
+    check "3.$v summary without its instruction list: version from its counters" 3.$v \
+        "$(jget "$T/nospec$v-out.json" 'd["meta"]["python_version"]')"
+done
+# Nothing inside tells: the file name does (bench_runner's "-3.15.0a8+-").
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+del d["_specialized_instructions"]
+json.dump(d, open(sys.argv[2], "w"))' "$F15E" "$T/plain.json"
+mkdir -p "$T/named"
+cp "$T/plain.json" "$T/named/bm-20260416-unknown-aarch64-python-2faceeec5c0fb06498a9-3.15.0a8+-2faceee-pystats.json"
+run summarize "$T/plain.json" --json "$T/plain-out.json"
+check "nothing tells the version: none named" None "$(jget "$T/plain-out.json" 'd["meta"]["python_version"]')"
+run summarize "$T/named" --json "$T/named-out.json"
+check "the version from bench_runner's file name" 3.15 "$(jget "$T/named-out.json" 'd["meta"]["python_version"]')"
+# Raw dumps: the opcode set tells (RESUME_CHECK_JIT, CALL_EX_PY are 3.15's).
+mkdir -p "$T/raw15"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+with open(sys.argv[2], "w") as out:
+    for k, v in d.items():
+        if not k.startswith("_") and k not in ("metadata", "__nfiles__") and "fitness" not in k:
+            out.write(f"{k} : {v}\n")' "$F15" "$T/raw15/a.txt"
+run summarize "$T/raw15" --json "$T/raw15.json"
+check "raw 3.15 dump: version from its opcode set" 3.15 "$(jget "$T/raw15.json" 'd["meta"]["python_version"]')"
