@@ -10,6 +10,14 @@ F15=$(ls "$P15"/*-pystats-coroutines.json)
 F16=$(ls "$P16"/*-pystats-coroutines.json)
 F15E=$(ls "$P15E"/*-pystats.json)
 
+# v_has_finding JSON CHECK SEVERITY; v_finding_files JSON CHECK (as check.sh's).
+v_has_finding() {
+    jget "$1" "'yes' if any(f['check'] == '$2' and f['severity'] == '$3' for f in d['findings']) else 'no: ' + ', '.join(f['check'] + '/' + f['severity'] for f in d['findings'])"
+}
+v_finding_files() {
+    jget "$1" "' '.join(sorted(set(p.rsplit('/', 1)[-1] for f in d['findings'] if f['check'] == '$2' for p in f['files'])))"
+}
+
 # ---- the version, from the input's own evidence ---------------------------
 for v in 15 16; do
     eval f=\$F$v
@@ -58,3 +66,21 @@ with open(sys.argv[2], "w") as out:
             out.write(f"{k} : {v}\n")' "$F15" "$T/raw15/a.txt"
 run summarize "$T/raw15" --json "$T/raw15.json"
 check "raw 3.15 dump: version from its opcode set" 3.15 "$(jget "$T/raw15.json" 'd["meta"]["python_version"]')"
+
+# ---- a summary of nothing: the run's stats stayed off ----------------------
+# CPython's own report of it (the .md beside it): every effectiveness row
+# 0, "Number of data files 0".
+run check "$F15E" --json "$T/empty-ck.json"
+check "summary without counters: exit status (a warning)" 0 "$rc"
+check "summary without counters: no-counters is a warning" yes "$(v_has_finding "$T/empty-ck.json" no-counters warning)"
+check "summary without counters: the file named" "$(basename "$F15E")" "$(v_finding_files "$T/empty-ck.json" no-counters)"
+check "summary without counters: verdict caution" caution "$(jget "$T/empty-ck.json" 'd["verdict"]')"
+check "CPython's report of it: Number of data files 0" 1 \
+    "$(cat "$P15E"/*-pystats.md | tr -d "\n" | grep -c 'Number of data files</td><td align="right">0</td>')"
+run summarize "$F15E" --markdown "$T/empty.md"
+check "summary without counters: the report's trust line says so" 1 \
+    "$(grep -c '^\*\*Trust:\*\* caution: .*no-counters' "$T/empty.md")"
+# A summary with counters is not one.
+run check "$F15" --json "$T/f15-ck.json"
+check "summary with counters: no no-counters finding" "no: " \
+    "$(v_has_finding "$T/f15-ck.json" no-counters warning | cut -c1-4)"
