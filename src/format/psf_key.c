@@ -35,6 +35,24 @@ as_num(const char *s, size_t n)
     return psf_parse_line(s, n, &v) == 0 ? v : -1;
 }
 
+/* A histogram bucket's bound: digits, up to 2**62 (CPython 3.15's trace
+ * histograms run to 2**31, past a line number's limit); -1 if not. */
+static long
+as_bucket(const char *s, size_t n)
+{
+    long v = 0;
+    size_t i;
+
+    if (n == 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > ((1L << 62) - 9) / 10)
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
 /* Parse "[X]" at s[0..n); sets x and xn and returns the length consumed
  * including brackets, or 0 if s does not start with a bracket pair. */
 static size_t
@@ -378,14 +396,16 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
         const char *open = s + n - 1;
         while (open > s && *open != '[')
             open--;
-        if (open > s &&
-            as_num(open + 1, (size_t)(s + n - 1 - open - 1)) >= 0) {
+        long bucket = open > s
+                          ? as_bucket(open + 1, (size_t)(s + n - 1 - open - 1))
+                          : -1;
+        if (bucket >= 0) {
             k->kind = PSF_K_HIST;
             k->b = s;
             k->b_len = (size_t)(open - s);
             k->a = open + 1;
             k->a_len = (size_t)(s + n - 1 - open - 1);
-            k->a_num = as_num(k->a, k->a_len);
+            k->a_num = bucket;
         }
     }
     return k->kind;

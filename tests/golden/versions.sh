@@ -84,3 +84,25 @@ check "summary without counters: the report's trust line says so" 1 \
 run check "$F15" --json "$T/f15-ck.json"
 check "summary with counters: no no-counters finding" "no: " \
     "$(v_has_finding "$T/f15-ck.json" no-counters warning | cut -c1-4)"
+
+# ---- CPython's own reports, figure for figure -------------------------------
+# The expected rows are read from CPython's .md beside each file
+# (cpython_report_rows.py reads only that report), then compared with ours
+# by published_compare.py, as the 3.14 files are.
+for v in 15 16; do
+    eval f=\$F$v
+    python3 "$HERE/cpython_report_rows.py" "${f%.json}.md" > "$T/exp$v.txt"
+    check "CPython's 3.$v report: its optimizer rows read" 18 "$(grep -c '^opt|' "$T/exp$v.txt")"
+    out=$(python3 "$HERE/published_compare.py" "$T/exp$v.txt" "$T/v$v.md" 2>&1)
+    case $out in
+    *" 0 differ;"*) ok "published 3.$v: every figure of CPython's report: $(echo "$out" | tail -1)";;
+    *) bad "published 3.$v: figures differ from CPython's report: $(echo "$out" | tail -8)";;
+    esac
+done
+check "3.15: CPython's label of the inner-loop counter" 1 "$(grep -c '^| Inner loop found | 0 |  |$' "$T/v15.md")"
+check "3.15: CPython's label of the no-memory counter" 1 "$(grep -c '^| Optimizer no memory | 0 |  |$' "$T/v15.md")"
+check "3.15: a counter CPython's report leaves out is kept, apart" 1 \
+    "$(sed -n '/^### Other optimizer counters$/,/^###/p' "$T/v15.md" | grep -c '^| Optimization fitness terminated | 0 |')"
+check "3.15: no histogram bucket among the other counters" 0 "$(grep -c '^| Trace length\[' "$T/v15.md")"
+check "3.15: the 2**31 bucket is a bucket" 0 \
+    "$(jget "$T/v15.json" 'd["optimization"]["histograms"]["Trace length"]["2147483648"]')"
