@@ -394,7 +394,9 @@ sec_effectiveness(md *m, const m_group *g)
     m_list deferred = {0}, miss = {0}, fam = {0};
     size_t i;
 
-    if (g->src->source == AGG_OWN || g->total_exec == 0)
+    /* CPython's report shows the four rows even when nothing ran (zeros,
+     * no ratios). */
+    if (g->src->source == AGG_OWN)
         return;
     for (i = 0; i < g->ops.n; i++) {
         const m_op *op = &g->ops.v[i];
@@ -427,6 +429,12 @@ sec_effectiveness(md *m, const m_group *g)
     row3(m, "Specialized hits", hits, g->total_exec);
     row3(m, "Specialized misses", misses, g->total_exec);
 
+    if (fam.n == 0) {
+        m_list_free(&fam);
+        m_list_free(&deferred);
+        m_list_free(&miss);
+        return;
+    }
     m_list_sort(&fam);
     heading(m, 1, "By family");
     doc_para(m->d);

@@ -106,3 +106,12 @@ check "3.15: a counter CPython's report leaves out is kept, apart" 1 \
 check "3.15: no histogram bucket among the other counters" 0 "$(grep -c '^| Trace length\[' "$T/v15.md")"
 check "3.15: the 2**31 bucket is a bucket" 0 \
     "$(jget "$T/v15.json" 'd["optimization"]["histograms"]["Trace length"]["2147483648"]')"
+# The summary of nothing: CPython's effectiveness table of zero rows, figure
+# for figure; its "Number of data files 0" counts dumps summarized, ours
+# the files read (1): the one figure that differs, on purpose.
+python3 "$HERE/cpython_report_rows.py" "${F15E%.json}.md" > "$T/expE.txt"
+out=$(python3 "$HERE/published_compare.py" "$T/expE.txt" "$T/empty.md" 2>&1)
+check "summary without counters: CPython's effectiveness rows, zeros without ratios" \
+    "5 figures compared, 1 differ" "$(echo "$out" | tail -1 | cut -d';' -f1)"
+check "summary without counters: the one difference is the file count" \
+    "DIFF meta Number of data files column 2: CPython '0', pystats '1'" "$(echo "$out" | grep '^DIFF')"
