@@ -115,3 +115,17 @@ check "summary without counters: CPython's effectiveness rows, zeros without rat
     "5 figures compared, 1 differ" "$(echo "$out" | tail -1 | cut -d';' -f1)"
 check "summary without counters: the one difference is the file count" \
     "DIFF meta Number of data files column 2: CPython '0', pystats '1'" "$(echo "$out" | grep '^DIFF')"
+# A count in the 2**31 bucket: the histogram's last row, not another counter.
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["Trace length[1073741824]"] = 5
+d["Trace length[2147483648]"] = 7
+d["Optimization traces created"] = 12
+json.dump(d, open(sys.argv[2], "w"))' "$F15" "$T/big.json"
+run summarize "$T/big.json" --markdown "$T/big.md"
+check "2**30 bucket: a histogram row, 5 of 12 traces created" '| \<= 1,073,741,824 | 5 | 41.7% |' \
+    "$(grep -F '| \<= 1,073,741,824 |' "$T/big.md")"
+check "2**31 bucket: the histogram's last row, 7 of 12" '| \<= 2,147,483,648 | 7 | 58.3% |' \
+    "$(sed -n '/^### Trace length histogram$/,/^### JIT/p' "$T/big.md" | grep -F '| \<= 2,147,483,648 |')"
+check "2**31 bucket: not among the other counters" 0 "$(grep -c '^| Trace length\[2147483648\]' "$T/big.md")"
