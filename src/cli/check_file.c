@@ -586,6 +586,11 @@ on_file(void *ctx, void **state, const load_file_info *f)
     }
     if (f->slot)
         analyse(c, t, f, &r);
+    /* A text dump without counters is an empty file (the reader says); a
+     * JSON summary without any is a run that counted nothing. */
+    if ((f->format == AGG_FMT_CPYTHON_JSON || f->format == AGG_FMT_SUMMARY_JSON) && r.nvals == 0)
+        ck_add_issue(c, CK_NO_COUNTERS, SEV(CK_NO_COUNTERS), r.path,
+                     "no counters: a summary of no dumps (stats never switched on?)");
     pthread_mutex_lock(&c->lock);
     if (c->nf == c->f_cap) {
         c->f_cap = c->f_cap ? c->f_cap * 2 : 64;

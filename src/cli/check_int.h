@@ -59,6 +59,7 @@ enum ck_id {
     CK_SUMMARY_INPUT,
     CK_HIDDEN_TMP,
     CK_FOREIGN,
+    CK_NO_COUNTERS,
     CK_COUNT
 };
 

@@ -251,4 +251,13 @@ const ck_info check_info[CK_COUNT] = {
                     "never writes into such a directory; use one of your own "
                     "(PYSTATS_DIR, or pystats run).",
                     CHECK_WARNING, NULL},
+    [CK_NO_COUNTERS] = {"no-counters", "JSON summaries without a single counter",
+                        "Nothing was counted: the summary was made of no dump at all (CPython's "
+                        "own report of it shows zero rows and 'Number of data files 0'). The "
+                        "run's stats stayed off or its dumps went elsewhere: the build was "
+                        "not --enable-pystats, the harness never switched stats on (-X "
+                        "pystats, sys._stats_on()), or summarize_stats.py read an empty or "
+                        "wrong directory (/tmp/py_stats of another machine or user). It "
+                        "measures nothing, not zero.",
+                        CHECK_WARNING, NULL},
 };

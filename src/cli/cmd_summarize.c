@@ -22,7 +22,7 @@ static const char usage[] =
     "                         [--top-pairs N] [--top-sites N] [--quiet] [--by-label]\n"
     "                         [--equal-weight]\n"
     "\n"
-    "Summarize pystats dumps: this project's dumps, CPython 3.11-3.14 native\n"
+    "Summarize pystats dumps: this project's dumps, CPython 3.11-3.16 native\n"
     "dumps (--enable-pystats), JSON from CPython's summarize_stats.py\n"
     "--json-output, and JSON summaries written by --json.\n"
     "\n"

@@ -196,6 +196,34 @@ ingest_reserve(ingest_worker *w, const char *path, unsigned __int128 n)
     return 0;
 }
 
+/* The version of a native dump or CPython summary, from its own evidence:
+ * the keys it counts, the instructions a summary says are specialized
+ * forms, and a published file's name (bench_runner writes the version
+ * there).  The content gives a lower bound (a version's new names appear
+ * only if the run used them); the name gives the version itself. */
+static int
+native_version(const ingest_worker *w, const char **how)
+{
+    unsigned marks = w->marks;
+    const char *v = hdr_get(w, AGG_HDR_CPY_SPECIALIZED), *e;
+    int minor, named;
+
+    for (; v && *v; v = *e ? e + 1 : e) {
+        e = strchr(v, ' ');
+        if (e == NULL)
+            e = v + strlen(v);
+        marks |= psf_key_new_name(v, (size_t)(e - v));
+    }
+    minor = psf_detect_native(marks, how);
+    v = hdr_get(w, AGG_HDR_CPY_INPUT);
+    named = v ? psf_version_from_name(v) : 0;
+    if (named > minor) {
+        minor = named;
+        *how = "the version in the file's name (...-3.N.x-...-pystats.json)";
+    }
+    return minor;
+}
+
 void
 ingest_end(ingest_worker *w, const char *path, int format, uint64_t nfiles)
 {
@@ -227,7 +255,7 @@ ingest_end(ingest_worker *w, const char *path, int format, uint64_t nfiles)
         how = "--python-version";
     }
     else {
-        minor = psf_detect_native(w->marks, &how);
+        minor = native_version(w, &how);
     }
     v = NULL;
     if (w->opt->by_label && (v = hdr_get(w, PSF_H_LABEL)) == NULL)

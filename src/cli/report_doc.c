@@ -394,7 +394,9 @@ sec_effectiveness(md *m, const m_group *g)
     m_list deferred = {0}, miss = {0}, fam = {0};
     size_t i;
 
-    if (g->src->source == AGG_OWN || g->total_exec == 0)
+    /* CPython's report shows the four rows even when nothing ran (zeros,
+     * no ratios). */
+    if (g->src->source == AGG_OWN)
         return;
     for (i = 0; i < g->ops.n; i++) {
         const m_op *op = &g->ops.v[i];
@@ -427,6 +429,12 @@ sec_effectiveness(md *m, const m_group *g)
     row3(m, "Specialized hits", hits, g->total_exec);
     row3(m, "Specialized misses", misses, g->total_exec);
 
+    if (fam.n == 0) {
+        m_list_free(&fam);
+        m_list_free(&deferred);
+        m_list_free(&miss);
+        return;
+    }
     m_list_sort(&fam);
     heading(m, 1, "By family");
     doc_para(m->d);
@@ -578,30 +586,99 @@ opt_den(const m_list *l, const char *k)
     return 0;
 }
 
+/* CPython's labels of the optimizer counters, as its
+ * Tools/scripts/summarize_stats.py (3.13-3.16) prints them, in its order:
+ * table 0 its "optimization" table, table 1 its "optimizer" table.  The
+ * script shows a row for each counter its version has, so a label
+ * applies where the counter is present.  Counters it does not show (3.15's
+ * "Optimization fitness terminated", anything newer) are listed after,
+ * under their own names. */
+static const struct opt_label {
+    const char *key, *label;
+    int table;
+} opt_labels[] = {
+    {"Optimization attempts", "Optimization attempts", 0},
+    {"Optimization traces created", "Traces created", 0},
+    {"Optimization trace stack overflow", "Trace stack overflow", 0},
+    {"Optimization trace stack underflow", "Trace stack underflow", 0},
+    {"Optimization trace too long", "Trace too long", 0},
+    {"Optimization trace too short", "Trace too short", 0},
+    {"Optimization inner loop", "Inner loop found", 0},
+    {"Optimization recursive call", "Recursive call", 0},
+    {"Optimization low confidence", "Low confidence", 0},
+    {"Optimization unknown callee", "Unknown callee", 0},
+    {"Executors invalidated", "Executors invalidated", 0},
+    {"Optimization traces executed", "Traces executed", 0},
+    {"Optimization uops executed", "Uops executed", 0},
+    {"Optimization optimizer attempts", "Optimizer attempts", 1},
+    {"Optimization optimizer successes", "Optimizer successes", 1},
+    {"Optimization optimizer failure no memory", "Optimizer no memory", 1},
+    {"Optimizer remove globals builtins changed", "Remove globals builtins changed", 1},
+    {"Optimizer remove globals incorrect keys", "Remove globals incorrect keys", 1},
+};
+
+static const m_kv *
+opt_find(const m_group *g, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < g->opt.n; i++)
+        if (strcmp(g->opt.v[i].name, key) == 0)
+            return &g->opt.v[i];
+    return NULL;
+}
+
+static void
+opt_row(md *m, const m_group *g, const char *key, const char *label, uint64_t n)
+{
+    char c[32], p[32];
+
+    if (strcmp(key, "Optimization uops executed") == 0) {
+        uint64_t ex = m_list_get(&g->opt, "Optimization traces executed");
+        cli_count_str(c, sizeof c, n);
+        if (ex)
+            snprintf(p, sizeof p, "%.2f", (double)n / (double)ex);
+        else
+            p[0] = '\0';
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, label);
+        doc_cell_text(m->d, c);
+        doc_cell_text(m->d, p);
+    }
+    else {
+        row3(m, label, n, opt_den(&g->opt, key));
+    }
+}
+
 static void
 sec_opt_table(md *m, const m_group *g)
 {
-    size_t i;
-    char c[32], p[32];
+    size_t i, j, nl = sizeof opt_labels / sizeof opt_labels[0];
+    int t, started, other = 0;
 
-    doc_table(m->d, "lrr", NULL, "Count", "Ratio");
+    for (t = 0; t < 2; t++) {
+        started = 0;
+        for (j = 0; j < nl; j++) {
+            const m_kv *e = opt_labels[j].table == t ? opt_find(g, opt_labels[j].key) : NULL;
+            if (e == NULL)
+                continue;
+            if (!started)
+                doc_table(m->d, "lrr", NULL, "Count", "Ratio");
+            started = 1;
+            opt_row(m, g, e->name, opt_labels[j].label, e->n);
+        }
+    }
     for (i = 0; i < g->opt.n; i++) {
-        const char *k = g->opt.v[i].name;
-        if (strcmp(k, "Optimization uops executed") == 0) {
-            uint64_t ex = m_list_get(&g->opt, "Optimization traces executed");
-            cli_count_str(c, sizeof c, g->opt.v[i].n);
-            if (ex)
-                snprintf(p, sizeof p, "%.2f", (double)g->opt.v[i].n / (double)ex);
-            else
-                p[0] = '\0';
-            doc_row_begin(m->d);
-            doc_cell_name(m->d, k);
-            doc_cell_text(m->d, c);
-            doc_cell_text(m->d, p);
+        for (j = 0; j < nl && strcmp(g->opt.v[i].name, opt_labels[j].key) != 0; j++)
+            ;
+        if (j < nl)
+            continue;
+        if (!other) {
+            heading(m, 1, "Other optimizer counters");
+            doc_table(m->d, "lrr", NULL, "Count", "Ratio");
         }
-        else {
-            row3(m, k, g->opt.v[i].n, opt_den(&g->opt, k));
-        }
+        other = 1;
+        opt_row(m, g, g->opt.v[i].name, g->opt.v[i].name, g->opt.v[i].n);
     }
 }
 

@@ -3,11 +3,25 @@
 
 #include "psf_key.h"
 
+#include <string.h>
+
 int
 psf_detect_native(unsigned m, const char **how)
 {
     int minor = 0;
 
+    if (m & PSF_M_NEW_316) {
+        *how = "instructions or counters new in 3.16 (SEND_VIRTUAL, "
+               "SEND_ASYNC_GEN, "
+               "method-cache resizing)";
+        return 16;
+    }
+    if (m & PSF_M_NEW_315) {
+        *how = "instructions or counters new in 3.15 (GET_ITER_VIRTUAL, "
+               "CALL_EX_PY, "
+               "RESUME_CHECK_JIT, ..., \"Optimization fitness terminated\")";
+        return 15;
+    }
     if (m & PSF_M_NUMERIC_OP) {
         if (m & (PSF_M_EVAL_CALL | PSF_M_METHOD_CACHE)) {
             minor = 12;
@@ -65,4 +79,24 @@ psf_parse_version(const char *s, unsigned long n)
     if (i == 2)
         return 0;
     return minor;
+}
+
+int
+psf_version_from_name(const char *path)
+{
+    const char *base = strrchr(path, '/'), *p;
+    int minor;
+
+    base = base ? base + 1 : path;
+    for (p = strstr(base, "-3."); p != NULL; p = strstr(p + 1, "-3.")) {
+        const char *q = p + 3;
+        while (*q >= '0' && *q <= '9')
+            q++;
+        /* "-3.15.0a8+-": a version, then a release part. */
+        if (q > p + 3 && *q == '.' && q[1] >= '0' && q[1] <= '9' &&
+            (minor = psf_parse_version(p + 1, (unsigned long)(q - p - 1))) >=
+                11)
+            return minor;
+    }
+    return 0;
 }

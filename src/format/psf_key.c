@@ -35,6 +35,24 @@ as_num(const char *s, size_t n)
     return psf_parse_line(s, n, &v) == 0 ? v : -1;
 }
 
+/* A histogram bucket's bound: digits, up to 2**62 (CPython 3.15's trace
+ * histograms run to 2**31, past a line number's limit); -1 if not. */
+static long
+as_bucket(const char *s, size_t n)
+{
+    long v = 0;
+    size_t i;
+
+    if (n == 0)
+        return -1;
+    for (i = 0; i < n; i++) {
+        if (s[i] < '0' || s[i] > '9' || v > ((1L << 62) - 9) / 10)
+            return -1;
+        v = v * 10 + (s[i] - '0');
+    }
+    return v;
+}
+
 /* Parse "[X]" at s[0..n); sets x and xn and returns the length consumed
  * including brackets, or 0 if s does not start with a bracket pair. */
 static size_t
@@ -379,14 +397,16 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
         const char *open = s + n - 1;
         while (open > s && *open != '[')
             open--;
-        if (open > s &&
-            as_num(open + 1, (size_t)(s + n - 1 - open - 1)) >= 0) {
+        long bucket = open > s
+                          ? as_bucket(open + 1, (size_t)(s + n - 1 - open - 1))
+                          : -1;
+        if (bucket >= 0) {
             k->kind = PSF_K_HIST;
             k->b = s;
             k->b_len = (size_t)(open - s);
             k->a = open + 1;
             k->a_len = (size_t)(s + n - 1 - open - 1);
-            k->a_num = as_num(k->a, k->a_len);
+            k->a_num = bucket;
         }
     }
     return k->kind;
@@ -400,6 +420,33 @@ contains(const char *s, size_t n, const char *lit)
     for (i = 0; i + m <= n; i++)
         if (memcmp(s + i, lit, m) == 0)
             return 1;
+    return 0;
+}
+
+/* Instructions no earlier version has (CPython's own lists: the
+ * _specialized_instructions of published 3.15 and 3.16 summaries against
+ * the opcode table of 3.14). */
+static const char *const new_315[] = {"BINARY_OP_SUBSCR_USTR_INT",
+                                      "CALL_EX_NON_PY_GENERAL",
+                                      "CALL_EX_PY",
+                                      "FOR_ITER_VIRTUAL",
+                                      "GET_ITER_SELF",
+                                      "GET_ITER_VIRTUAL",
+                                      "RESUME_CHECK_JIT",
+                                      NULL};
+static const char *const new_316[] = {"SEND_ASYNC_GEN", "SEND_VIRTUAL", NULL};
+
+unsigned
+psf_key_new_name(const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; new_316[i]; i++)
+        if (equals(s, n, new_316[i]))
+            return PSF_M_NEW_316;
+    for (i = 0; new_315[i]; i++)
+        if (equals(s, n, new_315[i]))
+            return PSF_M_NEW_315;
     return 0;
 }
 
@@ -420,6 +467,10 @@ psf_key_marks(const psf_key *k, const char *s, size_t n)
     case PSF_K_OP_FAIL_KIND:
     case PSF_K_OP_OTHER:
         m |= k->a_num >= 0 ? PSF_M_NUMERIC_OP : PSF_M_NAMED_OP;
+        if (k->a_num < 0)
+            m |= psf_key_new_name(k->a, k->a_len);
+        if (k->kind == PSF_K_OP_PAIR && k->b != NULL && k->b_num < 0)
+            m |= psf_key_new_name(k->b, k->b_len);
         break;
     case PSF_K_EVAL_CALL:
         m |= PSF_M_EVAL_CALL;
@@ -429,6 +480,15 @@ psf_key_marks(const psf_key *k, const char *s, size_t n)
             m |= PSF_M_METHOD_CACHE;
         if (contains(s, n, "mortal"))
             m |= PSF_M_MORTAL;
+        /* Resizing the method cache: 3.16. */
+        if (starts(s, n, "Object method cache too big") ||
+            starts(s, n, "Object method cache invalidations") ||
+            starts(s, n, "Object method cache resizes"))
+            m |= PSF_M_NEW_316;
+        break;
+    case PSF_K_OPT:
+        if (equals(s, n, "Optimization fitness terminated"))
+            m |= PSF_M_NEW_315;
         break;
     case PSF_K_JIT:
         if (contains(s, n, "size"))

@@ -93,8 +93,14 @@ enum {
     PSF_M_MORTAL = 1u << 5,       /* Object ... mortal/immortal ...: 3.14+ */
     PSF_M_GC = 1u << 6,           /* GC[N] ...: 3.13+ */
     PSF_M_RARE = 1u << 7,         /* Rare event: 3.13+ */
-    PSF_M_OWN_HEADER = 1u << 8    /* pystats.* */
+    PSF_M_OWN_HEADER = 1u << 8,   /* pystats.* */
+    PSF_M_NEW_315 = 1u << 9,      /* an instruction or counter new in 3.15 */
+    PSF_M_NEW_316 = 1u << 10      /* an instruction or counter new in 3.16 */
 };
+
+/* The PSF_M_NEW_* marker of an instruction name s[0..n) that first
+ * appeared in 3.15 or 3.16 (0 for any other name). */
+unsigned psf_key_new_name(const char *s, size_t n);
 
 /* Classify key s[0..n).  Always succeeds (unknown keys are PSF_K_OTHER);
  * returns out->kind. */

@@ -253,6 +253,18 @@ test_detect(void **state)
     assert_int_equal(psf_parse_version("3.9", 3), 9);
     assert_int_equal(psf_parse_version("2.7", 3), 0);
     assert_int_equal(psf_parse_version("3.", 2), 0);
+    /* 3.15 and 3.16: their new instructions and counters. */
+    assert_int_equal(psf_detect_native(PSF_M_NAMED_OP | PSF_M_MORTAL | PSF_M_NEW_315, &how), 15);
+    assert_int_equal(psf_detect_native(PSF_M_NAMED_OP | PSF_M_NEW_315 | PSF_M_NEW_316, &how), 16);
+    assert_int_equal(psf_key_new_name("GET_ITER_VIRTUAL", 16), PSF_M_NEW_315);
+    assert_int_equal(psf_key_new_name("SEND_VIRTUAL", 12), PSF_M_NEW_316);
+    assert_int_equal(psf_key_new_name("SEND_GEN", 8), 0);
+    assert_int_equal(psf_version_from_name("r/bm-20260502-unknown-aarch64-python-6b632ce36b950c7753c5-"
+                                           "3.15.0a8+-6b632ce-pystats-coroutines.json"),
+                     15);
+    assert_int_equal(psf_version_from_name("bm-20260821-x-3.16.0a0-999a046-pystats.json"), 16);
+    assert_int_equal(psf_version_from_name("/d-3.15.0/summary.json"), 0);
+    assert_int_equal(psf_version_from_name("run-3.x.json"), 0);
 }
 
 static void

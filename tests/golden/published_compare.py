@@ -20,7 +20,8 @@ import sys
 
 MAIN = {"Execution counts", "Pair counts", "Predecessors and successors",
         "Specialization", "Specialization effectiveness", "Call stats",
-        "Object stats", "GC stats", "Rare events", "Meta"}
+        "Object stats", "GC stats", "Optimization (Tier 2) stats",
+        "Rare events", "Meta"}
 
 
 def pretty(name):
@@ -219,6 +220,26 @@ def main():
                 continue
             for name, v in zip(names, e[2:]):
                 cmp(f"gc {e[1]} {name}", v, r.get(name))
+        elif kind == "opt":
+            # CPython's optimization and optimizer tables, by its labels.
+            sec = "Optimization (Tier 2) stats"
+            rows = [r for _, rs in t.get((sec, None), []) for r in rs]
+            mine = {r[0]: r for r in rows}
+            r = mine.get(e[1])
+            if r is None:
+                differ.append(f"opt {e[1]}: not in the pystats report")
+                continue
+            for col, (v, o) in enumerate(zip(e[2:], r[1:])):
+                cmp(f"opt {e[1]} column {col + 2}", v, o)
+        elif kind == "hist":
+            _, rows = table(t, "Optimization (Tier 2) stats", e[1] + " histogram", "Range")
+            mine = {r[0]: r for r in rows}
+            r = mine.get(e[2])
+            if r is None:
+                differ.append(f"hist {e[1]} {e[2]}: not in the pystats report")
+                continue
+            for col, (v, o) in enumerate(zip(e[3:], r[1:])):
+                cmp(f"hist {e[1]} {e[2]} column {col + 2}", v, o)
         elif kind == "rare":
             mine, _ = rows_by("Rare events", None, "Event", key=lambda r: pretty(r[0]))
             r = mine.get(e[1])
