@@ -67,6 +67,18 @@ sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* A per-call section's calls of a row (hot code). */
+static void
+add_calls(cmp_section *s, int side, const char *name, uint64_t n)
+{
+    cmp_row *r = row_get(s, name, strlen(name));
+
+    if (side == 0)
+        r->base_calls = sat_add(r->base_calls, n);
+    else
+        r->head_calls = sat_add(r->head_calls, n);
+}
+
 static void
 add_count(cmp_section *s, int side, const char *name, uint64_t n)
 {
@@ -123,6 +135,34 @@ rel_change(double a, double b)
     return (b - a) / a;
 }
 
+/* A per-call section's row (hot code): its instructions per call on each
+ * side, and the magnitude it is ranked by: the change per call times
+ * the base's calls, as a share of the base's instructions (tb); a code
+ * object with no calls on a side, by the change of its share of all
+ * instructions.  Folded only when it changed less than --min-change per
+ * call and is less than CMP_HOT_KEEP of both sides' instructions. */
+static double
+per_call_rank(const cmp *c, cmp_row *r, uint64_t tb, uint64_t th)
+{
+    double sb = tb ? (double)r->base_n / (double)tb : 0,
+           sh = th ? (double)r->head_n / (double)th : 0;
+    double mag, rel;
+
+    r->base_per_call = r->base_calls ? (double)r->base_n / (double)r->base_calls : NAN;
+    r->head_per_call = r->head_calls ? (double)r->head_n / (double)r->head_calls : NAN;
+    r->rel_per_call = rel_change(r->base_per_call, r->head_per_call);
+    if (tb && !isnan(r->rel_per_call) && !isinf(r->rel_per_call)) {
+        mag = fabs(r->head_per_call - r->base_per_call) * (double)r->base_calls / (double)tb;
+        rel = r->rel_per_call;
+    }
+    else {
+        mag = fabs(sh - sb);
+        rel = isnan(r->rel_pm) ? r->rel : r->rel_pm;
+    }
+    r->folded = fabs(rel) * 100.0 < c->min_change && sb < CMP_HOT_KEEP && sh < CMP_HOT_KEEP;
+    return mag;
+}
+
 static int
 row_cmp(const void *pa, const void *pb)
 {
@@ -168,6 +208,8 @@ sec_finish(cmp *c, cmp_section *s)
                 mag[i] = fabs(r->change);
             }
             r->folded = fabs(pm ? r->rel_pm : r->rel) * 100.0 < c->min_change;
+            if (s->per_call)
+                mag[i] = per_call_rank(c, r, tb, th);
         }
         else {
             r->has_base = r->base_den > 0;
@@ -252,8 +294,13 @@ fill_own(cmp *c)
                       "is importable (else relative to the working directory), without "
                       "the line, so that code matches across environments and Python "
                       "versions; code objects alike in both are added. Self: the share "
-                      "of all instructions executed on that side.");
+                      "of all instructions executed on that side. Ranked by the change "
+                      "in instructions per call times the base's calls (a change in "
+                      "the number of calls, as pyperf's loop counts, is no change); "
+                      "code that is 3% or more of a side's instructions is never "
+                      "folded.");
         hot->self_share = 1;
+        hot->per_call = 1;
         hotc = sec_new(c, "hot_code_calls", "Hot code: calls", "Code object", CMP_COUNT, 1, NULL);
     }
     for (i = 0; i < 2; i++) {
@@ -301,6 +348,7 @@ fill_own(cmp *c)
                 cn = text_display(enc);
                 free(enc);
                 add_count(hot, i, cn, m->code[k].instructions);
+                add_calls(hot, i, cn, m->code[k].calls);
                 add_count(hotc, i, cn, m->code[k].calls);
                 free(cn);
             }
