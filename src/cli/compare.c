@@ -151,12 +151,14 @@ per_call_rank(const cmp *c, cmp_row *r, uint64_t tb, uint64_t th)
     r->base_per_call = r->base_calls ? (double)r->base_n / (double)r->base_calls : NAN;
     r->head_per_call = r->head_calls ? (double)r->head_n / (double)r->head_calls : NAN;
     r->rel_per_call = rel_change(r->base_per_call, r->head_per_call);
-    if (tb && !isnan(r->rel_per_call) && !isinf(r->rel_per_call)) {
-        mag = fabs(r->head_per_call - r->base_per_call) * (double)r->base_calls / (double)tb;
+    /* Without instructions on a side (no opcode counts), in instructions. */
+    if (!isnan(r->rel_per_call) && !isinf(r->rel_per_call)) {
+        mag = fabs(r->head_per_call - r->base_per_call) * (double)r->base_calls /
+              (tb && th ? (double)tb : 1.0);
         rel = r->rel_per_call;
     }
     else {
-        mag = fabs(sh - sb);
+        mag = tb && th ? fabs(sh - sb) : fabs(r->change);
         rel = isnan(r->rel_pm) ? r->rel : r->rel_pm;
     }
     r->folded = fabs(rel) * 100.0 < c->min_change && sb < CMP_HOT_KEEP && sh < CMP_HOT_KEEP;

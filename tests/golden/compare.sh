@@ -252,3 +252,20 @@ check "compare hot code: ranked by change per call times base calls" \
     "$(jget "$T/hot.json" '"%.6f" % d["sections"]["hot_code"]["rows"][0]["weight"]')"
 check "compare hot code: Markdown shows instructions per call, big first" 1 \
     "$(awk '/^## Hot code: instructions/ { s = 1 } s && /^\| .*big/ { print (/\| 99\.0 \| 101\.0 \| \+2\.0% \|/ ? 1 : 0); exit }' "$T/hot.md")"
+
+# ---- compare --html: diverging charts ----------------------------------------
+# Without opcode counts the hot code sections are plain counts: their bars
+# are whole numbers.  A long name gets room left of its bar: the label's
+# right edge (text-anchor end) at least 7 units a character from 0.
+long=/srv/very/long/path/to/some/package/module_with_a_long_name.py
+for s in b h; do
+    mkdir -p "$T/chart-$s"
+    grep -v '^opcode' "$T/hot-$s/d.txt" | sed "s|/srv/b.py:10:big|$long:10:big|" > "$T/chart-$s/d.txt"
+done
+run compare "$T/chart-b" "$T/chart-h" --html "$T/chart.html" --json "$T/chart.json"
+check "compare --html: exit status" 0 "$rc"
+check "compare --html: count bars are integers, as the JSON's changes" \
+    "$(jget "$T/chart.json" '" ".join("%+d" % r["change"] for r in d["sections"]["hot_code"]["rows"])')" \
+    "$(awk '/data-section="hot_code"/ { s = 1 } s && /class="val"/ { sub(/.*class="val"[^>]*>/, ""); sub(/<.*/, ""); printf "%s%s", sep, $0; sep = " " } s && /<\/svg>/ { exit }' "$T/chart.html")"
+check "compare --html: every chart label has room for its name" "" \
+    "$(awk '/text-anchor="end">/ { x = $0; sub(/.*<text x="/, "", x); sub(/".*/, "", x); n = $0; sub(/.*text-anchor="end">/, "", n); sub(/<.*/, "", n); if (x + 0 < 7 * length(n)) print n }' "$T/chart.html")"
