@@ -692,6 +692,69 @@ excluded_text(const m_group *m, char *buf, size_t size)
                                  m->census_excluded.v[i].name);
 }
 
+/* n of text in s, 0 if absent. */
+static uint64_t
+strs_count(const agg_strs *s, const char *text)
+{
+    size_t i;
+
+    for (i = 0; s && i < s->n; i++)
+        if (strcmp(s->v[i].text, text) == 0)
+            return s->v[i].n;
+    return 0;
+}
+
+/* A whole-suite comparison (labels merged) whose sides hold different
+ * labels, or the same labels in different proportions of dumps (pyperf
+ * writes a dump per series: a benchmark with more series weighs more),
+ * compares a mix as much as the code: say so, naming a few labels. */
+static void
+label_mix_warning(cmp *c)
+{
+    const agg_strs *l[2];
+    uint64_t tot[2] = {0, 0};
+    char names[512];
+    size_t used = 0, odd = 0, i;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        if (c->side[k].g->label != NULL)
+            return; /* grouped by label: one label a side */
+        l[k] = hdr_vals(c->side[k].g, PSF_H_LABEL);
+        for (i = 0; l[k] && i < l[k]->n; i++)
+            tot[k] += l[k]->v[i].n;
+    }
+    if (!tot[0] || !tot[1])
+        return;
+    names[0] = '\0';
+    for (k = 0; k < 2; k++)
+        for (i = 0; l[k] && i < l[k]->n; i++) {
+            const char *t = l[k]->v[i].text;
+            uint64_t nb = strs_count(l[0], t), nh = strs_count(l[1], t);
+            /* Each label once: from base, or from head if base lacks it. */
+            if (k == 1 && nb)
+                continue;
+            /* nb / tot[0] == nh / tot[1], in integers (counts of files). */
+            if (nb && nh && (double)nb * (double)tot[1] == (double)nh * (double)tot[0])
+                continue;
+            if (odd++ < 3 && used < sizeof names) {
+                char *d = text_display(t);
+                used += (size_t)snprintf(names + used, sizeof names - used,
+                                         "%s'%s' (%llu and %llu dumps)", used ? ", " : "", d,
+                                         (unsigned long long)nb, (unsigned long long)nh);
+                free(d);
+            }
+        }
+    if (odd == 0)
+        return;
+    warn(c,
+         "the label mix differs (%zu labels with different shares of the dumps: %s%s): the "
+         "whole comparison weighs each label by what ran of it on each side; compare each "
+         "label's dumps on their own, or weigh labels equally (summarize --by-label "
+         "--equal-weight on each side, then compare the two summaries)",
+         odd, names, odd > 3 ? ", ..." : "");
+}
+
 static const char *const build_keys[] = {
     PSF_H_PY_SYS_VERSION,    PSF_H_PY_CONFIG_ARGS, PSF_H_PY_PYSTATS_BUILD,
     PSF_H_PY_FREE_THREADING, PSF_H_PY_JIT,
@@ -747,6 +810,7 @@ warnings(cmp *c)
             warn(c, "different builds: %s is '%s' in base and '%s' in head", build_keys[i], tb, th);
         }
     }
+    label_mix_warning(c);
     if (c->side[0].m->has_pairs != c->side[1].m->has_pairs)
         warn(c, "only %s has pair counts", c->side[0].m->has_pairs ? "base" : "head");
     if (c->side[0].m->has_census && c->side[1].m->has_census) {

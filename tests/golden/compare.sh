@@ -269,3 +269,23 @@ check "compare --html: count bars are integers, as the JSON's changes" \
     "$(awk '/data-section="hot_code"/ { s = 1 } s && /class="val"/ { sub(/.*class="val"[^>]*>/, ""); sub(/<.*/, ""); printf "%s%s", sep, $0; sep = " " } s && /<\/svg>/ { exit }' "$T/chart.html")"
 check "compare --html: every chart label has room for its name" "" \
     "$(awk '/text-anchor="end">/ { x = $0; sub(/.*<text x="/, "", x); sub(/".*/, "", x); n = $0; sub(/.*text-anchor="end">/, "", n); sub(/<.*/, "", n); if (x + 0 < 7 * length(n)) print n }' "$T/chart.html")"
+
+# ---- the label mix of a whole-suite comparison ----------------------------------
+# Base: two dumps of "deltablue", one of "nbody"; head: one of each.  The
+# shares of the dumps differ (2/3 against 1/2): a warning names both.
+# Head and head again (same mix): no such warning.
+for side in "mix-b deltablue deltablue nbody" "mix-h deltablue nbody"; do
+    set -- $side
+    d=$T/$1; shift; mkdir -p "$d"; i=0
+    for label in "$@"; do
+        i=$((i + 1))
+        sed "s/^meta.dump.reason : explicit$/&\nmeta.label : $label/" "$T/hot-b/d.txt" > "$d/d$i.txt"
+    done
+done
+run compare "$T/mix-b" "$T/mix-h" --json "$T/mix.json"
+check "compare label mix: exit status" 0 "$rc"
+check "compare label mix: a warning naming each label with its dumps" \
+    "the label mix differs (2 labels with different shares of the dumps: 'deltablue' (2 and 1 dumps), 'nbody' (1 and 1 dumps))" \
+    "$(jget "$T/mix.json" '[w for w in d["warnings"] if w.startswith("the label mix")][0].split("):")[0] + ")"')"
+run compare "$T/mix-h" "$T/mix-h" --json "$T/mix-same.json"
+check "compare label mix: the same mix, no warning" "[]" "$(jget "$T/mix-same.json" 'd["warnings"]')"
