@@ -67,6 +67,18 @@ sat_add(uint64_t a, uint64_t b)
     return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
+/* A per-call section's calls of a row (hot code). */
+static void
+add_calls(cmp_section *s, int side, const char *name, uint64_t n)
+{
+    cmp_row *r = row_get(s, name, strlen(name));
+
+    if (side == 0)
+        r->base_calls = sat_add(r->base_calls, n);
+    else
+        r->head_calls = sat_add(r->head_calls, n);
+}
+
 static void
 add_count(cmp_section *s, int side, const char *name, uint64_t n)
 {
@@ -123,6 +135,36 @@ rel_change(double a, double b)
     return (b - a) / a;
 }
 
+/* A per-call section's row (hot code): its instructions per call on each
+ * side, and the magnitude it is ranked by: the change per call times
+ * the base's calls, as a share of the base's instructions (tb); a code
+ * object with no calls on a side, by the change of its share of all
+ * instructions.  Folded only when it changed less than --min-change per
+ * call and is less than CMP_HOT_KEEP of both sides' instructions. */
+static double
+per_call_rank(const cmp *c, cmp_row *r, uint64_t tb, uint64_t th)
+{
+    double sb = tb ? (double)r->base_n / (double)tb : 0,
+           sh = th ? (double)r->head_n / (double)th : 0;
+    double mag, rel;
+
+    r->base_per_call = r->base_calls ? (double)r->base_n / (double)r->base_calls : NAN;
+    r->head_per_call = r->head_calls ? (double)r->head_n / (double)r->head_calls : NAN;
+    r->rel_per_call = rel_change(r->base_per_call, r->head_per_call);
+    /* Without instructions on a side (no opcode counts), in instructions. */
+    if (!isnan(r->rel_per_call) && !isinf(r->rel_per_call)) {
+        mag = fabs(r->head_per_call - r->base_per_call) * (double)r->base_calls /
+              (tb && th ? (double)tb : 1.0);
+        rel = r->rel_per_call;
+    }
+    else {
+        mag = tb && th ? fabs(sh - sb) : fabs(r->change);
+        rel = isnan(r->rel_pm) ? r->rel : r->rel_pm;
+    }
+    r->folded = fabs(rel) * 100.0 < c->min_change && sb < CMP_HOT_KEEP && sh < CMP_HOT_KEEP;
+    return mag;
+}
+
 static int
 row_cmp(const void *pa, const void *pb)
 {
@@ -171,6 +213,8 @@ sec_finish(cmp *c, cmp_section *s)
                 mag[i] = fabs(r->change);
             }
             r->folded = fabs(pm ? r->rel_pm : r->rel) * 100.0 < c->min_change;
+            if (s->per_call)
+                mag[i] = per_call_rank(c, r, tb, th);
         }
         else {
             r->has_base = r->base_den > 0;
@@ -255,8 +299,13 @@ fill_own(cmp *c)
                       "is importable (else relative to the working directory), without "
                       "the line, so that code matches across environments and Python "
                       "versions; code objects alike in both are added. Self: the share "
-                      "of all instructions executed on that side.");
+                      "of all instructions executed on that side. Ranked by the change "
+                      "in instructions per call times the base's calls (a change in "
+                      "the number of calls, as pyperf's loop counts, is no change); "
+                      "code that is 3% or more of a side's instructions is never "
+                      "folded.");
         hot->self_share = 1;
+        hot->per_call = 1;
         hotc = sec_new(c, "hot_code_calls", "Hot code: calls", "Code object", CMP_COUNT, 1, NULL);
     }
     for (i = 0; i < 2; i++) {
@@ -304,6 +353,7 @@ fill_own(cmp *c)
                 cn = text_display(enc);
                 free(enc);
                 add_count(hot, i, cn, m->code[k].instructions);
+                add_calls(hot, i, cn, m->code[k].calls);
                 add_count(hotc, i, cn, m->code[k].calls);
                 free(cn);
             }
@@ -645,6 +695,69 @@ excluded_text(const m_group *m, char *buf, size_t size)
                                  m->census_excluded.v[i].name);
 }
 
+/* n of text in s, 0 if absent. */
+static uint64_t
+strs_count(const agg_strs *s, const char *text)
+{
+    size_t i;
+
+    for (i = 0; s && i < s->n; i++)
+        if (strcmp(s->v[i].text, text) == 0)
+            return s->v[i].n;
+    return 0;
+}
+
+/* A whole-suite comparison (labels merged) whose sides hold different
+ * labels, or the same labels in different proportions of dumps (pyperf
+ * writes a dump per series: a benchmark with more series weighs more),
+ * compares a mix as much as the code: say so, naming a few labels. */
+static void
+label_mix_warning(cmp *c)
+{
+    const agg_strs *l[2];
+    uint64_t tot[2] = {0, 0};
+    char names[512];
+    size_t used = 0, odd = 0, i;
+    int k;
+
+    for (k = 0; k < 2; k++) {
+        if (c->side[k].g->label != NULL)
+            return; /* grouped by label: one label a side */
+        l[k] = hdr_vals(c->side[k].g, PSF_H_LABEL);
+        for (i = 0; l[k] && i < l[k]->n; i++)
+            tot[k] += l[k]->v[i].n;
+    }
+    if (!tot[0] || !tot[1])
+        return;
+    names[0] = '\0';
+    for (k = 0; k < 2; k++)
+        for (i = 0; l[k] && i < l[k]->n; i++) {
+            const char *t = l[k]->v[i].text;
+            uint64_t nb = strs_count(l[0], t), nh = strs_count(l[1], t);
+            /* Each label once: from base, or from head if base lacks it. */
+            if (k == 1 && nb)
+                continue;
+            /* nb / tot[0] == nh / tot[1], in integers (counts of files). */
+            if (nb && nh && (double)nb * (double)tot[1] == (double)nh * (double)tot[0])
+                continue;
+            if (odd++ < 3 && used < sizeof names) {
+                char *d = text_display(t);
+                used += (size_t)snprintf(names + used, sizeof names - used,
+                                         "%s'%s' (%llu and %llu dumps)", used ? ", " : "", d,
+                                         (unsigned long long)nb, (unsigned long long)nh);
+                free(d);
+            }
+        }
+    if (odd == 0)
+        return;
+    warn(c,
+         "the label mix differs (%zu labels with different shares of the dumps: %s%s): the "
+         "whole comparison weighs each label by what ran of it on each side; compare each "
+         "label's dumps on their own, or weigh labels equally (summarize --by-label "
+         "--equal-weight on each side, then compare the two summaries)",
+         odd, names, odd > 3 ? ", ..." : "");
+}
+
 static const char *const build_keys[] = {
     PSF_H_PY_SYS_VERSION,    PSF_H_PY_CONFIG_ARGS, PSF_H_PY_PYSTATS_BUILD,
     PSF_H_PY_FREE_THREADING, PSF_H_PY_JIT,
@@ -700,6 +813,7 @@ warnings(cmp *c)
             warn(c, "different builds: %s is '%s' in base and '%s' in head", build_keys[i], tb, th);
         }
     }
+    label_mix_warning(c);
     if (c->side[0].m->has_pairs != c->side[1].m->has_pairs)
         warn(c, "only %s has pair counts", c->side[0].m->has_pairs ? "base" : "head");
     if (c->side[0].m->has_census && c->side[1].m->has_census) {

@@ -12,7 +12,12 @@
  *   side, compared in percentage points.
  *
  * Rows are sorted by their share of the section's total change and
- * marked folded when they change less than --min-change.  Figures that
+ * marked folded when they change less than --min-change.  Hot code is
+ * ranked per call instead: a code object's change is its change in
+ * instructions per call times its base calls, as a share of the base's
+ * instructions (so a change in pyperf's loop counts, more calls of the
+ * same work, is no change), and a code object that is CMP_HOT_KEEP or
+ * more of either side's instructions is never folded.  Figures that
  * are undefined (a share of nothing, a relative change from zero) are
  * NaN; an absent row side is has_base/has_head = 0.
  */
@@ -29,6 +34,9 @@
 #include <stdio.h>
 
 #define CMP_MAX_SECTIONS 32
+
+/* Hot code this share of a side's instructions or more is never folded. */
+#define CMP_HOT_KEEP 0.03
 
 enum cmp_kind { CMP_COUNT = 0, CMP_SHARE = 1 };
 
@@ -47,6 +55,10 @@ typedef struct cmp_row {
     double base_pm, head_pm, change_pm, rel_pm; /* count rows: per million instructions */
     double weight;                              /* share of the section's total change, 0..1 */
     int folded;                                 /* changed less than --min-change */
+    /* Sections ranked per call (hot code): each side's calls, and its
+     * count per call (NaN without calls). */
+    uint64_t base_calls, head_calls;
+    double base_per_call, head_per_call, rel_per_call;
 } cmp_row;
 
 typedef struct cmp_section {
@@ -57,6 +69,7 @@ typedef struct cmp_section {
     int kind;          /* cmp_kind */
     int normalized;    /* count rows with per-million figures */
     int self_share;    /* normalized figure shown as a share of all instructions */
+    int per_call;      /* rows ranked by their change per call (cmp_row's calls) */
     cmp_row *rows;     /* owned */
     size_t n, cap;
     size_t nfolded;

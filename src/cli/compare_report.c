@@ -252,6 +252,26 @@ cells4(doc *d, const char *a, const char *b, const char *x, const char *e)
     doc_cell_text(d, e);
 }
 
+/* A per-call section's (hot code) instructions per call and its change. */
+static void
+per_call_cells(doc *d, const cmp_row *r)
+{
+    char a[80], b[80], e[80];
+
+    if (isnan(r->base_per_call))
+        snprintf(a, sizeof a, "—");
+    else
+        grouped(a, sizeof a, r->base_per_call, 1);
+    if (isnan(r->head_per_call))
+        snprintf(b, sizeof b, "—");
+    else
+        grouped(b, sizeof b, r->head_per_call, 1);
+    fmt_rel(e, sizeof e, r->rel_per_call);
+    doc_cell_text(d, a);
+    doc_cell_text(d, b);
+    doc_cell_text(d, e);
+}
+
 static void
 row_cells(doc *d, const cmp_section *s, const cmp_row *r, int bm, int hm)
 {
@@ -292,6 +312,8 @@ row_cells(doc *d, const cmp_section *s, const cmp_row *r, int bm, int hm)
         fmt_rel(e, sizeof e, r->rel_pm);
         cells4(d, a, b, x, e);
     }
+    if (s->per_call)
+        per_call_cells(d, r);
     doc_cell_textf(d, "%.1f%%", r->weight * 100.0);
 }
 
@@ -328,13 +350,18 @@ section_table(doc *d, const cmp *c, const cmp_section *s)
     int norm = s->kind == CMP_COUNT && s->normalized;
     size_t i, k, shown = 0, unfolded = 0;
 
-    doc_table_begin(d, norm ? "lrrrrrrrrr" : "lrrrrr");
+    doc_table_begin(d, s->per_call ? "lrrrrrrrrrrrr" : norm ? "lrrrrrrrrr" : "lrrrrr");
     doc_cell_text(d, s->col);
     cells4(d, "Base", "Head", "Change", "Change %");
     if (norm && s->self_share)
         cells4(d, "Base self", "Head self", "Self change", "Self change %");
     else if (norm)
         cells4(d, "Base /M", "Head /M", "Change /M", "Change /M %");
+    if (s->per_call) {
+        doc_cell_text(d, "Base /call");
+        doc_cell_text(d, "Head /call");
+        doc_cell_text(d, "Change /call %");
+    }
     doc_cell_text(d, "Share of change");
     for (i = 0; i < s->n; i++) {
         if (s->rows[i].folded)
@@ -348,7 +375,7 @@ section_table(doc *d, const cmp *c, const cmp_section *s)
     if (shown == 0) {
         doc_row_begin(d);
         doc_cell_text(d, "(no changes)");
-        for (k = 1; k < (norm ? 10u : 6u); k++)
+        for (k = 1; k < (s->per_call ? 13u : norm ? 10u : 6u); k++)
             doc_cell_none(d);
     }
     if (s->nfolded == 0 && unfolded <= shown)
@@ -586,6 +613,13 @@ row_obj(const cmp_section *s, const cmp_row *r)
         set(o, "head_pm", jreal(r->head_pm));
         set(o, "change_pm", jreal(r->change_pm));
         set(o, "rel_pm", jreal(r->rel_pm));
+    }
+    if (s->per_call) {
+        set(o, "base_calls", jcount(r->base_calls));
+        set(o, "head_calls", jcount(r->head_calls));
+        set(o, "base_per_call", jreal(r->base_per_call));
+        set(o, "head_per_call", jreal(r->head_per_call));
+        set(o, "rel_per_call", jreal(r->rel_per_call));
     }
     set(o, "weight", json_real(r->weight));
     set(o, "folded", json_boolean(r->folded));

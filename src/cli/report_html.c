@@ -518,6 +518,29 @@ div_value(const cmp_section *s, const cmp_row *r, const char **unit)
     return r->change;
 }
 
+/* Room for the values right of the longest bar, in SVG units. */
+#define DIV_VALUE_WIDTH 130
+
+/* The width of the label column of a diverging chart: room for its
+ * longest name at the chart's 12px font (7.2 units a character covers
+ * the widest common glyphs of system-ui; a multi-byte character counts
+ * once), at least 240, so that no label is clipped on the left. */
+static double
+chart_label_width(const cmp_row *const *rows, size_t n)
+{
+    size_t i, longest = 0;
+
+    for (i = 0; i < n; i++) {
+        size_t chars = 0;
+        const unsigned char *p;
+        for (p = (const unsigned char *)rows[i]->name; *p; p++)
+            chars += (*p & 0xC0) != 0x80;
+        if (chars > longest)
+            longest = chars;
+    }
+    return longest * 7.2 + 12 > 240 ? longest * 7.2 + 12 : 240;
+}
+
 static void
 chart_diverging(FILE *out, const cmp_section *s)
 {
@@ -525,7 +548,11 @@ chart_diverging(FILE *out, const cmp_section *s)
     size_t n = 0, i;
     double max = 0, v;
     const char *unit = "";
-    const double lw = 240, half = 300, rh = 20, mid = lw + half + 10;
+    const double half = 300, rh = 20;
+    double lw, mid;
+    /* Counts change by whole numbers, shares in points to 2 decimals,
+     * figures per million instructions to 1. */
+    int decimals = s->kind == CMP_SHARE ? 2 : s->normalized ? 1 : 0;
 
     for (i = 0; i < s->n && n < DIV_TOP; i++) {
         v = div_value(s, &s->rows[i], &unit);
@@ -537,10 +564,12 @@ chart_diverging(FILE *out, const cmp_section *s)
     }
     if (n == 0 || max == 0)
         return;
+    lw = chart_label_width(rows, n);
+    mid = lw + half + 10;
     fprintf(out,
             "<svg class=\"chart\" data-chart=\"diverging\" data-section=\"%s\" "
-            "viewBox=\"0 0 960 %.0f\" role=\"img\" aria-label=\"Largest changes: %s\">\n",
-            s->name, n * rh + 14, s->title);
+            "viewBox=\"0 0 %.0f %.0f\" role=\"img\" aria-label=\"Largest changes: %s\">\n",
+            s->name, mid + half + DIV_VALUE_WIDTH, n * rh + 14, s->title);
     fprintf(out, "<line class=\"axis\" x1=\"%.0f\" x2=\"%.0f\" y1=\"0\" y2=\"%.0f\"/>\n", mid, mid,
             n * rh + 10);
     for (i = 0; i < n; i++) {
@@ -549,7 +578,7 @@ chart_diverging(FILE *out, const cmp_section *s)
         v = div_value(s, rows[i], &unit);
         w = half * fabs(v) / max;
         x = v < 0 ? mid - w : mid;
-        snprintf(val, sizeof val, "%+.*f%s", s->normalized ? 1 : 2, v, unit);
+        snprintf(val, sizeof val, "%+.*f%s", decimals, v, unit);
         fprintf(out,
                 "<g transform=\"translate(0,%.0f)\"><text x=\"%.0f\" y=\"13\" "
                 "text-anchor=\"end\">",

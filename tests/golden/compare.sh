@@ -202,3 +202,90 @@ check "compare: headline says --fail-if is true" 1 \
 run compare --fail-if 'execution.BINARY_OP > 50%' "$W" "$WIN"
 check "compare: headline says --fail-if held" 1 \
     "$(grep -c '^- `--fail-if` execution.BINARY_OP > 50%: false (held)' "$T/stdout")"
+
+# ---- hot code ranked per call: the big function first -----------------------
+# Base: big is 99% of the work (99 instructions a call, 100 calls), tiny
+# 1% (100 in 1 call).  Head: pyperf's loops doubled (200 calls of big) and
+# big costs 2% more per call (101), tiny 50% more (150 in 1 call).  Per
+# million instructions big barely moves, so ranking by share of all
+# instructions would fold it away and show tiny alone.
+mkdir -p "$T/hot-b" "$T/hot-h"
+hot_dump() {  # hot_dump FILE BIG_INSTR BIG_CALLS TINY_INSTR TINY_CALLS
+    cat > "$1" <<DUMP
+pystats.format : 1
+pystats.collector : pystats 0.1.0
+pystats.counts : base-instructions
+meta.python.version : 3.13.0
+meta.python.implementation : cpython
+meta.collection.mode : count
+meta.collection.mechanism : monitoring
+meta.collection.method : segments
+meta.dump.reason : explicit
+opcode[LOAD_FAST].execution_count : $(($2 + $4))
+code[/srv/b.py:10:big].instructions : $2
+code[/srv/b.py:10:big].calls : $3
+code[/srv/b.py:10:big].opcode[LOAD_FAST] : $2
+code[/srv/b.py:40:tiny].instructions : $4
+code[/srv/b.py:40:tiny].calls : $5
+code[/srv/b.py:40:tiny].opcode[LOAD_FAST] : $4
+DUMP
+}
+hot_dump "$T/hot-b/d.txt" 9900 100 100 1
+hot_dump "$T/hot-h/d.txt" 20200 200 150 1
+run compare "$T/hot-b" "$T/hot-h" --json "$T/hot.json" --markdown "$T/hot.md"
+check "compare hot code: exit status" 0 "$rc"
+per_call() {  # per_call DIR NAME: instructions per call from the raw dump
+    awk -F' : ' -v n="$2" '$1 ~ "\\]?"n"\\]\\.instructions$" { i = $2 } $1 ~ n"\\]\\.calls$" { c = $2 }
+        END { printf "%.6f\n", i / c }' "$1"/d.txt
+}
+want=$(printf '%s %s %s %s' "$(per_call "$T/hot-b" big)" "$(per_call "$T/hot-h" big)" \
+    "$(per_call "$T/hot-b" tiny)" "$(per_call "$T/hot-h" tiny)")
+check "compare hot code: instructions per call on each side, from the dumps" "$want" \
+    "$(jget "$T/hot.json" '" ".join("%.6f %.6f" % (r["base_per_call"], r["head_per_call"]) for n in ("big", "tiny") for r in d["sections"]["hot_code"]["rows"] if r["name"].endswith(":" + n))')"
+check "compare hot code: the change per call" \
+    "$(awk 'BEGIN { printf "%.6f %.6f\n", 101 / 99 - 1, 150 / 100 - 1 }')" \
+    "$(jget "$T/hot.json" '" ".join("%.6f" % r["rel_per_call"] for n in ("big", "tiny") for r in d["sections"]["hot_code"]["rows"] if r["name"].endswith(":" + n))')"
+check "compare hot code: the big function first, neither folded" "big False tiny False" \
+    "$(jget "$T/hot.json" '" ".join("%s %s" % (r["name"].rsplit(":", 1)[1], r["folded"]) for r in d["sections"]["hot_code"]["rows"])')"
+check "compare hot code: ranked by change per call times base calls" \
+    "$(awk 'BEGIN { b = (101 - 99) * 100; t = (150 - 100) * 1; printf "%.6f\n", b / (b + t) }')" \
+    "$(jget "$T/hot.json" '"%.6f" % d["sections"]["hot_code"]["rows"][0]["weight"]')"
+check "compare hot code: Markdown shows instructions per call, big first" 1 \
+    "$(awk '/^## Hot code: instructions/ { s = 1 } s && /^\| .*big/ { print (/\| 99\.0 \| 101\.0 \| \+2\.0% \|/ ? 1 : 0); exit }' "$T/hot.md")"
+
+# ---- compare --html: diverging charts ----------------------------------------
+# Without opcode counts the hot code sections are plain counts: their bars
+# are whole numbers.  A long name gets room left of its bar: the label's
+# right edge (text-anchor end) at least 7 units a character from 0.
+long=/srv/very/long/path/to/some/package/module_with_a_long_name.py
+for s in b h; do
+    mkdir -p "$T/chart-$s"
+    grep -v '^opcode' "$T/hot-$s/d.txt" | sed "s|/srv/b.py:10:big|$long:10:big|" > "$T/chart-$s/d.txt"
+done
+run compare "$T/chart-b" "$T/chart-h" --html "$T/chart.html" --json "$T/chart.json"
+check "compare --html: exit status" 0 "$rc"
+check "compare --html: count bars are integers, as the JSON's changes" \
+    "$(jget "$T/chart.json" '" ".join("%+d" % r["change"] for r in d["sections"]["hot_code"]["rows"])')" \
+    "$(awk '/data-section="hot_code"/ { s = 1 } s && /class="val"/ { sub(/.*class="val"[^>]*>/, ""); sub(/<.*/, ""); printf "%s%s", sep, $0; sep = " " } s && /<\/svg>/ { exit }' "$T/chart.html")"
+check "compare --html: every chart label has room for its name" "" \
+    "$(awk '/text-anchor="end">/ { x = $0; sub(/.*<text x="/, "", x); sub(/".*/, "", x); n = $0; sub(/.*text-anchor="end">/, "", n); sub(/<.*/, "", n); if (x + 0 < 7 * length(n)) print n }' "$T/chart.html")"
+
+# ---- the label mix of a whole-suite comparison ----------------------------------
+# Base: two dumps of "deltablue", one of "nbody"; head: one of each.  The
+# shares of the dumps differ (2/3 against 1/2): a warning names both.
+# Head and head again (same mix): no such warning.
+for side in "mix-b deltablue deltablue nbody" "mix-h deltablue nbody"; do
+    set -- $side
+    d=$T/$1; shift; mkdir -p "$d"; i=0
+    for label in "$@"; do
+        i=$((i + 1))
+        sed "s/^meta.dump.reason : explicit$/&\nmeta.label : $label/" "$T/hot-b/d.txt" > "$d/d$i.txt"
+    done
+done
+run compare "$T/mix-b" "$T/mix-h" --json "$T/mix.json"
+check "compare label mix: exit status" 0 "$rc"
+check "compare label mix: a warning naming each label with its dumps" \
+    "the label mix differs (2 labels with different shares of the dumps: 'deltablue' (2 and 1 dumps), 'nbody' (1 and 1 dumps))" \
+    "$(jget "$T/mix.json" '[w for w in d["warnings"] if w.startswith("the label mix")][0].split("):")[0] + ")"')"
+run compare "$T/mix-h" "$T/mix-h" --json "$T/mix-same.json"
+check "compare label mix: the same mix, no warning" "[]" "$(jget "$T/mix-same.json" 'd["warnings"]')"
