@@ -58,6 +58,13 @@ code it counts).  The hook adds to the run's metadata:
     pystats_collector_instructions  instructions counted (all teardowns
                                     of this worker so far)
     pystats_collector_dumps         dump files written by this worker
+    pystats_collector_timing        "counting inside the timed calls":
+                                    the values pyperf measured in this
+                                    run include counting, and are not
+                                    timings to compare or keep
+
+The same is said once per benchmark on stderr, by the worker that
+calibrates its loops (the first of each benchmark, `--calibrate-loops`).
 
 The output directory: PYSTATS_DIR if the worker has it (pyperf passes
 only a few variables to its workers: give `--inherit-environ
@@ -163,6 +170,12 @@ def _callable_cell(task_func):
     return task_func.__closure__[code.co_freevars.index(var)]
 
 
+# The run's metadata and the stderr line say that counting runs inside
+# the timed calls (said once per process).
+TIMING = "counting inside the timed calls"
+_timing_said = False
+
+
 class PystatsCollector:
     """The `pystats_collector` pyperf hook (see the module's doc)."""
 
@@ -253,3 +266,11 @@ class PystatsCollector:
                 "pystats_collector_instructions", 0) + counted
         metadata["pystats_collector_dumps"] = metadata.get(
             "pystats_collector_dumps", 0) + (1 if wrote else 0)
+        metadata["pystats_collector_timing"] = TIMING
+        global _timing_said
+        if not _timing_said and "--calibrate-loops" in sys.argv:
+            _timing_said = True
+            sys.stderr.write("pystats: %s: the values of %s are timed with "
+                             "counting on (%s), slower than without: not "
+                             "timings to compare or keep\n"
+                             % (NAME, self.label or "this benchmark", MODE))

@@ -58,9 +58,10 @@ static const char usage[] =
     "unspecialized) and where the reports are. DIR/report is a subdirectory:\n"
     "'pystats summarize DIR' and 'pystats check DIR' read the dumps alone.\n"
     "\n"
-    "Exit status: 0 ok, 1 no dump was written, 2 usage error, 3 a report could\n"
-    "not be written, 4 internal error, 6 the check found errors, 7 the command\n"
-    "failed (its status is printed; the summary is still written).\n";
+    "Exit status: 0 ok, 1 no dump was written, 2 usage error (-o DIR holding\n"
+    "files included), 3 the run's directory or a report could not be written,\n"
+    "4 internal error, 6 the check found errors, 7 the command failed (its\n"
+    "status is printed; the summary is still written).\n";
 
 /* Dumps in dir: non-hidden regular files. */
 static size_t
@@ -129,7 +130,9 @@ take_dir(run_dir *r, const char *dir, unsigned mode, const char *what)
 }
 
 /* The run's directory: -o DIR (new or empty), else a new unique one
- * under the user's default directory; private (0700) when made here. */
+ * under the user's default directory; private (0700) when made here.
+ * -1 when it cannot be made or used, -2 when -o names a directory that
+ * already holds files (a usage error). */
 static int
 make_run_dir(const char *out, run_dir *r)
 {
@@ -138,11 +141,12 @@ make_run_dir(const char *out, run_dir *r)
         if (take_dir(r, out, 0700, "cannot use the directory ") != 0)
             return -1;
         if (count_dumps(out) != 0) {
-            fprintf(stderr,
-                    "pystats: error: %s already holds files: a run needs a new or "
-                    "empty directory, or its files would mix with others\n",
-                    out);
-            return -1;
+            fputs("pystats: error: ", stderr);
+            cli_fput_esc(stderr, out);
+            fputs(" already holds files: a run needs a new or empty directory, or "
+                  "its files would mix with others\n",
+                  stderr);
+            return -2; /* the option's value, not a failed write */
         }
         r->path = cli_xstrdup(out);
         return 0;
@@ -763,8 +767,21 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
     fputc('\n', stderr);
     fprintf(stderr, "pystats run: trust: %s\n", verdict);
     if (g != NULL) {
-        cli_count_str(c, sizeof c, g->m.total_exec);
-        fprintf(stderr, "pystats run: %s instructions executed", c);
+        if (g->m.total_exec == 0 && g->m.has_census) {
+            /* Mode census counts no instruction: say what it holds. */
+            uint64_t sites = 0;
+            size_t f;
+            for (f = 0; f < g->m.ncfam; f++) {
+                uint64_t n = g->m.cfam[f].f[M_CF_SITES];
+                sites = sites > UINT64_MAX - n ? UINT64_MAX : sites + n;
+            }
+            cli_count_str(c, sizeof c, sites);
+            fprintf(stderr, "pystats run: a census, no instructions counted: %s sites", c);
+        }
+        else {
+            cli_count_str(c, sizeof c, g->m.total_exec);
+            fprintf(stderr, "pystats run: %s instructions executed", c);
+        }
         if (s->ng > 1)
             fprintf(stderr, " in the largest of %zu groups", s->ng);
         fputs(": ", stderr);
@@ -881,8 +898,8 @@ cmd_run(int argc, char **argv)
                 *o.mode ? o.mode : "''");
         return CLI_EXIT_USAGE;
     }
-    if (make_run_dir(o.out, &rd) != 0)
-        return CLI_EXIT_OUTPUT;
+    if ((r = make_run_dir(o.out, &rd)) != 0)
+        return r == -2 ? CLI_EXIT_USAGE : CLI_EXIT_OUTPUT;
     given = cmd;
     cmd = pyperf_environ(cmd, &extra);
     set_environment(&o, rd.path);

@@ -160,7 +160,15 @@ def run_pyperf(venv, tmp_path, script, *args, inherit=False,
         cmd += ["--inherit-environ", ",".join(["PYSTATS_DIR"] + list(env))]
     r = sh(cmd, venv=venv, cwd=str(tmp_path), PYSTATS_DIR=stats,
            timeout=900, **env)
-    assert "pystats:" not in r.stderr, r.stderr
+    # The hook's one line: values timed with counting on, said by the
+    # worker that calibrates the loops (none when --loops is given).
+    said = [ln for ln in r.stderr.splitlines() if "pystats" in ln]
+    timing = [ln for ln in said if ln.startswith(
+        "pystats: pystats_collector: the values of ") and
+        "are timed with counting on" in ln]
+    assert said == timing, r.stderr
+    assert len(timing) == (0 if any(a.startswith("--loops") for a in args)
+                           else 1), r.stderr
     runs = py(venv, RUNS, out, cwd=str(tmp_path))
     dumps = read_dumps(stats)
     return runs, dumps, stats
@@ -191,6 +199,8 @@ def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from,
         assert md["pystats_collector_label"] == name
         assert md["pystats_collector_census"] == (
             "count" if census else "none")
+        assert md["pystats_collector_timing"] == \
+            "counting inside the timed calls"
         counted += md["pystats_collector_instructions"]
     # What the metadata says was counted is what the dumps hold.
     assert counted == sum(sum(e.values()) for _, e, _ in dumps)
