@@ -86,3 +86,11 @@ check "JSON summary: the version" "$want_version" "$(jget "$T/v.json" 'd["pystat
 run compare "$HERE/hotcode" "$HERE/hotcode" --json "$T/vc.json" --markdown "$T/vc.md"
 check "comparison: the version under the title" "Report by pystats $want_version." "$(sed -n 3p "$T/vc.md")"
 check "JSON comparison: the version" "$want_version" "$(jget "$T/vc.json" 'd["pystats"]')"
+
+# run -o DIR that already holds files: a usage error, the name escaped.
+mkdir -p "$T/used-run"
+printf 'x\n' > "$T/used-run/pystats-1-1.txt"
+run run -o "$T/used-run" -- true
+check "run -o a directory holding files: usage error" 2 "$rc"
+check "run -o a directory holding files: says so" 1 \
+    "$(grep -c 'used-run already holds files: a run needs a new or empty directory' "$T/stderr")"

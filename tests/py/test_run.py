@@ -3,6 +3,7 @@ process of the command, a fresh directory per run, the summary and the
 verdict, and a run without a dump explained instead of passed."""
 import json
 import os
+import re
 import subprocess
 import sys
 
@@ -182,3 +183,28 @@ def test_a_dump_that_could_not_be_written_is_named(tmp_path, ops, errno_name, sa
     # The dump itself is still on stderr, whole.
     assert "opcode[MATCH_CLASS].execution_count : 2\n" in p.stderr
     assert os.listdir(out) == [] and os.listdir(tmp) == []
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12),
+                    reason="3.11's census mode has sites too, but the census "
+                    "headline is tested where the census needs no trace")
+def test_census_mode_headline_names_its_sites(tmp_path):
+    """Mode census counts no instruction: the headline gives the sites
+    the census read (the census.family[F].sites lines summed), not
+    "0 instructions executed"."""
+    out = tmp_path / "run"
+    p = run("-o", str(out), "--mode", "census", "--", sys.executable, "-c",
+            SETS_SCRIPT % 5)
+    assert p.returncode == 0, p.stderr
+    sites = 0
+    for d in dumps_in(str(out)):
+        for line in open(d.path):
+            k, _, v = line.rpartition(":")
+            if re.match(r"census\.family\[[^]]+\]\.sites\s*$", k):
+                sites += int(v)
+    assert sites > 0
+    lines = [l for l in p.stderr.splitlines() if l.startswith("pystats run:")]
+    assert not [l for l in lines if "instructions executed" in l], lines
+    assert [l for l in lines if l.startswith(
+        "pystats run: a census, no instructions counted: %s sites" %
+        format(sites, ","))], lines
