@@ -228,7 +228,7 @@ KNOWN_VARIABLES = frozenset((
     # the tests' and benchmarks'
     "PYSTATS_QUICK", "PYSTATS_QUICK_TESTS", "PYSTATS_FULL_TESTS",
     "PYSTATS_ROUNDTRIP_EXAMPLES", "PYSTATS_NATIVE_BUILD",
-    "PYSTATS_PYPERFORMANCE", "PYSTATS_CLI",
+    "PYSTATS_PYPERFORMANCE", "PYSTATS_CLI", "PYSTATS_ALLOC_WALK",
     # set by the collector itself once it has warned
     "PYSTATS_ENV_CHECKED",
 ))

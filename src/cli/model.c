@@ -745,6 +745,12 @@ model_build(m_group *m, const agg_group *g)
     m_list_sort(&m->errors);
     own_sort(m);
     model_view_finish(m);
+    /* Each failing site's family executions, from the opcodes: here, so
+     * that the source view's part needs nothing of this file. */
+    for (i = 0; i < m->nfsites; i++) {
+        const m_op *op = model_op(m, m->fsites[i].family);
+        m->fsites[i].family_exec = op && op->has_exec ? op->exec : 0;
+    }
 }
 
 static void

@@ -218,7 +218,6 @@ rank_code(m_group *m, const m_code *c, size_t *cap)
         const m_vsite *v = &c->vsites[i];
         char *f[4], *p;
         uint64_t n;
-        const m_op *op;
         int k;
 
         if (i > 0 && c->vsites[i - 1].offset == v->offset)
@@ -243,9 +242,9 @@ rank_code(m_group *m, const m_code *c, size_t *cap)
             *cap = *cap ? 2 * *cap : 64;
             m->fsites = cli_xrealloc(m->fsites, *cap * sizeof *m->fsites);
         }
-        op = model_op(m, f[0]);
-        m->fsites[m->nfsites++] = (m_fsite){
-            c, v->offset, f[0], f[0], f[1], f[2], f[3], n, op && op->has_exec ? op->exec : 0};
+        /* family_exec: model.c's, from its opcodes (model_view_finish()'s
+         * caller fills it in). */
+        m->fsites[m->nfsites++] = (m_fsite){c, v->offset, f[0], f[0], f[1], f[2], f[3], n, 0};
     }
 }
 

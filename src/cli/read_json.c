@@ -279,12 +279,12 @@ put_census(jctx *c, json_t *cen)
         json_object_foreach(v, f, fv)
         {
             if (strcmp(f, "forms") == 0 && json_is_object(fv)) {
-                key = cat4("census.family[", name, "].specialized[", NULL);
+                key = cat4(PSF_KEY_CENSUS_FAMILY, name, "].specialized[", NULL);
                 put_all(c, fv, key, "]");
                 free(key);
             }
             else {
-                key = cat4("census.family[", name, "].", f);
+                key = cat4(PSF_KEY_CENSUS_FAMILY, name, "].", f);
                 put(c, key, fv, AGG_ADD_SUM);
                 free(key);
             }
@@ -435,7 +435,7 @@ load_group(jctx *c, json_t *grp)
         json_object_foreach(v, field, fv)
         {
             if (strcmp(field, "uncollectable") == 0 || strcmp(field, "time_ns") == 0)
-                put4(c, "gc[", name, "].", field, fv, AGG_ADD_SUM);
+                put4(c, PSF_KEY_GC, name, "].", field, fv, AGG_ADD_SUM);
             else
                 put4(c, "GC[", name, "] ", field, fv, AGG_ADD_SUM);
         }
