@@ -224,3 +224,15 @@ def counted_as_instructions(stats, fn, *args):
     ins = measured_snapshot(stats, "instructions", fn, *args)
     same_counts(count, ins)
     return count, ins
+
+
+@pytest.fixture(autouse=True)
+def _gc_callbacks_as_they_were():
+    """Whatever a test leaves in gc.callbacks is taken out after it:
+    hypothesis appends a callback of its own (it times collections), and
+    the in-process reference collector (sys.settrace on 3.11) then counts
+    that callback's instructions wherever a collection happens to fall,
+    so later tests' counts would depend on when the heap fills."""
+    before = list(gc.callbacks)
+    yield
+    gc.callbacks[:] = before
