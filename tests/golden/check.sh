@@ -252,7 +252,7 @@ check "run: the summary has the label" 1 "$(grep -c '^| meta.label | suite-a (1)
 check "run: the headline names the reports" "pystats run: reports: $T/run1/report/summary.md $T/run1/report/summary.json $T/run1/report/summary.html" "$(grep '^pystats run: reports: ' "$T/stderr")"
 check "run: the verdict on stderr" 1 "$(grep -c '^pystats run: trust: ok: ' "$T/stderr")"
 run run -o "$T/run1" -- "$T/bin/fake-python"
-check "run: a directory with files is refused" 3 "$rc"
+check "run: a directory with files is refused (a usage error)" 2 "$rc"
 FAKE_EXIT=3 run run -o "$T/run2" -- "$T/bin/fake-python"
 check "run: a failing command: exit 7, summary still written" "7 # pystats summary" "$rc $(head -1 "$T/run2/report/summary.md")"
 run run -o "$T/run3" -- sh -c 'exit 0'
