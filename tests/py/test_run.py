@@ -170,8 +170,10 @@ def test_a_dump_that_could_not_be_written_is_named(tmp_path, ops, errno_name, sa
     out = tmp_path / "run"
     tmp = tmp_path / "tmp"
     tmp.mkdir()
-    # The faults are the command's only (through env), not run's own.
-    p = run("-o", str(out), "--", "env", "LD_PRELOAD=" + SHIM, "PSF_FAULT_DIR=%s" % out,
+    # The faults are the command's only (through env), not run's own;
+    # after whatever is preloaded already (a sanitizer runtime stays first).
+    preload = (os.environ.get("LD_PRELOAD", "") + " " + SHIM).strip()
+    p = run("-o", str(out), "--", "env", "LD_PRELOAD=" + preload, "PSF_FAULT_DIR=%s" % out,
             "PSF_FAULT_OPS=" + ops, "PSF_FAULT_AT=1-", "PSF_FAULT_ERRNO=" + errno_name,
             sys.executable, "-c", SETS_SCRIPT % 2, TMPDIR=tmp)
     assert p.returncode == 1, p.stderr[-2000:]
