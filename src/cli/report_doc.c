@@ -1288,6 +1288,25 @@ code_where(md *m, const m_code *k)
 }
 
 /* "Where to look" items of the overview (overview.h). */
+/* An overview item's "Fails to specialize: FAMILY at " and " in FUNC",
+ * around the site's place (by attempts or by executions). */
+static void
+fails_lead(md *m, const char *family)
+{
+    doc_item(m->d);
+    doc_text(m->d, "Fails to specialize: ");
+    name_text(m->d, family);
+    doc_text(m->d, " at ");
+}
+
+static void
+fails_in(md *m, const char *func)
+{
+    doc_text(m->d, " in ");
+    doc_style(m->d, DOC_CODE);
+    name_text(m->d, func);
+    doc_style(m->d, DOC_PLAIN);
+}
 static void
 overview_items(md *m, const overview *o, uint64_t den)
 {
@@ -1304,29 +1323,17 @@ overview_items(md *m, const overview *o, uint64_t den)
     }
     for (i = 0; i < o->nsite; i++) {
         const m_csite *st = o->site[i];
-        doc_item(m->d);
-        doc_text(m->d, "Fails to specialize: ");
-        name_text(m->d, st->family);
-        doc_text(m->d, " at ");
+        fails_lead(m, st->family);
         site_where(m, st);
-        doc_text(m->d, " in ");
-        doc_style(m->d, DOC_CODE);
-        name_text(m->d, st->func);
-        doc_style(m->d, DOC_PLAIN);
+        fails_in(m, st->func);
         cli_count_str(c, sizeof c, st->attempts);
         doc_textf(m->d, ": %s failed attempts in a row", c);
     }
     for (i = 0; i < o->nfsite; i++) {
         const m_fsite *f = o->fsite[i];
-        doc_item(m->d);
-        doc_text(m->d, "Fails to specialize: ");
-        name_text(m->d, f->family);
-        doc_text(m->d, " at ");
+        fails_lead(m, f->family);
         fsite_where(m, f);
-        doc_text(m->d, " in ");
-        doc_style(m->d, DOC_CODE);
-        name_text(m->d, f->code->qual ? f->code->qual : f->code->name);
-        doc_style(m->d, DOC_PLAIN);
+        fails_in(m, f->code->qual ? f->code->qual : f->code->name);
         cli_count_str(c, sizeof c, f->executions);
         pct_str(p, f->executions, f->family_exec);
         doc_textf(m->d, ": %s executions not specialized%s%s%s (", c, *p ? ", " : "", p,
