@@ -244,7 +244,8 @@ mark_failure(int err)
         close(fd);
 }
 
-/* Write what was counted since the last dump or clear.  Returns
+/* Write what was counted since the last dump or clear, settled by the
+ * caller (lifecycle.h's pc_settle).  Returns
  * PC_DUMP_FILE, PC_DUMP_STDERR (the directory failed: said so and wrote
  * the dump to stderr), PC_DUMP_NOTHING or PC_DUMP_FAILED.  Does not
  * clear: the caller decides. */
@@ -257,14 +258,6 @@ pc_dump(pc_reason reason)
     long owner;
     int err, dirfd, ret = PC_DUMP_FAILED;
 
-    if (!pc_g.dumping)
-        pc_seg_fold(); /* segment counts into pc_g: plain C */
-    /* The threads' shards (free-threaded builds): the API folded them
-     * with the world stopped; at exit one thread is left, and a signal's
-     * dump is the process's last. */
-    if (!pc_g.dumping &&
-        (reason == PC_REASON_EXIT || reason == PC_REASON_SIGNAL))
-        pc_fold_shards();
     if (pc_g.dumping || !pc_has_data())
         return PC_DUMP_NOTHING;
     pc_g.dumping = 1;
@@ -309,7 +302,7 @@ pc_dump(pc_reason reason)
 static void
 at_exit(void)
 {
-    pc_seg_exit();
+    pc_settle(PC_SETTLE_EXIT);
     pc_dump(PC_REASON_EXIT);
 }
 
@@ -321,6 +314,7 @@ on_sigterm(int sig)
         term_pending = 1;
         return;
     }
+    pc_settle(PC_SETTLE_SIGNAL);
     pc_dump(PC_REASON_SIGNAL);
     /* Then die of the signal, as the default action would have.  SIGTERM
      * stays blocked until this handler returns, so a second one (the
@@ -338,11 +332,9 @@ os_exit_hook(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     if (pc_census_take() < 0)
         PyErr_WriteUnraisable(NULL);
-    pc_seg_cut();    /* os._exit's own CALL is counted */
-    pc_world_stop(); /* every thread at one moment (free-threaded) */
-    pc_fold_shards();
+    pc_settle(PC_SETTLE_API); /* os._exit's own CALL is counted */
     pc_dump(PC_REASON_OS_EXIT);
-    pc_world_start();
+    pc_settle_end(PC_SETTLE_API);
     return PyObject_Vectorcall(orig_os_exit, args, (size_t)nargs, NULL);
 }
 

@@ -1,8 +1,10 @@
 /* lifecycle.c: the module layer's side of every source: module init,
- * clear, has-data, a fork child's fresh start, and a code object's
- * death.  The sources below never call one another for these: this
- * file calls each in turn, in the order their invariants need (see each
- * function). */
+ * the one settle operation (cut every thread, fold the counts) that
+ * every path reading or closing the counts takes, windows and measure()
+ * opening and closing, clear, has-data, the exit cut, a fork child's
+ * fresh start, and a code object's death.  The sources below never call
+ * one another for these: this file calls each in turn, in the order
+ * their invariants need (see each function). */
 #include "lifecycle.h"
 #include "backend.h"
 #include "codeinfo.h"
@@ -15,6 +17,8 @@
 
 #include <string.h>
 #include <unistd.h>
+
+static int exit_cut_register(void);
 
 /* Called by CPython when a code object dies (possibly during
  * finalization, possibly after our module is gone: plain C only). */
@@ -63,10 +67,129 @@ pc_lifecycle_init(PyObject *opnames)
 }
 
 void
+pc_settle(pc_settle_at at)
+{
+    switch (at) {
+    case PC_SETTLE_API:
+        assert(PyGILState_Check());
+        pc_world_stop();  /* every thread at one moment (free-threaded) */
+        pc_backend_cut(); /* 3.11's line-counted frames */
+        pc_seg_cut();     /* 3.12+'s open segments; ended threads */
+        break;
+    case PC_SETTLE_EXIT:
+        /* This thread's frames, and ended threads', have all returned;
+         * daemon threads had their last cut in the atexit handler. */
+        pc_seg_exit();
+        /* fall through */
+    case PC_SETTLE_SIGNAL:
+        if (pc_g.dumping)
+            return; /* a signal during a dump: the dump has them */
+        /* Frames only from the thread holding the GIL, the interpreter
+         * alive (never after finalization began: 3.11's Py_AtExit). */
+        if (Py_IsInitialized() && PyGILState_Check())
+            pc_backend_cut();
+        break;
+    }
+    pc_seg_fold();    /* segment counts into pc_g: plain C */
+    pc_fold_shards(); /* at exit one thread is left; a signal's is last */
+}
+
+void
+pc_settle_end(pc_settle_at at)
+{
+    if (at == PC_SETTLE_API)
+        pc_world_start();
+}
+
+int
+pc_window_open(pc_mode mode, int census)
+{
+    if (mode == PC_MODE_COUNT && exit_cut_register() < 0)
+        return -1;
+    pc_g.mode = mode;
+    /* Segment counting starts from the frames running now. */
+    if (pc_seg_mode() && pc_seg_window_start() < 0)
+        return -1;
+    pc_world_stop(); /* every thread starts at one moment */
+    pc_g.on = 1;
+    pc_forget_prev();
+    pc_world_start();
+    if (mode == PC_MODE_CENSUS)
+        pc_g.census_wanted = 1;
+    pc_note_start();
+    pc_guard_arm();
+    if (pc_backend_sync() < 0) {
+        pc_g.on = 0;
+        pc_g.windows--;
+        return -1;
+    }
+    if (pc_stats_install() < 0) {
+        PyObject *exc_type, *exc_value, *exc_tb;
+        PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+        pc_g.on = 0;
+        pc_g.windows--;
+        if (pc_backend_sync() < 0)
+            PyErr_Clear();
+        PyErr_Restore(exc_type, exc_value, exc_tb);
+        return -1;
+    }
+    if (mode == PC_MODE_COUNT)
+        pc_census_count_window(census);
+    return 0;
+}
+
+int
+pc_window_close(void)
+{
+    pc_settle(PC_SETTLE_API); /* off()'s own CALL is the last one counted */
+    pc_g.on = 0;              /* every thread stops at one moment */
+    pc_settle_end(PC_SETTLE_API);
+    if (pc_backend_sync() < 0 || pc_stats_remove() < 0)
+        return -1;
+    return 0;
+}
+
+int
+pc_measure_open(pc_mode mode)
+{
+    /* measure() always counts; a window's mode only lasts the window. */
+    if (!pc_g.on && !pc_g.measuring)
+        pc_g.mode = mode;
+    if (!pc_counting()) {
+        /* fn's first instruction has no predecessor in this thread. */
+        pc_t.epoch = 0;
+        if (!pc_g.measuring)
+            pc_note_start();
+        if (pc_seg_mode())
+            pc_seg_measure_start(); /* fn starts on an empty stack */
+    }
+    pc_guard_arm();
+    pc_t.measure_depth++;
+    pc_g.measuring++;
+    pc_seg_measure_set(pc_t.measure_depth);
+    if (pc_backend_sync() < 0) {
+        pc_t.measure_depth--;
+        pc_g.measuring--;
+        pc_seg_measure_set(pc_t.measure_depth);
+        return -1;
+    }
+    return 0;
+}
+
+void
+pc_measure_close(void)
+{
+    pc_t.measure_depth--;
+    pc_g.measuring--;
+    pc_seg_measure_set(pc_t.measure_depth); /* fn's quiet returns settled */
+    if (pc_backend_sync() < 0)
+        PyErr_WriteUnraisable(NULL);
+}
+
+void
 pc_clear(void)
 {
     assert(PyGILState_Check());
-    pc_seg_cut(); /* what runs now counts up to here, then goes */
     pc_counts_zero();
     pc_seg_zero();
     pc_hot_clear();
@@ -125,8 +248,11 @@ exit_cut_fn(PyObject *self, PyObject *unused)
 static PyMethodDef exit_cut_def = {"_exit_cut", exit_cut_fn, METH_NOARGS,
                                    NULL};
 
-int
-pc_exit_cut_register(void)
+/* In mode count, once: an atexit handler that makes the last cut of
+ * every thread (pc_seg_exit_cut) while their frames can still be read.
+ * -1 with exception. */
+static int
+exit_cut_register(void)
 {
     static int done;
     PyObject *modules, *atexit, *fn = NULL, *r = NULL; /* owned: the last 3 */

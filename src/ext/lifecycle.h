@@ -11,13 +11,49 @@
  * -1 with exception. */
 int pc_lifecycle_init(PyObject *opnames);
 
+/* Where a settle runs, which says what it may read. */
+typedef enum pc_settle_at {
+    /* An API call, os._exit: with the GIL and the API lock, the
+     * interpreter alive, every thread's frames readable. */
+    PC_SETTLE_API,
+    /* Py_AtExit: no Python code left to run, the other thread states
+     * deleted (their last cut was the atexit handler's). */
+    PC_SETTLE_EXIT,
+    /* A signal handler: plain C over C data. */
+    PC_SETTLE_SIGNAL,
+} pc_settle_at;
+
+/* The one settle operation of every path that reads, clears or closes
+ * the counts (off, dump, snapshot, clear, the census's fold, exit,
+ * os._exit, SIGTERM): every counting thread cut where it stands (3.11:
+ * the line-counted frames' pending runs; 3.12+: the open segments, the
+ * threads that ended settled), then the per code segment counts and the
+ * threads' shards folded into pc_g.  At PC_SETTLE_API the other threads
+ * stay stopped (free-threaded builds) until pc_settle_end(): the caller
+ * reads, writes, clears or closes in between.  At exit, only the frames
+ * of this thread and of threads that ended are settled (pc_seg_exit); a
+ * signal's settle reads frames only if its thread holds the GIL. */
+void pc_settle(pc_settle_at at);
+void pc_settle_end(pc_settle_at at);
+
+/* Open a window of mode (on()): every thread starts counting at one
+ * moment, from the instruction after this call; census: mode count's
+ * census alongside.  -1 with exception (nothing left open). */
+int pc_window_open(pc_mode mode, int census);
+/* Close the window (off()): settled, then no thread counts.  -1 with
+ * exception (the events could not be removed). */
+int pc_window_close(void);
+/* measure() on this thread: its counting opens (depth one more) and
+ * closes (one less); mode: the mode when nothing else counts.  Open
+ * returns -1 with exception, nothing left open; close says a failure
+ * as unraisable. */
+int pc_measure_open(pc_mode mode);
+void pc_measure_close(void);
+
 /* Forget everything counted since the last dump or clear, in every
- * source; a clear while counting starts a new dump period now. */
+ * source; a clear while counting starts a new dump period now.  Between
+ * pc_settle(PC_SETTLE_API) and pc_settle_end(). */
 void pc_clear(void);
-/* In mode count, once: an atexit handler that makes the last cut of
- * every thread (pc_seg_exit_cut) while their frames can still be read.
- * -1 with exception. */
-int pc_exit_cut_register(void);
 /* Has any source something to write? */
 int pc_has_data(void);
 /* Free-threaded builds: every thread's shard (collector.h) into the

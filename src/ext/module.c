@@ -1,8 +1,10 @@
 /* module.c: the pystats._collector module: its API, and nothing else.
  *
  * Counting lives in collector.c and the backends, writing in dump.c,
- * what touches every source (init, clear, fork, a code object's death)
- * in lifecycle.c.
+ * what touches every source (init, the settle operation, windows and
+ * measure() opened and closed, clear, fork, a code object's death) in
+ * lifecycle.c.  Every entry point that touches the collector's state
+ * does its work under the API lock (API_LOCK), one call at a time.
  */
 #include "collector.h"
 #include "backend.h"
@@ -234,37 +236,8 @@ on_locked(PyObject *mode_obj, PyObject *census_obj)
         PyErr_WriteUnraisable(NULL);
         census = 0;
     }
-    if (mode == PC_MODE_COUNT && pc_exit_cut_register() < 0)
+    if (pc_window_open(mode, census) < 0)
         return NULL;
-    pc_g.mode = mode;
-    /* Segment counting starts from the frames running now. */
-    if (pc_seg_mode() && pc_seg_window_start() < 0)
-        return NULL;
-    pc_world_stop(); /* every thread starts at one moment */
-    pc_g.on = 1;
-    pc_forget_prev();
-    pc_world_start();
-    if (mode == PC_MODE_CENSUS)
-        pc_g.census_wanted = 1;
-    pc_note_start();
-    pc_guard_arm();
-    if (pc_backend_sync() < 0) {
-        pc_g.on = 0;
-        pc_g.windows--;
-        return NULL;
-    }
-    if (pc_stats_install() < 0) {
-        PyObject *exc_type, *exc_value, *exc_tb;
-        PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
-        pc_g.on = 0;
-        pc_g.windows--;
-        if (pc_backend_sync() < 0)
-            PyErr_Clear();
-        PyErr_Restore(exc_type, exc_value, exc_tb);
-        return NULL;
-    }
-    if (mode == PC_MODE_COUNT)
-        pc_census_count_window(census);
     Py_RETURN_NONE;
 }
 
@@ -295,14 +268,8 @@ off_locked(void)
         pc_g.on = 0;
         return native_result("off");
     }
-    if (pc_g.on) {
-        pc_seg_cut();    /* off()'s own CALL is the last one counted */
-        pc_world_stop(); /* every thread stops at one moment */
-        pc_g.on = 0;
-        pc_world_start();
-        if (pc_backend_sync() < 0 || pc_stats_remove() < 0)
-            return NULL;
-    }
+    if (pc_g.on && pc_window_close() < 0)
+        return NULL;
     if (check_pending() < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -313,19 +280,26 @@ PyDoc_STRVAR(clear_doc,
              "Forget everything counted since the last dump or clear.");
 
 static PyObject *
-pc_clear_fn(PyObject *self, PyObject *unused)
+clear_locked(void)
 {
-    (void)self;
-    (void)unused;
     if (pc_g.native)
         return native_result("clear");
-    API_LOCK();
-    pc_world_stop(); /* every thread at one moment (free-threaded) */
-    pc_zero_shards();
+    pc_settle(PC_SETTLE_API); /* what runs now counts up to here, then goes */
     pc_clear();
-    pc_world_start();
-    API_UNLOCK();
+    pc_settle_end(PC_SETTLE_API);
     Py_RETURN_NONE;
+}
+
+static PyObject *
+pc_clear_fn(PyObject *self, PyObject *unused)
+{
+    PyObject *r;
+    (void)self;
+    (void)unused;
+    API_LOCK();
+    r = clear_locked();
+    API_UNLOCK();
+    return r;
 }
 
 PyDoc_STRVAR(
@@ -368,13 +342,11 @@ dump_locked(void)
     }
     if (check_pending() < 0 || pc_census_take() < 0)
         return NULL;
-    pc_seg_cut();
-    pc_world_stop(); /* every thread at one moment (free-threaded) */
-    pc_fold_shards();
+    pc_settle(PC_SETTLE_API);
     r = pc_dump(PC_REASON_EXPLICIT);
     if (r == PC_DUMP_FILE || r == PC_DUMP_STDERR)
         pc_clear();
-    pc_world_start();
+    pc_settle_end(PC_SETTLE_API);
     if (r == PC_DUMP_FAILED) {
         PyErr_SetString(PyExc_OSError,
                         "pystats: the dump could not be written anywhere");
@@ -401,11 +373,9 @@ PyDoc_STRVAR(
     "{'execution_count': {name: n}, 'pair_count': {(first, next): n}}.");
 
 static PyObject *
-pc_snapshot_fn(PyObject *self, PyObject *unused)
+snapshot_locked(void)
 {
     PyObject *r;
-    (void)self;
-    (void)unused;
     if (pc_g.native) {
         PyErr_SetString(PyExc_RuntimeError,
                         "pystats: the interpreter's own (--enable-pystats) "
@@ -415,14 +385,20 @@ pc_snapshot_fn(PyObject *self, PyObject *unused)
     }
     if (check_pending() < 0)
         return NULL;
-    API_LOCK();
-    pc_backend_cut();
-    pc_seg_cut();
-    pc_seg_fold();
-    pc_world_stop(); /* every thread at one moment (free-threaded) */
-    pc_fold_shards();
+    pc_settle(PC_SETTLE_API);
     r = pc_snapshot();
-    pc_world_start();
+    pc_settle_end(PC_SETTLE_API);
+    return r;
+}
+
+static PyObject *
+pc_snapshot_fn(PyObject *self, PyObject *unused)
+{
+    PyObject *r;
+    (void)self;
+    (void)unused;
+    API_LOCK();
+    r = snapshot_locked();
     API_UNLOCK();
     return r;
 }
@@ -435,14 +411,12 @@ pc_census_fold_fn(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
+    API_LOCK();
     if (!pc_g.native) {
-        API_LOCK();
-        pc_backend_cut();
-        pc_seg_cut();
-        pc_seg_fold();
-        pc_gather_shards();
-        API_UNLOCK();
+        pc_settle(PC_SETTLE_API);
+        pc_settle_end(PC_SETTLE_API);
     }
+    API_UNLOCK();
     Py_RETURN_NONE;
 }
 
@@ -453,43 +427,47 @@ PyDoc_STRVAR(
     "this thread: none of the caller's, none of measure's own.  Returns fn's\n"
     "result; an exception from fn propagates, counted up to the raise.");
 
-/* measure()'s start: the thread counts from here.  -1 with exception. */
+/* measure()'s start: the thread counts from here (the interpreter's
+ * own counters: every thread, having no per-thread switch).  -1 with
+ * exception. */
 static int
 measure_start(void)
 {
-    int outermost;
+    if (check_pending() < 0)
+        return -1;
+    if (pc_g.native) {
+        PyObject *r = pc_native_call("on");
+        if (r == NULL)
+            return -1;
+        Py_DECREF(r);
+        return 0;
+    }
     if (pc_g.on && pc_g.mode == PC_MODE_CENSUS) {
         PyErr_SetString(PyExc_ValueError,
                         "pystats: measure() counts instructions, which a "
                         "census window must not disturb; off() first");
         return -1;
     }
-    /* measure() always counts; a window's mode only lasts the window. */
-    if (!pc_g.on && !pc_g.measuring) {
-        if (refuse_without_gil(measure_mode) < 0)
-            return -1;
-        pc_g.mode = measure_mode;
-    }
-    outermost = !pc_counting();
-    if (outermost) {
-        /* fn's first instruction has no predecessor in this thread. */
-        pc_t.epoch = 0;
-        if (!pc_g.measuring)
-            pc_note_start();
-        if (pc_seg_mode())
-            pc_seg_measure_start(); /* fn starts on an empty stack */
-    }
-    pc_guard_arm();
-    pc_t.measure_depth++;
-    pc_g.measuring++;
-    pc_seg_measure_set(pc_t.measure_depth);
-    if (pc_backend_sync() < 0) {
-        pc_t.measure_depth--;
-        pc_g.measuring--;
-        pc_seg_measure_set(pc_t.measure_depth);
+    if (!pc_g.on && !pc_g.measuring && refuse_without_gil(measure_mode) < 0)
         return -1;
+    return pc_measure_open(measure_mode);
+}
+
+/* measure()'s end; a failure is said as unraisable (fn's result or
+ * exception is what measure() returns). */
+static void
+measure_end(void)
+{
+    if (pc_g.native) {
+        if (!pc_g.on) {
+            PyObject *r = pc_native_call("off");
+            if (r == NULL)
+                PyErr_WriteUnraisable(NULL);
+            Py_XDECREF(r);
+        }
+        return;
     }
-    return 0;
+    pc_measure_close();
 }
 
 static PyObject *
@@ -499,6 +477,7 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyObject *result; /* owned */
     PyObject *exc_type, *exc_value, *exc_tb;
+    int started;
     (void)self;
 
     if (nargs < 1) {
@@ -506,42 +485,16 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
                         "measure() missing required argument 'fn'");
         return NULL;
     }
-    if (check_pending() < 0)
-        return NULL;
-    if (pc_g.native) {
-        /* The native counters have no per-thread switch: all threads. */
-        PyObject *r = pc_native_call("on");
-        if (r == NULL)
-            return NULL;
-        Py_DECREF(r);
-        result = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1),
-                                     kwnames);
-        PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
-        if (!pc_g.on) {
-            r = pc_native_call("off");
-            if (r == NULL)
-                PyErr_WriteUnraisable(NULL);
-            Py_XDECREF(r);
-        }
-        PyErr_Restore(exc_type, exc_value, exc_tb);
-        return result;
-    }
     API_LOCK();
-    if (measure_start() < 0) {
-        API_UNLOCK();
-        return NULL;
-    }
+    started = measure_start();
     API_UNLOCK();
+    if (started < 0)
+        return NULL;
     result =
         PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), kwnames);
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     API_LOCK();
-    pc_t.measure_depth--;
-    pc_g.measuring--;
-    pc_seg_measure_set(pc_t.measure_depth);
-    if (pc_backend_sync() < 0) {
-        PyErr_WriteUnraisable(NULL);
-    }
+    measure_end();
     API_UNLOCK();
     PyErr_Restore(exc_type, exc_value, exc_tb);
     return result;

@@ -513,12 +513,6 @@ pc_backend_cut(void)
 const char *
 pc_backend_name(void)
 {
-    /* A dump writes its header before the counts: line-counted frames
-     * count up to where they are, as for off().  Not after finalization,
-     * nor from a thread without the GIL (a signal's dump). */
-    if (pc_g.dumping && pc_lines_wanted() && Py_IsInitialized() &&
-        PyGILState_Check())
-        pc_lines_cut_all();
     return "trace";
 }
 
