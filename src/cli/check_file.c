@@ -298,6 +298,10 @@ read_header(ck_file *r, const load_file_info *f)
             num = &r->windows;
         else if (strcmp(k, PSF_H_ON_AT_DUMP) == 0)
             num = &r->on_at_dump;
+        else if (strcmp(k, PSF_H_LEFTOVER_BOUND) == 0)
+            num = &r->leftover;
+        else if (strcmp(k, PSF_H_LEFTOVER_THREADS) == 0)
+            num = &r->leftover_threads;
         else if (strcmp(k, PSF_H_PY_SYS_VERSION) == 0)
             sysv = v;
         else if (strcmp(k, PSF_H_PY_GIT) == 0)
@@ -494,6 +498,7 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
     size_t i, nops;
     int32_t cache;
     ck_gcache *gc;
+    uint64_t excess = 0; /* pairs over executions, summed over the opcodes */
 
     r->has_counts = 1;
     if (t->op)
@@ -518,12 +523,16 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
         const ck_op *o = &t->op[i];
         const char *name = ktab_key(&t->names, i);
 
-        if ((own || (int32_t)i != cache) && o->row > o->exec)
+        if ((own || (int32_t)i != cache) && o->row > o->exec) {
             list_add(&exceed, "%s: %llu pairs start with it, %llu executions", name,
                      (unsigned long long)o->row, (unsigned long long)o->exec);
-        if (own && o->col > o->exec)
+            excess = ck_sadd(excess, o->row - o->exec);
+        }
+        if (own && o->col > o->exec) {
             list_add(&exceed, "%s: %llu pairs end with it, %llu executions", name,
                      (unsigned long long)o->col, (unsigned long long)o->exec);
+            excess = ck_sadd(excess, o->col - o->exec);
+        }
         if (!own && r->pairs && o->col != o->exec)
             list_add(&into, "%s: %llu pairs end with it, %llu executions", name,
                      (unsigned long long)o->col, (unsigned long long)o->exec);
@@ -538,6 +547,20 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
         }
         if (!own && o->hit && !o->success)
             list_add(&hits, "%s (%llu hits)", name, (unsigned long long)o->hit);
+    }
+    if (own && r->leftover > 0) {
+        /* A known leftover: the pairs into the instructions it left
+         * uncounted were counted; within its bound, not an error. */
+        ck_add_issue(c, CK_LEFTOVER, SEV(CK_LEFTOVER), r->path,
+                     "at most %llu of %llu instructions uncounted (%llu counted): the open "
+                     "segments of %lld %s at the signal; pair checks relaxed by %llu",
+                     (unsigned long long)r->leftover,
+                     (unsigned long long)ck_sadd(r->exec, (uint64_t)r->leftover),
+                     (unsigned long long)r->exec, r->leftover_threads < 0 ? 0 : r->leftover_threads,
+                     r->leftover_threads == 1 ? "thread" : "threads",
+                     (unsigned long long)r->leftover);
+        if (excess <= (uint64_t)r->leftover)
+            exceed.n = 0;
     }
     if (exceed.n)
         ck_add_issue(c, CK_PAIRS_EXCEED, SEV(CK_PAIRS_EXCEED), r->path, "%s", list_text(&exceed));
@@ -554,7 +577,7 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
     if (hits.n)
         ck_add_issue(c, CK_HITS_NO_SUCCESS, f->nfiles > 1 ? CHECK_NOTE : SEV(CK_HITS_NO_SUCCESS),
                      r->path, "%s", list_text(&hits));
-    if (own && r->exec && r->pairs == r->exec)
+    if (own && r->exec && r->pairs == r->exec && r->leftover <= 0)
         ck_add_issue(c, CK_NO_START, SEV(CK_NO_START), r->path, "%llu executions and as many pairs",
                      (unsigned long long)r->exec);
 }
@@ -579,6 +602,7 @@ on_file(void *ctx, void **state, const load_file_info *f)
     r.minor = f->g->minor;
     r.nfiles = f->nfiles;
     r.pid = r.ppid = r.forked = r.windows = r.on_at_dump = -1;
+    r.leftover = r.leftover_threads = -1;
     read_header(&r, f);
     if (r.source == AGG_OWN) {
         inexact_counts(c, f, r.path);

@@ -39,6 +39,7 @@ enum ck_id {
     CK_INEXACT,
     CK_PAIRS_EXCEED,
     CK_PAIRS_INTO,
+    CK_LEFTOVER,
     CK_NO_START,
     CK_NO_WINDOW,
     CK_OWN_CACHE,
@@ -106,6 +107,9 @@ typedef struct ck_file {
     char *version, *build, *mode, *collector, *counts, *reason;
     char *time_start, *time_end;
     long long pid, ppid, forked, windows, on_at_dump;
+    /* A known leftover (PSF_H_LEFTOVER_*): at most this many
+     * instructions uncounted, in that many threads; -1 if absent. */
+    long long leftover, leftover_threads;
 } ck_file;
 
 /* A problem a reader reported, or an inconsistency found in one file. */

@@ -195,6 +195,8 @@ write_dump(psf_out *o, pc_reason reason)
         psf_put_header(o, PSF_H_CENSUS_ERROR, pc_census_error());
     /* What made the counts inexact, if anything did (guard.c). */
     pc_guard_write(o);
+    /* What a signal's dump could not cut, bounded (lifecycle.c). */
+    pc_leftover_write(o);
 
     if (pc_stats_has_data())
         pc_stats_write(o);

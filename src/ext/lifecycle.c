@@ -66,6 +66,11 @@ pc_lifecycle_init(PyObject *opnames)
     return 0;
 }
 
+/* What the last settle could not cut (a signal's). */
+static struct {
+    uint64_t units, frames, threads;
+} leftover;
+
 void
 pc_settle(pc_settle_at at)
 {
@@ -84,6 +89,10 @@ pc_settle(pc_settle_at at)
     case PC_SETTLE_SIGNAL:
         if (pc_g.dumping)
             return; /* a signal during a dump: the dump has them */
+        /* Other threads' frames are not read here: what their open
+         * segments ran stays uncounted, bounded. */
+        if (at == PC_SETTLE_SIGNAL)
+            pc_seg_uncut(&leftover.units, &leftover.frames, &leftover.threads);
         /* Frames only from the thread holding the GIL, the interpreter
          * alive (never after finalization began: 3.11's Py_AtExit). */
         if (Py_IsInitialized() && PyGILState_Check())
@@ -92,6 +101,19 @@ pc_settle(pc_settle_at at)
     }
     pc_seg_fold();    /* segment counts into pc_g: plain C */
     pc_fold_shards(); /* at exit one thread is left; a signal's is last */
+}
+
+void
+pc_leftover_write(psf_out *o)
+{
+    char num[24];
+    if (leftover.units == 0)
+        return;
+    psf_u64_to_str(leftover.units, num);
+    psf_put_header(o, PSF_H_LEFTOVER_BOUND, num);
+    psf_put_header(o, PSF_H_LEFTOVER_CAUSE, "signal");
+    psf_u64_to_str(leftover.threads, num);
+    psf_put_header(o, PSF_H_LEFTOVER_THREADS, num);
 }
 
 void

@@ -35,6 +35,10 @@ typedef enum pc_settle_at {
  * signal's settle reads frames only if its thread holds the GIL. */
 void pc_settle(pc_settle_at at);
 void pc_settle_end(pc_settle_at at);
+/* The leftover of the last settle that could not cut (a signal's: the
+ * segments no cut closed, segments.h's pc_seg_uncut): written into the
+ * dump as a bound (FORMAT.md 1.1), nothing if there is none.  Plain C. */
+void pc_leftover_write(psf_out *o);
 
 /* Open a window of mode (on()): every thread starts counting at one
  * moment, from the instruction after this call; census: mode count's

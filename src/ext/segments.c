@@ -284,6 +284,32 @@ pc_seg_exit_cut(void)
 }
 
 void
+pc_seg_uncut(uint64_t *units, uint64_t *frames, uint64_t *threads)
+{
+    const seg_thread *t;
+    *units = *frames = *threads = 0;
+    if (!pc_seg_mode())
+        return;
+    for (t = seg_threads; t != NULL; t = t->next) {
+        uint64_t n = 0;
+        int i;
+        if (t->gen != seg_gen || !(pc_g.on || t->measuring))
+            continue;
+        for (i = 0; i < t->depth; i++) {
+            const seg_frame *f = &t->stack[i];
+            if (f->start < 0 && f->at < 0)
+                continue; /* thrown into: runs nothing before an event */
+            *units += (uint64_t)f->sc->n;
+            n++;
+        }
+        if (n > 0) {
+            *frames += n;
+            (*threads)++;
+        }
+    }
+}
+
+void
 pc_seg_zero(void)
 {
     seg_thread *t;

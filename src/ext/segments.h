@@ -46,6 +46,14 @@ void pc_seg_cut(void);
  * every other thread (a daemon thread) stops counting where it stands,
  * its frames settled as they are.  With the GIL. */
 void pc_seg_exit_cut(void);
+/* What no cut closed, for a dump that cannot cut (a signal handler's):
+ * every counting thread's frames whose segment may be open or running
+ * unseen (all but those thrown into), each holding at most its code's
+ * length in units of uncounted instructions (an event-free path never
+ * comes round a loop: every loop meets an event, seg_code.c).  *units:
+ * their sum; *frames, *threads: how many.  Plain C, no lock (a signal
+ * handler): read as it stands. */
+void pc_seg_uncut(uint64_t *units, uint64_t *frames, uint64_t *threads);
 /* Move the per-code counts into pc_g.exec/pair.  Plain C over C data:
  * safe from Py_AtExit and a signal handler. */
 void pc_seg_fold(void);
@@ -92,6 +100,11 @@ pc_seg_exit(void)
 static inline void
 pc_seg_exit_cut(void)
 {
+}
+static inline void
+pc_seg_uncut(uint64_t *units, uint64_t *frames, uint64_t *threads)
+{
+    *units = *frames = *threads = 0;
 }
 static inline void
 pc_seg_fold(void)

@@ -53,6 +53,11 @@
 #define PSF_H_DESYNC "meta.collection.desync"
 #define PSF_H_EVENTS_LOST "meta.collection.events_lost"
 #define PSF_H_INEXACT_CAUSE "meta.collection.inexact_cause"
+/* A known leftover (FORMAT.md 1.x): at most this many instructions ran
+ * uncounted, why, and in how many threads. */
+#define PSF_H_LEFTOVER_BOUND "meta.collection.leftover_bound"
+#define PSF_H_LEFTOVER_CAUSE "meta.collection.leftover_cause"
+#define PSF_H_LEFTOVER_THREADS "meta.collection.leftover_threads"
 
 /* The value of PSF_H_COUNTS in the collector's dumps. */
 #define PSF_COUNTS_BASE "base-instructions"
