@@ -131,16 +131,17 @@ const ck_info check_info[CK_COUNT] = {
                        "execution, with CACHE as the predecessor at each entry into the "
                        "loop, so the pairs into an instruction equal its executions.",
                        CHECK_ERROR, NULL},
-    [CK_LEFTOVER] = {"leftover-bounded", "instructions left uncounted, within a bound",
-                     "A dump written where the collector may not read other threads' "
-                     "frames (a SIGTERM handler) cannot cut the straight-line runs they "
-                     "were in: those instructions go uncounted while the pair into each "
-                     "run was counted. Every loop meets an event, so each such run holds "
-                     "at most its code object's length: the collector writes the sum as "
-                     PSF_H_LEFTOVER_BOUND " (with " PSF_H_LEFTOVER_CAUSE " and "
-                     PSF_H_LEFTOVER_THREADS "), and the pair checks allow that much. A "
-                     "desync is never a leftover: it stays an error (inexact-counts).",
-                     CHECK_WARNING, NULL},
+    [CK_LEFTOVER] =
+        {"leftover-bounded", "instructions left uncounted, within a bound",
+         "A dump written where the collector may not read other threads' "
+         "frames (a SIGTERM handler) cannot cut the straight-line runs they "
+         "were in: those instructions go uncounted while the pair into each "
+         "run was counted. Every loop meets an event, so each such run holds "
+         "at most its code object's length: the collector writes the sum as " PSF_H_LEFTOVER_BOUND
+         " (with " PSF_H_LEFTOVER_CAUSE " and " PSF_H_LEFTOVER_THREADS
+         "), and the pair checks allow that much. A "
+         "desync is never a leftover: it stays an error (inexact-counts).",
+         CHECK_WARNING, NULL},
     [CK_NO_START] = {"no-sequence-start", "as many pairs as executions",
                      "The first instruction a thread executes after collection starts "
                      "has no predecessor: within one window and thread pairs = "
