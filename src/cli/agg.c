@@ -247,6 +247,33 @@ agg_add(agg_group *g, size_t slot, uint64_t v, int mode)
     return 0;
 }
 
+uint64_t
+agg_hdr_sum(const agg_group *g, const char *key)
+{
+    uint64_t sum = 0;
+    size_t i, j;
+
+    for (i = 0; i < g->nhdr; i++) {
+        if (strcmp(g->hdr[i].key, key) != 0)
+            continue;
+        for (j = 0; j < g->hdr[i].vals.n; j++) {
+            const char *v = g->hdr[i].vals.v[j].text;
+            uint64_t x = 0, prod;
+            if (*v == '\0')
+                continue;
+            for (; *v >= '0' && *v <= '9'; v++)
+                x = x > UINT64_MAX / 10 ? UINT64_MAX : x * 10 + (uint64_t)(*v - '0');
+            if (*v != '\0')
+                continue;
+            prod = g->hdr[i].vals.v[j].n && x > UINT64_MAX / g->hdr[i].vals.v[j].n
+                       ? UINT64_MAX
+                       : x * g->hdr[i].vals.v[j].n;
+            sum = sum > UINT64_MAX - prod ? UINT64_MAX : sum + prod;
+        }
+    }
+    return sum;
+}
+
 void
 agg_hdr_add(agg_group *g, const char *key, const char *val, uint64_t n)
 {

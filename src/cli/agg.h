@@ -173,6 +173,10 @@ int agg_mode_of_kind(int kind);
 
 /* Record a header value of an own dump. */
 void agg_hdr_add(agg_group *g, const char *key, const char *val, uint64_t n);
+/* A numeric header summed over the group's files (each value times the
+ * files that carry it; values that are not decimal numbers left out;
+ * saturating): a known leftover's bound (PSF_H_LEFTOVER_BOUND). */
+uint64_t agg_hdr_sum(const agg_group *g, const char *key);
 
 /* Record and print a problem: "pystats: warning: FILE:LINE: message".
  * line 0 means the whole file. */

@@ -784,6 +784,13 @@ warnings(cmp *c)
                  sd->label, (unsigned long long)sd->problems);
         if (sd->g->minor == 0)
             warn(c, "the Python version of %s is unknown", sd->label);
+        if (agg_hdr_sum(sd->g, PSF_H_LEFTOVER_BOUND))
+            warn(
+                c,
+                "%s: at most %llu of %llu instructions uncounted (a known leftover of SIGTERM "
+                "dumps, " PSF_H_LEFTOVER_BOUND ")",
+                sd->label, (unsigned long long)agg_hdr_sum(sd->g, PSF_H_LEFTOVER_BOUND),
+                (unsigned long long)(sd->m->total_exec + agg_hdr_sum(sd->g, PSF_H_LEFTOVER_BOUND)));
     }
     if (c->by_family) {
         cmp_side_title(c, 0, tb, sizeof tb);

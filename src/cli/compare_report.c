@@ -585,6 +585,8 @@ side_obj(const cmp *c, int i)
     set(o, "build", b);
     set(o, "pair_counts", json_boolean(sd->m->has_pairs));
     set(o, "total_execution_count", jcount(sd->m->total_exec));
+    if (agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND))
+        set(o, "leftover_bound", jcount(agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND)));
     set(o, "problems", jcount(sd->problems));
     return o;
 }

@@ -2,6 +2,7 @@
  * docs/FORMAT.md, section 3): name-keyed, self-contained, readable back as input
  * by read_json.c. */
 #include "../format/psf_version.h"
+#include "../format/psf_keys.h"
 #include "report.h"
 
 #include "cli.h"
@@ -124,6 +125,10 @@ group_meta(const agg_group *g)
         set(h, g->hdr[i].key,
             strs_obj(&g->hdr[i].vals, text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key))));
     set(m, "headers", h);
+    /* A known leftover (SIGTERM dumps): at most this many instructions
+     * uncounted, over the group's files. */
+    if (agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND))
+        set(m, "leftover_bound", count(agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND)));
     if (g->time_start)
         set(m, "time_start", text_json_str(g->time_start));
     if (g->time_end)

@@ -11,6 +11,7 @@ The reference is mode instructions on the same program: one event per
 instruction, nothing pending when the signal comes, so its counts are
 what ran up to the signal."""
 import json
+import os
 import subprocess
 import sys
 import textwrap
@@ -170,3 +171,35 @@ def test_a_desync_is_an_error_whatever_the_bound(tmp_path):
     (f,) = findings(report, "inexact-counts")
     assert f["severity"] == "error"
     assert findings(report, "leftover-bounded")[0]["severity"] == "warning"
+
+
+def test_bound_carried_through_summary_and_compare(tmp_path):
+    """The JSON summary sums the dumps' bounds (and keeps the sum when
+    read back); compare gives each side's and warns with the figure."""
+    bounds, total = 0, 0
+    for i in range(2):
+        out, got = run_killed(tmp_path, KILLER, "count", "count")
+        bounds += int(got.header["meta.collection.leftover_bound"])
+        total += sum(got.counts.values())
+        (tmp_path / "both").mkdir(exist_ok=True)
+        (tmp_path / "count" / os.path.basename(got.path)).rename(
+            tmp_path / "both" / ("%d.txt" % i))
+    first = tmp_path / "first.json"
+    again = tmp_path / "again.json"
+    for src, dst in ((tmp_path / "both", first), (first, again)):
+        p = subprocess.run([PYSTATS_CLI, "summarize", str(src), "--json",
+                            str(dst)], capture_output=True, text=True,
+                           timeout=120)
+        assert p.returncode == 0, p.stderr
+        meta = json.loads(dst.read_text())["meta"]
+        assert meta["leftover_bound"] == bounds
+    cmp_json = tmp_path / "cmp.json"
+    p = subprocess.run([PYSTATS_CLI, "compare", str(first),
+                        str(tmp_path / "both"), "--json", str(cmp_json)],
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    c = json.loads(cmp_json.read_text())
+    assert c["base"]["leftover_bound"] == c["head"]["leftover_bound"] == bounds
+    want = "at most %d of %d instructions uncounted" % (bounds, total + bounds)
+    assert any(w.startswith("head: " + want) for w in c["warnings"]), c["warnings"]
+    assert want in p.stderr
