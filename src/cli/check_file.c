@@ -348,7 +348,7 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
          "while mode instructions counted (INSTRUCTION events dropped)"},
     };
     char text[900];
-    const char *cause = NULL;
+    const char *cause = NULL, *report = NULL;
     size_t i, k, used = 0;
 
     text[0] = '\0';
@@ -356,6 +356,8 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
         const char *key = f->hdr[i].key, *v = f->hdr[i].val;
         if (strcmp(key, PSF_H_INEXACT_CAUSE) == 0)
             cause = v;
+        if (strcmp(key, PSF_H_DESYNC_REPORT) == 0)
+            report = v;
         for (k = 0; k < sizeof causes / sizeof causes[0]; k++) {
             long long n;
             if (strcmp(key, causes[k].key) != 0)
@@ -378,8 +380,11 @@ inexact_counts(check_set *c, const load_file_info *f, const char *path)
         return;
     if (cause && *cause) {
         char *shown = text_display(cause);
-        ck_add_issue(c, CK_INEXACT, SEV(CK_INEXACT), path, "%s; the first: %s", text, shown);
+        char *rep = report && *report ? text_display(report) : NULL;
+        ck_add_issue(c, CK_INEXACT, SEV(CK_INEXACT), path, "%s; the first: %s%s%s", text, shown,
+                     rep ? "; report (attach it to a bug report): " : "", rep ? rep : "");
         free(shown);
+        free(rep);
     }
     else {
         ck_add_issue(c, CK_INEXACT, SEV(CK_INEXACT), path, "%s", text);

@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 /* A SIGTERM that arrived while a dump was being written: honoured as
@@ -142,6 +143,55 @@ put_int_header(psf_out *o, const char *key, long v)
     psf_put_header(o, key, num);
 }
 
+/* The report of the period's first desync, written beside the dump:
+ * DIR/desync/pystats-desync-PID-RANDOM.txt (a directory, which readers
+ * of DIR skip), named in the dump's header.  Only into a subdirectory
+ * this user owns and that is no link; a failure loses the report only. */
+static char report_name[PSF_PATH_MAX]; /* desync/NAME, or "" */
+
+static void
+write_report(int dirfd)
+{
+    const char *text = pc_seg_desync_report();
+    struct stat st;
+    psf_file f;
+    psf_out o;
+    int sub;
+
+    report_name[0] = '\0';
+    if (text[0] == '\0' || !pc_g.desync_where[0])
+        return;
+    if (mkdirat(dirfd, "desync", 0700) < 0 && errno != EEXIST)
+        return;
+    sub = openat(dirfd, "desync",
+                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (sub < 0)
+        return;
+    if (fstat(sub, &st) < 0 || st.st_uid != geteuid() ||
+        (st.st_mode & S_IWOTH) || psf_file_open(&f, sub, "pystats-desync")) {
+        close(sub);
+        return;
+    }
+    psf_out_init(&o, f.fd);
+    psf_put(&o, "pystats desync report\ncollector: pystats " PSF_VERSION
+                "\npython: ");
+    psf_put(&o, pc_g.meta.sys_version);
+    psf_put(&o, "\nmode: ");
+    psf_put(&o, pc_mode_name(pc_g.mode));
+    psf_put(&o, "\nfirst desync: ");
+    psf_put(&o, pc_g.desync_where);
+    psf_put(&o, "\n");
+    psf_put(&o, text);
+    if (psf_out_flush(&o) == 0 && psf_file_commit(&f) == 0) {
+        psf_strlcpy(report_name, "desync/", sizeof report_name);
+        psf_strlcat(report_name, f.name, sizeof report_name);
+    }
+    else if (f.fd >= 0) {
+        psf_file_abort(&f);
+    }
+    close(sub);
+}
+
 static void
 write_dump(psf_out *o, pc_reason reason)
 {
@@ -195,6 +245,8 @@ write_dump(psf_out *o, pc_reason reason)
         psf_put_header(o, PSF_H_CENSUS_ERROR, pc_census_error());
     /* What made the counts inexact, if anything did (guard.c). */
     pc_guard_write(o);
+    if (report_name[0])
+        psf_put_header(o, PSF_H_DESYNC_REPORT, report_name);
     /* What a signal's dump could not cut, bounded (lifecycle.c). */
     pc_leftover_write(o);
 
@@ -264,6 +316,9 @@ pc_dump(pc_reason reason)
         return PC_DUMP_NOTHING;
     pc_g.dumping = 1;
     err = open_dir(&dirfd, where, sizeof where, &owner);
+    report_name[0] = '\0';
+    if (err == 0)
+        write_report(dirfd);
     if (err == 0)
         err = psf_file_open(&f, dirfd, "pystats");
     if (err == 0) {

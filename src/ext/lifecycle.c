@@ -222,6 +222,7 @@ pc_clear(void)
     pc_sites_clear();
     pc_stats_clear();
     pc_guard_clear(pc_backend_displaced());
+    pc_seg_desync_report_clear();
     pc_g.census_wanted = pc_g.on && pc_g.mode == PC_MODE_CENSUS;
     /* A clear while counting starts a new dump period now. */
     if (pc_g.on || pc_g.measuring)
@@ -325,6 +326,7 @@ pc_after_fork(void)
     pc_seg_after_fork();
     pc_hot_clear();
     pc_guard_clear(pc_backend_displaced_here());
+    pc_seg_desync_report_clear();
     pc_shards_after_fork();
     pc_zero_shards();
     pc_forget_prev();

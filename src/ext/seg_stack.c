@@ -362,8 +362,10 @@ put_unit(char *buf, size_t cap, const char *what, const seg_code *sc,
     }
 }
 
+static void build_report(void);
+
 /* The current thread's shadow stack and its real frames, innermost
- * first (at most 8 of each), appended to buf. */
+ * first (at most 8 of each), appended to buf; then the report built. */
 static void
 describe(char *buf, size_t cap)
 {
@@ -410,6 +412,85 @@ describe(char *buf, size_t cap)
     }
     if (k == 0)
         psf_strlcat(buf, " none", cap);
+    build_report();
+}
+
+/* The first desync's report (pc_seg_desync_report): the code objects
+ * of its shadow stack and of its real frames, each disassembled (base
+ * opcodes by byte offset, opargs where segment counting has them), up
+ * to 8 distinct ones.  Built in describe(), cold; static: no allocation,
+ * and a signal's dump may write it. */
+static char report[32768];
+static PyObject *reported[16]; /* borrowed, while building only */
+static int nreported;
+
+static void
+report_code(PyObject *code)
+{
+    pc_codeinfo *ci;
+    const seg_code *sc;
+    Py_ssize_t u;
+    int i;
+    if (code == NULL || !PyCode_Check(code) || nreported >= 8)
+        return;
+    for (i = 0; i < nreported; i++)
+        if (reported[i] == code)
+            return;
+    reported[nreported++] = code;
+    ci = pc_codeinfo_get(code);
+    psf_strlcat(report, "\ncode ", sizeof report);
+    put_code(report, sizeof report, code);
+    if (ci == NULL) {
+        psf_strlcat(report, " (unreadable)\n", sizeof report);
+        return;
+    }
+    put_num(report, sizeof report, " (", (long long)ci->n);
+    psf_strlcat(report, " code units)\n", sizeof report);
+    sc = ci->seg;
+    for (u = 0; u < ci->n; u++) {
+        const char *name = pc_g.opname[ci->op[u]];
+        if (sc != NULL && u < sc->n && sc->span[u] <= 0)
+            continue; /* a cache unit */
+        if (sc == NULL && strcmp(name, "CACHE") == 0)
+            continue;
+        put_num(report, sizeof report, "  ", 2LL * u);
+        psf_strlcat(report, " ", sizeof report);
+        psf_strlcat(report, name, sizeof report);
+        if (sc != NULL && u < sc->n)
+            put_num(report, sizeof report, " ", sc->arg[u]);
+        psf_strlcat(report, "\n", sizeof report);
+    }
+}
+
+static void
+build_report(void)
+{
+    seg_thread *t = seg_t;
+    PyThreadState *ts = PyGILState_GetThisThreadState();
+    pc_iframe *p;
+    int i;
+    report[0] = '\0';
+    nreported = 0;
+    if (t != NULL && t->gen == seg_gen)
+        for (i = t->depth - 1; i >= 0 && t->depth - i <= 8; i--)
+            report_code(t->stack[i].sc->code);
+    if (ts != NULL)
+        for (p = python_frame(pc_tstate_iframe(ts)), i = 0; p != NULL && i < 8;
+             p = python_frame(p->previous), i++)
+            report_code(pc_iframe_executable(p));
+    nreported = 0;
+}
+
+const char *
+seg_report_text(void)
+{
+    return report;
+}
+
+void
+seg_report_clear(void)
+{
+    report[0] = '\0';
 }
 
 void

@@ -90,6 +90,9 @@ extern __thread seg_thread *seg_t
 int seg_stack_init(void); /* module init; -1 with exception */
 /* Hands pc_desync_describe its describer (the thread's shadow stack and
  * real frames). */
+/* The first desync's report (segments.h's pc_seg_desync_report). */
+const char *seg_report_text(void) __attribute__((visibility("hidden")));
+void seg_report_clear(void) __attribute__((visibility("hidden")));
 void seg_describe_init(void);
 /* The entry of ts, created if asked.  Caller holds seg_threads_lock. */
 seg_thread *seg_thread_find(PyThreadState *ts, int create);

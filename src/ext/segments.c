@@ -309,6 +309,18 @@ pc_seg_uncut(uint64_t *units, uint64_t *frames, uint64_t *threads)
     }
 }
 
+const char *
+pc_seg_desync_report(void)
+{
+    return seg_report_text();
+}
+
+void
+pc_seg_desync_report_clear(void)
+{
+    seg_report_clear();
+}
+
 void
 pc_seg_zero(void)
 {

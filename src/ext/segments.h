@@ -54,6 +54,12 @@ void pc_seg_exit_cut(void);
  * their sum; *frames, *threads: how many.  Plain C, no lock (a signal
  * handler): read as it stands. */
 void pc_seg_uncut(uint64_t *units, uint64_t *frames, uint64_t *threads);
+/* The report of the dump period's first desync: the code objects its
+ * shadow stack and real frames ran, disassembled (FORMAT.md: the desync
+ * report); "" if none.  Static text: a signal's dump may write it.
+ * _clear forgets it (a new dump period). */
+const char *pc_seg_desync_report(void);
+void pc_seg_desync_report_clear(void);
 /* Move the per-code counts into pc_g.exec/pair.  Plain C over C data:
  * safe from Py_AtExit and a signal handler. */
 void pc_seg_fold(void);
@@ -105,6 +111,15 @@ static inline void
 pc_seg_uncut(uint64_t *units, uint64_t *frames, uint64_t *threads)
 {
     *units = *frames = *threads = 0;
+}
+static inline const char *
+pc_seg_desync_report(void)
+{
+    return "";
+}
+static inline void
+pc_seg_desync_report_clear(void)
+{
 }
 static inline void
 pc_seg_fold(void)

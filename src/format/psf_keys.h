@@ -55,6 +55,9 @@
 #define PSF_H_INEXACT_CAUSE "meta.collection.inexact_cause"
 /* A known leftover (FORMAT.md 1.x): at most this many instructions ran
  * uncounted, why, and in how many threads. */
+/* With desync: the report of the first desync, a file beside the dump
+ * (its name relative to the dump's directory: desync/NAME). */
+#define PSF_H_DESYNC_REPORT "meta.collection.desync_report"
 #define PSF_H_LEFTOVER_BOUND "meta.collection.leftover_bound"
 #define PSF_H_LEFTOVER_CAUSE "meta.collection.leftover_cause"
 #define PSF_H_LEFTOVER_THREADS "meta.collection.leftover_threads"

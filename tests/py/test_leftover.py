@@ -203,3 +203,69 @@ def test_bound_carried_through_summary_and_compare(tmp_path):
     want = "at most %d of %d instructions uncounted" % (bounds, total + bounds)
     assert any(w.startswith("head: " + want) for w in c["warnings"]), c["warnings"]
     assert want in p.stderr
+
+
+# A desync that 3.14 reproduces (test_threads_end.py's
+# test_other_tool_instructions_in_a_loop): another tool's INSTRUCTION
+# events in a for loop.
+DESYNC = """
+import sys, pystats
+mon = sys.monitoring
+mon.use_tool_id(5, "oracle")
+mon.register_callback(5, mon.events.INSTRUCTION, lambda c, o: None)
+def work():
+    for i in range(100):
+        match i:
+            case int():
+                pass
+mon.set_local_events(5, work.__code__, mon.events.INSTRUCTION)
+pystats.on(mode="count")
+work()
+pystats.off()
+pystats.dump()
+"""
+
+
+def test_first_desync_leaves_a_report_beside_the_dump(tmp_path):
+    """The dump names a report of its first desync, in a directory beside
+    it that readers skip: the versions, where, and the code objects
+    involved disassembled (their opcodes by offset, as dis gives them).
+    A dump without a desync has none."""
+    import dis
+    script = tmp_path / "prog.py"
+    script.write_text(textwrap.dedent(DESYNC))
+    out = tmp_path / "out"
+    p = subprocess.run([sys.executable, str(script)], env=env(out),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    [d] = dumps_in(str(out))
+    desync = int(d.header.get("meta.collection.desync", 0))
+    name = d.header.get("meta.collection.desync_report")
+    if sys.version_info < (3, 14):
+        assert desync == 0 and name is None
+        assert not (out / "desync").exists()
+        return
+    assert desync >= 1
+    assert name is not None and name.startswith("desync/pystats-desync-")
+    lines = (out / name).read_text().splitlines()
+    assert lines[0] == "pystats desync report"
+    assert lines[1] == "collector: " + d.header["pystats.collector"]
+    assert lines[3] == "mode: count"
+    assert lines[4] == "first desync: " + d.header["meta.collection.inexact_cause"]
+    # work's code: every instruction by byte offset, base opcode and
+    # oparg byte, as dis lists them (no adaptive forms, no caches)
+    module = compile(textwrap.dedent(DESYNC), str(script), "exec")
+    work = [c for c in module.co_consts
+            if getattr(c, "co_name", None) == "work"][0]
+    want = ["  %d %s %d" % (i.offset, i.opname, (i.arg or 0) & 0xFF)
+            for i in dis.get_instructions(work)]
+    head = "code %s line 6 work (%d code units)" % (
+        script, len(work.co_code) // 2)
+    assert head in lines, lines[:10]
+    start = lines.index(head) + 1
+    assert lines[start:start + len(want)] == want
+    # check names the report beside the desync, which stays an error
+    rc, report = check(out)
+    (f,) = findings(report, "inexact-counts")
+    assert f["severity"] == "error"
+    assert "report (attach it to a bug report): " + name in json.dumps(f)
