@@ -1,0 +1,219 @@
+"""CPython's own threaded test modules in mode count, checked against an
+oracle in the same process, with sys.setswitchinterval(1e-6) so that
+threads are preempted at as many points as the interpreter allows.
+
+Threaded suites never run the same instructions twice (threads,
+timeouts, retries), so the expected counts cannot come from another run:
+the oracle is a second sys.monitoring tool (id 5) in the same process,
+taking an INSTRUCTION event for every instruction of every thread, plus
+PY_START and PY_RESUME for RESUME (which fires no INSTRUCTION event),
+each named by the base opcode in co_code at the event's offset.  Its
+callback counts into a per-code list with no call after its first
+instruction, so no thread switch splits an increment.
+
+The oracle and the collector open and close their windows in one C call
+that also runs the suite in a function of its own
+(`list(map(operator.call, (oracle_on, pystats.on, body, pystats.off,
+oracle_off)))`): no frame that was already running when the oracle's
+events were set (its code not yet instrumented for them) runs Python
+code in the window, and at both
+ends only the main thread runs Python (the runner waits for the suite's
+threads to end before closing).  No cut happens in between (nobody calls
+dump()), so the collector's one documented inexactness with another
+tool's callbacks (a thread switched out inside that callback is cut at
+that instruction, docs/FORMAT.md 1.13) cannot arise.
+
+"Equal" therefore means: for every opcode, the collector's executions
+summed over the process's dumps equal the oracle's events, and so do
+the totals, except for the instructions that run with no event of any
+kind and that the oracle cannot see: MAKE_CELL, COPY_FREE_VARS and
+RETURN_GENERATOR (and on 3.13 the POP_TOP after it) before a frame's
+RESUME.  The comparison leaves those opcodes out; the total compared is
+the sum of the others.  And every dump is trusted by `pystats check`,
+with 0 desyncs.
+
+On 3.14 another tool's INSTRUCTION events desync segment counting in
+some loops (test_threads_end.py's test_other_tool_instructions_in_a_loop,
+a known bug): the oracle itself disturbs what it checks there, so the
+comparison is an expected failure on 3.14 and says where.
+
+On 3.12.1 the oracle itself loses events: after the suite's imports
+and doctests, some code gets its PY_START events and none of its
+INSTRUCTION events (FileFinder.find_spec: 8 calls, 8 events, where the
+collector counts 1,260 instructions), the CPython 3.12.1 instrumentation
+faults reference.py describes with several tools; the comparison is an
+expected failure there, the dumps' trust still checked.
+
+Two tiers: test_threading_local (about 10 seconds) in `make test`;
+PYSTATS_FULL_TESTS=1 (`make test-full`) adds test_queue (about 4 minutes
+with the oracle), test_thread and the thread pool tests of test_concurrent_futures (test_threading is left to
+test_threads_suites.py: its subprocesses and settrace tests fight the
+oracle's events)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import clean_env, decode_text, dumps_in
+
+FULL = os.environ.get("PYSTATS_FULL_TESTS") == "1"
+FREE_THREADED = bool(__import__("sysconfig").get_config_var("Py_GIL_DISABLED"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__))))
+PYSTATS_CLI = os.path.join(ROOT, "build", "pystats")
+
+pytestmark = [
+    pytest.mark.skipif(sys.version_info < (3, 12),
+                       reason="segment counting is 3.12+"),
+]
+
+# The opcodes that run before a frame's RESUME with no event of any kind.
+SILENT = {"MAKE_CELL", "COPY_FREE_VARS", "RETURN_GENERATOR"}
+if sys.version_info[:2] == (3, 13):
+    SILENT.add("POP_TOP")
+
+RUNNER = r"""
+import dis, functools, json, operator, sys, threading, time, unittest
+sys.setswitchinterval(1e-6)
+import pystats
+mon = sys.monitoring
+mon.use_tool_id(5, "oracle")
+per_code = {}
+
+def ins(code, off):
+    c = per_code.get(code)
+    if c is None:
+        c = per_code.setdefault(code, [0] * (len(code.co_code) >> 1))
+    c[off >> 1] += 1
+
+E = mon.events
+mon.register_callback(5, E.INSTRUCTION, ins)
+mon.register_callback(5, E.PY_START, ins)
+mon.register_callback(5, E.PY_RESUME, ins)
+oracle_on = functools.partial(mon.set_events, 5,
+                              E.INSTRUCTION | E.PY_START | E.PY_RESUME)
+oracle_off = functools.partial(mon.set_events, 5, 0)
+on = functools.partial(pystats.on, mode="count")
+out = sys.argv[1]
+names = sys.argv[2:]
+loader = unittest.defaultTestLoader
+suite = unittest.TestSuite()
+for name in names:
+    mod = __import__(name, fromlist=["*"])
+    suite.addTests(loader.loadTestsFromModule(mod))
+devnull = open("/dev/null", "w")
+runner = unittest.TextTestRunner(stream=devnull, verbosity=0)
+result = {}
+
+def body():
+    r = runner.run(suite)
+    deadline = time.monotonic() + 60
+    while threading.active_count() > 1 and time.monotonic() < deadline:
+        time.sleep(0.01)
+    result.update(alive=threading.active_count() - 1, tests=r.testsRun,
+                  bad=len(r.failures) + len(r.errors),
+                  skipped=len(r.skipped))
+
+list(map(operator.call, (oracle_on, on, body, pystats.off, oracle_off)))
+counts = {}
+for code, c in per_code.items():
+    co = code.co_code
+    for i, n in enumerate(c):
+        if n:
+            name = dis.opname[co[2 * i]]
+            counts[name] = counts.get(name, 0) + n
+with open(out, "w") as f:
+    json.dump(dict(result, counts=counts), f)
+"""
+
+QUICK = ["test.test_threading_local"]
+MORE = ["test.test_queue", "test.test_thread",
+        "test.test_concurrent_futures.test_thread_pool"]
+
+
+def have(module):
+    return subprocess.run([sys.executable, "-c", "import " + module],
+                          capture_output=True).returncode == 0
+
+
+def env(out):
+    extra = {"PYTHON_GIL": "1"} if FREE_THREADED else {}
+    return clean_env(PYSTATS_DIR=out, **extra)
+
+
+def run_with_oracle(tmp_path, module):
+    """Run module's tests under the runner; return (oracle report, dumps,
+    check's errors)."""
+    out = tmp_path / "dumps"
+    oracle = tmp_path / "oracle.json"
+    p = subprocess.run([sys.executable, "-c", RUNNER, str(oracle), module],
+                       env=env(out), capture_output=True, text=True,
+                       timeout=3600)
+    assert p.returncode == 0, p.stderr[-3000:]
+    report = json.load(open(oracle))
+    dumps = dumps_in(str(out))
+    assert dumps
+    c = subprocess.run([PYSTATS_CLI, "check", str(out), "--json", "-"],
+                       capture_output=True, text=True, timeout=600)
+    assert c.returncode in (0, 6), c.stderr
+    errors = [f for f in json.loads(c.stdout)["findings"]
+              if f["severity"] == "error"]
+    return report, dumps, errors
+
+
+def compare(report, dumps):
+    """{opcode: (collector, oracle)} where they differ, silent opcodes
+    left out, with '*' for the totals of the rest."""
+    got = {}
+    for d in dumps:
+        for name, n in d.counts.items():
+            got[name] = got.get(name, 0) + int(n)
+    expect = report["counts"]
+    diff = {}
+    for name in (set(got) | set(expect)) - SILENT:
+        if got.get(name, 0) != expect.get(name, 0):
+            diff[name] = (got.get(name, 0), expect.get(name, 0))
+    total_got = sum(n for k, n in got.items() if k not in SILENT)
+    total_expect = sum(n for k, n in expect.items() if k not in SILENT)
+    if total_got != total_expect:
+        diff["*"] = (total_got, total_expect)
+    return diff, total_expect
+
+
+ORACLE_DISTURBS = sys.version_info >= (3, 14)
+ORACLE_LOSES = sys.version_info[:2] == (3, 12)
+
+
+@pytest.mark.parametrize("module", QUICK + [
+    pytest.param(m, marks=pytest.mark.skipif(not FULL,
+                                             reason="PYSTATS_FULL_TESTS"))
+    for m in MORE])
+def test_threaded_suite_equals_the_oracle(tmp_path, module):
+    if not have(module):
+        pytest.skip(module + " is not installed with this interpreter")
+    report, dumps, errors = run_with_oracle(tmp_path, module)
+    assert report["tests"] > 0
+    desync = {d.path: (int(d.header["meta.collection.desync"]), decode_text(
+        d.header.get("meta.collection.inexact_cause", "")))
+        for d in dumps if "meta.collection.desync" in d.header}
+    diff, total = compare(report, dumps)
+    print("%s: %d tests (%d failed, %d skipped), %d dumps, %d desync, "
+          "%d instructions, %d opcodes differ, %d threads alive at the end"
+          % (module, report["tests"], report["bad"], report["skipped"],
+             len(dumps), sum(n for n, _ in desync.values()), total,
+             len(diff), report["alive"]))
+    if ORACLE_DISTURBS and (desync or diff or errors):
+        pytest.xfail("3.14: another tool's INSTRUCTION events desync "
+                     "segment counting: %s" % "; ".join(
+                         w for _, w in desync.values())[:2000])
+    assert not desync, "\n".join("%s: desync %s; %s" % (p, n, where)
+                                  for p, (n, where) in desync.items())
+    assert not errors, errors
+    if ORACLE_LOSES and diff:
+        pytest.xfail("3.12: the oracle loses INSTRUCTION events: %s" % diff)
+    if report["alive"]:
+        pytest.skip("%d threads still running when the window closed"
+                    % report["alive"])
+    assert not diff, "(collector, oracle) per opcode: %s" % diff
