@@ -60,8 +60,10 @@ def load(path):
 
 
 def interpreter(minor, tree):
-    """A python3.minor whose opcode._specialized_opmap is the tree's (the
-    script takes _specialized_instructions from the interpreter)."""
+    """A python3.minor found as the tests find interpreters
+    (tools/pythons.py: $PYTHONS, pyenv, PATH, $PYTHON314) whose
+    opcode._specialized_opmap is the tree's (the script takes
+    _specialized_instructions from the interpreter running it)."""
     try:
         want = list(runpy.run_path(os.path.join(tree, "Lib", "_opcode_metadata.py"))
                     ["_specialized_opmap"].items())
@@ -69,8 +71,6 @@ def interpreter(minor, tree):
         return None
     import pythons
     cands = pythons.find_pythons()
-    if os.environ.get("PYTHON_" + minor.replace(".", "_")):
-        cands.insert(0, os.environ["PYTHON_" + minor.replace(".", "_")])
     probe = ("import json, opcode, sys; print(json.dumps([list(sys.version_info[:2]),"
              " list(opcode._specialized_opmap.items())]))")
     for exe in cands:
