@@ -92,3 +92,19 @@ run summarize "$NAT/cpython-3.13.5-whole" --cpython-json "$T/cpj-both.json" --js
 check "--cpython-json with --json: exit 0" 0 "$rc"
 check "--cpython-json with --json: both written" "equal 2" \
     "$($CPJ file "$T/cpj-both.json" "$HERE/cpython-json/script-cpython-3.13.5-whole.json") $(jget "$T/cpj-both-summary.json" 'd["meta"]["files"]')"
+# A line the script skips (no ':'): skipped here too, named, the rest written;
+# --strict fails the run, the file still written.
+mkdir "$T/cpj-bad"
+cp "$NAT"/cpython-3.13.5-whole/*.txt "$T/cpj-bad/"
+f=$(ls "$T"/cpj-bad/*.txt | head -n 1)
+{ head -n 5 "$f"; echo "not a counter line"; tail -n +6 "$f"; } > "$T/cpj-bad/x" && mv "$T/cpj-bad/x" "$f"
+run summarize "$T/cpj-bad" --cpython-json "$T/cpj-bad.json"
+check "--cpython-json, an unparsable line: exit 0" 0 "$rc"
+check "--cpython-json, an unparsable line: named with file and line" 1 \
+    "$(grep -c "$(basename "$f"):6: " "$T/stderr")"
+cpj_check "--cpython-json, an unparsable line: the script's sums all the same" \
+    "$($CPJ file "$T/cpj-bad.json" "$HERE/cpython-json/script-cpython-3.13.5-whole.json")"
+rm -f "$T/cpj-bad.json"
+run summarize "$T/cpj-bad" --cpython-json "$T/cpj-bad.json" --strict
+check "--cpython-json --strict, an unparsable line: exit 1, file written" "1 yes" \
+    "$rc $(test -s "$T/cpj-bad.json" && echo yes)"
