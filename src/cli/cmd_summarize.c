@@ -6,6 +6,7 @@
 #include "report_html.h"
 #include "subcmd.h"
 #include "weight.h"
+#include "write_cpython_json.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,7 +21,7 @@ static const char usage[] =
     "usage: pystats summarize [INPUT ...] [--json FILE] [--markdown FILE] [--html FILE]\n"
     "                         [--strict] [--python-version X.Y] [--jobs N]\n"
     "                         [--top-pairs N] [--top-sites N] [--quiet] [--by-label]\n"
-    "                         [--equal-weight]\n"
+    "                         [--equal-weight] [--cpython-json FILE]\n"
     "\n"
     "Summarize pystats dumps: this project's dumps, CPython 3.11-3.16 native\n"
     "dumps (--enable-pystats), JSON from CPython's summarize_stats.py\n"
@@ -34,6 +35,11 @@ static const char usage[] =
     "  --html FILE         write a self-contained HTML report with charts\n"
     "                      and the hottest functions' source (dumps with\n"
     "                      per-line counts: see pystats annotate)\n"
+    "  --cpython-json FILE write what CPython's summarize_stats.py --json-output\n"
+    "                      writes for the same native dumps ('-': stdout);\n"
+    "                      CPython 3.13 and 3.14 dumps of one version only\n"
+    "                      (this collector's dumps count base instructions:\n"
+    "                      refused, see docs/CLI.md)\n"
     "                      (without any of these, Markdown goes to stdout)\n"
     "  --strict            exit 1 on any input problem or mixed inputs\n"
     "  --python-version X.Y  version of native dumps instead of detecting it\n"
@@ -51,6 +57,7 @@ static const char usage[] =
 
 typedef struct summarize_opts {
     int equal_weight;
+    const char *cpython_json; /* --cpython-json FILE */
     load_opts *lo;
     summary_opts ro;
 } summarize_opts;
@@ -66,6 +73,9 @@ own_option(void *ctx, int c, const char *arg)
         return 0;
     case 'e':
         so->lo->by_label = so->equal_weight = 1;
+        return 0;
+    case 'C':
+        so->cpython_json = arg;
         return 0;
     case 'T':
         return cli_opt_count("top-pairs", arg, SUBCMD_ROWS_MAX, &so->ro.top_pairs) < 0
@@ -101,6 +111,74 @@ strict_verdict(const summary *s)
     return ret;
 }
 
+/* Read the inputs; the trust verdict comes from the checks of `pystats
+ * check`, made while the files are read, when a report is to be written;
+ * --cpython-json's writer observes the same reading. */
+static void
+read_inputs(char **inputs, size_t ninputs, subcmd_common *co, summarize_opts *so, cpj *cj,
+            char *trust, size_t tsize, agg *a)
+{
+    check_set *cs = NULL;
+
+    if (cj && co->json == NULL && co->markdown == NULL && co->html == NULL) {
+        load_inputs_observed(inputs, ninputs, &co->lo, cpj_observer(cj, NULL), a);
+        return;
+    }
+    if (cj) {
+        cs = check_new();
+        load_inputs_observed(inputs, ninputs, &co->lo, cpj_observer(cj, check_observer(cs)), a);
+        check_finish(cs, a);
+    }
+    else {
+        cs = check_load(inputs, ninputs, &co->lo, a);
+    }
+    so->ro.trust = check_verdict(cs, trust, tsize);
+    so->ro.verdict = check_verdict_word(cs);
+    check_free(cs);
+}
+
+/* The reports asked for (Markdown on stdout when none is), from a. */
+static int
+write_reports(subcmd_common *co, summarize_opts *so, agg *a)
+{
+    int ret = CLI_EXIT_OK, r;
+    const char *md_path = co->markdown;
+    summary sum;
+
+    if (co->json == NULL && md_path == NULL && co->html == NULL) {
+        if (so->cpython_json)
+            return CLI_EXIT_OK;
+        md_path = "-";
+    }
+    agg_sort(a);
+    summary_build(&sum, a, &so->ro);
+    if (md_path && (r = subcmd_write_summary(md_path, report_markdown, &sum)) != CLI_EXIT_OK)
+        ret = r;
+    if (co->json && (r = subcmd_write_summary(co->json, report_json, &sum)) != CLI_EXIT_OK)
+        ret = r;
+    if (co->html && (r = subcmd_write_summary(co->html, report_html, &sum)) != CLI_EXIT_OK)
+        ret = r;
+    if (co->strict && ret == CLI_EXIT_OK)
+        ret = strict_verdict(&sum);
+    summary_free(&sum);
+    return ret;
+}
+
+/* --strict with only --cpython-json: any input problem fails the run. */
+static int
+strict_problems(const agg *a)
+{
+    uint64_t n = 0;
+    size_t i;
+
+    for (i = 0; i < AGG_P_COUNT; i++)
+        n += a->problems[i];
+    if (n == 0)
+        return CLI_EXIT_OK;
+    fprintf(stderr, "pystats: error: --strict: %llu input problems\n", (unsigned long long)n);
+    return CLI_EXIT_INPUT;
+}
+
 int
 cmd_summarize(int argc, char **argv)
 {
@@ -109,14 +187,12 @@ cmd_summarize(int argc, char **argv)
     const subcmd_spec spec = {
         usage, "h",
         "json markdown html strict python-version jobs top-pairs top-sites quiet by-label "
-        "equal-weight help",
+        "equal-weight cpython-json help",
         own_option, &so};
     char **inputs, trust[1024];
     size_t ninputs;
     int ret = CLI_EXIT_OK, r;
-    const char *md_path;
-    check_set *cs;
-    summary sum;
+    cpj *cj = NULL;
     agg a;
 
     so.lo = &co.lo;
@@ -124,35 +200,27 @@ cmd_summarize(int argc, char **argv)
         return r;
     co.lo.quiet = co.quiet;
     subcmd_inputs(argc, argv, &inputs, &ninputs);
-    /* The trust verdict comes from the checks of `pystats check`, made
-     * while the files are read. */
-    cs = check_load(inputs, ninputs, &co.lo, &a);
-    so.ro.trust = check_verdict(cs, trust, sizeof trust);
-    so.ro.verdict = check_verdict_word(cs);
-    check_free(cs);
+    if (so.cpython_json)
+        cj = cpj_new();
+    read_inputs(inputs, ninputs, &co, &so, cj, trust, sizeof trust, &a);
     if (agg_files(&a) == 0) {
         subcmd_say_no_files(NULL, inputs, ninputs);
+        cpj_free(cj);
         agg_free(&a);
         return CLI_EXIT_INPUT;
+    }
+    if (cj) {
+        ret = cpj_write(cj, so.cpython_json);
+        cpj_free(cj);
+        if (ret == CLI_EXIT_OK && co.strict && !co.json && !co.markdown && !co.html)
+            ret = strict_problems(&a);
     }
     if (so.equal_weight && weight_equal_labels(&a) != 0) {
         agg_free(&a);
         return CLI_EXIT_INPUT;
     }
-    agg_sort(&a);
-    summary_build(&sum, &a, &so.ro);
-    md_path = co.markdown;
-    if (co.json == NULL && md_path == NULL && co.html == NULL)
-        md_path = "-";
-    if (md_path && (r = subcmd_write_summary(md_path, report_markdown, &sum)) != CLI_EXIT_OK)
+    if ((r = write_reports(&co, &so, &a)) != CLI_EXIT_OK && ret == CLI_EXIT_OK)
         ret = r;
-    if (co.json && (r = subcmd_write_summary(co.json, report_json, &sum)) != CLI_EXIT_OK)
-        ret = r;
-    if (co.html && (r = subcmd_write_summary(co.html, report_html, &sum)) != CLI_EXIT_OK)
-        ret = r;
-    if (co.strict && ret == CLI_EXIT_OK)
-        ret = strict_verdict(&sum);
-    summary_free(&sum);
     agg_free(&a);
     return ret;
 }

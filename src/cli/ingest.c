@@ -307,6 +307,7 @@ ingest_observe(ingest_worker *w, const char *path, int format, uint64_t nfiles, 
     f.g = g;
     f.ent = w->ent;
     f.nent = slot ? w->nent : 0;
+    f.raw = &w->raw;
     f.slot = slot;
     f.hdr = w->hdr;
     f.nhdr = w->nhdr;

@@ -51,6 +51,7 @@ typedef struct load_file_info {
     const agg_group *g;      /* the reading thread's group it was added to */
     const ingest_entry *ent; /* its counters (none for a summary) */
     size_t nent;
+    const ktab *raw;       /* raw id -> the key as the file spells it */
     const int32_t *slot;   /* raw id -> slot in g */
     const ingest_hdr *hdr; /* its header lines */
     size_t nhdr;

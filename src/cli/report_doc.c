@@ -26,10 +26,25 @@ typedef struct md {
 static void
 pct_str(char *buf, uint64_t num, uint64_t den)
 {
-    if (den == 0)
+    char t[40], *p;
+    size_t n, lead, i, o = 0;
+
+    if (den == 0) {
         buf[0] = '\0';
-    else
-        snprintf(buf, 32, "%.1f%%", 100.0 * (double)num / (double)den);
+        return;
+    }
+    /* As CPython's "{:,.01%}": 3,000.0% */
+    snprintf(t, sizeof t, "%.1f", 100.0 * (double)num / (double)den);
+    p = strchr(t, '.');
+    n = strlen(t);
+    lead = p ? (size_t)(p - t) : n;
+    for (i = 0; i < n && o < 28; i++) { /* buf holds 32 */
+        if (i < lead && i > 0 && (lead - i) % 3 == 0)
+            buf[o++] = ',';
+        buf[o++] = t[i];
+    }
+    buf[o++] = '%';
+    buf[o] = '\0';
 }
 
 /* Free text held in the dump's encoding (text.h), as a run from the
@@ -286,6 +301,30 @@ sec_pred_succ(md *m, const m_group *g)
     }
 }
 
+/* The failure kinds of a family, shares of its failures; where failure
+ * kinds were counted but no failure (3.14's GET_ITER), CPython's Ratio
+ * says so: "434 / 0 !!". */
+static void
+fail_table(md *m, const m_list *l, uint64_t den)
+{
+    char c[32], p[48];
+    size_t i;
+
+    if (den) {
+        table3(m, "Failure kind", l, den, (size_t)-1);
+        return;
+    }
+    doc_table(m->d, "lrr", "Failure kind", "Count", "Ratio");
+    for (i = 0; i < l->n; i++) {
+        cli_count_str(c, sizeof c, l->v[i].n);
+        snprintf(p, sizeof p, l->v[i].n ? "%s / 0 !!" : "", c);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, l->v[i].name);
+        doc_cell_text(m->d, c);
+        doc_cell_text(m->d, p);
+    }
+}
+
 /* CPython's total for a family's kind table: hit + miss + executions of
  * the base instruction. */
 static uint64_t
@@ -321,7 +360,7 @@ sec_specialization(md *m, const m_group *g)
             row3(m, "failure", op->spec[PSF_SPEC_FAILURE], sf);
         }
         if (op->fail.n)
-            table3(m, "Failure kind", &op->fail, op->spec[PSF_SPEC_FAILURE], (size_t)-1);
+            fail_table(m, &op->fail, op->spec[PSF_SPEC_FAILURE]);
     }
 }
 
@@ -581,8 +620,14 @@ opt_den(const m_list *l, const char *k)
     if (strcmp(k, "Executors invalidated") == 0)
         return m_list_get(l, "Optimization traces created");
     if (strcmp(k, "Optimization optimizer successes") == 0 ||
-        strcmp(k, "Optimization optimizer failure no memory") == 0)
+        strcmp(k, "Optimization optimizer failure no memory") == 0 ||
+        strcmp(k, "Optimizer remove globals builtins changed") == 0 ||
+        strcmp(k, "Optimizer remove globals incorrect keys") == 0)
         return m_list_get(l, "Optimization optimizer attempts");
+    /* CPython's script means the uops per trace, but its label is a Doc,
+     * never equal to the string it tests, so it prints a percentage. */
+    if (strcmp(k, "Optimization uops executed") == 0)
+        return m_list_get(l, "Optimization traces executed");
     return 0;
 }
 
@@ -631,23 +676,7 @@ opt_find(const m_group *g, const char *key)
 static void
 opt_row(md *m, const m_group *g, const char *key, const char *label, uint64_t n)
 {
-    char c[32], p[32];
-
-    if (strcmp(key, "Optimization uops executed") == 0) {
-        uint64_t ex = m_list_get(&g->opt, "Optimization traces executed");
-        cli_count_str(c, sizeof c, n);
-        if (ex)
-            snprintf(p, sizeof p, "%.2f", (double)n / (double)ex);
-        else
-            p[0] = '\0';
-        doc_row_begin(m->d);
-        doc_cell_name(m->d, label);
-        doc_cell_text(m->d, c);
-        doc_cell_text(m->d, p);
-    }
-    else {
-        row3(m, label, n, opt_den(&g->opt, key));
-    }
+    row3(m, label, n, opt_den(&g->opt, key));
 }
 
 static void
@@ -682,25 +711,68 @@ sec_opt_table(md *m, const m_group *g)
     }
 }
 
+/* CPython's JIT memory table (summarize_stats.py 3.14 on): its labels, in
+ * its order, each size a share of the total; other JIT counters after,
+ * under their own names. */
+static const char *const jit_labels[][2] = {
+    {"JIT total memory size", "Total memory size"}, {"JIT code size", "Code size"},
+    {"JIT trampoline size", "Trampoline size"},     {"JIT data size", "Data size"},
+    {"JIT padding size", "Padding size"},           {"JIT freed memory size", "Freed memory size"},
+};
+
+static void
+sec_opt_jit(md *m, const m_group *g)
+{
+    size_t i, j, nl = sizeof jit_labels / sizeof jit_labels[0];
+    uint64_t total = m_list_get(&g->jit, jit_labels[0][0]);
+
+    heading(m, 1, "JIT memory stats");
+    doc_table(m->d, "lrr", NULL, "Size (bytes)", "Ratio");
+    for (j = 0; j < nl; j++)
+        for (i = 0; i < g->jit.n; i++)
+            if (strcmp(g->jit.v[i].name, jit_labels[j][0]) == 0)
+                row3(m, jit_labels[j][1], g->jit.v[i].n, j == 0 ? 0 : total);
+    for (i = 0; i < g->jit.n; i++) {
+        for (j = 0; j < nl && strcmp(g->jit.v[i].name, jit_labels[j][0]) != 0; j++)
+            ;
+        if (j == nl)
+            row3(m, g->jit.v[i].name, g->jit.v[i].n, total);
+    }
+}
+
+/* A histogram as CPython's summarize_stats.py shows it: no zero buckets
+ * after the last count (and, by 3.14's script on, none before the
+ * first); 3.14's "Trace total memory size" as "JIT trace total memory",
+ * each bucket a share of them all. */
 static void
 sec_opt_hist(md *m, const m_group *g, const m_hist *h)
 {
     uint64_t den = 0;
-    size_t last = 0, j;
+    size_t first = 0, last = 0, j;
     char c[32], label[64];
+    int memory = strcmp(h->name, "Trace total memory size") == 0;
 
     if (strcmp(h->name, "Trace run length") == 0)
         den = m_list_get(&g->opt, "Optimization traces executed");
     else if (strstr(h->name, "race length"))
         den = m_list_get(&g->opt, "Optimization traces created");
-    for (j = 0; j < h->buckets.n; j++)
+    for (j = 0; j < h->buckets.n; j++) {
         if (h->buckets.v[j].n)
             last = j + 1;
+        if (memory)
+            den += h->buckets.v[j].n;
+    }
     if (last == 0)
         return;
-    heading_name(m, 1, h->name, " histogram");
-    doc_table(m->d, "lrr", "Range", "Count", "Ratio");
-    for (j = 0; j < last; j++) {
+    if (g->src && g->src->minor >= 14)
+        while (h->buckets.v[first].n == 0)
+            first++;
+    if (memory)
+        heading(m, 1, "JIT trace total memory histogram");
+    else
+        heading_name(m, 1, h->name, " histogram");
+    doc_table(m->d, "lrr", memory ? "Size (bytes)" : "Range", "Count", "Ratio");
+    for (j = first; j < last; j++) {
         cli_count_str(c, sizeof c, strtoull(h->buckets.v[j].name, NULL, 10));
         snprintf(label, sizeof label, "<= %s", c);
         row3(m, label, h->buckets.v[j].n, den);
@@ -757,6 +829,8 @@ sec_optimization(md *m, const m_group *g)
     heading(m, 0, "Optimization (Tier 2) stats");
     if (g->opt.n)
         sec_opt_table(m, g);
+    if (g->jit.n)
+        sec_opt_jit(m, g);
     for (i = 0; i < g->nhist; i++)
         sec_opt_hist(m, g, &g->hist[i]);
     if (g->uops.n)
@@ -768,10 +842,6 @@ sec_optimization(md *m, const m_group *g)
     if (g->errors.n) {
         heading(m, 1, "Errors in uops");
         table3(m, "Uop", &g->errors, list_total(&g->errors), (size_t)-1);
-    }
-    if (g->jit.n) {
-        heading(m, 1, "JIT memory");
-        table3(m, "", &g->jit, m_list_get(&g->jit, "JIT total memory size"), (size_t)-1);
     }
 }
 

@@ -31,6 +31,7 @@ static const struct option every_option[] = {
     {"top-sites", required_argument, NULL, 'S'},
     {"by-label", no_argument, NULL, 'b'},
     {"equal-weight", no_argument, NULL, 'e'},
+    {"cpython-json", required_argument, NULL, 'C'},
     /* compare */
     {"min-change", required_argument, NULL, 'c'},
     {"top", required_argument, NULL, 'T'},

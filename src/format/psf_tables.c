@@ -298,3 +298,23 @@ psf_tab_eval_call_kind(int kind)
             return t->name;
     return NULL;
 }
+
+int
+psf_tab_script_tables(int minor, psf_tab_script *out)
+{
+    /* Include/cpython/pystats.h's EVAL_CALL_* are the same in 3.13.5 and
+     * 3.14.7. */
+    out->call_kinds = psf_tab_eval_call_kinds_3_13;
+    out->fail_kinds = fail_table(minor);
+    switch (minor) {
+    case 13:
+        out->specialized = psf_tab_specialized_3_13;
+        return 0;
+    case 14:
+        out->specialized = psf_tab_specialized_3_14;
+        return 0;
+    default:
+        out->specialized = out->fail_kinds = out->call_kinds = NULL;
+        return -1;
+    }
+}

@@ -31,6 +31,8 @@ extern const psf_tab_kind psf_tab_spec_fail_kinds_3_11[];
 extern const psf_tab_kind psf_tab_spec_fail_kinds_3_13[];
 extern const psf_tab_kind psf_tab_spec_fail_kinds_3_14[];
 extern const psf_tab_kind psf_tab_eval_call_kinds_3_13[];
+extern const psf_tab_kind psf_tab_specialized_3_13[];
+extern const psf_tab_kind psf_tab_specialized_3_14[];
 
 /* Whether built-in opcode numbers exist for 3.minor (11, 12, 13, 14). */
 int psf_tab_has_opcodes(int minor);
@@ -83,5 +85,18 @@ int psf_tab_fail_label(int minor, const char *opname, int kind,
 
 /* EVAL_CALL_* name of index kind ("VECTOR"), or NULL. */
 const char *psf_tab_eval_call_kind(int kind);
+
+/* What Tools/scripts/summarize_stats.py --json-output of 3.minor adds to
+ * the dumps' sums, each table in the order the script reads it:
+ * `specialized`, opcode._specialized_opmap (number, name; the script
+ * leaves out names holding "__"); `fail_kinds`, every #define SPEC_FAIL_*
+ * of Python/specialize.c; `call_kinds`, every #define EVAL_CALL_* of
+ * Include/cpython/pystats.h.  Returns 0, or -1 for a version whose tables
+ * are not all built in (3.11, 3.12: no list of specialized instructions,
+ * 3.12 no failure kinds; 3.15 and later: their numbers are not known). */
+typedef struct psf_tab_script {
+    const psf_tab_kind *specialized, *fail_kinds, *call_kinds;
+} psf_tab_script;
+int psf_tab_script_tables(int minor, psf_tab_script *out);
 
 #endif

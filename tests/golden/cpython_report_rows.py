@@ -74,7 +74,9 @@ def main():
             elif sec == "Optimization (Tier 2) stats":
                 if sub is None and first == "":
                     kind, key = "opt", r
-                elif sub and sub.endswith(" histogram") and not sub.startswith("JIT"):
+                elif sub == "JIT memory stats":
+                    kind, key = "jit", r
+                elif sub and sub.endswith(" histogram"):
                     kind, key = "hist", [sub[: -len(" histogram")]] + r
                 else:
                     continue

@@ -33,8 +33,8 @@ def cells(line):
     line = line.rstrip()
     while i < len(line):
         ch = line[i]
-        if ch == "\\" and i + 1 < len(line) and line[i + 1] == "|":
-            cur += "|"
+        if ch == "\\" and i + 1 < len(line) and line[i + 1] in "|<>*_`[]\\":
+            cur += line[i + 1]   # a Markdown escape: the character itself
             i += 2
             continue
         if ch == "|":
@@ -231,8 +231,18 @@ def main():
                 continue
             for col, (v, o) in enumerate(zip(e[2:], r[1:])):
                 cmp(f"opt {e[1]} column {col + 2}", v, o)
+        elif kind == "jit":
+            # CPython's JIT memory table (3.14 on), by its labels.
+            mine, _ = rows_by("Optimization (Tier 2) stats", "JIT memory stats", "")
+            r = mine.get(e[1])
+            if r is None:
+                differ.append(f"jit {e[1]}: not in the pystats report")
+                continue
+            for col, (v, o) in enumerate(zip(e[2:], r[1:])):
+                cmp(f"jit {e[1]} column {col + 2}", v, o)
         elif kind == "hist":
-            _, rows = table(t, "Optimization (Tier 2) stats", e[1] + " histogram", "Range")
+            first = "Size (bytes)" if e[1].startswith("JIT") else "Range"
+            _, rows = table(t, "Optimization (Tier 2) stats", e[1] + " histogram", first)
             mine = {r[0]: r for r in rows}
             r = mine.get(e[2])
             if r is None:

@@ -129,3 +129,21 @@ check "2**30 bucket: a histogram row, 5 of 12 traces created" '| \<= 1,073,741,8
 check "2**31 bucket: the histogram's last row, 7 of 12" '| \<= 2,147,483,648 | 7 | 58.3% |' \
     "$(sed -n '/^### Trace length histogram$/,/^### JIT/p' "$T/big.md" | grep -F '| \<= 2,147,483,648 |')"
 check "2**31 bucket: not among the other counters" 0 "$(grep -c '^| Trace length\[2147483648\]' "$T/big.md")"
+# CPython 3.14's report of a JIT build's dumps (native-opt/: the fixture's
+# instructions and the optimizer's counters as 3.14.7's specialize.c
+# prints them, histograms whose first buckets are zero; beside it the
+# report CPython 3.14.7's summarize_stats.py wrote of them): its labels of
+# the JIT memory table, its JIT trace memory histogram (shares of the
+# histogram's own total), no zero bucket before the first count.
+JITD=$HERE/native-opt/cpython-3.14.7-jit
+run summarize "$JITD" --markdown "$T/jit.md"
+check "3.14 JIT build: exit status" 0 "$rc"
+python3 "$HERE/cpython_report_rows.py" "$JITD.md" > "$T/expJ.txt"
+out=$(python3 "$HERE/published_compare.py" "$T/expJ.txt" "$T/jit.md" 2>&1)
+check "3.14 JIT build: every figure of CPython 3.14.7's report" "0 differ" \
+    "$(echo "$out" | tail -1 | cut -d';' -f1 | sed 's/.*compared, //')"
+check "3.14 JIT build: its JIT memory and histogram rows among them" 19 \
+    "$(grep -c '^jit\|^hist' "$T/expJ.txt")"
+check "3.14 JIT build: no zero bucket before the first count, as CPython 3.14 shows" \
+    "| \<= 8 | 4 | 16.0% |" \
+    "$(sed -n '/^### Trace length histogram$/,/^###/p' "$T/jit.md" | grep -m1 -F '| \<=')"
