@@ -758,6 +758,54 @@ label_mix_warning(cmp *c)
          odd, names, odd > 3 ? ", ..." : "");
 }
 
+/* benchmark.calls of a group (0 without). */
+static uint64_t
+group_calls(const agg_group *g)
+{
+    size_t slot = ktab_find(&g->keys, PSF_KEY_BENCH_CALLS, strlen(PSF_KEY_BENCH_CALLS));
+
+    return slot == SIZE_MAX || slot >= g->keys.n ? 0 : g->val[slot];
+}
+
+void
+cmp_warn_calls(cmp *c, const agg *lb, const agg *lh)
+{
+    char names[512];
+    size_t i, j, used = 0, odd = 0, both = 0;
+    double lo = INFINITY, hi = 0;
+
+    names[0] = '\0';
+    for (i = 0; i < lb->ng; i++) {
+        const agg_group *b = lb->g[i];
+        uint64_t nb = group_calls(b), nh = 0;
+        if (b->label == NULL || nb == 0)
+            continue;
+        for (j = 0; j < lh->ng && nh == 0; j++)
+            if (lh->g[j]->label && strcmp(lh->g[j]->label, b->label) == 0)
+                nh = group_calls(lh->g[j]);
+        if (nh == 0)
+            continue;
+        both++;
+        lo = fmin(lo, (double)nh / (double)nb);
+        hi = fmax(hi, (double)nh / (double)nb);
+        if (nb != nh && odd++ < 3 && used < sizeof names) {
+            char *d = text_display(b->label);
+            used += (size_t)snprintf(names + used, sizeof names - used,
+                                     "%s'%s' %llu and %llu calls", used ? ", " : "", d,
+                                     (unsigned long long)nb, (unsigned long long)nh);
+            free(d);
+        }
+    }
+    /* All calls scaled alike: the mix is the same. */
+    if (both < 2 || hi <= lo * (1 + 1e-9))
+        return;
+    warn(c,
+         "the benchmarks ran different numbers of calls on the two sides (pyperf calibrates "
+         "its loops per interpreter: %s%s): the whole comparison weighs each benchmark by its "
+         "calls on each side; compare benchmark against benchmark, per call, with --by-label",
+         names, odd > 3 ? ", ..." : "");
+}
+
 static const char *const build_keys[] = {
     PSF_H_PY_SYS_VERSION,    PSF_H_PY_CONFIG_ARGS, PSF_H_PY_PYSTATS_BUILD,
     PSF_H_PY_FREE_THREADING, PSF_H_PY_JIT,
@@ -773,7 +821,9 @@ warnings(cmp *c)
 
     for (k = 0; k < 2; k++) {
         const cmp_side *sd = &c->side[k];
-        if (sd->s->ng > 1) {
+        /* A benchmark of a suite (--by-label): the other groups are the
+         * other benchmarks. */
+        if (sd->s->ng > 1 && !c->in_suite) {
             cmp_side_title(c, k, tb, sizeof tb);
             warn(c,
                  "%s mixes %zu kinds of dumps; compared: %s (%llu files), the others are left out",
@@ -830,37 +880,31 @@ warnings(cmp *c)
 
 /* ---- the comparison ----------------------------------------------------- */
 
-static int
-group_matches(const agg_group *a, const agg_group *b)
+int
+cmp_group_matches(const agg_group *a, const agg_group *b)
 {
     return a->source == b->source && a->minor == b->minor && strcmp(a->counts, b->counts) == 0;
 }
 
 void
-cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summary *head,
-          char **head_in, size_t nhead, double min_change, int top)
+cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t nbase,
+                 const summary *head, size_t gh, char **head_in, size_t nhead, double min_change,
+                 int top, int in_suite)
 {
     const summary *sides[2] = {base, head};
-    size_t i, j, k, gi[2] = {0, 0};
-    int done = 0;
+    size_t i, j, k, gi[2] = {gb, gh};
 
     memset(c, 0, sizeof *c);
     c->sec = cli_xcalloc(CMP_MAX_SECTIONS, sizeof *c->sec);
     c->min_change = min_change;
     c->top = top;
+    c->in_suite = in_suite;
     c->side[0].label = "base";
     c->side[1].label = "head";
     c->side[0].inputs = base_in;
     c->side[0].ninputs = nbase;
     c->side[1].inputs = head_in;
     c->side[1].ninputs = nhead;
-    for (i = 0; i < base->ng && !done; i++)
-        for (j = 0; j < head->ng && !done; j++)
-            if (group_matches(base->g[i].meta, head->g[j].meta)) {
-                gi[0] = i;
-                gi[1] = j;
-                done = 1;
-            }
     for (k = 0; k < 2; k++) {
         c->side[k].s = sides[k];
         c->side[k].sg = &sides[k]->g[gi[k]];
@@ -886,6 +930,24 @@ cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summa
     }
     c->nsec = j;
     warnings(c);
+}
+
+void
+cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summary *head,
+          char **head_in, size_t nhead, double min_change, int top)
+{
+    size_t i, j, gi[2] = {0, 0};
+    int done = 0;
+
+    for (i = 0; i < base->ng && !done; i++)
+        for (j = 0; j < head->ng && !done; j++)
+            if (cmp_group_matches(base->g[i].meta, head->g[j].meta)) {
+                gi[0] = i;
+                gi[1] = j;
+                done = 1;
+            }
+    cmp_build_groups(c, base, gi[0], base_in, nbase, head, gi[1], head_in, nhead, min_change, top,
+                     0);
 }
 
 void

@@ -142,6 +142,23 @@ put_int_header(psf_out *o, const char *key, long v)
     psf_put_header(o, key, num);
 }
 
+/* benchmark.calls (FORMAT.md 1.19): the benchmark calls a harness says
+ * the counts of this dump period cover; written when non-zero, zeroed
+ * with the period (pc_dump_calls_clear()). */
+static uint64_t bench_calls;
+
+void
+pc_dump_add_calls(uint64_t n)
+{
+    bench_calls = bench_calls > UINT64_MAX - n ? UINT64_MAX : bench_calls + n;
+}
+
+void
+pc_dump_calls_clear(void)
+{
+    bench_calls = 0;
+}
+
 static void
 write_dump(psf_out *o, pc_reason reason)
 {
@@ -203,6 +220,8 @@ write_dump(psf_out *o, pc_reason reason)
         pc_sites_write(o);
     }
     pc_hot_write(o);
+    if (bench_calls)
+        psf_put_counter(o, PSF_KEY_BENCH_CALLS, bench_calls);
     for (i = 0; i < PC_NOPS; i++) {
         if (!pc_g.exec[i])
             continue;
