@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "ktab.h"
+#include "renames.h"
 #include "summary.h"
 #include "../format/psf_tables.h"
 
@@ -120,6 +121,16 @@ fmt_name(char *buf, size_t size, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, size, fmt, ap);
     va_end(ap);
+}
+
+/* Side i's name of instruction or family `name` in the pair's units
+ * (renames.h): its row, or NULL (itself). */
+static const ren_row *
+side_rename(const cmp *c, int i, const char *name)
+{
+    if (c->ren_lo == 0)
+        return NULL;
+    return ren_find(c->ren_lo, i == c->ren_old ? REN_OLD : REN_NEW, name);
 }
 
 /* ---- figures ------------------------------------------------------------ */
@@ -336,7 +347,13 @@ fill_own(cmp *c)
                 const m_csite *st = &m->sites[k];
                 /* Free text decoded for reading (text.h), the same on both sides. */
                 char *fl = text_display(st->file), *fn = text_display(st->func);
-                fmt_name(name, sizeof name, "%s %s:%s %s", st->family, fl, st->line, fn);
+                /* A site of a family renamed between the versions under
+                 * its name on the other side (BINARY_SUBSCR: BINARY_OP). */
+                const ren_row *rr = side_rename(c, i, st->family);
+                const char *fam = rr && rr->kind != REN_INSERTED && !strchr(rr->units, ' ')
+                                      ? rr->units
+                                      : st->family;
+                fmt_name(name, sizeof name, "%s %s:%s %s", fam, fl, st->line, fn);
                 free(fl);
                 free(fn);
                 add_count(sites, i, name, st->count);
@@ -508,19 +525,93 @@ add_specialized_shares(cmp_section *spec, int i, const m_group *m, const m_list 
     }
 }
 
+/* Remember that side i ran `row`'s instruction n times (headline). */
 static void
-fill(cmp *c)
+note_rename(cmp *c, int i, const ren_row *row, uint64_t n)
 {
-    cmp_section *exec = NULL, *fam, *eff, *spec, *specn, *fail, *pairs = NULL, *s;
-    spec_secs secs;
-    int i;
     size_t k;
 
-    s = sec_new(c, "total", "Totals", "Figure", CMP_COUNT, 0, NULL);
+    if (row->kind == REN_INSERTED || n == 0)
+        return;
+    for (k = 0; k < c->nren; k++)
+        if (c->ren[k].row == row)
+            break;
+    if (k == c->nren) {
+        c->ren = cli_xrealloc(c->ren, (c->nren + 1) * sizeof *c->ren);
+        c->ren[k].row = row;
+        c->ren[k].side = i;
+        c->ren[k].n = 0;
+        c->nren++;
+    }
+    c->ren[k].n = sat_add(c->ren[k].n, n);
+}
+
+/* Execution counts by meaning: each side's instructions (families when
+ * comparing by family) in the units of the version pair's table of
+ * renames, so that LOAD_FAST_BORROW counts as LOAD_FAST and RETURN_CONST
+ * as LOAD_CONST + RETURN_VALUE. */
+static void
+fill_meaning(cmp *c)
+{
+    cmp_section *s;
+    char unit[128];
+    size_t k;
+    int i;
+
+    s = sec_new(c, "meaning", "Execution counts by meaning", "Instruction", CMP_COUNT, 1,
+                "Instructions renamed, split or merged between the two versions counted "
+                "as one (the table of docs/CLI.md, \"Across versions, by meaning\"): the "
+                "changes left are changes in the work. Self: the share of all instructions "
+                "executed on that side.");
+    s->self_share = 1;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = c->side[i].m;
+        for (k = 0; k < m->ops.n; k++) {
+            const m_op *op = &m->ops.v[k];
+            const char *name = c->by_family ? op->family : op->name, *u, *e;
+            const ren_row *row;
+            if (!op->has_exec)
+                continue;
+            row = side_rename(c, i, name);
+            if (row == NULL) {
+                add_count(s, i, name, op->exec);
+                continue;
+            }
+            note_rename(c, i, row, op->exec);
+            for (u = row->units; *u; u = *e ? e + 1 : e) {
+                e = strchr(u, ' ');
+                if (e == NULL)
+                    e = u + strlen(u);
+                fmt_name(unit, sizeof unit, "%.*s", (int)(e - u), u);
+                add_count(s, i, unit, op->exec);
+            }
+        }
+    }
+}
+
+static void
+fill_total(cmp *c)
+{
+    cmp_section *s = sec_new(c, "total", "Totals", "Figure", CMP_COUNT, 0, NULL);
+    int i;
+
     for (i = 0; i < 2; i++) {
         add_count(s, i, "instructions", c->side[i].m->total_exec);
         add_count(s, i, "files", c->side[i].g->files);
     }
+}
+
+static void
+fill(cmp *c)
+{
+    cmp_section *exec = NULL, *fam, *eff, *spec, *specn, *fail, *pairs = NULL;
+    spec_secs secs;
+    int i;
+    size_t k;
+
+    fill_total(c);
+    if (c->ren_lo)
+        fill_meaning(c);
     if (!c->by_family) {
         exec = sec_new(c, "execution", "Execution counts", "Instruction", CMP_COUNT, 1,
                        "Self: the share of all instructions executed on that side.");
@@ -847,8 +938,12 @@ warnings(cmp *c)
     if (b->minor && h->minor && b->minor != h->minor)
         warn(c,
              "different Python versions (3.%d and 3.%d): instruction sets differ; "
-             "instructions of one version only are marked, and families are compared as units",
-             b->minor, h->minor);
+             "instructions of one version only are marked, and families are compared as "
+             "units%s",
+             b->minor, h->minor,
+             c->ren_lo ? "; instructions renamed, split or merged between them are counted "
+                         "as one in section meaning"
+                       : "");
     if (!strs_same(&b->collectors, &h->collectors)) {
         strs_text(&b->collectors, tb, sizeof tb);
         strs_text(&h->collectors, th, sizeof th);
@@ -886,6 +981,19 @@ cmp_group_matches(const agg_group *a, const agg_group *b)
     return a->source == b->source && a->minor == b->minor && strcmp(a->counts, b->counts) == 0;
 }
 
+/* The version pair whose renames apply (adjacent versions only). */
+static void
+rename_pair(cmp *c)
+{
+    int bm = c->side[0].g->minor, hm = c->side[1].g->minor;
+    int lo = bm < hm ? bm : hm;
+
+    if (bm && hm && (bm - hm == 1 || hm - bm == 1) && ren_has_pair(lo)) {
+        c->ren_lo = lo;
+        c->ren_old = bm < hm ? 0 : 1;
+    }
+}
+
 void
 cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t nbase,
                  const summary *head, size_t gh, char **head_in, size_t nhead, double min_change,
@@ -914,9 +1022,11 @@ cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t 
     }
     c->by_family = c->side[0].g->source != c->side[1].g->source ||
                    strcmp(c->side[0].g->counts, c->side[1].g->counts) != 0;
+    rename_pair(c);
     fill(c);
     for (i = 0; i < c->nsec; i++) {
-        if (strcmp(c->sec[i].name, "execution") == 0 || strcmp(c->sec[i].name, "family") == 0)
+        if (strcmp(c->sec[i].name, "execution") == 0 || strcmp(c->sec[i].name, "family") == 0 ||
+            strcmp(c->sec[i].name, "meaning") == 0)
             mark_only(c, &c->sec[i]);
         sec_finish(c, &c->sec[i]);
     }
@@ -961,6 +1071,7 @@ cmp_free(cmp *c)
         free(c->sec[i].rows);
     }
     free(c->sec);
+    free(c->ren);
     for (i = 0; i < c->nwarn; i++)
         free(c->warn[i]);
     free(c->warn);

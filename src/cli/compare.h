@@ -99,6 +99,16 @@ typedef struct cmp {
     const char *fail_if; /* --fail-if as given (NULL: none), for the */
     int fail_result;     /* headline: its result, 1 true, 0 false */
     int in_suite;        /* one benchmark of a --by-label comparison */
+    /* Renames between adjacent versions (renames.h): the pair's lower
+     * minor (0: none apply), the side with the older version, and the
+     * renamed instructions each side ran (for the headline). */
+    int ren_lo, ren_old;
+    struct cmp_rename {
+        const struct ren_row *row;
+        int side;
+        uint64_t n;
+    } * ren;
+    size_t nren;
 } cmp;
 
 /* A suite compared benchmark by benchmark (`compare --by-label`,

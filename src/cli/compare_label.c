@@ -247,11 +247,18 @@ cmp_suite_free(cmp_suite *cs)
 }
 
 /* The section a benchmark's changes per call are read from: the
+ * instructions by meaning across adjacent versions, else the
  * instructions, or their families when the sides count differently. */
 static const cmp_section *
 label_section(const cmp_label *l)
 {
-    return l->built ? cmp_find_section(&l->c, l->c.by_family ? "family" : "execution") : NULL;
+    const cmp_section *s;
+
+    if (!l->built)
+        return NULL;
+    /* Across adjacent versions, renamed instructions counted as one. */
+    s = cmp_find_section(&l->c, "meaning");
+    return s ? s : cmp_find_section(&l->c, l->c.by_family ? "family" : "execution");
 }
 
 /* Row r's count per call on side k (NaN without calls). */
