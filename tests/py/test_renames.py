@@ -120,3 +120,92 @@ def test_the_documented_table_is_the_table():
             lo, lo + 1, "3.%d" % (lo + (side == "NEW")), name,
             " + ".join("`%s`" % u for u in us), kinds[kind])
         assert line in doc, line
+
+
+PYSTATS_CLI = os.path.join(ROOT, "build", "pystats")
+
+DUMP_HEAD = """pystats.format : 2
+pystats.collector : pystats test
+pystats.counts : base-instructions
+meta.python.version : 3.%d.0
+meta.python.implementation : cpython
+meta.collection.mode : count
+meta.label : corpus
+meta.census.scope : count
+"""
+
+
+def write_dump(path, minor, counts, site_family):
+    """A dump of the corpus's executed instructions on 3.minor (what the
+    collector would count, here from `dis`) and one census site failing
+    to specialize, its family as that version names it."""
+    with open(path, "w") as f:
+        f.write(DUMP_HEAD % minor)
+        f.write("census.code_objects : 1\n")
+        f.write("census.family[%s].sites : 1\n" % site_family)
+        f.write("census.family[%s].backing_off : 1\n" % site_family)
+        f.write("census.site[0] : %s | 11 | 2273 | /srv/x.py | 2 | get | "
+                "return b%%5Bi%%5D\n" % site_family)
+        for name, n in sorted(counts.items()):
+            f.write("opcode[%s].execution_count : %d\n" % (name, n))
+
+
+@pytest.mark.skipif(not os.access(PYSTATS_CLI, os.X_OK),
+                    reason="build/pystats not built")
+@pytest.mark.parametrize("reverse", [False, True])
+def test_compare_counts_by_meaning(tmp_path, reverse):
+    """compare of 3.13 and 3.14 dumps of the same work: section `meaning`
+    has each side's counts in the table's units (computed here from the
+    raw counts), equal on both sides but for inserted instructions; the
+    headline names the renames; a census site of BINARY_SUBSCR (3.13) and
+    the same site as BINARY_OP (3.14) are one row.  Base the newer side
+    too (reverse)."""
+    if 13 not in PYTHONS or 14 not in PYTHONS:
+        pytest.skip("needs CPython 3.13 and 3.14")
+    rows = {(side, name): row for row in table() if row[0] == 13
+            for _, side, name, _, _ in [row]}
+    sides = {}
+    for minor, side, fam in ((13, "OLD", "BINARY_SUBSCR"), (14, "NEW", "BINARY_OP")):
+        total = {}
+        for case in executed(minor):
+            for k, v in case.items():
+                total[k] = total.get(k, 0) + v
+        sides[minor] = units(total, rows, side)
+        write_dump(str(tmp_path / ("d%d.txt" % minor)), minor, total, fam)
+    base, head = (14, 13) if reverse else (13, 14)
+    r = subprocess.run([PYSTATS_CLI, "compare", str(tmp_path / ("d%d.txt" % base)),
+                        str(tmp_path / ("d%d.txt" % head)), "--json", "-",
+                        "--markdown", str(tmp_path / "c.md")],
+                       capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    c = json.loads(r.stdout)
+    meaning = {row["name"]: row for row in c["sections"]["meaning"]["rows"]}
+    assert set(meaning) == set(sides[13]) | set(sides[14])
+    for name, row in meaning.items():
+        assert row["base"] == sides[base].get(name, 0), name
+        assert row["head"] == sides[head].get(name, 0), name
+    for name in ("LOAD_FAST", "LOAD_CONST", "BINARY_OP", "RETURN_VALUE", "CALL"):
+        assert meaning[name]["base"] == meaning[name]["head"] > 0, name
+    inserted = {name for (side, name), row in rows.items() if row[4] == "INSERTED"}
+    changed = {n for n, row in meaning.items() if row["base"] != row["head"]}
+    assert changed and changed <= inserted, changed
+    # The renames each side ran, with their executions from the raw counts.
+    ren = {(x["name"], x["side"]): x for x in c["renames"]}
+    for case_minor, side in ((13, "OLD"), (14, "NEW")):
+        label = "base" if case_minor == base else "head"
+        for (s, name), row in rows.items():
+            if s != side or row[4] == "INSERTED":
+                continue
+            n = sum(case.get(name, 0) for case in executed(case_minor))
+            if n:
+                assert ren[(name, label)]["executions"] == n
+                assert ren[(name, label)]["as"] == " ".join(row[3])
+            else:
+                assert (name, label) not in ren
+    md = (tmp_path / "c.md").read_text()
+    assert "by meaning: " in md
+    assert "`LOAD_FAST_BORROW` (3.14, renamed) as `LOAD_FAST`" in md
+    # One census site, under 3.14's family name.
+    sites = c["sections"]["census_sites"]["rows"]
+    assert [(s["name"], s["base"], s["head"]) for s in sites] == [
+        ("BINARY_OP /srv/x.py:2 get", 1, 1)], sites
