@@ -10,6 +10,7 @@
 #include "../format/psf_version.h"
 #include "compare.h"
 #include "doc.h"
+#include "renames.h"
 #include "text.h"
 
 #include "cli.h"
@@ -432,6 +433,49 @@ label_changes(doc *d, const cmp_label *l)
     free(ix);
 }
 
+/* Number of units a rename counts one execution as ("LOAD_CONST
+ * RETURN_VALUE": 2). */
+static unsigned
+units_of(const char *u)
+{
+    unsigned n = 1;
+
+    for (; *u; u++)
+        n += *u == ' ';
+    return n;
+}
+
+/* The renames the benchmark ran, per call, and what the splits and merges
+ * do to the instruction count: side k's executions of a row counted as n
+ * units are n - 1 instructions fewer than the units (head minus base). */
+static void
+label_renames(doc *d, const cmp_label *l)
+{
+    double net = 0;
+    size_t k;
+    char t[64];
+
+    if (!l->built || l->c.nren == 0 || l->whole || !l->calls[0] || !l->calls[1])
+        return;
+    doc_item(d);
+    doc_text(d, "Counted by meaning: ");
+    for (k = 0; k < l->c.nren; k++) {
+        const struct cmp_rename *r = &l->c.ren[k];
+        double pc = (double)r->n / (double)l->calls[r->side];
+        unsigned u = units_of(r->row->units);
+        net += (r->side ? -1.0 : 1.0) * pc * (double)(u - 1);
+        if (k)
+            doc_text(d, ", ");
+        doc_code(d, r->row->name);
+        doc_text(d, " as ");
+        doc_code(d, r->row->units);
+        fmt_num(t, sizeof t, pc);
+        doc_textf(d, " (%s per call)", t);
+    }
+    fmt_num(t, sizeof t, net);
+    doc_textf(d, "; their splits and merges: %s%s instructions per call", net > 0 ? "+" : "", t);
+}
+
 static void
 label_doc(doc *d, const cmp_label *l)
 {
@@ -454,10 +498,15 @@ label_doc(doc *d, const cmp_label *l)
                   "Instructions executed (no benchmark calls in the dumps): %s (base), %s "
                   "(head), %s",
                   a, b, e);
-    else
-        doc_textf(d, "Instructions per call: %s (base, %llu calls), %s (head, %llu calls), %s", a,
-                  (unsigned long long)l->calls[0], b, (unsigned long long)l->calls[1], e);
+    else {
+        char cb[32], ch[32];
+        cli_count_str(cb, sizeof cb, l->calls[0]);
+        cli_count_str(ch, sizeof ch, l->calls[1]);
+        doc_textf(d, "Instructions per call: %s (base, %s calls), %s (head, %s calls), %s", a, cb,
+                  b, ch, e);
+    }
     label_changes(d, l);
+    label_renames(d, l);
 }
 
 void
