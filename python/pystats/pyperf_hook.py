@@ -34,7 +34,13 @@ What is counted (see README.md, "pyperf"):
   worker, which only waits for the child, and counts nothing of it.
 
 Each teardown writes one dump (pystats.dump()) labelled with the
-benchmark's name.  On 3.12+ the dump carries the specialization census
+benchmark's name, with the number of benchmark calls it covers
+(`benchmark.calls`, docs/FORMAT.md 1.19): the sum of pyperf's `loops` over
+the series' timed calls, each timed call running the benchmark callable
+(bench_func) or the time function's loop (bench_time_func) `loops` times.
+pyperf's `inner_loops` is not in it: a constant per benchmark that the
+benchmark declares, not a count.  `pystats compare --by-label` compares
+each benchmark per call with it, whatever loops pyperf calibrated.  On 3.12+ the dump carries the specialization census
 at that teardown of the worker's live code objects some instruction of
 which was counted in the series (not pyperf's code around the timed
 calls, nor the benchmark module's top level), in scope "count"
@@ -209,6 +215,7 @@ class PystatsCollector:
         self._configured = False
         self._cell = None
         self._callable = None
+        self._loops = 0
 
     def _configure(self, task):
         if task is not None:
@@ -223,6 +230,11 @@ class PystatsCollector:
         if not self._configured:
             self._configure(task)
         cell = _callable_cell(task.task_func) if task is not None else None
+        # The loops of this timed call: pyperf calls task_func(task,
+        # task.loops) next (and doubles task.loops after it while it
+        # calibrates).
+        loops = getattr(task, "loops", 0) if task is not None else 0
+        self._loops = loops if isinstance(loops, int) and loops > 0 else 0
         if cell is not None:
             self.scope = "function"
             self._cell = cell
@@ -242,6 +254,11 @@ class PystatsCollector:
         if self._cell is not None:
             self._cell.cell_contents = self._callable
             self._cell = self._callable = None
+        if self._loops and self._readable:
+            # The benchmark calls this timed call made: its loops
+            # (benchmark.calls of the series' dump).
+            _collector._benchmark_calls(self._loops)
+            self._loops = 0
 
     def teardown(self, metadata):
         counted = None

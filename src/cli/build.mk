@@ -20,7 +20,8 @@ TESTC_SRC  := $(wildcard tests/c/test_*.c)
 TESTC_BIN  := $(patsubst tests/c/%.c,$(BUILD)/tests/c/%,$(TESTC_SRC))
 
 JANSSON_CFLAGS := $(shell pkg-config --cflags jansson 2>/dev/null)
-JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson)
+# libm too: compare --by-label's geometric mean (log, exp).
+JANSSON_LIBS   := $(shell pkg-config --libs jansson 2>/dev/null || echo -ljansson) -lm
 CMOCKA_CFLAGS  := $(shell pkg-config --cflags cmocka 2>/dev/null)
 CMOCKA_LIBS    := $(shell pkg-config --libs cmocka 2>/dev/null || echo -lcmocka)
 

@@ -14,7 +14,7 @@
 static const char usage[] =
     "usage: pystats compare BASE HEAD [--json FILE] [--markdown FILE] [--html FILE]\n"
     "                       [--min-change PCT] [--top N] [--fail-if EXPR]\n"
-    "                       [--python-version X.Y] [--jobs N] [--quiet]\n"
+    "                       [--by-label] [--python-version X.Y] [--jobs N] [--quiet]\n"
     "\n"
     "Compare two runs.  BASE and HEAD are anything `pystats summarize` reads:\n"
     "a directory of dumps, a dump file, or a JSON summary.  Every section is\n"
@@ -32,6 +32,12 @@ static const char usage[] =
     "                      never code that is 3% or more of a side; default 1)\n"
     "  --top N             rows shown per section (default 30; JSON has all)\n"
     "  --fail-if EXPR      exit 5 if EXPR is true (see below)\n"
+    "  --by-label          benchmark against benchmark: each label (pyperf's\n"
+    "                      benchmark name) against the same label, in\n"
+    "                      instructions per benchmark call (the calls the pyperf\n"
+    "                      hook counted, whatever loops pyperf calibrated), a\n"
+    "                      table of the suite and its geometric mean (as pyperf's\n"
+    "                      compare_to); not with --fail-if\n"
     "  --python-version X.Y  version of native dumps instead of detecting it\n"
     "  --jobs N            reader threads (default: CPUs, at most 4)\n"
     "  --quiet             no warnings on stderr\n"
@@ -63,11 +69,13 @@ typedef struct compare_opts {
     double min_change;
     int top;
     const char *expr; /* --fail-if */
+    int by_label;
 } compare_opts;
 
 typedef struct report_job {
     int which; /* 0 Markdown, 1 JSON, 2 HTML */
     const cmp *c;
+    const cmp_suite *cs; /* --by-label: the suite instead of c */
     const char *expr;
     int result; /* of --fail-if: 1, 0, -1 (none) */
 } report_job;
@@ -77,6 +85,12 @@ write_job(FILE *out, const void *ctx)
 {
     const report_job *j = ctx;
 
+    if (j->cs && j->which == 0)
+        return cmp_suite_markdown(out, j->cs);
+    if (j->cs && j->which == 1)
+        return cmp_suite_json(out, j->cs);
+    if (j->cs)
+        return cmp_suite_report_html(out, j->cs);
     if (j->which == 0)
         return cmp_report_markdown(out, j->c);
     if (j->which == 1)
@@ -91,6 +105,9 @@ own_option(void *ctx, int c, const char *arg)
     char *end;
 
     switch (c) {
+    case 'b':
+        o->by_label = 1;
+        return 0;
     case 'f':
         o->expr = arg;
         return 0;
@@ -242,12 +259,67 @@ write_reports(const subcmd_common *co, report_job *j)
     return ret;
 }
 
+/* Benchmarks on both sides whose calls changed in different proportions
+ * (the sides read again, by label). */
+static void
+calls_warning(cmp *cm, const load_opts *lo, char **in)
+{
+    load_opts l = *lo;
+    agg a[2];
+    int k;
+
+    l.by_label = 1;
+    l.quiet = 1;
+    for (k = 0; k < 2; k++)
+        load_inputs(&in[k], 1, &l, &a[k]);
+    cmp_warn_calls(cm, &a[0], &a[1]);
+    agg_free(&a[0]);
+    agg_free(&a[1]);
+}
+
+/* --by-label: both sides read by label, each label compared with its
+ * namesake. */
+static int
+compare_by_label(subcmd_common *co, const compare_opts *o, char **in)
+{
+    int ret = CLI_EXIT_INPUT;
+    agg base, head;
+    summary sb, sh;
+    cmp_suite cs;
+    report_job j;
+    size_t i;
+
+    co->lo.by_label = 1;
+    memset(&head, 0, sizeof head);
+    memset(&sb, 0, sizeof sb);
+    memset(&sh, 0, sizeof sh);
+    if (load_side(in[0], &co->lo, &base, &sb, "base") != 0 ||
+        load_side(in[1], &co->lo, &head, &sh, "head") != 0)
+        goto fail;
+    cmp_suite_build(&cs, &sb, in, &sh, in + 1, o->min_change, o->top);
+    for (i = 0; !co->quiet && i < cs.nwarn; i++) {
+        fputs("pystats: warning: ", stderr);
+        cli_fput_esc(stderr, cs.warn[i]);
+        fputc('\n', stderr);
+    }
+    j = (report_job){0, NULL, &cs, NULL, -1};
+    ret = write_reports(co, &j);
+    cmp_suite_free(&cs);
+fail:
+    summary_free(&sb);
+    summary_free(&sh);
+    agg_free(&base);
+    agg_free(&head);
+    return ret;
+}
+
 int
 cmd_compare(int argc, char **argv)
 {
     compare_opts o = {.min_change = 1.0, .top = 30};
     const subcmd_spec spec = {
-        usage, "h", "json markdown html min-change top fail-if python-version jobs quiet help",
+        usage, "h",
+        "json markdown html min-change top fail-if by-label python-version jobs quiet help",
         own_option, &o};
     int ret = CLI_EXIT_INPUT, r, result = -1;
     subcmd_common co;
@@ -267,6 +339,14 @@ cmd_compare(int argc, char **argv)
         fputs(usage, stderr);
         return CLI_EXIT_USAGE;
     }
+    if (o.by_label && o.expr) {
+        fputs("pystats: error: --fail-if does not apply to --by-label (compare one "
+              "benchmark's dumps without it)\n",
+              stderr);
+        return CLI_EXIT_USAGE;
+    }
+    if (o.by_label)
+        return compare_by_label(&co, &o, argv + optind);
     if (o.expr && (expr = cexpr_parse(o.expr, err, sizeof err)) == NULL) {
         fprintf(stderr, "pystats: error: --fail-if: %s\n  %s\n", err, o.expr);
         return CLI_EXIT_USAGE;
@@ -278,6 +358,8 @@ cmd_compare(int argc, char **argv)
         load_side(argv[optind + 1], &co.lo, &head, &sh, "head") != 0)
         goto fail;
     cmp_build(&cm, &sb, argv + optind, 1, &sh, argv + optind + 1, 1, o.min_change, o.top);
+    if (cm.side[0].m->bench_calls && cm.side[1].m->bench_calls)
+        calls_warning(&cm, &co.lo, argv + optind);
     result = fail_if(expr, o.expr, &cm, co.quiet);
     if (expr && result < 0) {
         ret = CLI_EXIT_USAGE;
@@ -285,7 +367,7 @@ cmd_compare(int argc, char **argv)
     }
     cm.fail_if = o.expr;
     cm.fail_result = result;
-    j = (report_job){0, &cm, o.expr, result};
+    j = (report_job){0, &cm, NULL, o.expr, result};
     ret = write_reports(&co, &j);
     if (ret == CLI_EXIT_OK && result == 1) {
         fprintf(stderr, "pystats: --fail-if condition is true (exit %d)\n", CLI_EXIT_CONDITION);

@@ -5,6 +5,7 @@
 
 #include "cli.h"
 #include "ktab.h"
+#include "renames.h"
 #include "summary.h"
 #include "../format/psf_tables.h"
 
@@ -120,6 +121,16 @@ fmt_name(char *buf, size_t size, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(buf, size, fmt, ap);
     va_end(ap);
+}
+
+/* Side i's name of instruction or family `name` in the pair's units
+ * (renames.h): its row, or NULL (itself). */
+static const ren_row *
+side_rename(const cmp *c, int i, const char *name)
+{
+    if (c->ren_lo == 0)
+        return NULL;
+    return ren_find(c->ren_lo, i == c->ren_old ? REN_OLD : REN_NEW, name);
 }
 
 /* ---- figures ------------------------------------------------------------ */
@@ -336,7 +347,13 @@ fill_own(cmp *c)
                 const m_csite *st = &m->sites[k];
                 /* Free text decoded for reading (text.h), the same on both sides. */
                 char *fl = text_display(st->file), *fn = text_display(st->func);
-                fmt_name(name, sizeof name, "%s %s:%s %s", st->family, fl, st->line, fn);
+                /* A site of a family renamed between the versions under
+                 * its name on the other side (BINARY_SUBSCR: BINARY_OP). */
+                const ren_row *rr = side_rename(c, i, st->family);
+                const char *fam = rr && rr->kind != REN_INSERTED && !strchr(rr->units, ' ')
+                                      ? rr->units
+                                      : st->family;
+                fmt_name(name, sizeof name, "%s %s:%s %s", fam, fl, st->line, fn);
                 free(fl);
                 free(fn);
                 add_count(sites, i, name, st->count);
@@ -508,19 +525,93 @@ add_specialized_shares(cmp_section *spec, int i, const m_group *m, const m_list 
     }
 }
 
+/* Remember that side i ran `row`'s instruction n times (headline). */
 static void
-fill(cmp *c)
+note_rename(cmp *c, int i, const ren_row *row, uint64_t n)
 {
-    cmp_section *exec = NULL, *fam, *eff, *spec, *specn, *fail, *pairs = NULL, *s;
-    spec_secs secs;
-    int i;
     size_t k;
 
-    s = sec_new(c, "total", "Totals", "Figure", CMP_COUNT, 0, NULL);
+    if (row->kind == REN_INSERTED || n == 0)
+        return;
+    for (k = 0; k < c->nren; k++)
+        if (c->ren[k].row == row)
+            break;
+    if (k == c->nren) {
+        c->ren = cli_xrealloc(c->ren, (c->nren + 1) * sizeof *c->ren);
+        c->ren[k].row = row;
+        c->ren[k].side = i;
+        c->ren[k].n = 0;
+        c->nren++;
+    }
+    c->ren[k].n = sat_add(c->ren[k].n, n);
+}
+
+/* Execution counts by meaning: each side's instructions (families when
+ * comparing by family) in the units of the version pair's table of
+ * renames, so that LOAD_FAST_BORROW counts as LOAD_FAST and RETURN_CONST
+ * as LOAD_CONST + RETURN_VALUE. */
+static void
+fill_meaning(cmp *c)
+{
+    cmp_section *s;
+    char unit[128];
+    size_t k;
+    int i;
+
+    s = sec_new(c, "meaning", "Execution counts by meaning", "Instruction", CMP_COUNT, 1,
+                "Instructions renamed, split or merged between the two versions counted "
+                "as one (the table of docs/CLI.md, \"Across versions, by meaning\"): the "
+                "changes left are changes in the work. Self: the share of all instructions "
+                "executed on that side.");
+    s->self_share = 1;
+    for (i = 0; i < 2; i++) {
+        const m_group *m = c->side[i].m;
+        for (k = 0; k < m->ops.n; k++) {
+            const m_op *op = &m->ops.v[k];
+            const char *name = c->by_family ? op->family : op->name, *u, *e;
+            const ren_row *row;
+            if (!op->has_exec)
+                continue;
+            row = side_rename(c, i, name);
+            if (row == NULL) {
+                add_count(s, i, name, op->exec);
+                continue;
+            }
+            note_rename(c, i, row, op->exec);
+            for (u = row->units; *u; u = *e ? e + 1 : e) {
+                e = strchr(u, ' ');
+                if (e == NULL)
+                    e = u + strlen(u);
+                fmt_name(unit, sizeof unit, "%.*s", (int)(e - u), u);
+                add_count(s, i, unit, op->exec);
+            }
+        }
+    }
+}
+
+static void
+fill_total(cmp *c)
+{
+    cmp_section *s = sec_new(c, "total", "Totals", "Figure", CMP_COUNT, 0, NULL);
+    int i;
+
     for (i = 0; i < 2; i++) {
         add_count(s, i, "instructions", c->side[i].m->total_exec);
         add_count(s, i, "files", c->side[i].g->files);
     }
+}
+
+static void
+fill(cmp *c)
+{
+    cmp_section *exec = NULL, *fam, *eff, *spec, *specn, *fail, *pairs = NULL;
+    spec_secs secs;
+    int i;
+    size_t k;
+
+    fill_total(c);
+    if (c->ren_lo)
+        fill_meaning(c);
     if (!c->by_family) {
         exec = sec_new(c, "execution", "Execution counts", "Instruction", CMP_COUNT, 1,
                        "Self: the share of all instructions executed on that side.");
@@ -758,6 +849,54 @@ label_mix_warning(cmp *c)
          odd, names, odd > 3 ? ", ..." : "");
 }
 
+/* benchmark.calls of a group (0 without). */
+static uint64_t
+group_calls(const agg_group *g)
+{
+    size_t slot = ktab_find(&g->keys, PSF_KEY_BENCH_CALLS, strlen(PSF_KEY_BENCH_CALLS));
+
+    return slot == SIZE_MAX || slot >= g->keys.n ? 0 : g->val[slot];
+}
+
+void
+cmp_warn_calls(cmp *c, const agg *lb, const agg *lh)
+{
+    char names[512];
+    size_t i, j, used = 0, odd = 0, both = 0;
+    double lo = INFINITY, hi = 0;
+
+    names[0] = '\0';
+    for (i = 0; i < lb->ng; i++) {
+        const agg_group *b = lb->g[i];
+        uint64_t nb = group_calls(b), nh = 0;
+        if (b->label == NULL || nb == 0)
+            continue;
+        for (j = 0; j < lh->ng && nh == 0; j++)
+            if (lh->g[j]->label && strcmp(lh->g[j]->label, b->label) == 0)
+                nh = group_calls(lh->g[j]);
+        if (nh == 0)
+            continue;
+        both++;
+        lo = fmin(lo, (double)nh / (double)nb);
+        hi = fmax(hi, (double)nh / (double)nb);
+        if (nb != nh && odd++ < 3 && used < sizeof names) {
+            char *d = text_display(b->label);
+            used += (size_t)snprintf(names + used, sizeof names - used,
+                                     "%s'%s' %llu and %llu calls", used ? ", " : "", d,
+                                     (unsigned long long)nb, (unsigned long long)nh);
+            free(d);
+        }
+    }
+    /* All calls scaled alike: the mix is the same. */
+    if (both < 2 || hi <= lo * (1 + 1e-9))
+        return;
+    warn(c,
+         "the benchmarks ran different numbers of calls on the two sides (pyperf calibrates "
+         "its loops per interpreter: %s%s): the whole comparison weighs each benchmark by its "
+         "calls on each side; compare benchmark against benchmark, per call, with --by-label",
+         names, odd > 3 ? ", ..." : "");
+}
+
 static const char *const build_keys[] = {
     PSF_H_PY_SYS_VERSION,    PSF_H_PY_CONFIG_ARGS, PSF_H_PY_PYSTATS_BUILD,
     PSF_H_PY_FREE_THREADING, PSF_H_PY_JIT,
@@ -773,7 +912,9 @@ warnings(cmp *c)
 
     for (k = 0; k < 2; k++) {
         const cmp_side *sd = &c->side[k];
-        if (sd->s->ng > 1) {
+        /* A benchmark of a suite (--by-label): the other groups are the
+         * other benchmarks. */
+        if (sd->s->ng > 1 && !c->in_suite) {
             cmp_side_title(c, k, tb, sizeof tb);
             warn(c,
                  "%s mixes %zu kinds of dumps; compared: %s (%llu files), the others are left out",
@@ -804,8 +945,12 @@ warnings(cmp *c)
     if (b->minor && h->minor && b->minor != h->minor)
         warn(c,
              "different Python versions (3.%d and 3.%d): instruction sets differ; "
-             "instructions of one version only are marked, and families are compared as units",
-             b->minor, h->minor);
+             "instructions of one version only are marked, and families are compared as "
+             "units%s",
+             b->minor, h->minor,
+             c->ren_lo ? "; instructions renamed, split or merged between them are counted "
+                         "as one in section meaning"
+                       : "");
     if (!strs_same(&b->collectors, &h->collectors)) {
         strs_text(&b->collectors, tb, sizeof tb);
         strs_text(&h->collectors, th, sizeof th);
@@ -837,37 +982,44 @@ warnings(cmp *c)
 
 /* ---- the comparison ----------------------------------------------------- */
 
-static int
-group_matches(const agg_group *a, const agg_group *b)
+int
+cmp_group_matches(const agg_group *a, const agg_group *b)
 {
     return a->source == b->source && a->minor == b->minor && strcmp(a->counts, b->counts) == 0;
 }
 
+/* The version pair whose renames apply (adjacent versions only). */
+static void
+rename_pair(cmp *c)
+{
+    int bm = c->side[0].g->minor, hm = c->side[1].g->minor;
+    int lo = bm < hm ? bm : hm;
+
+    if (bm && hm && (bm - hm == 1 || hm - bm == 1) && ren_has_pair(lo)) {
+        c->ren_lo = lo;
+        c->ren_old = bm < hm ? 0 : 1;
+    }
+}
+
 void
-cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summary *head,
-          char **head_in, size_t nhead, double min_change, int top)
+cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t nbase,
+                 const summary *head, size_t gh, char **head_in, size_t nhead, double min_change,
+                 int top, int in_suite)
 {
     const summary *sides[2] = {base, head};
-    size_t i, j, k, gi[2] = {0, 0};
-    int done = 0;
+    size_t i, j, k, gi[2] = {gb, gh};
 
     memset(c, 0, sizeof *c);
     c->sec = cli_xcalloc(CMP_MAX_SECTIONS, sizeof *c->sec);
     c->min_change = min_change;
     c->top = top;
+    c->in_suite = in_suite;
     c->side[0].label = "base";
     c->side[1].label = "head";
     c->side[0].inputs = base_in;
     c->side[0].ninputs = nbase;
     c->side[1].inputs = head_in;
     c->side[1].ninputs = nhead;
-    for (i = 0; i < base->ng && !done; i++)
-        for (j = 0; j < head->ng && !done; j++)
-            if (group_matches(base->g[i].meta, head->g[j].meta)) {
-                gi[0] = i;
-                gi[1] = j;
-                done = 1;
-            }
     for (k = 0; k < 2; k++) {
         c->side[k].s = sides[k];
         c->side[k].sg = &sides[k]->g[gi[k]];
@@ -877,9 +1029,11 @@ cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summa
     }
     c->by_family = c->side[0].g->source != c->side[1].g->source ||
                    strcmp(c->side[0].g->counts, c->side[1].g->counts) != 0;
+    rename_pair(c);
     fill(c);
     for (i = 0; i < c->nsec; i++) {
-        if (strcmp(c->sec[i].name, "execution") == 0 || strcmp(c->sec[i].name, "family") == 0)
+        if (strcmp(c->sec[i].name, "execution") == 0 || strcmp(c->sec[i].name, "family") == 0 ||
+            strcmp(c->sec[i].name, "meaning") == 0)
             mark_only(c, &c->sec[i]);
         sec_finish(c, &c->sec[i]);
     }
@@ -896,6 +1050,24 @@ cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summa
 }
 
 void
+cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summary *head,
+          char **head_in, size_t nhead, double min_change, int top)
+{
+    size_t i, j, gi[2] = {0, 0};
+    int done = 0;
+
+    for (i = 0; i < base->ng && !done; i++)
+        for (j = 0; j < head->ng && !done; j++)
+            if (cmp_group_matches(base->g[i].meta, head->g[j].meta)) {
+                gi[0] = i;
+                gi[1] = j;
+                done = 1;
+            }
+    cmp_build_groups(c, base, gi[0], base_in, nbase, head, gi[1], head_in, nhead, min_change, top,
+                     0);
+}
+
+void
 cmp_free(cmp *c)
 {
     size_t i, j;
@@ -906,6 +1078,7 @@ cmp_free(cmp *c)
         free(c->sec[i].rows);
     }
     free(c->sec);
+    free(c->ren);
     for (i = 0; i < c->nwarn; i++)
         free(c->warn[i]);
     free(c->warn);

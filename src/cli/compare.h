@@ -98,13 +98,71 @@ typedef struct cmp {
     size_t nwarn;
     const char *fail_if; /* --fail-if as given (NULL: none), for the */
     int fail_result;     /* headline: its result, 1 true, 0 false */
+    int in_suite;        /* one benchmark of a --by-label comparison */
+    /* Renames between adjacent versions (renames.h): the pair's lower
+     * minor (0: none apply), the side with the older version, and the
+     * renamed instructions each side ran (for the headline). */
+    int ren_lo, ren_old;
+    struct cmp_rename {
+        const struct ren_row *row;
+        int side;
+        uint64_t n;
+    } * ren;
+    size_t nren;
 } cmp;
+
+/* A suite compared benchmark by benchmark (`compare --by-label`,
+ * compare_label.c): each label of one side against the same label of
+ * the other, per benchmark call (benchmark.calls, FORMAT.md 1.19). */
+typedef struct cmp_label {
+    const char *label;  /* borrowed: the groups' label (encoded text) */
+    size_t gi[2];       /* its group on each side, SIZE_MAX if absent */
+    uint64_t calls[2];  /* benchmark.calls of each side */
+    uint64_t instr[2];  /* instructions executed */
+    double per_call[2]; /* instructions per call (whole: instructions);
+                         * NaN when undefined */
+    double rel;         /* per_call[1] / per_call[0] - 1, NaN if undefined */
+    int whole;          /* no benchmark.calls on either side: compared whole */
+    int built;          /* c holds the label's comparison (both sides) */
+    cmp c;
+} cmp_label;
+
+typedef struct cmp_suite {
+    const summary *s[2]; /* borrowed, read with --by-label */
+    char **inputs[2];    /* borrowed: one input a side */
+    double min_change;
+    int top;
+    cmp_label *v; /* owned, by label */
+    size_t n;
+    double geo_ratio; /* geometric mean of per-call ratios head / base */
+    size_t ngeo;      /* labels in it */
+    char **warn;      /* owned sentences, no final period */
+    size_t nwarn;
+} cmp_suite;
+
+void cmp_suite_build(cmp_suite *cs, const summary *base, char **base_in, const summary *head,
+                     char **head_in, double min_change, int top);
+void cmp_suite_free(cmp_suite *cs);
+void cmp_suite_doc(doc *d, const cmp_suite *cs);
+int cmp_suite_markdown(FILE *out, const cmp_suite *cs);
+int cmp_suite_json(FILE *out, const cmp_suite *cs);
 
 /* Build the comparison of two summaries (each with at least one file);
  * both must outlive c. */
 void cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summary *head,
                char **head_in, size_t nhead, double min_change, int top);
+/* The same for group gb of base and gh of head; in_suite: one benchmark
+ * of a --by-label comparison (the other groups are other benchmarks). */
+void cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t nbase,
+                      const summary *head, size_t gh, char **head_in, size_t nhead,
+                      double min_change, int top, int in_suite);
 void cmp_free(cmp *c);
+/* A whole-suite comparison's warning when its benchmarks' calls
+ * (benchmark.calls) changed in different proportions: lb and lh are the
+ * two sides read by label. */
+void cmp_warn_calls(cmp *c, const agg *lb, const agg *lh);
+/* Whether two groups count the same thing, in the same Python version. */
+int cmp_group_matches(const agg_group *a, const agg_group *b);
 
 const cmp_section *cmp_find_section(const cmp *c, const char *name);
 const cmp_row *cmp_find_row(const cmp_section *s, const char *name);

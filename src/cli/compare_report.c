@@ -8,6 +8,7 @@
 #include "../format/psf_keys.h"
 
 #include "cli.h"
+#include "renames.h"
 
 #include <inttypes.h>
 #include <jansson.h>
@@ -417,10 +418,48 @@ section_doc(doc *d, const cmp *c, const cmp_section *s)
  * execution counts per million instructions, and --fail-if's result. */
 #define HEADLINE_ROWS 3
 
+/* The renamed instructions the sides ran, most executed first (up to
+ * HEADLINE_RENAMES): "LOAD_FAST_BORROW (3.14) counted as LOAD_FAST:
+ * 1,234 executions". */
+#define HEADLINE_RENAMES 5
+
+static void
+headline_renames(doc *d, const cmp *c)
+{
+    size_t i, k, best, shown = 0;
+    unsigned char *done;
+    char t[32];
+
+    if (c->nren == 0)
+        return;
+    done = cli_xcalloc(c->nren, 1);
+    doc_item(d);
+    doc_textf(d, "Renamed, split or merged between 3.%d and 3.%d, counted by meaning: ",
+              c->side[c->ren_old].g->minor, c->side[!c->ren_old].g->minor);
+    for (i = 0; i < c->nren && i < HEADLINE_RENAMES; i++) {
+        best = c->nren;
+        for (k = 0; k < c->nren; k++)
+            if (!done[k] && (best == c->nren || c->ren[k].n > c->ren[best].n))
+                best = k;
+        done[best] = 1;
+        if (shown++)
+            doc_text(d, "; ");
+        doc_code(d, c->ren[best].row->name);
+        doc_textf(d, " (3.%d, %s) as ", c->side[c->ren[best].side].g->minor,
+                  ren_kind_name[c->ren[best].row->kind]);
+        doc_code(d, c->ren[best].row->units);
+        cli_count_str(t, sizeof t, c->ren[best].n);
+        doc_textf(d, ": %s", t);
+    }
+    if (c->nren > HEADLINE_RENAMES)
+        doc_textf(d, "; and %zu more (section meaning)", c->nren - HEADLINE_RENAMES);
+    free(done);
+}
+
 static void
 headline(doc *d, const cmp *c)
 {
-    const cmp_section *ex = cmp_find_section(c, c->by_family ? "family" : "execution");
+    const cmp_section *ex = cmp_find_section(c, "meaning");
     uint64_t b = c->side[0].m->total_exec, h = c->side[1].m->total_exec;
     char nb[32], nh[32], t[64];
     size_t i, shown = 0;
@@ -432,13 +471,19 @@ headline(doc *d, const cmp *c)
     fmt_rel(t, sizeof t, b ? (h >= b ? (double)(h - b) : -(double)(b - h)) / (double)b : NAN);
     doc_item(d);
     doc_textf(d, "Instructions executed: %s (base), %s (head)%s%s", nb, nh, *t ? ", " : "", t);
+    if (ex == NULL)
+        ex = cmp_find_section(c, c->by_family ? "family" : "execution");
     if (ex != NULL && ex->normalized) {
         doc_item(d);
         for (i = 0; i < ex->n && shown < HEADLINE_ROWS; i++) {
             const cmp_row *r = &ex->rows[i];
             if (r->folded || !(r->change_pm == r->change_pm) || r->change_pm == 0)
                 continue;
-            doc_text(d, shown ? ", " : "Biggest changes per million instructions: ");
+            doc_text(d, shown                              ? ", "
+                        : strcmp(ex->name, "meaning") == 0 ? "Biggest changes per million "
+                                                             "instructions, by meaning: "
+                                                           : "Biggest changes per million "
+                                                             "instructions: ");
             doc_name(d, r->name);
             fmt_signed(t, sizeof t, r->change_pm, 0, "");
             doc_textf(d, " %s", t);
@@ -450,6 +495,7 @@ headline(doc *d, const cmp *c)
         if (!shown)
             doc_text(d, "No execution count changed by more than the threshold");
     }
+    headline_renames(d, c);
     if (c->fail_if != NULL && c->fail_result >= 0) {
         doc_item(d);
         doc_code(d, "--fail-if");
@@ -628,6 +674,28 @@ row_obj(const cmp_section *s, const cmp_row *r)
     return o;
 }
 
+/* The renamed instructions the sides ran (renames.h). */
+static json_t *
+renames_arr(const cmp *c)
+{
+    json_t *a = json_array();
+    char t[16];
+    size_t k;
+
+    for (k = 0; k < c->nren; k++) {
+        json_t *o = json_object();
+        set(o, "name", json_string(c->ren[k].row->name));
+        snprintf(t, sizeof t, "3.%d", c->side[c->ren[k].side].g->minor);
+        set(o, "python_version", json_string(t));
+        set(o, "side", json_string(c->side[c->ren[k].side].label));
+        set(o, "as", json_string(c->ren[k].row->units));
+        set(o, "kind", json_string(ren_kind_name[c->ren[k].row->kind]));
+        set(o, "executions", jcount(c->ren[k].n));
+        json_array_append_new(a, o);
+    }
+    return a;
+}
+
 int
 cmp_report_json(FILE *out, const cmp *c, const char *fail_if, int fail_result)
 {
@@ -659,6 +727,7 @@ cmp_report_json(FILE *out, const cmp *c, const char *fail_if, int fail_result)
         set(secs, s->name, so);
     }
     set(root, "sections", secs);
+    set(root, "renames", renames_arr(c));
     if (fail_if) {
         json_t *f = json_object();
         set(f, "expression", json_string(fail_if));

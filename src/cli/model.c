@@ -539,6 +539,9 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
     case PSF_K_CENSUS:
         add_census(m, &k, v);
         break;
+    case PSF_K_BENCH_CALLS:
+        m->bench_calls = m->bench_calls > UINT64_MAX - v ? UINT64_MAX : m->bench_calls + v;
+        break;
     case PSF_K_CENSUS_FORM:
         m->has_census = 1;
         m_list_add(&get_cfam(m, k.a, k.a_len)->forms, k.b, k.b_len, v);

@@ -184,6 +184,8 @@ typedef struct m_group {
     where wh;                   /* owned: the group's cwd and sys.path */
     m_list own_calls;           /* calls.B, B as the name, in the format's order */
     m_list own_rare;            /* rare.B, B as the name */
+    uint64_t bench_calls;       /* benchmark.calls, summed: the benchmark
+                                 * calls the counts cover (pyperf hook) */
     uint64_t lines_omitted;     /* code_lines.omitted, summed: hot code
                                  * left without lines by the bound */
     m_src *srcs;                /* owned: source[FILE] texts, by file */

@@ -396,6 +396,17 @@ put_code(jctx *c, json_t *code)
     }
 }
 
+/* Counters a group carries in its meta: benchmark.calls (FORMAT.md 1.19). */
+static void
+put_meta_counts(jctx *c, json_t *meta)
+{
+    json_t *v = json_object_get(meta, "benchmark_calls");
+
+    c->sec = "meta";
+    if (v != NULL)
+        put(c, PSF_KEY_BENCH_CALLS, v, AGG_ADD_SUM);
+}
+
 static void
 load_group(jctx *c, json_t *grp)
 {
@@ -465,6 +476,7 @@ load_group(jctx *c, json_t *grp)
     put_all(c, json_object_get(grp, "rare_watchers"), PSF_KEY_RARE, "");
     c->sec = "other";
     put_all(c, json_object_get(grp, "other"), "", "");
+    put_meta_counts(c, meta);
 
     if (get_count(json_object_get(meta, "files"), &files) != 0)
         files = 0;

@@ -982,3 +982,13 @@ cmp_report_html(FILE *out, const cmp *c)
     cmp_report_doc(&d, c);
     return html_page_free(out, "pystats comparison", &d);
 }
+
+int
+cmp_suite_report_html(FILE *out, const cmp_suite *cs)
+{
+    doc d;
+
+    doc_init(&d);
+    cmp_suite_doc(&d, cs);
+    return html_page_free(out, "pystats comparison by benchmark", &d);
+}

@@ -19,5 +19,6 @@
 #include <stdio.h>
 
 int cmp_report_html(FILE *out, const cmp *c);
+int cmp_suite_report_html(FILE *out, const cmp_suite *cs);
 
 #endif

@@ -248,6 +248,8 @@ group_fill(json_t *o, const summary_group *sg, const summary *s, int with_proble
     }
     set(o, "meta", meta);
     set(meta, "total_execution_count", count(g->total_exec));
+    if (g->bench_calls)
+        set(meta, "benchmark_calls", count(g->bench_calls));
     for (i = 0; i < g->ops.n; i++)
         set(ops, g->ops.v[i].name, op_obj(&g->ops.v[i], 0));
     set(o, "opcodes", ops);

@@ -192,6 +192,23 @@ write_report(int dirfd)
     close(sub);
 }
 
+/* benchmark.calls (FORMAT.md 1.19): the benchmark calls a harness says
+ * the counts of this dump period cover; written when non-zero, zeroed
+ * with the period (pc_dump_calls_clear()). */
+static uint64_t bench_calls;
+
+void
+pc_dump_add_calls(uint64_t n)
+{
+    bench_calls = bench_calls > UINT64_MAX - n ? UINT64_MAX : bench_calls + n;
+}
+
+void
+pc_dump_calls_clear(void)
+{
+    bench_calls = 0;
+}
+
 static void
 write_dump(psf_out *o, pc_reason reason)
 {
@@ -257,6 +274,8 @@ write_dump(psf_out *o, pc_reason reason)
         pc_sites_write(o);
     }
     pc_hot_write(o);
+    if (bench_calls)
+        psf_put_counter(o, PSF_KEY_BENCH_CALLS, bench_calls);
     for (i = 0; i < PC_NOPS; i++) {
         if (!pc_g.exec[i])
             continue;

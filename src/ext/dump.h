@@ -26,5 +26,9 @@ int pc_dump(pc_reason reason);
 void pc_dump_set_dir(const char *dir, int is_default);
 int pc_dump_install_hooks(PyObject *os_module); /* -1 with exception */
 PyObject *pc_snapshot(void);
+/* benchmark.calls of the dump period: added to by a benchmark harness
+ * (_collector._benchmark_calls()), zeroed with the period's counts. */
+void pc_dump_add_calls(uint64_t n);
+void pc_dump_calls_clear(void);
 
 #endif

@@ -286,6 +286,7 @@ clear_locked(void)
         return native_result("clear");
     pc_settle(PC_SETTLE_API); /* what runs now counts up to here, then goes */
     pc_clear();
+    pc_dump_calls_clear();
     pc_settle_end(PC_SETTLE_API);
     Py_RETURN_NONE;
 }
@@ -300,6 +301,25 @@ pc_clear_fn(PyObject *self, PyObject *unused)
     r = clear_locked();
     API_UNLOCK();
     return r;
+}
+
+PyDoc_STRVAR(benchmark_calls_doc,
+             "_benchmark_calls($module, n, /)\n--\n\n"
+             "Add n to the benchmark calls the next dump covers (its\n"
+             "benchmark.calls key; the pyperf hook counts them).");
+
+static PyObject *
+pc_benchmark_calls_fn(PyObject *self, PyObject *arg)
+{
+    unsigned long long n;
+    (void)self;
+    n = PyLong_AsUnsignedLongLong(arg);
+    if (n == (unsigned long long)-1 && PyErr_Occurred())
+        return NULL;
+    API_LOCK();
+    pc_dump_add_calls((uint64_t)n);
+    API_UNLOCK();
+    Py_RETURN_NONE;
 }
 
 PyDoc_STRVAR(
@@ -344,8 +364,10 @@ dump_locked(void)
         return NULL;
     pc_settle(PC_SETTLE_API);
     r = pc_dump(PC_REASON_EXPLICIT);
-    if (r == PC_DUMP_FILE || r == PC_DUMP_STDERR)
+    if (r == PC_DUMP_FILE || r == PC_DUMP_STDERR) {
         pc_clear();
+        pc_dump_calls_clear();
+    }
     pc_settle_end(PC_SETTLE_API);
     if (r == PC_DUMP_FAILED) {
         PyErr_SetString(PyExc_OSError,
@@ -740,6 +762,7 @@ static PyMethodDef module_methods[] = {
     {"_configure", (PyCFunction)(void (*)(void))pc_configure,
      METH_VARARGS | METH_KEYWORDS, configure_doc},
     {"_set_native", pc_set_native, METH_O, NULL},
+    {"_benchmark_calls", pc_benchmark_calls_fn, METH_O, benchmark_calls_doc},
     {"_state", pc_state_fn, METH_NOARGS, NULL},
     {"_seg_state", pc_seg_state_fn, METH_NOARGS, NULL},
     {"_census_segment_events", pc_seg_events_fn, METH_NOARGS, NULL},

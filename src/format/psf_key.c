@@ -277,6 +277,10 @@ parse_own(const char *s, size_t n, psf_key *k)
         k->kind = PSF_K_LINES_OMITTED;
         return 1;
     }
+    if (equals(s, n, PSF_KEY_BENCH_CALLS)) {
+        k->kind = PSF_K_BENCH_CALLS;
+        return 1;
+    }
     if (starts(s, n, PSF_KEY_SOURCE) && n > LEN(PSF_KEY_SOURCE))
         return bracketed_sub(s, n, s + LEN(PSF_KEY_SOURCE), k, sub_source, 2);
     if (starts(s, n, PSF_KEY_CODE) && n > LEN(PSF_KEY_CODE)) {

@@ -55,6 +55,7 @@ typedef enum psf_key_kind {
     PSF_K_SOURCE,         /* source[A].line[B]: a text value */
     PSF_K_SOURCE_ROW,     /* source[A].text[B]: B = "LINE | TEXT" */
     PSF_K_LINES_OMITTED,  /* code_lines.omitted: hot code without lines */
+    PSF_K_BENCH_CALLS,    /* benchmark.calls: benchmark calls counted */
     PSF_K_KIND_COUNT
 } psf_key_kind;
 

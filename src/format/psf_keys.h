@@ -129,6 +129,9 @@
 /* code_lines.omitted : N, the code objects a dump has hot code for but
  * no lines (the bound of 1.18). */
 #define PSF_KEY_CODE_LINES_OMITTED "code_lines.omitted"
+/* benchmark.calls : N, the benchmark calls the dump's counts cover, as
+ * the pyperf hook counts them (1.19; a key added within format 2). */
+#define PSF_KEY_BENCH_CALLS "benchmark.calls"
 /* States of a code[K].site row. */
 #define PSF_SITE_SPECIALIZED "specialized"
 #define PSF_SITE_BACKING_OFF "backing_off"

@@ -27,7 +27,10 @@ pystats.measure():
 Slow (it installs and benchmarks): PYSTATS_QUICK_TESTS=1 skips it."""
 import glob
 import json
+import math
 import os
+import shutil
+import subprocess
 import sys
 import textwrap
 
@@ -680,3 +683,159 @@ def test_pyperformance_run(venv, tmp_path, dist):
     ea = {k: e1[k] - eb.get(k, 0) for k in e1}
     execs, _ = total(dumps)
     assert execs == combine((ea, len(loops)), (eb, sum(loops)))
+
+
+# ---- compare --by-label: benchmark against benchmark, per call -------------
+
+PYSTATS_CLI = os.path.join(ROOT, "build", "pystats")
+
+SUITE = """
+import pyperf
+
+def matchy():
+    for i in range(40):
+        match i:
+            case int():
+                pass
+
+def timed(loops):
+    range_it = range(loops)
+    t0 = pyperf.perf_counter()
+    for _ in range_it:
+        matchy()
+    return pyperf.perf_counter() - t0
+
+if __name__ == "__main__":
+    runner = pyperf.Runner()
+    for name in NAMES:
+        if name == "matchy":
+            runner.bench_func("matchy", matchy)
+        else:
+            runner.bench_time_func("timed", timed)
+"""
+
+
+def labelled(directory):
+    """{label: [benchmark.calls, instructions, {opcode: executions}]},
+    summed over the dumps, read from the raw files."""
+    out = {}
+    for name in os.listdir(directory):
+        label, calls, execs = None, 0, {}
+        with open(os.path.join(directory, name)) as f:
+            for line in f.read().splitlines():
+                key, _, value = line.rpartition(" : ")
+                if key == "meta.label":
+                    label = value
+                elif key == "benchmark.calls":
+                    calls += int(value)
+                elif key.startswith("opcode[") and \
+                        key.endswith(".execution_count"):
+                    execs[key[7:-17]] = int(value)
+        s = out.setdefault(label, [0, 0, {}])
+        s[0] += calls
+        s[1] += sum(execs.values())
+        for k, v in execs.items():
+            s[2][k] = s[2].get(k, 0) + v
+    return out
+
+
+def cli(*args, check=True):
+    r = subprocess.run([PYSTATS_CLI] + list(args), capture_output=True,
+                       text=True, timeout=300)
+    if check:
+        assert r.returncode == 0, r.stderr
+    return r
+
+
+@pytest.mark.skipif(not os.access(PYSTATS_CLI, os.X_OK),
+                    reason="build/pystats not built")
+def test_compare_by_label_per_call(venv, tmp_path):
+    """Two runs of a suite with different loops (base: 3 for both
+    benchmarks; head: 7 for matchy, 2 for timed): compare --by-label gives
+    each benchmark's instructions per call as computed from the raw dumps,
+    the calls pyperf's own JSON says it ran, and the geometric mean of the
+    per-call ratios; the whole comparison warns of the calls."""
+    d = tmp_path / "scripts"
+    d.mkdir()
+    scripts = {}
+    for name in ("matchy", "timed"):
+        p = d / ("suite_%s.py" % name)
+        p.write_text(SUITE.replace("NAMES", repr((name,))))
+        scripts[name] = str(p)
+    raw, dirs = {}, {}
+    for side, loops in (("base", {"matchy": 3, "timed": 3}),
+                        ("head", {"matchy": 7, "timed": 2})):
+        dirs[side] = tmp_path / ("stats-" + side)
+        dirs[side].mkdir()
+        for name in ("matchy", "timed"):
+            runs, _, stats = run_pyperf(
+                venv, tmp_path, scripts[name], "--loops", str(loops[name]),
+                "-p", "2", "-w", "1", "-n", "2", name=side + "-" + name)
+            # The calls pyperf says it made: a warmup and two values in
+            # each of two workers.
+            pyperf_calls = sum(sum(r["loops"]) for r in runs["runs"])
+            assert pyperf_calls == loops[name] * 3 * 2
+            assert labelled(stats)[name][0] == pyperf_calls
+            for f in os.listdir(stats):
+                shutil.copy(os.path.join(stats, f), dirs[side] / f)
+        raw[side] = labelled(dirs[side])
+    base, head = str(dirs["base"]), str(dirs["head"])
+    # matchy per call, measured in-process: the same on both sides.
+    [(e1, _)] = measured(venv, scripts["matchy"], "matchy", [[]],
+                         str(tmp_path))
+    per_call = {side: {label: v[1] / v[0] for label, v in raw[side].items()}
+                for side in raw}
+    assert per_call["base"]["matchy"] == sum(e1.values())
+    assert per_call["head"]["matchy"] == sum(e1.values())
+    # timed per call depends on its loops (its own A + loops * B).
+    assert per_call["base"]["timed"] != per_call["head"]["timed"]
+
+    def check(report):
+        assert report["schema"] == "comparison-by-label/1"
+        labels = {x["label"]: x for x in report["labels"]}
+        assert sorted(labels) == ["matchy", "timed"]
+        for label, x in labels.items():
+            for side in ("base", "head"):
+                calls, instr, execs = raw[side][label]
+                assert x[side]["calls"] == calls
+                assert x[side]["instructions"] == instr
+                assert x[side]["per_call"] == pytest.approx(
+                    instr / calls, rel=1e-12)
+            assert x["rel"] == pytest.approx(
+                per_call["head"][label] / per_call["base"][label] - 1,
+                rel=1e-9, abs=1e-12)
+            rows = {r["name"]: r for r in x["rows"]}
+            for op, n in raw["base"][label][2].items():
+                assert rows[op]["base_per_call"] == pytest.approx(
+                    n / raw["base"][label][0], rel=1e-12)
+        assert labels["matchy"]["rel"] == 0
+        ratios = [per_call["head"][k] / per_call["base"][k]
+                  for k in ("matchy", "timed")]
+        geo = math.exp(sum(math.log(r) for r in ratios) / len(ratios))
+        assert report["geometric_mean"]["ratio"] == pytest.approx(geo,
+                                                                  rel=1e-12)
+        assert report["geometric_mean"]["labels"] == 2
+
+    out = tmp_path / "by-label.json"
+    cli("compare", "--by-label", base, head, "--json", str(out))
+    check(json.loads(out.read_text()))
+    md = cli("compare", "--by-label", base, head).stdout
+    assert "| matchy | 18 | 42 | %s | %s | 0.0%% | 1.000x |" % (
+        "{:,.1f}".format(sum(e1.values())),
+        "{:,.1f}".format(sum(e1.values()))) in md, md
+    # JSON summaries by label on both sides: the same comparison.
+    for side, where in (("base", base), ("head", head)):
+        cli("summarize", "--by-label", where, "--json",
+            str(tmp_path / (side + ".json")))
+    cli("compare", "--by-label", str(tmp_path / "base.json"),
+        str(tmp_path / "head.json"), "--json", str(out))
+    check(json.loads(out.read_text()))
+    # The whole comparison: calls changed by 7/3 and 2/3, said so.
+    r = cli("compare", base, head)
+    assert "the benchmarks ran different numbers of calls" in r.stderr
+    assert "'matchy' 18 and 42 calls" in r.stderr
+    assert "'timed' 18 and 12 calls" in r.stderr
+    # --fail-if does not apply to a suite.
+    r = cli("compare", "--by-label", base, head, "--fail-if",
+            "total.instructions > 0", check=False)
+    assert r.returncode == 2 and "--by-label" in r.stderr
