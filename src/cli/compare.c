@@ -694,6 +694,7 @@ fill(cmp *c)
               offsetof(m_group, unsupported));
     fill_list(c, "errors_in_opcode", "Errors in uops", "Uop", 1, offsetof(m_group, errors));
     fill_list(c, "jit", "JIT memory", "Counter", 0, offsetof(m_group, jit));
+    fill_list(c, "free_threading", "Free-threading", "Counter", 1, offsetof(m_group, ft));
     fill_list(c, "rare_events", "Rare events", "Event", 1, offsetof(m_group, rare));
     fill_list(c, "rare_watchers", "Rare events (watchers, partial)", "Event", 0,
               offsetof(m_group, own_rare));

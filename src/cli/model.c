@@ -536,6 +536,9 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
     case PSF_K_RARE:
         m_list_add(&m->rare, k.a, k.a_len, v);
         break;
+    case PSF_K_FT:
+        m_list_add(&m->ft, k.a, k.a_len, v);
+        break;
     case PSF_K_CENSUS:
         add_census(m, &k, v);
         break;
@@ -791,6 +794,7 @@ model_free(m_group *m)
     m_list_free(&m->unsupported);
     m_list_free(&m->errors);
     m_list_free(&m->rare);
+    m_list_free(&m->ft);
     m_list_free(&m->other);
     m_list_free(&m->census);
     m_list_free(&m->census_excluded);

@@ -168,6 +168,7 @@ typedef struct m_group {
     m_list unsupported;
     m_list errors;
     m_list rare;
+    m_list ft; /* free-threading lines (3.15+), by CPython's label */
     m_list other;
     /* The collector's own sections. */
     int has_census;

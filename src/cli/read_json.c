@@ -7,6 +7,7 @@
 #include "text.h"
 #include "../format/psf_keys.h"
 #include "../format/psf_detect.h"
+#include "../format/psf_key.h"
 #include "../format/psf_line.h"
 #include "../format/psf_text.h"
 
@@ -152,6 +153,24 @@ put_all(jctx *c, json_t *obj, const char *pre, const char *post)
     json_t *v;
 
     json_object_foreach(obj, name, v) put4(c, pre, name, post, NULL, v, 0);
+}
+
+/* The free-threading lines, by CPython's label, back to "LABEL (FIELD)";
+ * a label the format does not know is kept under its own name. */
+static void
+put_ft(jctx *c, json_t *obj)
+{
+    const char *name, *field;
+    json_t *v;
+
+    json_object_foreach(obj, name, v)
+    {
+        field = psf_key_ft_field(name, strlen(name));
+        if (field)
+            put4(c, name, " (", field, ")", v, 0);
+        else
+            put(c, name, v, 0);
+    }
 }
 
 static void
@@ -464,6 +483,8 @@ load_group(jctx *c, json_t *grp)
     json_object_foreach(json_object_get(sec, "uops"), name, v) put_op(c, "uops", name, v);
     put_all(c, json_object_get(sec, "unsupported_opcodes"), "unsupported_opcode[", "].count");
     put_all(c, json_object_get(sec, "errors_in_opcode"), "error_in_opcode[", "].count");
+    c->sec = "free_threading";
+    put_ft(c, json_object_get(grp, "free_threading"));
     c->sec = "rare_events";
     put_all(c, json_object_get(grp, "rare_events"), "Rare event (", ")");
     c->sec = "census";

@@ -1479,6 +1479,7 @@ report_group(md *m, const summary_group *sg, const char *verdict)
     sec_objects(m, g);
     sec_gc(m, g);
     sec_optimization(m, g);
+    sec_simple(m, "Free-threading", "Counter", &g->ft);
     sec_simple(m, "Rare events", "Event", &g->rare);
     sec_own_rare(m, g);
     sec_simple(m, "Other counters", "Key", &g->other);

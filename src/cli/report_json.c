@@ -267,6 +267,8 @@ group_fill(json_t *o, const summary_group *sg, const summary *s, int with_proble
     set(opt, "errors_in_opcode", list_obj(&g->errors, 0));
     set(opt, "jit", list_obj(&g->jit, 0));
     set(o, "optimization", opt);
+    if (g->ft.n)
+        set(o, "free_threading", list_obj(&g->ft, 0));
     set(o, "rare_events", list_obj(&g->rare, 0));
     /* The collector's own sections, present only when the dumps had them. */
     if (g->has_census)

@@ -229,8 +229,8 @@ meta_of(sctx *c, json_t *o, const char *path)
 static void
 group_check(sctx *c, json_t *g, const char *path)
 {
-    static const char *const maps[] = {"calls", "objects",   "rare_events",
-                                       "other", "own_calls", "rare_watchers"};
+    static const char *const maps[] = {"calls",     "objects",       "rare_events",   "other",
+                                       "own_calls", "rare_watchers", "free_threading"};
     json_t *meta = meta_of(c, g, path), *opt, *cen;
     char p[512];
     size_t i;

@@ -19,7 +19,8 @@ psf_detect_native(unsigned m, const char **how)
     if (m & PSF_M_NEW_315) {
         *how = "instructions or counters new in 3.15 (GET_ITER_VIRTUAL, "
                "CALL_EX_PY, "
-               "RESUME_CHECK_JIT, ..., \"Optimization fitness terminated\")";
+               "RESUME_CHECK_JIT, ..., \"Optimization fitness terminated\", "
+               "free-threading lines)";
         return 15;
     }
     if (m & PSF_M_NUMERIC_OP) {

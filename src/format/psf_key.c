@@ -308,6 +308,46 @@ parse_own(const char *s, size_t n, psf_key *k)
     return 0;
 }
 
+/* The free-threading lines of CPython 3.15's print_ft_stats()
+ * (Python/pystats.c, free-threaded builds only): "LABEL (FIELD)", the
+ * label CPython's, the field its FTStats member. */
+static const char *const ft_fields[][2] = {{"Mutex sleeps", "mutex_sleeps"},
+                                           {"QSBR polls", "qsbr_polls"},
+                                           {"World stops", "world_stops"}};
+
+static int
+ft_line(const char *s, size_t n, psf_key *k)
+{
+    size_t i, ln, fn;
+
+    for (i = 0; i < sizeof ft_fields / sizeof ft_fields[0]; i++) {
+        ln = strlen(ft_fields[i][0]);
+        fn = strlen(ft_fields[i][1]);
+        if (n == ln + 2 + fn + 1 && memcmp(s, ft_fields[i][0], ln) == 0 &&
+            memcmp(s + ln, " (", 2) == 0 &&
+            memcmp(s + ln + 2, ft_fields[i][1], fn) == 0 && s[n - 1] == ')') {
+            k->kind = PSF_K_FT;
+            k->a = s;
+            k->a_len = ln;
+            k->b = s + ln + 2;
+            k->b_len = fn;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+const char *
+psf_key_ft_field(const char *s, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < sizeof ft_fields / sizeof ft_fields[0]; i++)
+        if (strlen(ft_fields[i][0]) == n && memcmp(s, ft_fields[i][0], n) == 0)
+            return ft_fields[i][1];
+    return NULL;
+}
+
 int
 psf_key_parse(const char *s, size_t n, psf_key *k)
 {
@@ -388,6 +428,9 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
         k->kind = PSF_K_RARE;
         k->a = s + 12;
         k->a_len = n - 13;
+    }
+    else if (ft_line(s, n, k)) {
+        /* kind set */
     }
     else if (starts(s, n, "JIT ")) {
         k->kind = PSF_K_JIT;
@@ -503,6 +546,10 @@ psf_key_marks(const psf_key *k, const char *s, size_t n)
         break;
     case PSF_K_RARE:
         m |= PSF_M_RARE;
+        break;
+    case PSF_K_FT:
+        /* Printed by 3.15 and later, free-threaded builds only. */
+        m |= PSF_M_NEW_315;
         break;
     default:
         break;

@@ -34,6 +34,9 @@ typedef enum psf_key_kind {
     PSF_K_JIT,  /* JIT ... */
     PSF_K_HIST, /* <name>[A], a histogram bucket */
     PSF_K_RARE, /* Rare event (A) */
+    PSF_K_FT,   /* free-threaded builds, 3.15+: "Mutex sleeps (mutex_sleeps)",
+                 * "QSBR polls (qsbr_polls)", "World stops (world_stops)";
+                 * a = the label, b = the field */
     /* The collector's own keys (docs/FORMAT.md 1.10-1.12 and hot code). */
     PSF_K_CENSUS,         /* census.B (a empty) or census.family[A].B */
     PSF_K_CENSUS_FORM,    /* census.family[A].specialized[B] */
@@ -106,6 +109,10 @@ unsigned psf_key_new_name(const char *s, size_t n);
 /* Classify key s[0..n).  Always succeeds (unknown keys are PSF_K_OTHER);
  * returns out->kind. */
 int psf_key_parse(const char *s, size_t n, psf_key *out);
+
+/* The field of a free-threading line (PSF_K_FT) whose label is s[0..n)
+ * ("Mutex sleeps" -> "mutex_sleeps"), or NULL. */
+const char *psf_key_ft_field(const char *s, size_t n);
 
 /* Version markers (PSF_M_*) of a parsed key. */
 unsigned psf_key_marks(const psf_key *k, const char *s, size_t n);

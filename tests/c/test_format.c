@@ -137,6 +137,18 @@ test_key_parse(void **state)
     assert_int_equal(k.a_num, 2);
     assert_int_equal(kind("Rare event (set_bases)", &k), PSF_K_RARE);
     assert_memory_equal(k.a, "set_bases", k.a_len);
+    /* 3.15's free-threading lines: CPython's label, then its field. */
+    assert_int_equal(kind("QSBR polls (qsbr_polls)", &k), PSF_K_FT);
+    assert_int_equal(k.a_len, 10);
+    assert_memory_equal(k.a, "QSBR polls", 10);
+    assert_int_equal(k.b_len, 10);
+    assert_memory_equal(k.b, "qsbr_polls", 10);
+    assert_int_equal(kind("World stops (world_stops)", &k), PSF_K_FT);
+    assert_int_equal(psf_key_marks(&k, "World stops (world_stops)", 25), PSF_M_NEW_315);
+    assert_string_equal(psf_key_ft_field("Mutex sleeps", 12), "mutex_sleeps");
+    assert_null(psf_key_ft_field("Mutex sleep", 11));
+    assert_int_equal(kind("Mutex sleeps (qsbr_polls)", &k), PSF_K_OTHER);
+    assert_int_equal(kind("Mutex sleeps", &k), PSF_K_OTHER);
     assert_int_equal(kind("Trace run length[64]", &k), PSF_K_HIST);
     assert_int_equal(k.a_num, 64);
     assert_memory_equal(k.b, "Trace run length", k.b_len);

@@ -147,3 +147,72 @@ check "3.14 JIT build: its JIT memory and histogram rows among them" 19 \
 check "3.14 JIT build: no zero bucket before the first count, as CPython 3.14 shows" \
     "| \<= 8 | 4 | 16.0% |" \
     "$(sed -n '/^### Trace length histogram$/,/^###/p' "$T/jit.md" | grep -m1 -F '| \<=')"
+
+# ---- 3.15's free-threading lines -------------------------------------------
+# A free-threaded 3.15 build prints three more lines (Python/pystats.c,
+# print_ft_stats()): "Mutex sleeps (mutex_sleeps)", "QSBR polls
+# (qsbr_polls)", "World stops (world_stops)". No published summary of a
+# free-threaded build carries them yet (bench_runner's pystats runs are of
+# default builds), so the dumps here are the 3.15 fixture's counters with
+# those lines added; the expected sums are the script's rule (every key
+# summed over the files) computed here from the raw lines.
+mkdir -p "$T/ft"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+with open(sys.argv[2] + "/a.txt", "w") as out:
+    for k, v in d.items():
+        if not k.startswith("_") and k not in ("metadata", "__nfiles__"):
+            out.write(f"{k} : {v}\n")
+    out.write("Mutex sleeps (mutex_sleeps): 1234\nQSBR polls (qsbr_polls): 56\n"
+              "World stops (world_stops): 7\n")
+with open(sys.argv[2] + "/b.txt", "w") as out:
+    out.write("GC[0] collections: 2\nMutex sleeps (mutex_sleeps): 4321\n"
+              "QSBR polls (qsbr_polls): 44\nWorld stops (world_stops): 3\n")' "$F15" "$T/ft"
+ft_expect() { # the script's sum of key $1 over the raw lines of $T/ft
+    python3 -c '
+import collections, os, sys
+s = collections.Counter()
+for f in sorted(os.listdir(sys.argv[1])):
+    for line in open(os.path.join(sys.argv[1], f)):
+        k, v = line.rsplit(":", 1)
+        s[k.strip()] += int(v)
+print(f"{s[sys.argv[2]]:,}")' "$T/ft" "$1"
+}
+run summarize "$T/ft" --markdown "$T/ft.md" --json "$T/ft.json"
+check "free-threaded 3.15 dumps: exit status" 0 "$rc"
+check "free-threaded 3.15 dumps: version" 3.15 "$(jget "$T/ft.json" 'd["meta"]["python_version"]')"
+for f in "Mutex sleeps:mutex_sleeps" "QSBR polls:qsbr_polls" "World stops:world_stops"; do
+    label=${f%%:*}
+    check "free-threading section: $label summed over the files as the script sums it" \
+        "| $label | $(ft_expect "$label (${f#*:})") |" \
+        "$(sed -n '/^## Free-threading$/,/^## /p' "$T/ft.md" | grep -F "| $label |")"
+done
+check "free-threading lines: none left among the other counters" 0 \
+    "$(sed -n '/^## Other counters$/,/^## /p' "$T/ft.md" | grep -c 'sleeps\|polls\|stops')"
+check "free-threading section: after the optimizer's, before the rare events" \
+    "## Free-threading ## Rare events" "$(grep -E '^## (Free-threading|Rare events)$' "$T/ft.md" | tr '\n' ' ' | sed 's/ $//')"
+check "free-threading lines in the JSON summary, by CPython's label" \
+    "{'Mutex sleeps': 5555, 'QSBR polls': 100, 'World stops': 10}" \
+    "$(jget "$T/ft.json" 'dict(sorted(d["free_threading"].items()))')"
+# Read back: our JSON summary, and a summary as CPython's --json-output
+# writes it (the raw keys), give the same rows.
+run summarize "$T/ft.json" --markdown "$T/ft-rt.md"
+check "free-threading section read back from the JSON summary" \
+    "$(sed -n '/^## Free-threading$/,/^## /p' "$T/ft.md")" \
+    "$(sed -n '/^## Free-threading$/,/^## /p' "$T/ft-rt.md")"
+python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+d.update({"Mutex sleeps (mutex_sleeps)": 98765, "QSBR polls (qsbr_polls)": 4321,
+          "World stops (world_stops)": 12})
+json.dump(d, open(sys.argv[2], "w"))' "$F15" "$T/ft-cpy.json"
+run summarize "$T/ft-cpy.json" --markdown "$T/ft-cpy.md"
+check "free-threading lines of a CPython JSON summary" \
+    "| Mutex sleeps | 98,765 | QSBR polls | 4,321 | World stops | 12 |" \
+    "$(sed -n '/^## Free-threading$/,/^## /p' "$T/ft-cpy.md" | grep -E '^\| [MQW]' | tr -d '\n' | sed 's/ |$/ |/; s/||/|/g')"
+# Only the free-threading lines (a dump of a run that did nothing else):
+# 3.15 all the same, as no earlier version prints them.
+printf 'Mutex sleeps (mutex_sleeps): 1\nQSBR polls (qsbr_polls): 2\nWorld stops (world_stops): 3\n' > "$T/ftonly.txt"
+run summarize "$T/ftonly.txt" --json "$T/ftonly.json"
+check "free-threading lines alone: version 3.15" 3.15 "$(jget "$T/ftonly.json" 'd["meta"]["python_version"]')"
