@@ -127,6 +127,12 @@ typedef struct m_code {
      * end); qual and line NULL if name has not both ':'. */
     size_t file_len, line_len;
     const char *line, *qual;
+    /* The site key of generated code (FORMAT.md 1.18),
+     * FILE:LINE:QUALNAME:MODULE:FUNCQUAL: qual is FUNCQUAL (what the
+     * program calls the function), co_qual[0..co_qual_len) QUALNAME,
+     * module[0..module_len) MODULE; module NULL for any other key. */
+    const char *module, *co_qual;
+    size_t module_len, co_qual_len;
     uint64_t instructions, calls;
     m_list ops;    /* opcode[NAME], largest first */
     m_line *lines; /* owned: line[N], by line, the no-line bucket last */

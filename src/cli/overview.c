@@ -111,6 +111,13 @@ overview_put_fsite(FILE *out, const char *prefix, const m_fsite *f)
     cli_fput_esc(out, file);
     fputc(':', out);
     cli_fput_esc(out, f->line);
+    if (k->module != NULL) { /* generated code: no source file */
+        char *mod = text_display_n(k->module, k->module_len);
+        fputs(" (generated, module ", out);
+        cli_fput_esc(out, mod);
+        fputc(')', out);
+        free(mod);
+    }
     fputs(" in ", out);
     cli_fput_esc(out, func);
     fprintf(out, ": %s executions not specialized", c);

@@ -1004,6 +1004,11 @@ fsite_where(md *m, const m_fsite *f)
     name_text_n(m->d, k->name, k->qual ? k->file_len : strlen(k->name));
     doc_text(m->d, ":");
     doc_name(m->d, f->line);
+    if (k->module != NULL) { /* generated code: no source file */
+        doc_text(m->d, " (generated, module ");
+        name_text_n(m->d, k->module, k->module_len);
+        doc_text(m->d, ")");
+    }
 }
 
 /* "backing off, N failed attempts in a row" or "never tried". */
