@@ -219,6 +219,9 @@ void model_view_free(m_group *m);
 uint64_t model_site_executions(const m_code *c, long offset);
 /* The code entry called name (FILE:LINE:QUALNAME, FILE portable), or NULL. */
 const m_code *model_code(const m_group *m, const char *name);
+/* The source line of a ranked site (its code's file, the row's line),
+ * canonical text, or NULL where the dumps had none. */
+const char *model_fsite_source(const m_group *m, const m_fsite *f);
 /* The source text of file (portable name), or NULL. */
 const m_src *model_src(const m_group *m, const char *file, size_t len);
 

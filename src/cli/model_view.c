@@ -328,3 +328,20 @@ model_src(const m_group *m, const char *file, size_t len)
             return &m->srcs[i];
     return NULL;
 }
+
+const char *
+model_fsite_source(const m_group *g, const m_fsite *f)
+{
+    const m_src *src = model_src(g, f->code->name, f->code->file_len);
+    long line = strtol(f->line, NULL, 10);
+    size_t lo = 0, hi = src ? src->n : 0;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (src->v[mid].line < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return src && lo < src->n && src->v[lo].line == line ? src->v[lo].text : NULL;
+}

@@ -1054,19 +1054,7 @@ sec_ranked_sites(md *m, const m_group *g)
               "Function", "Source");
     for (i = 0; i < g->nfsites && i < max; i++) {
         const m_fsite *f = &g->fsites[i];
-        const m_src *src = model_src(g, f->code->name, f->code->file_len);
-        const char *text = NULL;
-        long line = strtol(f->line, NULL, 10);
-        size_t lo = 0, hi = src ? src->n : 0;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (src->v[mid].line < line)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (src && lo < src->n && src->v[lo].line == line)
-            text = src->v[lo].text;
+        const char *text = model_fsite_source(g, f);
         doc_row_begin(m->d);
         cell_text(m->d, f->family);
         cli_count_str(c, sizeof c, f->executions);

@@ -745,3 +745,20 @@ def test_dataclass_inits_are_one_record_each_named_by_their_class(tmp_path):
     assert sorted(stores) == sorted(
         [("1,000", w, "Line.\\_\\_init\\_\\_") for w in where]
         + [("3,000", w, "Point.\\_\\_init\\_\\_") for w in where]), cells
+    # The JSON summary ranks them too, by executions, each named alike.
+    r = subprocess.run([CLI, "summarize", dump.path, "--json", "-"],
+                       capture_output=True, text=True, check=True)
+    ranked = json.loads(r.stdout)["census"]["failing_sites"]
+    execs_of = [f["executions"] for f in ranked]
+    assert execs_of == sorted(execs_of, reverse=True)
+    got = sorted((f["function"], f["module"], f["generated"], f["line"],
+                  f["offset"], f["executions"], f["code"])
+                 for f in ranked if f["family"] == "STORE_ATTR")
+    want = []
+    for qual in ("Point.__init__", "Line.__init__"):
+        e = exp[qual]
+        for o, row in e["rows"].items():
+            if row[0] == "STORE_ATTR":
+                want.append((qual, "dcmod", True, row[3], int(o), e["calls"],
+                             e["key"]))
+    assert got == sorted(want)
