@@ -198,6 +198,10 @@ typedef struct m_group {
                       * first (ties: code, offset); only with
                       * site_executions */
     size_t nfsites;
+    /* What the site list shows (model_filter_sites): the sites of the
+     * standard library among them (or left out by no_stdlib), and the
+     * sites left out by the code prefixes. */
+    uint64_t fs_stdlib, fs_stdlib_out, fs_prefix_out;
     /* Ties (equal counts) keep the input's order, as CPython's report
      * does, where that order is the file's own: a group read from one
      * CPython summary. Otherwise ties go by name (several files are read
@@ -219,6 +223,20 @@ void model_view_free(m_group *m);
 uint64_t model_site_executions(const m_code *c, long offset);
 /* The code entry called name (FILE:LINE:QUALNAME, FILE portable), or NULL. */
 const m_code *model_code(const m_group *m, const char *name);
+/* Which code the site list shows, a report option (--code, --no-stdlib):
+ * prefix[0..nprefix), each a module (the code's file named by module,
+ * or a generated function's module, is it or lies under it: "pkg"
+ * takes "pkg.sub") or, holding a '/', a path prefix (of the file as
+ * named or as the dump wrote it); no_stdlib leaves out the standard
+ * library (a file under lib/pythonX.Y that is not in site-packages or
+ * dist-packages, lib-dynload, "<frozen ...>"). */
+typedef struct m_site_filter {
+    const char *const *prefix;
+    size_t nprefix;
+    int no_stdlib;
+} m_site_filter;
+void model_filter_sites(m_group *m, const m_site_filter *f);
+
 /* The source line of a ranked site (its code's file, the row's line),
  * canonical text, or NULL where the dumps had none. */
 const char *model_fsite_source(const m_group *m, const m_fsite *f);

@@ -1025,6 +1025,66 @@ fsite_state(md *m, const m_fsite *f)
     }
 }
 
+/* What the site list leaves out: by the report's options (--code,
+ * --no-stdlib) or their default, by the dumps' caps, and code another
+ * tool instrumented, which the census skips. */
+static void
+sites_left_out(md *m, const m_group *g)
+{
+    const summary_opts *o = m->opt;
+    uint64_t caps = m_list_get(&g->census, "omitted_site_rows"),
+             inst = m_list_get(&g->census, "instrumented_code_objects"),
+             read = m_list_get(&g->census, "code_objects") +
+                    m_list_get(&g->census, "dead_code_objects");
+    char c[32], d[32];
+
+    doc_para(m->d);
+    if (o->sites.no_stdlib || o->sites.nprefix) {
+        doc_text(m->d, "Left out by this report's options:");
+        if (o->sites.no_stdlib) {
+            cli_count_str(c, sizeof c, g->fs_stdlib_out);
+            doc_textf(m->d, " %s sites of the standard library (--no-stdlib)%s", c,
+                      o->sites.nprefix ? ";" : ".");
+        }
+        if (o->sites.nprefix) {
+            size_t i;
+            cli_count_str(d, sizeof d, g->fs_prefix_out);
+            doc_textf(m->d, " %s sites of code outside ", d);
+            for (i = 0; i < o->sites.nprefix; i++) {
+                doc_text(m->d, i ? ", " : "");
+                doc_code(m->d, o->sites.prefix[i]);
+            }
+            doc_text(m->d, " (--code).");
+        }
+    }
+    else {
+        cli_count_str(c, sizeof c, g->fs_stdlib);
+        doc_textf(m->d,
+                  "By default every code that ran is shown, installed packages and the standard "
+                  "library (%s of these sites) included: --no-stdlib leaves the standard library "
+                  "out, --code PREFIX keeps one module (and its submodules) or path.",
+                  c);
+    }
+    cli_count_str(c, sizeof c, caps);
+    doc_textf(m->d,
+              caps ? " The dumps' caps (2,000 code objects and 100,000 rows per dump, the "
+                     "hottest code first) left out %s site rows of colder code "
+                     "(census.omitted_site_rows): they are not ranked."
+                   : " The dumps' caps (2,000 code objects and 100,000 rows per dump) left "
+                     "out no site row.",
+              c);
+    if (inst) {
+        cli_count_str(c, sizeof c, inst);
+        cli_count_str(d, sizeof d, inst + read);
+        doc_textf(m->d,
+                  " %s%s of %s code objects (%.1f%%) were hidden from the census because "
+                  "another tool instrumented them (coverage, cProfile, a debugger): "
+                  "their sites are not here.",
+                  100 * inst >= 10 * (inst + read) ? "A large share: " : "", c, d,
+                  100.0 * (double)inst / (double)(inst + read));
+    }
+}
+
 /* The sites run unspecialized, by executions (FORMAT.md 1.18). */
 static void
 sec_ranked_sites(md *m, const m_group *g)
@@ -1036,8 +1096,9 @@ sec_ranked_sites(md *m, const m_group *g)
     doc_para(m->d);
     doc_text(m->d, "Every site of the code that ran (");
     doc_code(m->d, "code[K].site");
-    doc_text(m->d, " rows, the standard library and installed packages included) that "
-                   "executed while backing off or never tried, ranked by its executions (");
+    doc_text(m->d, " rows, the standard library and installed packages included unless this "
+                   "report's options leave them out, below) that executed while backing off or "
+                   "never tried, ranked by its executions (");
     doc_code(m->d, "code[K].site_executions");
     doc_textf(m->d,
               "), summed over the dumps. \"%% of family\" is its share of the family's "
@@ -1050,6 +1111,7 @@ sec_ranked_sites(md *m, const m_group *g)
               "are never ranked: their state cannot be read in this mode. %s%zu of %zu sites "
               "(--top-sites).",
               g->nfsites > max ? "Top " : "All ", g->nfsites > max ? max : g->nfsites, g->nfsites);
+    sites_left_out(m, g);
     doc_table(m->d, "lrrlrlll", "Family", "Executions", "% of family", "State", "Attempts", "Where",
               "Function", "Source");
     for (i = 0; i < g->nfsites && i < max; i++) {
@@ -1077,7 +1139,7 @@ sec_census_sites(md *m, const m_group *g)
     size_t i, max = m->opt->top_sites > 0 ? (size_t)m->opt->top_sites : 50;
     char c[32];
 
-    if (g->nfsites > 0) {
+    if (g->nfsites > 0 || g->fs_stdlib_out || g->fs_prefix_out) {
         sec_ranked_sites(m, g);
         return;
     }
