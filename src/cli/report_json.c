@@ -187,6 +187,11 @@ failing_sites(const m_group *g)
         set(so, "code",
             text_json_n(k->name, k->module ? (size_t)(k->module - 1 - k->name) : strlen(k->name)));
         set(so, "offset", json_integer(f->offset));
+        /* The code's own key parts, for reading the row back. */
+        set(so, "first_line", json_stringn(k->line ? k->line : "", k->line_len));
+        set(so, "code_function",
+            k->module ? text_json_n(k->co_qual, k->co_qual_len)
+                      : text_json(k->qual ? k->qual : k->name));
         if (src)
             set(so, "source", text_json(src));
         json_array_append_new(a, so);

@@ -762,3 +762,13 @@ def test_dataclass_inits_are_one_record_each_named_by_their_class(tmp_path):
                 want.append((qual, "dcmod", True, row[3], int(o), e["calls"],
                              e["key"]))
     assert got == sorted(want)
+    # Read back, the JSON ranks the same sites; two copies add up.
+    one = tmp_path / "one.json"
+    one.write_text(r.stdout)
+    back = [json.loads(subprocess.run(
+        [CLI, "summarize"] + [str(one)] * k + ["--json", "-"],
+        capture_output=True, text=True, check=True).stdout)
+        ["census"]["failing_sites"] for k in (1, 2)]
+    assert back[0] == ranked
+    assert [f["executions"] for f in back[1]] == [2 * n for n in execs_of]
+    assert [f["function"] for f in back[1]] == [f["function"] for f in ranked]
