@@ -638,6 +638,10 @@ code_cmp(const void *pa, const void *pb)
 {
     const m_code *a = pa, *b = pb;
 
+    /* The site records of generated functions (five-part keys) last:
+     * they are no hot code of their own. */
+    if ((a->module != NULL) != (b->module != NULL))
+        return a->module != NULL ? 1 : -1;
     if (a->instructions != b->instructions)
         return a->instructions > b->instructions ? -1 : 1;
     if (a->calls != b->calls)
@@ -692,6 +696,7 @@ own_sort(m_group *m)
     if (m->ncode > 1)
         qsort(m->code, m->ncode, sizeof *m->code, code_cmp);
     for (i = 0; i < m->ncode; i++) {
+        m->nhot += m->code[i].module == NULL;
         m_list_sort(&m->code[i].ops);
         m->code_instructions = m->code_instructions > UINT64_MAX - m->code[i].instructions
                                    ? UINT64_MAX

@@ -184,8 +184,10 @@ typedef struct m_group {
     size_t ncfam;
     m_csite *sites; /* owned, most attempts first */
     size_t nsites;
-    m_code *code; /* owned, most instructions first */
+    m_code *code; /* owned, most instructions first, then the site
+                   * records of generated functions (m_code.module) */
     size_t ncode;
+    size_t nhot;                /* code[0..nhot): hot code, the rest site records */
     uint64_t code_instructions; /* sum over code */
     where wh;                   /* owned: the group's cwd and sys.path */
     m_list own_calls;           /* calls.B, B as the name, in the format's order */

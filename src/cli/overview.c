@@ -86,7 +86,7 @@ overview_build(overview *o, const m_group *g)
 {
     size_t i;
     memset(o, 0, sizeof *o);
-    for (i = 0; i < g->ncode && i < OVERVIEW_TOP; i++)
+    for (i = 0; i < g->nhot && i < OVERVIEW_TOP; i++)
         o->code[o->ncode++] = &g->code[i];
     for (i = 0; i < g->nfsites && i < OVERVIEW_TOP; i++)
         o->fsite[o->nfsite++] = &g->fsites[i];

@@ -1210,7 +1210,7 @@ sec_hot_code(md *m, const m_group *g)
     uint64_t den = g->total_exec ? g->total_exec : g->code_instructions;
     size_t i;
 
-    if (g->ncode == 0)
+    if (g->nhot == 0)
         return;
     heading(m, 0, "Hot code");
     doc_para(m->d);
@@ -1218,11 +1218,11 @@ sec_hot_code(md *m, const m_group *g)
     doc_code(m->d, "code[...]");
     doc_textf(m->d, " keys); the share is of all executed instructions (%s). %s%zu of %zu.",
               g->total_exec ? "the execution counts" : "the code objects listed",
-              g->ncode > HOT_CODE_MAX ? "Top " : "All ",
-              g->ncode > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : g->ncode, g->ncode);
+              g->nhot > HOT_CODE_MAX ? "Top " : "All ",
+              g->nhot > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : g->nhot, g->nhot);
     doc_table(m->d, "llrrrrl", "Function", "Where", "Instructions", "Share", "Calls", "Per call",
               "Top opcodes");
-    for (i = 0; i < g->ncode && i < HOT_CODE_MAX; i++)
+    for (i = 0; i < g->nhot && i < HOT_CODE_MAX; i++)
         hot_code_row(m, &g->code[i], den);
 }
 

@@ -252,7 +252,7 @@ code_obj(const m_group *g)
     json_t *o = json_object();
     size_t i;
 
-    for (i = 0; i < g->ncode; i++) {
+    for (i = 0; i < g->nhot; i++) {
         json_t *c = json_object();
         const m_code *k = &g->code[i];
         set(c, "instructions", count(g->code[i].instructions));
@@ -311,7 +311,7 @@ group_fill(json_t *o, const summary_group *sg, const summary *s, int with_proble
     /* The collector's own sections, present only when the dumps had them. */
     if (g->has_census)
         set(o, "census", census_obj(g));
-    if (g->ncode)
+    if (g->nhot)
         set(o, "code", code_obj(g));
     if (g->own_calls.n)
         set(o, "own_calls", list_obj(&g->own_calls, 0));

@@ -772,3 +772,11 @@ def test_dataclass_inits_are_one_record_each_named_by_their_class(tmp_path):
     assert back[0] == ranked
     assert [f["executions"] for f in back[1]] == [2 * n for n in execs_of]
     assert [f["function"] for f in back[1]] == [f["function"] for f in ranked]
+    # The hot code stays one entry per key, summed: the per-function
+    # records are site records only.
+    hot = json.loads(subprocess.run(
+        [CLI, "summarize", dump.path, "--json", "-"], capture_output=True,
+        text=True, check=True).stdout)["code"]
+    inits = [k for k in hot if "__create_fn__" in k]
+    assert inits == [exp["Point.__init__"]["key"]]
+    assert hot[inits[0]]["calls"] == 4000
