@@ -1139,7 +1139,8 @@ sec_census_sites(md *m, const m_group *g)
     size_t i, max = m->opt->top_sites > 0 ? (size_t)m->opt->top_sites : 50;
     char c[32];
 
-    if (g->nfsites > 0 || g->fs_stdlib_out || g->fs_prefix_out) {
+    if (g->nfsites > 0 || g->fs_stdlib_out || g->fs_prefix_out ||
+        (g->nsites == 0 && m_list_get(&g->census, "instrumented_code_objects"))) {
         sec_ranked_sites(m, g);
         return;
     }

@@ -132,3 +132,53 @@ def test_code_and_no_stdlib_keep_exactly_what_they_name(run_dir):
                         capture_output=True, text=True, check=True).stdout
     assert ("installed packages and the standard library (%s of these "
             "sites) included" % format(len(std), ",")) in md
+
+
+COVERED = '''
+import pystats
+
+
+def f(o):
+    return o.x
+
+
+class A:
+    x = 1
+
+
+pystats.on()
+for i in range(1000):
+    f(A())
+pystats.off()
+assert pystats.dump()
+'''
+
+
+def test_code_hidden_by_another_tool_is_said(tmp_path):
+    """Code coverage.py instruments (its sys.monitoring core) is skipped
+    by the census: the site section says how much, from the dump's own
+    census counters."""
+    pytest.importorskip("coverage")
+    from conftest import dumps_in
+    script = tmp_path / "covered.py"
+    script.write_text(COVERED)
+    d = str(tmp_path / "stats")
+    r = subprocess.run([sys.executable, "-m", "coverage", "run",
+                        "--data-file", str(tmp_path / "cov"), str(script)],
+                       env=clean_env(PYSTATS_DIR=d, COVERAGE_CORE="sysmon"),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    [dump] = dumps_in(d)
+    inst = int(dump.extra["census.instrumented_code_objects"])
+    read = (int(dump.extra["census.code_objects"]) +
+            int(dump.extra["census.dead_code_objects"]))
+    if inst == 0:
+        pytest.skip("this coverage.py does not use sys.monitoring here")
+    md = subprocess.run([CLI, "summarize", dump.path], capture_output=True,
+                        text=True, check=True).stdout
+    share = 100.0 * inst / (inst + read)
+    said = ("%s of %s code objects (%.1f%%) were hidden from the census "
+            "because another tool instrumented them (coverage, cProfile, a "
+            "debugger): their sites are not here." % (inst, inst + read, share))
+    assert said in md
+    assert ("A large share: " + said in md) == (share >= 10)
