@@ -85,8 +85,9 @@ own_option(void *ctx, int c, const char *arg)
                    : 0;
     case 'C':
         if (so->ro.sites.nprefix == MAX_CODE_PREFIXES || *arg == '\0') {
-            fprintf(stderr, "pystats: error: --code: %s\n",
-                    *arg ? "at most 16 prefixes" : "an empty prefix");
+            fputs(*arg ? "pystats: error: --code: at most 16 prefixes\n"
+                       : "pystats: error: --code: an empty prefix\n",
+                  stderr);
             return CLI_EXIT_USAGE;
         }
         so->prefix[so->ro.sites.nprefix++] = arg;
