@@ -21,7 +21,8 @@ static const char usage[] =
     "usage: pystats summarize [INPUT ...] [--json FILE] [--markdown FILE] [--html FILE]\n"
     "                         [--strict] [--python-version X.Y] [--jobs N]\n"
     "                         [--top-pairs N] [--top-sites N] [--quiet] [--by-label]\n"
-    "                         [--equal-weight] [--cpython-json FILE]\n"
+    "                         [--equal-weight] [--code PREFIX ...] [--no-stdlib]\n"
+    "                         [--cpython-json FILE]\n"
     "\n"
     "Summarize pystats dumps: this project's dumps, CPython 3.11-3.16 native\n"
     "dumps (--enable-pystats), JSON from CPython's summarize_stats.py\n"
@@ -51,13 +52,21 @@ static const char usage[] =
     "  --by-label          a group per label (meta.label, PYSTATS_LABEL)\n"
     "  --equal-weight      scale each label's counts to the same total before\n"
     "                      adding them, so that every label weighs the same\n"
+    "  --code PREFIX       the sites that fail to specialize of this code only:\n"
+    "                      a module and its submodules (\"requests\"), or, with\n"
+    "                      a '/', a path prefix; may be given up to 16 times\n"
+    "                      (default: every code that ran, libraries included)\n"
+    "  --no-stdlib         leave the standard library's sites out\n"
     "\n"
     "Exit status: 0 ok, 1 no usable input or --strict and a problem,\n"
     "2 usage error, 3 a report could not be written, 4 internal error.\n";
 
+#define MAX_CODE_PREFIXES 16
+
 typedef struct summarize_opts {
     int equal_weight;
     const char *cpython_json; /* --cpython-json FILE */
+    const char *prefix[MAX_CODE_PREFIXES];
     load_opts *lo;
     summary_opts ro;
 } summarize_opts;
@@ -74,7 +83,7 @@ own_option(void *ctx, int c, const char *arg)
     case 'e':
         so->lo->by_label = so->equal_weight = 1;
         return 0;
-    case 'C':
+    case 'J':
         so->cpython_json = arg;
         return 0;
     case 'T':
@@ -85,6 +94,19 @@ own_option(void *ctx, int c, const char *arg)
         return cli_opt_count("top-sites", arg, SUBCMD_ROWS_MAX, &so->ro.top_sites) < 0
                    ? CLI_EXIT_USAGE
                    : 0;
+    case 'C':
+        if (so->ro.sites.nprefix == MAX_CODE_PREFIXES || *arg == '\0') {
+            fputs(*arg ? "pystats: error: --code: at most 16 prefixes\n"
+                       : "pystats: error: --code: an empty prefix\n",
+                  stderr);
+            return CLI_EXIT_USAGE;
+        }
+        so->prefix[so->ro.sites.nprefix++] = arg;
+        so->ro.sites.prefix = so->prefix;
+        return 0;
+    case 'N':
+        so->ro.sites.no_stdlib = 1;
+        return 0;
     default:
         return CLI_EXIT_USAGE;
     }
@@ -187,7 +209,7 @@ cmd_summarize(int argc, char **argv)
     const subcmd_spec spec = {
         usage, "h",
         "json markdown html strict python-version jobs top-pairs top-sites quiet by-label "
-        "equal-weight cpython-json help",
+        "equal-weight code no-stdlib cpython-json help",
         own_option, &so};
     char **inputs, trust[1024];
     size_t ninputs;

@@ -219,6 +219,23 @@ get_site(m_group *m, ktab *index, const char *raw_row, size_t raw_len)
     return c;
 }
 
+/* A site key of generated code (QUALNAME:MODULE:FUNCQUAL after LINE,
+ * each part free of raw ':'): the function named as the program calls
+ * it (FORMAT.md 1.18). */
+static void
+code_parts(m_code *c)
+{
+    const char *c3 = strchr(c->qual, ':'), *c4 = c3 ? strchr(c3 + 1, ':') : NULL;
+
+    if (c4 == NULL)
+        return;
+    c->co_qual = c->qual;
+    c->co_qual_len = (size_t)(c3 - c->qual);
+    c->module = c3 + 1;
+    c->module_len = (size_t)(c4 - c3 - 1);
+    c->qual = c4 + 1;
+}
+
 /* The entry of hot code key FILE:LINE:QUALNAME (canonical text), FILE
  * renamed portably (where.h). */
 static m_code *
@@ -254,6 +271,7 @@ get_code(m_group *m, ktab *index, const char *name, size_t len)
         c->line = c1 + 1;
         c->line_len = (size_t)(c2 - c1 - 1);
         c->qual = c2 + 1;
+        code_parts(c);
     }
     c->path = file;
     return c;
@@ -626,6 +644,10 @@ code_cmp(const void *pa, const void *pb)
 {
     const m_code *a = pa, *b = pb;
 
+    /* The site records of generated functions (five-part keys) last:
+     * they are no hot code of their own. */
+    if ((a->module != NULL) != (b->module != NULL))
+        return a->module != NULL ? 1 : -1;
     if (a->instructions != b->instructions)
         return a->instructions > b->instructions ? -1 : 1;
     if (a->calls != b->calls)
@@ -680,6 +702,7 @@ own_sort(m_group *m)
     if (m->ncode > 1)
         qsort(m->code, m->ncode, sizeof *m->code, code_cmp);
     for (i = 0; i < m->ncode; i++) {
+        m->nhot += m->code[i].module == NULL;
         m_list_sort(&m->code[i].ops);
         m->code_instructions = m->code_instructions > UINT64_MAX - m->code[i].instructions
                                    ? UINT64_MAX

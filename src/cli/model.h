@@ -127,6 +127,12 @@ typedef struct m_code {
      * end); qual and line NULL if name has not both ':'. */
     size_t file_len, line_len;
     const char *line, *qual;
+    /* The site key of generated code (FORMAT.md 1.18),
+     * FILE:LINE:QUALNAME:MODULE:FUNCQUAL: qual is FUNCQUAL (what the
+     * program calls the function), co_qual[0..co_qual_len) QUALNAME,
+     * module[0..module_len) MODULE; module NULL for any other key. */
+    const char *module, *co_qual;
+    size_t module_len, co_qual_len;
     uint64_t instructions, calls;
     m_list ops;    /* opcode[NAME], largest first */
     m_line *lines; /* owned: line[N], by line, the no-line bucket last */
@@ -179,8 +185,10 @@ typedef struct m_group {
     size_t ncfam;
     m_csite *sites; /* owned, most attempts first */
     size_t nsites;
-    m_code *code; /* owned, most instructions first */
+    m_code *code; /* owned, most instructions first, then the site
+                   * records of generated functions (m_code.module) */
     size_t ncode;
+    size_t nhot;                /* code[0..nhot): hot code, the rest site records */
     uint64_t code_instructions; /* sum over code */
     where wh;                   /* owned: the group's cwd and sys.path */
     m_list own_calls;           /* calls.B, B as the name, in the format's order */
@@ -195,6 +203,10 @@ typedef struct m_group {
                       * first (ties: code, offset); only with
                       * site_executions */
     size_t nfsites;
+    /* What the site list shows (model_filter_sites): the sites of the
+     * standard library among them (or left out by no_stdlib), and the
+     * sites left out by the code prefixes. */
+    uint64_t fs_stdlib, fs_stdlib_out, fs_prefix_out;
     /* Ties (equal counts) keep the input's order, as CPython's report
      * does, where that order is the file's own: a group read from one
      * CPython summary. Otherwise ties go by name (several files are read
@@ -216,6 +228,23 @@ void model_view_free(m_group *m);
 uint64_t model_site_executions(const m_code *c, long offset);
 /* The code entry called name (FILE:LINE:QUALNAME, FILE portable), or NULL. */
 const m_code *model_code(const m_group *m, const char *name);
+/* Which code the site list shows, a report option (--code, --no-stdlib):
+ * prefix[0..nprefix), each a module (the code's file named by module,
+ * or a generated function's module, is it or lies under it: "pkg"
+ * takes "pkg.sub") or, holding a '/', a path prefix (of the file as
+ * named or as the dump wrote it); no_stdlib leaves out the standard
+ * library (a file under lib/pythonX.Y that is not in site-packages or
+ * dist-packages, lib-dynload, "<frozen ...>"). */
+typedef struct m_site_filter {
+    const char *const *prefix;
+    size_t nprefix;
+    int no_stdlib;
+} m_site_filter;
+void model_filter_sites(m_group *m, const m_site_filter *f);
+
+/* The source line of a ranked site (its code's file, the row's line),
+ * canonical text, or NULL where the dumps had none. */
+const char *model_fsite_source(const m_group *m, const m_fsite *f);
 /* The source text of file (portable name), or NULL. */
 const m_src *model_src(const m_group *m, const char *file, size_t len);
 

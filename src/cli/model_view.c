@@ -328,3 +328,97 @@ model_src(const m_group *m, const char *file, size_t len)
             return &m->srcs[i];
     return NULL;
 }
+
+const char *
+model_fsite_source(const m_group *g, const m_fsite *f)
+{
+    const m_src *src = model_src(g, f->code->name, f->code->file_len);
+    long line = strtol(f->line, NULL, 10);
+    size_t lo = 0, hi = src ? src->n : 0;
+
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (src->v[mid].line < line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return src && lo < src->n && src->v[lo].line == line ? src->v[lo].text : NULL;
+}
+
+/* Whether the file of c (as the dump wrote it) is the standard
+ * library's (model.h, m_site_filter). */
+static int
+code_is_stdlib(const m_code *c)
+{
+    size_t n = c->path ? strlen(c->path) : c->file_len;
+    char *f = cli_xstrndup(c->path ? c->path : c->name, n);
+    const char *p;
+    int yes = 0;
+
+    if (strncmp(f, "<frozen ", 8) == 0)
+        yes = 1;
+    else if (strstr(f, "/site-packages/") == NULL && strstr(f, "/dist-packages/") == NULL) {
+        for (p = strstr(f, "/lib/python3."); p != NULL && !yes;
+             p = strstr(p + 1, "/lib/python3.")) {
+            const char *q = p + strlen("/lib/python3.");
+            while (*q >= '0' && *q <= '9')
+                q++;
+            if (*q == 't')
+                q++;
+            yes = *q == '/' && q > p + strlen("/lib/python3.");
+        }
+    }
+    free(f);
+    return yes;
+}
+
+/* Whether name[0..len) is module or lies under it (module "a.b": "a.b",
+ * "a.b.c"). */
+static int
+under_module(const char *name, size_t len, const char *module)
+{
+    size_t m = strlen(module);
+
+    return len >= m && memcmp(name, module, m) == 0 && (len == m || name[m] == '.');
+}
+
+static int
+code_matches(const m_code *c, const char *prefix)
+{
+    size_t fl = c->qual ? c->file_len : strlen(c->name), m = strlen(prefix);
+
+    if (strchr(prefix, '/') != NULL)
+        return (fl >= m && memcmp(c->name, prefix, m) == 0) ||
+               (c->path != NULL && strncmp(c->path, prefix, m) == 0);
+    return under_module(c->name, fl, prefix) ||
+           (c->module != NULL && under_module(c->module, c->module_len, prefix));
+}
+
+void
+model_filter_sites(m_group *m, const m_site_filter *f)
+{
+    size_t i, j, k = 0;
+
+    for (i = 0; i < m->nfsites; i++) {
+        m_fsite *s = &m->fsites[i];
+        int std = code_is_stdlib(s->code), keep = 1;
+        if (std)
+            m->fs_stdlib++;
+        if (std && f->no_stdlib) {
+            m->fs_stdlib_out++;
+            keep = 0;
+        }
+        else if (f->nprefix) {
+            for (j = 0, keep = 0; j < f->nprefix && !keep; j++)
+                keep = code_matches(s->code, f->prefix[j]);
+            if (!keep)
+                m->fs_prefix_out++;
+        }
+        if (keep)
+            m->fsites[k++] = *s;
+        else
+            free(s->fields);
+    }
+    m->nfsites = k;
+}

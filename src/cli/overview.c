@@ -86,7 +86,7 @@ overview_build(overview *o, const m_group *g)
 {
     size_t i;
     memset(o, 0, sizeof *o);
-    for (i = 0; i < g->ncode && i < OVERVIEW_TOP; i++)
+    for (i = 0; i < g->nhot && i < OVERVIEW_TOP; i++)
         o->code[o->ncode++] = &g->code[i];
     for (i = 0; i < g->nfsites && i < OVERVIEW_TOP; i++)
         o->fsite[o->nfsite++] = &g->fsites[i];
@@ -111,6 +111,13 @@ overview_put_fsite(FILE *out, const char *prefix, const m_fsite *f)
     cli_fput_esc(out, file);
     fputc(':', out);
     cli_fput_esc(out, f->line);
+    if (k->module != NULL) { /* generated code: no source file */
+        char *mod = text_display_n(k->module, k->module_len);
+        fputs(" (generated, module ", out);
+        cli_fput_esc(out, mod);
+        fputc(')', out);
+        free(mod);
+    }
     fputs(" in ", out);
     cli_fput_esc(out, func);
     fprintf(out, ": %s executions not specialized", c);

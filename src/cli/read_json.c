@@ -267,8 +267,11 @@ line_ok(const char *line)
     return line != NULL && line_ok_n(line, strlen(line));
 }
 
+static int put_failing(jctx *c, json_t *s);
+
 /* The summary's "census": counters census.*, census.family[F].*, and
- * site rows back as census.sites[ROW].count / .attempts. */
+ * site rows back as census.sites[ROW].count / .attempts; the ranked
+ * sites (failing_sites) back as their rows (put_failing). */
 static void
 put_census(jctx *c, json_t *cen)
 {
@@ -281,7 +284,8 @@ put_census(jctx *c, json_t *cen)
         return;
     json_object_foreach(cen, name, v)
     {
-        if (strcmp(name, "families") == 0 || strcmp(name, "sites") == 0)
+        if (strcmp(name, "families") == 0 || strcmp(name, "sites") == 0 ||
+            strcmp(name, "failing_sites") == 0)
             continue;
         if (strcmp(name, "excluded_families") == 0 && json_is_object(v)) {
             put_all(c, v, PSF_KEY_CENSUS_EXCLUDED, "]");
@@ -339,6 +343,71 @@ put_census(jctx *c, json_t *cen)
         for (j = 0; j < 4; j++)
             free(t[j]);
     }
+    json_array_foreach(json_object_get(cen, "failing_sites"), i, site) if (put_failing(c, site) < 0)
+        c->bad++;
+}
+
+/* A census.failing_sites entry back as the keys it was ranked from
+ * (FORMAT.md 1.18): its row code[K].site_row[OFFSET | ROW] (in one
+ * summary: positions but the line are not kept), its executions, and
+ * its source line; K from the code's own parts (first_line,
+ * code_function, and module and function for generated code).  Returns
+ * 0, or -1 if the entry is not one. */
+static int
+put_failing(jctx *c, json_t *s)
+{
+    static const char *const field[] = {"family", "state", "code_function", "file"};
+    const char *line = json_string_value(json_object_get(s, "line")),
+               *first = json_string_value(json_object_get(s, "first_line"));
+    json_t *off = json_object_get(s, "offset"), *one = json_integer(1);
+    char *t[6] = {NULL}, *key = NULL, *src = NULL, detail[32] = "";
+    uint64_t attempts;
+    size_t j, n;
+    int ok = line_ok(line) && line_ok(first) && json_is_integer(off) &&
+             json_integer_value(off) >= 0 && json_integer_value(off) <= INT32_MAX;
+
+    for (j = 0; j < 4 && ok; j++) {
+        json_t *f = j == 3 && json_object_get(s, "path") ? json_object_get(s, "path")
+                                                         : json_object_get(s, field[j]);
+        ok = (t[j] = text_from_json(f)) != NULL;
+    }
+    if (ok && json_object_get(s, "module") != NULL) {
+        ok = (t[4] = text_from_json(json_object_get(s, "module"))) != NULL &&
+             (t[5] = text_from_json(json_object_get(s, "function"))) != NULL;
+    }
+    if (ok && json_object_get(s, "attempts") != NULL) {
+        ok = get_count(json_object_get(s, "attempts"), &attempts) == 0;
+        snprintf(detail, sizeof detail, "%llu", (unsigned long long)attempts);
+    }
+    if (ok) {
+        n = strlen(t[3]) + strlen(first) + strlen(t[2]) + (t[4] ? strlen(t[4]) + strlen(t[5]) : 0) +
+            strlen(t[0]) + strlen(t[1]) + strlen(line) + 128;
+        key = cli_xmalloc(n);
+        snprintf(key, n,
+                 PSF_KEY_CODE "%s:%s:%s%s%s%s%s" PSF_KEY_CODE_SITE_ROW
+                              "%lld | %s | %s | %s | %s | - | - | -]",
+                 t[3], first, t[2], t[4] ? ":" : "", t[4] ? t[4] : "", t[4] ? ":" : "",
+                 t[4] ? t[5] : "", (long long)json_integer_value(off), t[0], t[1], detail, line);
+        put(c, key, one, AGG_ADD_SUM);
+        snprintf(key, n, PSF_KEY_CODE "%s:%s:%s%s%s%s%s" PSF_KEY_CODE_SITE_EXEC "%lld]", t[3],
+                 first, t[2], t[4] ? ":" : "", t[4] ? t[4] : "", t[4] ? ":" : "", t[4] ? t[5] : "",
+                 (long long)json_integer_value(off));
+        put(c, key, json_object_get(s, "executions"), AGG_ADD_SUM);
+        if (json_object_get(s, "source") != NULL &&
+            (src = text_from_json(json_object_get(s, "source"))) != NULL) {
+            char *sk = cat4(PSF_KEY_SOURCE, t[3], PSF_KEY_SOURCE_ROW, line);
+            char *full = cat4(sk, " | ", src, "]");
+            put(c, full, one, AGG_ADD_SUM);
+            free(sk);
+            free(full);
+            free(src);
+        }
+    }
+    for (j = 0; j < 6; j++)
+        free(t[j]);
+    free(key);
+    json_decref(one);
+    return ok ? 0 : -1;
 }
 
 /* The canonical FILE:LINE:QUALNAME of a "code" member: from its "file",

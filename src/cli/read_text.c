@@ -94,13 +94,16 @@ done:
  * the key is not one, does not decode, or its LINE is no line number
  * (psf_parse_line: digits only, so nothing else of it ever reaches a
  * report; written back as a plain decimal, 007 as 7).  Format 1 wrote FILE raw (it
- * may hold ':'): the key splits at its last two ':' before "]." there. */
+ * may hold ':'): the key splits at its last two ':' before "]." there.
+ * The site key of generated code (FORMAT.md 1.18),
+ * FILE:LINE:QUALNAME:MODULE:FUNCQUAL, keeps its two more parts, each
+ * decoded alike; any other number of parts is no key. */
 static char *
 code_key(int version, const char *k, size_t n, size_t *len)
 {
-    const char *b = k + 5, *e = NULL, *c1 = NULL, *c2 = NULL, *p;
-    char *file = NULL, *qual = NULL, *out = NULL;
-    size_t fl, ql, cap;
+    const char *b = k + 5, *e = NULL, *c1 = NULL, *c2 = NULL, *c3 = NULL, *c4 = NULL, *p;
+    char *file = NULL, *qual = NULL, *mod = NULL, *fq = NULL, *out = NULL;
+    size_t fl, ql, ml = 0, fql = 0, cap;
     long line;
 
     for (p = k + n; p > b; p--)
@@ -113,6 +116,10 @@ code_key(int version, const char *k, size_t n, size_t *len)
     if (version >= 2) {
         c1 = memchr(b, ':', (size_t)(e - b));
         c2 = c1 ? memchr(c1 + 1, ':', (size_t)(e - c1 - 1)) : NULL;
+        c3 = c2 ? memchr(c2 + 1, ':', (size_t)(e - c2 - 1)) : NULL;
+        c4 = c3 ? memchr(c3 + 1, ':', (size_t)(e - c3 - 1)) : NULL;
+        if (c3 != NULL && (c4 == NULL || memchr(c4 + 1, ':', (size_t)(e - c4 - 1)) != NULL))
+            return NULL;
     }
     else {
         for (p = e; p > b && c2 == NULL; p--)
@@ -125,15 +132,22 @@ code_key(int version, const char *k, size_t n, size_t *len)
     if (c1 == NULL || c2 == NULL || psf_parse_line(c1 + 1, (size_t)(c2 - c1 - 1), &line) != 0)
         return NULL;
     file = text_from_dump(version, b, (size_t)(c1 - b), &fl);
-    qual = text_from_dump(version, c2 + 1, (size_t)(e - c2 - 1), &ql);
-    if (file && qual) {
-        cap = fl + ql + (size_t)(k + n - e) + 32;
+    qual = text_from_dump(version, c2 + 1, (size_t)((c3 ? c3 : e) - c2 - 1), &ql);
+    if (c3 != NULL) {
+        mod = text_from_dump(version, c3 + 1, (size_t)(c4 - c3 - 1), &ml);
+        fq = text_from_dump(version, c4 + 1, (size_t)(e - c4 - 1), &fql);
+    }
+    if (file && qual && (c3 == NULL || (mod && fq))) {
+        cap = fl + ql + ml + fql + (size_t)(k + n - e) + 32;
         out = cli_xmalloc(cap);
-        *len = (size_t)snprintf(out, cap, PSF_KEY_CODE "%s:%ld:%s%.*s", file, line, qual,
+        *len = (size_t)snprintf(out, cap, PSF_KEY_CODE "%s:%ld:%s%s%s%s%s%.*s", file, line, qual,
+                                c3 ? ":" : "", c3 ? mod : "", c3 ? ":" : "", c3 ? fq : "",
                                 (int)(k + n - e), e);
     }
     free(file);
     free(qual);
+    free(mod);
+    free(fq);
     return out;
 }
 

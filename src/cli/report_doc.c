@@ -1074,6 +1074,11 @@ fsite_where(md *m, const m_fsite *f)
     name_text_n(m->d, k->name, k->qual ? k->file_len : strlen(k->name));
     doc_text(m->d, ":");
     doc_name(m->d, f->line);
+    if (k->module != NULL) { /* generated code: no source file */
+        doc_text(m->d, " (generated, module ");
+        name_text_n(m->d, k->module, k->module_len);
+        doc_text(m->d, ")");
+    }
 }
 
 /* "backing off, N failed attempts in a row" or "never tried". */
@@ -1090,6 +1095,66 @@ fsite_state(md *m, const m_fsite *f)
     }
 }
 
+/* What the site list leaves out: by the report's options (--code,
+ * --no-stdlib) or their default, by the dumps' caps, and code another
+ * tool instrumented, which the census skips. */
+static void
+sites_left_out(md *m, const m_group *g)
+{
+    const summary_opts *o = m->opt;
+    uint64_t caps = m_list_get(&g->census, "omitted_site_rows"),
+             inst = m_list_get(&g->census, "instrumented_code_objects"),
+             read = m_list_get(&g->census, "code_objects") +
+                    m_list_get(&g->census, "dead_code_objects");
+    char c[32], d[32];
+
+    doc_para(m->d);
+    if (o->sites.no_stdlib || o->sites.nprefix) {
+        doc_text(m->d, "Left out by this report's options:");
+        if (o->sites.no_stdlib) {
+            cli_count_str(c, sizeof c, g->fs_stdlib_out);
+            doc_textf(m->d, " %s sites of the standard library (--no-stdlib)%s", c,
+                      o->sites.nprefix ? ";" : ".");
+        }
+        if (o->sites.nprefix) {
+            size_t i;
+            cli_count_str(d, sizeof d, g->fs_prefix_out);
+            doc_textf(m->d, " %s sites of code outside ", d);
+            for (i = 0; i < o->sites.nprefix; i++) {
+                doc_text(m->d, i ? ", " : "");
+                doc_code(m->d, o->sites.prefix[i]);
+            }
+            doc_text(m->d, " (--code).");
+        }
+    }
+    else {
+        cli_count_str(c, sizeof c, g->fs_stdlib);
+        doc_textf(m->d,
+                  "By default every code that ran is shown, installed packages and the standard "
+                  "library (%s of these sites) included: --no-stdlib leaves the standard library "
+                  "out, --code PREFIX keeps one module (and its submodules) or path.",
+                  c);
+    }
+    cli_count_str(c, sizeof c, caps);
+    doc_textf(m->d,
+              caps ? " The dumps' caps (2,000 code objects and 100,000 rows per dump, the "
+                     "hottest code first) left out %s site rows of colder code "
+                     "(census.omitted_site_rows): they are not ranked."
+                   : " The dumps' caps (2,000 code objects and 100,000 rows per dump) left "
+                     "out no site row.",
+              c);
+    if (inst) {
+        cli_count_str(c, sizeof c, inst);
+        cli_count_str(d, sizeof d, inst + read);
+        doc_textf(m->d,
+                  " %s%s of %s code objects (%.1f%%) were hidden from the census because "
+                  "another tool instrumented them (coverage, cProfile, a debugger): "
+                  "their sites are not here.",
+                  100 * inst >= 10 * (inst + read) ? "A large share: " : "", c, d,
+                  100.0 * (double)inst / (double)(inst + read));
+    }
+}
+
 /* The sites run unspecialized, by executions (FORMAT.md 1.18). */
 static void
 sec_ranked_sites(md *m, const m_group *g)
@@ -1101,8 +1166,9 @@ sec_ranked_sites(md *m, const m_group *g)
     doc_para(m->d);
     doc_text(m->d, "Every site of the code that ran (");
     doc_code(m->d, "code[K].site");
-    doc_text(m->d, " rows, the standard library and installed packages included) that "
-                   "executed while backing off or never tried, ranked by its executions (");
+    doc_text(m->d, " rows, the standard library and installed packages included unless this "
+                   "report's options leave them out, below) that executed while backing off or "
+                   "never tried, ranked by its executions (");
     doc_code(m->d, "code[K].site_executions");
     doc_textf(m->d,
               "), summed over the dumps. \"%% of family\" is its share of the family's "
@@ -1115,23 +1181,12 @@ sec_ranked_sites(md *m, const m_group *g)
               "are never ranked: their state cannot be read in this mode. %s%zu of %zu sites "
               "(--top-sites).",
               g->nfsites > max ? "Top " : "All ", g->nfsites > max ? max : g->nfsites, g->nfsites);
+    sites_left_out(m, g);
     doc_table(m->d, "lrrlrlll", "Family", "Executions", "% of family", "State", "Attempts", "Where",
               "Function", "Source");
     for (i = 0; i < g->nfsites && i < max; i++) {
         const m_fsite *f = &g->fsites[i];
-        const m_src *src = model_src(g, f->code->name, f->code->file_len);
-        const char *text = NULL;
-        long line = strtol(f->line, NULL, 10);
-        size_t lo = 0, hi = src ? src->n : 0;
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (src->v[mid].line < line)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        if (src && lo < src->n && src->v[lo].line == line)
-            text = src->v[lo].text;
+        const char *text = model_fsite_source(g, f);
         doc_row_begin(m->d);
         cell_text(m->d, f->family);
         cli_count_str(c, sizeof c, f->executions);
@@ -1154,7 +1209,8 @@ sec_census_sites(md *m, const m_group *g)
     size_t i, max = m->opt->top_sites > 0 ? (size_t)m->opt->top_sites : 50;
     char c[32];
 
-    if (g->nfsites > 0) {
+    if (g->nfsites > 0 || g->fs_stdlib_out || g->fs_prefix_out ||
+        (g->nsites == 0 && m_list_get(&g->census, "instrumented_code_objects"))) {
         sec_ranked_sites(m, g);
         return;
     }
@@ -1225,7 +1281,7 @@ sec_hot_code(md *m, const m_group *g)
     uint64_t den = g->total_exec ? g->total_exec : g->code_instructions;
     size_t i;
 
-    if (g->ncode == 0)
+    if (g->nhot == 0)
         return;
     heading(m, 0, "Hot code");
     doc_para(m->d);
@@ -1233,11 +1289,11 @@ sec_hot_code(md *m, const m_group *g)
     doc_code(m->d, "code[...]");
     doc_textf(m->d, " keys); the share is of all executed instructions (%s). %s%zu of %zu.",
               g->total_exec ? "the execution counts" : "the code objects listed",
-              g->ncode > HOT_CODE_MAX ? "Top " : "All ",
-              g->ncode > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : g->ncode, g->ncode);
+              g->nhot > HOT_CODE_MAX ? "Top " : "All ",
+              g->nhot > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : g->nhot, g->nhot);
     doc_table(m->d, "llrrrrl", "Function", "Where", "Instructions", "Share", "Calls", "Per call",
               "Top opcodes");
-    for (i = 0; i < g->ncode && i < HOT_CODE_MAX; i++)
+    for (i = 0; i < g->nhot && i < HOT_CODE_MAX; i++)
         hot_code_row(m, &g->code[i], den);
 }
 

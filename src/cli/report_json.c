@@ -1,6 +1,7 @@
 /* report_json.c: the JSON summary (schema 1, documented in
  * docs/FORMAT.md, section 3): name-keyed, self-contained, readable back as input
  * by read_json.c. */
+#include "../format/psf_keys.h"
 #include "../format/psf_version.h"
 #include "../format/psf_keys.h"
 #include "report.h"
@@ -159,6 +160,50 @@ gc_obj(const m_list *l)
     return o;
 }
 
+/* The sites run unspecialized, most executions first (FORMAT.md 1.18,
+ * section 3): every one, as the site table ranks them. */
+static json_t *
+failing_sites(const m_group *g)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < g->nfsites; i++) {
+        const m_fsite *f = &g->fsites[i];
+        const m_code *k = f->code;
+        const char *src = model_fsite_source(g, f);
+        json_t *so = json_object();
+        set(so, "family", text_json(f->family));
+        set(so, "executions", count(f->executions));
+        if (f->family_exec)
+            set(so, "family_executions", count(f->family_exec));
+        set(so, "state", text_json(f->state));
+        if (strcmp(f->state, PSF_SITE_BACKING_OFF) == 0)
+            set(so, "attempts", count(strtoull(f->detail, NULL, 10)));
+        set(so, "file", text_json_n(k->name, k->qual ? k->file_len : strlen(k->name)));
+        if (k->path)
+            set(so, "path", text_json(k->path));
+        set(so, "line", text_json_str(f->line));
+        set(so, "function", text_json(k->qual ? k->qual : k->name));
+        if (k->module != NULL) {
+            set(so, "module", text_json_n(k->module, k->module_len));
+            set(so, "generated", json_true());
+        }
+        set(so, "code",
+            text_json_n(k->name, k->module ? (size_t)(k->module - 1 - k->name) : strlen(k->name)));
+        set(so, "offset", json_integer(f->offset));
+        /* The code's own key parts, for reading the row back. */
+        set(so, "first_line", json_stringn(k->line ? k->line : "", k->line_len));
+        set(so, "code_function",
+            k->module ? text_json_n(k->co_qual, k->co_qual_len)
+                      : text_json(k->qual ? k->qual : k->name));
+        if (src)
+            set(so, "source", text_json(src));
+        json_array_append_new(a, so);
+    }
+    return a;
+}
+
 /* The census: totals, families and site rows (all of them: the reader
  * needs every row to merge summaries). */
 static json_t *
@@ -201,6 +246,8 @@ census_obj(const m_group *g)
         json_array_append_new(sites, so);
     }
     set(o, "sites", sites);
+    if (g->nfsites)
+        set(o, "failing_sites", failing_sites(g));
     return o;
 }
 
@@ -210,7 +257,7 @@ code_obj(const m_group *g)
     json_t *o = json_object();
     size_t i;
 
-    for (i = 0; i < g->ncode; i++) {
+    for (i = 0; i < g->nhot; i++) {
         json_t *c = json_object();
         const m_code *k = &g->code[i];
         set(c, "instructions", count(g->code[i].instructions));
@@ -273,7 +320,7 @@ group_fill(json_t *o, const summary_group *sg, const summary *s, int with_proble
     /* The collector's own sections, present only when the dumps had them. */
     if (g->has_census)
         set(o, "census", census_obj(g));
-    if (g->ncode)
+    if (g->nhot)
         set(o, "code", code_obj(g));
     if (g->own_calls.n)
         set(o, "own_calls", list_obj(&g->own_calls, 0));

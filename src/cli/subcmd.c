@@ -31,7 +31,9 @@ static const struct option every_option[] = {
     {"top-sites", required_argument, NULL, 'S'},
     {"by-label", no_argument, NULL, 'b'},
     {"equal-weight", no_argument, NULL, 'e'},
-    {"cpython-json", required_argument, NULL, 'C'},
+    {"cpython-json", required_argument, NULL, 'J'},
+    {"code", required_argument, NULL, 'C'},
+    {"no-stdlib", no_argument, NULL, 'N'},
     /* compare */
     {"min-change", required_argument, NULL, 'c'},
     {"top", required_argument, NULL, 'T'},

@@ -121,6 +121,7 @@ summary_build(summary *s, const agg *a, const summary_opts *opt)
     for (i = 0; i < a->ng; i++) {
         s->g[i].meta = a->g[i];
         model_build(&s->g[i].m, a->g[i]);
+        model_filter_sites(&s->g[i].m, &opt->sites);
         summary_group_title(a->g[i], s->g[i].title, sizeof s->g[i].title);
     }
 }

@@ -22,6 +22,8 @@ typedef struct summary_opts {
     int top_sites;       /* rows of the census table of failing sites */
     const char *trust;   /* the check verdict line (check.h), or NULL */
     const char *verdict; /* its word (check_verdict_word), or NULL */
+    m_site_filter sites; /* which code the site list shows (--code,
+                          * --no-stdlib) */
 } summary_opts;
 
 typedef struct summary_group {

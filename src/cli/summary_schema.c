@@ -156,6 +156,40 @@ family(sctx *c, json_t *o, const char *path)
     obj(c, o, path, "forms");
 }
 
+/* census.failing_sites: an array of objects, each with its texts and
+ * its executions (section 3 of FORMAT.md). */
+static void
+failing_sites(sctx *c, json_t *cen, const char *path)
+{
+    static const char *const fields[] = {"family", "state", "file", "line", "function", "code"};
+    json_t *a = json_object_get(cen, "failing_sites"), *s, *n;
+    char p[512], q[600], r[700];
+    size_t i, k;
+
+    if (a == NULL)
+        return;
+    sub(p, sizeof p, path, "failing_sites");
+    if (!json_is_array(a)) {
+        fail(c, p, a, "an array");
+        return;
+    }
+    json_array_foreach(a, i, s)
+    {
+        snprintf(q, sizeof q, "%s[%zu]", p, i);
+        if (!json_is_object(s)) {
+            fail(c, q, s, "an object");
+            continue;
+        }
+        for (k = 0; k < sizeof fields / sizeof fields[0]; k++)
+            str(c, s, q, fields[k], 0);
+        n = json_object_get(s, "executions");
+        if (!is_count(n)) {
+            snprintf(r, sizeof r, "%s.executions", q);
+            fail(c, r, n, "a count (an integer >= 0, or a decimal string)");
+        }
+    }
+}
+
 static void
 census(sctx *c, json_t *cen, const char *path)
 {
@@ -166,6 +200,7 @@ census(sctx *c, json_t *cen, const char *path)
 
     obj_of_obj(c, cen, path, "families", family);
     obj(c, cen, path, "excluded_families");
+    failing_sites(c, cen, path);
     if (sites == NULL)
         return;
     sub(p, sizeof p, path, "sites");

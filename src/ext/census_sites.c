@@ -5,7 +5,9 @@
  * objects it reached; those with a hot-code record that has
  * instructions (the segment counts folded into it first), and the code
  * that ran and died before (kept by pc_sites_code_dead), are ordered by
- * instructions, one per key (the one with most instructions), and the
+ * instructions, one per site key (the one with most instructions: the
+ * key, or for generated code the key and its function's module and
+ * qualified name, hotcode.h), and the
  * rows of the hottest are written as text, within PC_HOT_CAP code
  * objects and PC_SITES_MAX_ROWS rows; what is left out is counted.
  *
@@ -380,8 +382,8 @@ pc_sites_code_dead(pc_codeinfo *ci)
     }
     e = &dead[ndead];
     memset(e, 0, sizeof *e);
-    e->nrows = code_rows(co, ci->hot, ci->hot->key, &b, &e->last);
-    e->key = strdup(ci->hot->key);
+    e->nrows = code_rows(co, ci->hot, ci->hot->site_key, &b, &e->last);
+    e->key = strdup(ci->hot->site_key);
     if (b.failed || e->key == NULL) {
         free(b.p);
         free(e->key);
@@ -462,7 +464,7 @@ candidates(PyObject *list, size_t *n)
             pc_census_hidden(code, PC_CENSUS_COUNT))
             continue;
         memset(&c[k], 0, sizeof c[k]);
-        c[k].key = h->key;
+        c[k].key = h->site_key;
         c[k].code = code;
         c[k].instructions = instr;
         c[k].file = ((PyCodeObject *)code)->co_filename;

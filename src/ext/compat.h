@@ -171,6 +171,19 @@ pc_iframe_executable(const pc_iframe *f)
 #endif
 }
 
+/* The frame's function (f_funcobj: a function object for Python frames,
+ * exec'd and eval'd code included), borrowed; NULL if it has none. */
+static inline PyObject *
+pc_iframe_funcobj(const pc_iframe *f)
+{
+#if PY_VERSION_HEX >= 0x030E0000
+    PyObject *fn = (PyObject *)(f->funcobj_bits & ~(uintptr_t)3);
+#else
+    PyObject *fn = f->funcobj;
+#endif
+    return fn != NULL && PyFunction_Check(fn) ? fn : NULL;
+}
+
 static inline pc_iframe *
 pc_tstate_iframe(PyThreadState *ts)
 {

@@ -198,15 +198,77 @@ put_code_key(char *p, PyObject *file, PyObject *qual, const char *line,
     return p;
 }
 
+/* Code compiled from a string (exec, eval, compile() of generated
+ * text: dataclasses' __init__, namedtuple's __new__), whose key names
+ * no file: "<...>", frozen modules aside (their code is in a file). */
+static int
+is_generated(PyObject *file)
+{
+    const char *s = PyBytes_AS_STRING(file);
+    size_t n = (size_t)PyBytes_GET_SIZE(file);
+    return n >= 2 && s[0] == '<' && s[n - 1] == '>' &&
+           strncmp(s, "<frozen ", 8) != 0;
+}
+
+/* The function of the newest frame of this thread that runs code: the
+ * one being seen for the first time, borrowed; NULL if none is found.
+ * Reads the frames' fields only (no Python code runs). */
+static PyObject *
+frame_function(PyObject *code)
+{
+#if PC_HAVE_MONITORING
+    PyThreadState *ts = PyThreadState_Get();
+    pc_iframe *f;
+    for (f = ts ? pc_tstate_iframe(ts) : NULL; f != NULL; f = f->previous)
+        if (pc_iframe_code(f) == code)
+            return pc_iframe_funcobj(f);
+#else
+    (void)code;
+#endif
+    return NULL;
+}
+
+/* For generated code: its function's __module__ and __qualname__ as
+ * UTF-8 bytes (new references in *mod, *fq), or both NULL. */
+static void
+function_names(PyObject *code, PyObject *file, PyObject **mod, PyObject **fq)
+{
+    PyObject *fn;
+    *mod = *fq = NULL;
+    if (!is_generated(file) || (fn = frame_function(code)) == NULL)
+        return;
+    *fq = utf8_bytes(((PyFunctionObject *)fn)->func_qualname);
+    *mod = utf8_bytes(((PyFunctionObject *)fn)->func_module);
+    if (*fq == NULL)
+        Py_CLEAR(*mod);
+    else if (*mod == NULL)
+        *mod = PyBytes_FromStringAndSize("", 0);
+    if (*mod == NULL) {
+        PyErr_Clear();
+        Py_CLEAR(*fq);
+    }
+}
+
+/* Appends ":" and the encoded bytes b at p; returns the end. */
+static char *
+put_part(char *p, PyObject *b)
+{
+    size_t n = (size_t)PyBytes_GET_SIZE(b);
+    *p++ = ':';
+    return p +
+           psf_text_encode(PyBytes_AS_STRING(b), n, p, PSF_TEXT_MAX(n) + 1);
+}
+
 pc_hot *
 pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n)
 {
     PyCodeObject *co = (PyCodeObject *)code;
     PyObject *file = NULL, *qual = NULL; /* owned: UTF-8 bytes */
+    PyObject *mod = NULL, *fq = NULL;    /* owned: UTF-8 bytes, or NULL */
     pc_line_range *lines = NULL;
     int32_t nlines = 0;
     char line[24];
-    size_t flen, qlen, llen, size;
+    size_t flen, qlen, llen, klen, size, extra = 0;
     char *p;
     pc_hot *h = NULL;
 
@@ -219,14 +281,19 @@ pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n)
     lines = read_lines(code, (int32_t)n, &nlines);
     if (lines == NULL || lscratch_reserve((size_t)nlines) < 0)
         goto done;
+    function_names(code, file, &mod, &fq);
     /* The key's free text in the dump's encoding (psf_text.h), room for
      * the longest. */
     flen = PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(file));
     qlen = PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(qual));
     llen = psf_u64_to_str(
         (uint64_t)(co->co_firstlineno < 0 ? 0 : co->co_firstlineno), line);
+    klen = flen + llen + qlen + 3;
+    if (fq != NULL)
+        extra = klen + PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(mod)) +
+                PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(fq)) + 4;
     size = sizeof *h + (size_t)n * sizeof(uint64_t) +
-           (size_t)nlines * sizeof *lines + (size_t)n + flen + llen + qlen + 3;
+           (size_t)nlines * sizeof *lines + (size_t)n + klen + extra;
     p = calloc(1, size);
     if (p == NULL)
         goto done;
@@ -242,7 +309,14 @@ pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n)
     h->op = (const uint8_t *)p;
     p += n;
     h->key = p;
-    put_code_key(p, file, qual, line, llen, flen, qlen);
+    p = put_code_key(p, file, qual, line, llen, flen, qlen) + 1;
+    h->site_key = h->key;
+    if (fq != NULL) {
+        h->site_key = p;
+        p = put_code_key(p, file, qual, line, llen, flen, qlen);
+        p = put_part(p, mod);
+        put_part(p, fq);
+    }
     h->n = (int32_t)n;
     h->nlines = nlines;
     h->live = 1;
@@ -254,6 +328,8 @@ done:
     free(lines);
     Py_XDECREF(file);
     Py_XDECREF(qual);
+    Py_XDECREF(mod);
+    Py_XDECREF(fq);
     return h;
 }
 

@@ -19,6 +19,10 @@
  *  - Every record is in the process-wide table until the next clear,
  *    also after its code object died (then it is no longer live); dead
  *    records with nothing counted are freed at once.
+ *  - site_key is key, or key:MODULE:FUNCQUAL (each encoded) for code
+ *    compiled from a string (co_filename "<...>", not "<frozen ...>"),
+ *    MODULE and FUNCQUAL the __module__ and __qualname__ of the function
+ *    of the frame that ran it at first sight (3.12+).
  *  - The table and the dump's scratch space grow on the slow path only:
  *    the dump allocates nothing.
  */
@@ -49,6 +53,11 @@ typedef struct pc_hot {
     char *key;                  /* FILE:LINE:QUALNAME, FILE and QUALNAME
                                  * in the dump's text encoding
                                  * (psf_text.h) */
+    char *site_key;             /* the key of its site rows (1.18):
+                                 * key, or for generated code (FILE
+                                 * <...>) whose function was seen,
+                                 * key:MODULE:FUNCQUAL, one record per
+                                 * function where keys collide */
     size_t idx;                 /* its place in the table */
     int32_t n, nlines;
     int live; /* its code object is alive */

@@ -173,6 +173,15 @@ assert pystats.dump()
 '''
 
 
+def decode_key(key):
+    """FILE:LINE:QUALNAME, or generated code's FILE:LINE:QUALNAME:MODULE:
+    FUNCQUAL (FORMAT.md 1.18), each part decoded."""
+    parts = key.split(":")
+    assert len(parts) in (3, 5), key
+    return ":".join(p if i == 1 else decode_text(p)
+                    for i, p in enumerate(parts))
+
+
 def site_rows(dump):
     """{decoded key: {offset: fields}} of the dump's code[K].site rows."""
     out = {}
@@ -180,9 +189,7 @@ def site_rows(dump):
         if not (k.startswith("code[") and "].site[" in k):
             continue
         key, off = k[len("code["):-1].rsplit("].site[", 1)
-        f, line, qual = key.split(":")
-        out.setdefault("%s:%s:%s" % (decode_text(f), line, decode_text(qual)),
-                       {})[int(off)] = v.split(" | ")
+        out.setdefault(decode_key(key), {})[int(off)] = v.split(" | ")
     return out
 
 
@@ -441,7 +448,9 @@ def test_one_code_object_per_key_the_one_with_most_instructions(tmp_path):
     with open(tmp_path / "r.json") as f:
         r = json.load(f)
     assert r["a"] != r["b"]
-    rows = site_rows(dump)["<twice>:1:twice"]
+    # exec'd into namespaces without __name__: no module, one function
+    # name, so still one key (FORMAT.md 1.18).
+    rows = site_rows(dump)["<twice>:1:twice::twice"]
     assert rows == {int(o): v for o, v in r["b"].items()}
 
 
@@ -513,9 +522,7 @@ def site_executions(dump):
         if not (k.startswith("code[") and "].site_executions[" in k):
             continue
         key, off = k[len("code["):-1].rsplit("].site_executions[", 1)
-        f, line, qual = key.split(":")
-        out.setdefault("%s:%s:%s" % (decode_text(f), line, decode_text(qual)),
-                       {})[int(off)] = int(v)
+        out.setdefault(decode_key(key), {})[int(off)] = int(v)
     return out
 
 
@@ -650,3 +657,126 @@ def test_the_hot_failing_site_leads_by_executions(tmp_path):
                           r'title="LOAD_ATTR: [^"]*; (\d+) executions'
                           % off_hot, html)
     assert ("60000", "60000") in hot_site, hot_site
+
+
+# Code that shares a key (every dataclass's __init__ is compiled from a
+# string as <string>:N:__create_fn__.<locals>.__init__) keeps its rows
+# per function, named by the function's own __module__ and __qualname__
+# (FORMAT.md 1.18).  Expected: the rows as Python reads each code object
+# (adaptive bytecode, co_positions()), the executions from the program
+# (one per construction), the names from the functions themselves.
+DATACLASSES = READING + r'''
+import dataclasses, json, sys
+
+
+class Hooked:
+    """A __setattr__ of its own: STORE_ATTR cannot specialize."""
+    def __setattr__(self, k, v):
+        object.__setattr__(self, k, v)
+
+
+@dataclasses.dataclass
+class Point(Hooked):
+    x: int
+    y: int
+
+
+@dataclasses.dataclass
+class Line(Hooked):
+    a: object
+    b: object
+
+
+def run():
+    import pystats
+    pystats.on()
+    for i in range(3000):
+        Point(i, i)
+    for i in range(1000):
+        Line(1.5, "s")
+    pystats.off()
+    out = {}
+    for f, n in ((Point.__init__, 3000), (Line.__init__, 1000)):
+        out[f.__qualname__] = {"key": key(f.__code__), "module": f.__module__,
+                               "rows": reading(f.__code__), "calls": n}
+    with open(sys.argv[1], "w") as fh:
+        json.dump(out, fh)
+    assert pystats.dump()
+'''
+
+
+@needs_segments
+@pytest.mark.skipif(not os.access(CLI, os.X_OK),
+                    reason="build/pystats not built")
+def test_dataclass_inits_are_one_record_each_named_by_their_class(tmp_path):
+    import subprocess
+    (tmp_path / "dcmod.py").write_text(DATACLASSES)
+    d = str(tmp_path / "stats")
+    run_python("import sys; sys.path.insert(0, %r); import dcmod; "
+               "dcmod.run()" % str(tmp_path), args=[str(tmp_path / "r.json")],
+               env=clean_env(PYSTATS_DIR=d))
+    [dump] = dumps_in(d)
+    with open(tmp_path / "r.json") as f:
+        exp = json.load(f)
+    rows, execs = site_rows(dump), site_executions(dump)
+    # One key for both code objects, two records.
+    assert exp["Point.__init__"]["key"] == exp["Line.__init__"]["key"]
+    for qual in ("Point.__init__", "Line.__init__"):
+        e = exp[qual]
+        assert e["module"] == "dcmod"
+        k = "%s:dcmod:%s" % (e["key"], qual)
+        assert rows[k] == {int(o): v for o, v in e["rows"].items()}, k
+        stores = [o for o, r in rows[k].items() if r[0] == "STORE_ATTR"]
+        assert len(stores) == 2
+        for o in stores:
+            assert rows[k][o][1] == "backing_off"
+            assert execs[k][o] == e["calls"]
+    assert not any(k == exp["Point.__init__"]["key"] for k in rows)
+    # The report: two rows per class, each named by its class.
+    r = subprocess.run([CLI, "summarize", dump.path], capture_output=True,
+                       text=True, check=True)
+    table = r.stdout.split("## Sites that fail to specialize", 1)[1]
+    body = [ln for ln in table.split("\n") if ln.startswith("| ")][2:]
+    cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in body]
+    stores = [(c[1], c[5], c[6]) for c in cells if c[0] == "STORE_ATTR"]
+    line = int(exp["Point.__init__"]["key"].split(":")[1])
+    where = ["\\<string>:%d (generated, module dcmod)" % (line + d)
+             for d in (1, 2)]
+    assert sorted(stores) == sorted(
+        [("1,000", w, "Line.\\_\\_init\\_\\_") for w in where]
+        + [("3,000", w, "Point.\\_\\_init\\_\\_") for w in where]), cells
+    # The JSON summary ranks them too, by executions, each named alike.
+    r = subprocess.run([CLI, "summarize", dump.path, "--json", "-"],
+                       capture_output=True, text=True, check=True)
+    ranked = json.loads(r.stdout)["census"]["failing_sites"]
+    execs_of = [f["executions"] for f in ranked]
+    assert execs_of == sorted(execs_of, reverse=True)
+    got = sorted((f["function"], f["module"], f["generated"], f["line"],
+                  f["offset"], f["executions"], f["code"])
+                 for f in ranked if f["family"] == "STORE_ATTR")
+    want = []
+    for qual in ("Point.__init__", "Line.__init__"):
+        e = exp[qual]
+        for o, row in e["rows"].items():
+            if row[0] == "STORE_ATTR":
+                want.append((qual, "dcmod", True, row[3], int(o), e["calls"],
+                             e["key"]))
+    assert got == sorted(want)
+    # Read back, the JSON ranks the same sites; two copies add up.
+    one = tmp_path / "one.json"
+    one.write_text(r.stdout)
+    back = [json.loads(subprocess.run(
+        [CLI, "summarize"] + [str(one)] * k + ["--json", "-"],
+        capture_output=True, text=True, check=True).stdout)
+        ["census"]["failing_sites"] for k in (1, 2)]
+    assert back[0] == ranked
+    assert [f["executions"] for f in back[1]] == [2 * n for n in execs_of]
+    assert [f["function"] for f in back[1]] == [f["function"] for f in ranked]
+    # The hot code stays one entry per key, summed: the per-function
+    # records are site records only.
+    hot = json.loads(subprocess.run(
+        [CLI, "summarize", dump.path, "--json", "-"], capture_output=True,
+        text=True, check=True).stdout)["code"]
+    inits = [k for k in hot if "__create_fn__" in k]
+    assert inits == [exp["Point.__init__"]["key"]]
+    assert hot[inits[0]]["calls"] == 4000

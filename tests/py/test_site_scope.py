@@ -1,0 +1,184 @@
+"""Which code the ranked failing sites show is a report option
+(summarize --code, --no-stdlib), not a collection choice: an installed
+library's failing sites are in the report of a test suite that runs it
+under `pystats run`, named by module, and the options keep or leave out
+exactly the code they name.  The library is a real one from PyPI,
+installed in the test's own environment (sortedcontainers, which
+hypothesis requires); the standard library is told apart here by
+Python's own sysconfig paths, independently of the command."""
+import json
+import os
+import subprocess
+import sys
+import sysconfig
+
+import pytest
+
+from conftest import clean_env
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
+    __file__))))
+CLI = os.path.join(ROOT, "build", "pystats")
+
+pytestmark = [
+    pytest.mark.skipif(not os.access(CLI, os.X_OK),
+                       reason="build/pystats is not built"),
+    pytest.mark.skipif(sys.version_info < (3, 12),
+                       reason="site rows are 3.12+ (mode count's census)"),
+]
+
+SUITE = '''
+from sortedcontainers import SortedDict, SortedKeyList, SortedList
+
+
+def test_sorted_list():
+    sl = SortedList()
+    for i in range(3000):
+        sl.add((i * 7919) % 1000)
+    assert list(sl) == sorted(sl)
+    for i in range(0, 1000, 3):
+        sl.discard(i)
+        assert sl.bisect_left(i) == sl.bisect_right(i - 0.5)
+
+
+def test_key_list_and_dict():
+    kl = SortedKeyList(key=lambda x: -x)
+    sd = SortedDict()
+    for i in range(2000):
+        kl.add(i % 97)
+        sd[i % 131] = i
+    assert kl[0] == 96 and list(sd)[:3] == [0, 1, 2]
+'''
+
+
+def stdlib_dirs():
+    p = sysconfig.get_paths()
+    return {os.path.realpath(p[k]) + os.sep for k in ("stdlib", "platstdlib")}
+
+
+def in_stdlib(path):
+    if path.startswith("<frozen "):
+        return True
+    real = os.path.realpath(path)
+    return ("site-packages" not in real and
+            any(real.startswith(d) for d in stdlib_dirs()))
+
+
+def summarize(run_dir, *opts):
+    r = subprocess.run([CLI, "summarize", run_dir, "--json", "-"] +
+                       list(opts), capture_output=True, text=True,
+                       check=True, timeout=120)
+    return json.loads(r.stdout)["census"].get("failing_sites", [])
+
+
+@pytest.fixture(scope="module")
+def run_dir(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("scope")
+    (tmp / "test_suite.py").write_text(SUITE)
+    out = str(tmp / "run")
+    r = subprocess.run([CLI, "run", "-o", out, "--", sys.executable, "-m",
+                        "pytest", "-q", "-p", "no:cacheprovider",
+                        str(tmp / "test_suite.py")],
+                       capture_output=True, text=True, cwd=str(tmp),
+                       env=clean_env(), timeout=300)
+    assert r.returncode == 0, r.stderr + r.stdout
+    return out
+
+
+def test_an_installed_librarys_sites_are_named_by_module(run_dir):
+    import sortedcontainers
+    sites = summarize(run_dir)
+    lib = [s for s in sites if s["file"].startswith("sortedcontainers.")]
+    assert lib, sorted({s["file"] for s in sites})
+    pkg = os.path.dirname(os.path.realpath(sortedcontainers.__file__))
+    for s in lib:
+        # Named by module; the dump's path is the installed file, whose
+        # line (read here) is the row's source.
+        assert os.path.realpath(s["path"]).startswith(pkg + os.sep), s
+        mod = os.path.splitext(os.path.relpath(
+            os.path.realpath(s["path"]), os.path.dirname(pkg)))[0]
+        assert s["file"] == mod.replace(os.sep, ".")
+        with open(s["path"], encoding="utf-8") as f:
+            text = f.read().split("\n")[int(s["line"]) - 1]
+        # Source lines are bounded (4 MiB a dump, hottest code first):
+        # cold code may have none.
+        if "source" in s:
+            assert s["source"].strip() == text.strip(), s
+        assert s["executions"] > 0
+    assert "source" in lib[0]
+
+
+def test_code_and_no_stdlib_keep_exactly_what_they_name(run_dir):
+    every = summarize(run_dir)
+    std = [s for s in every if in_stdlib(s.get("path", s["file"]))]
+    assert std and len(std) < len(every)
+
+    def ident(s):
+        return (s["code"], s["offset"], s["executions"])
+
+    only = summarize(run_dir, "--code", "sortedcontainers")
+    assert [ident(s) for s in only] == [
+        ident(s) for s in every if s["file"].startswith("sortedcontainers.")]
+    no_std = summarize(run_dir, "--no-stdlib")
+    assert [ident(s) for s in no_std] == [
+        ident(s) for s in every if not in_stdlib(s.get("path", s["file"]))]
+    # The report says what the option left out, and what the default
+    # shows.
+    md = subprocess.run([CLI, "summarize", run_dir, "--no-stdlib"],
+                        capture_output=True, text=True, check=True).stdout
+    assert ("Left out by this report's options: %s sites of the standard "
+            "library (--no-stdlib)." % format(len(std), ",")) in md
+    md = subprocess.run([CLI, "summarize", run_dir],
+                        capture_output=True, text=True, check=True).stdout
+    assert ("installed packages and the standard library (%s of these "
+            "sites) included" % format(len(std), ",")) in md
+
+
+COVERED = '''
+import pystats
+
+
+def f(o):
+    return o.x
+
+
+class A:
+    x = 1
+
+
+pystats.on()
+for i in range(1000):
+    f(A())
+pystats.off()
+assert pystats.dump()
+'''
+
+
+def test_code_hidden_by_another_tool_is_said(tmp_path):
+    """Code coverage.py instruments (its sys.monitoring core) is skipped
+    by the census: the site section says how much, from the dump's own
+    census counters."""
+    pytest.importorskip("coverage")
+    from conftest import dumps_in
+    script = tmp_path / "covered.py"
+    script.write_text(COVERED)
+    d = str(tmp_path / "stats")
+    r = subprocess.run([sys.executable, "-m", "coverage", "run",
+                        "--data-file", str(tmp_path / "cov"), str(script)],
+                       env=clean_env(PYSTATS_DIR=d, COVERAGE_CORE="sysmon"),
+                       capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr
+    [dump] = dumps_in(d)
+    inst = int(dump.extra["census.instrumented_code_objects"])
+    read = (int(dump.extra["census.code_objects"]) +
+            int(dump.extra["census.dead_code_objects"]))
+    if inst == 0:
+        pytest.skip("this coverage.py does not use sys.monitoring here")
+    md = subprocess.run([CLI, "summarize", dump.path], capture_output=True,
+                        text=True, check=True).stdout
+    share = 100.0 * inst / (inst + read)
+    said = ("%s of %s code objects (%.1f%%) were hidden from the census "
+            "because another tool instrumented them (coverage, cProfile, a "
+            "debugger): their sites are not here." % (inst, inst + read, share))
+    assert said in md
+    assert ("A large share: " + said in md) == (share >= 10)
