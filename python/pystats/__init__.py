@@ -175,6 +175,35 @@ def _meta():
     }
 
 
+# A run is the dumps of one process tree: the first process that imports
+# pystats makes the run id and exports it as PYSTATS_RUN_ID, so that its
+# children (subprocess, multiprocessing, fork) write the same one into
+# their dumps (docs/FORMAT.md 1.1, meta.run.id); the command reads the
+# newest run of a directory, or the one asked for (docs/CLI.md, --run).
+# Set it yourself to make several commands one run.
+_RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz"
+                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:+-")
+RUN_ID_MAX = 64
+
+
+def _run_id():
+    """PYSTATS_RUN_ID if set (OptionError if it is not 1 to 64 letters,
+    digits or ._:+-), else a new one, UTCTIME-PID-RANDOM
+    (20261203T192416Z-4242-9f3a1c2e: sorts by start time, unique across
+    machines and pid reuse), exported for the children."""
+    v = _env("PYSTATS_RUN_ID")
+    if v:
+        if len(v) > RUN_ID_MAX or not set(v) <= _RUN_ID_CHARS:
+            raise _bad("PYSTATS_RUN_ID", v,
+                       "1 to %d letters, digits or ._:+-" % RUN_ID_MAX)
+        return v
+    import time
+    v = "%s-%d-%s" % (time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()),
+                      os.getpid(), os.urandom(4).hex())
+    os.environ["PYSTATS_RUN_ID"] = v
+    return v
+
+
 def backend():
     """'native' when the interpreter's own --enable-pystats counters are
     driven, 'own' when this package's collector counts."""
@@ -192,7 +221,9 @@ def set_backend(name):
 def _configure():
     global _configured
     _configured = directory, is_default = _directory()
-    _collector._configure(meta=_meta(), directory=directory,
+    meta = _meta()
+    meta["run_id"] = _run_id()
+    _collector._configure(meta=meta, directory=directory,
                           label=_env("PYSTATS_LABEL") or "",
                           default=is_default)
     # On a --enable-pystats build, drive its counters unless told not to.
@@ -224,7 +255,7 @@ KNOWN_VARIABLES = frozenset((
     "PYTHONSTATS", "PYSTATS_DIR", "PYSTATS_LABEL", "PYSTATS_BACKEND",
     "PYSTATS_CENSUS", "PYSTATS_TMPDIR", "PYSTATS_TRACE_LINES",
     "PYSTATS_QUIET_BRANCHES", "PYSTATS_QUIET_RETURNS",
-    "PYSTATS_MAX_FILE_SIZE", "PYSTATS_FAILURE_DIR",
+    "PYSTATS_MAX_FILE_SIZE", "PYSTATS_FAILURE_DIR", "PYSTATS_RUN_ID",
     # the tests' and benchmarks'
     "PYSTATS_QUICK", "PYSTATS_QUICK_TESTS", "PYSTATS_FULL_TESTS",
     "PYSTATS_ROUNDTRIP_EXAMPLES", "PYSTATS_NATIVE_BUILD",
