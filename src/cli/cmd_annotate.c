@@ -172,9 +172,9 @@ cmd_annotate(int argc, char **argv)
 {
     subcmd_common co;
     annotate_cmd ac = {.top_set = 0};
-    const subcmd_spec spec = {usage, "h",
-                              "html function top base read-files python-version jobs quiet help",
-                              own_option, &ac};
+    const subcmd_spec spec = {
+        usage, "h", "html function top base read-files python-version jobs quiet run help",
+        own_option, &ac};
     annotate_opts all = {.top = 0, .no_text = 1};
     char **inputs, *base_in[1];
     size_t ninputs;
@@ -185,6 +185,7 @@ cmd_annotate(int argc, char **argv)
         return r;
     co.lo.quiet = co.quiet;
     subcmd_inputs(argc, argv, &inputs, &ninputs);
+    subcmd_runs(&co);
     if (!ac.top_set)
         ac.ao.top = co.html ? TOP_HTML : TOP_TEXT;
     /* A page is made to be shared: like summarize's, it shows the dumps'
@@ -193,6 +194,9 @@ cmd_annotate(int argc, char **argv)
     ret = side_load(&head, inputs, ninputs, &co, &ac.ao);
     if (ret == CLI_EXIT_OK && ac.base) {
         base_in[0] = (char *)ac.base;
+        /* A named input, and another run: all of it (runs.h). */
+        co.lo.run = "all";
+        co.lo.run_given = 0;
         ret = side_load(&base, base_in, 1, &co, &all);
         base_loaded = 1;
         if (ret == CLI_EXIT_OK)

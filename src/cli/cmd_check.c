@@ -60,7 +60,8 @@ int
 cmd_check(int argc, char **argv)
 {
     int all_files = 0, ret = CLI_EXIT_OK, r;
-    const subcmd_spec spec = {usage, "h", "json strict all-files python-version jobs quiet help",
+    const subcmd_spec spec = {usage, "h",
+                              "json strict all-files python-version jobs quiet run help",
                               own_option, &all_files};
     subcmd_common co;
     char **inputs, verdict[1024];
@@ -73,6 +74,7 @@ cmd_check(int argc, char **argv)
     /* Problems are findings here, not warnings on stderr. */
     co.lo.quiet = 1;
     subcmd_inputs(argc, argv, &inputs, &ninputs);
+    subcmd_runs(&co);
     cs = check_load(inputs, ninputs, &co.lo, &a);
     check_verdict(cs, verdict, sizeof verdict);
     if (co.json && strcmp(co.json, "-") == 0)

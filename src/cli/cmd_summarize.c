@@ -109,7 +109,7 @@ cmd_summarize(int argc, char **argv)
     const subcmd_spec spec = {
         usage, "h",
         "json markdown html strict python-version jobs top-pairs top-sites quiet by-label "
-        "equal-weight help",
+        "equal-weight run help",
         own_option, &so};
     char **inputs, trust[1024];
     size_t ninputs;
@@ -124,6 +124,7 @@ cmd_summarize(int argc, char **argv)
         return r;
     co.lo.quiet = co.quiet;
     subcmd_inputs(argc, argv, &inputs, &ninputs);
+    subcmd_runs(&co);
     /* The trust verdict comes from the checks of `pystats check`, made
      * while the files are read. */
     cs = check_load(inputs, ninputs, &co.lo, &a);

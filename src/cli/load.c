@@ -1,6 +1,7 @@
 /* load.c: reading dump files into an aggregate on several threads. */
 #include "load.h"
 #include "read.h"
+#include "runs.h"
 
 #include "cli.h"
 #include "text.h"
@@ -353,6 +354,31 @@ thread_main(void *arg)
 }
 
 
+/* Keep, of files, those of the run opt->run selects (runs.h).  Returns
+ * 0, or -1 when it names no run (said on stderr). */
+static int
+pick_run(file_list *files, char **inputs, size_t ninputs, const load_opts *opt)
+{
+    unsigned char *keep = cli_xcalloc(files->n ? files->n : 1, 1);
+    size_t i, k = 0;
+    char where[64];
+    int r;
+
+    if (ninputs != 1)
+        snprintf(where, sizeof where, "the %zu inputs", ninputs);
+    r = runs_select(files->path, files->n, opt->run, opt->run_given, opt->run_quiet,
+                    ninputs == 1 ? inputs[0] : where, keep);
+    for (i = 0; i < files->n; i++) {
+        if (keep[i])
+            files->path[k++] = files->path[i];
+        else
+            free(files->path[i]);
+    }
+    files->n = k;
+    free(keep);
+    return r;
+}
+
 int
 load_inputs(char **inputs, size_t ninputs, const load_opts *opt, agg *out)
 {
@@ -391,6 +417,8 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt, const 
             list_add(&files, cli_xstrdup(inputs[i]));
         }
     }
+    if (opt->run && pick_run(&files, inputs, ninputs, opt) != 0)
+        exit(CLI_EXIT_USAGE);
     jobs = opt->jobs > 0 ? (size_t)opt->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
     if (jobs < 1)
         jobs = 1;
