@@ -15,7 +15,7 @@
 static const char usage[] =
     "usage: pystats annotate [INPUT ...] [--html FILE [--read-files]] [--function NAME]\n"
     "                        [--top N] [--base INPUT] [--python-version X.Y] [--jobs N]\n"
-    "                        [--quiet]\n"
+    "                        [--quiet] [--run newest|all|ID]\n"
     "\n"
     "Show the source of the hottest functions, each line with the exact number\n"
     "of bytecode instructions it executed (dumps of modes count and\n"
@@ -45,7 +45,8 @@ static const char usage[] =
     "                    counts per million instructions of each run and the\n"
     "                    change, per site its state there; functions matched\n"
     "                    by file and qualified name, lines from the first line\n"
-    "  --python-version X.Y, --jobs N, --quiet  as for summarize\n"
+    "                    (every run of INPUT, whatever --run says)\n"
+    "  --python-version X.Y, --jobs N, --quiet, --run  as for summarize\n"
     "\n"
     "The dumps of one Python version are shown: with several, the version\n"
     "with most dumps, and a line on stderr says what was left out.\n"
