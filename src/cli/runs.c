@@ -322,8 +322,9 @@ say_run(const run *r)
     fputs(r->id, stderr); /* letters, digits, ._:+- only (id_valid) */
     fprintf(stderr, " (%zu ", r->nfiles);
     if (r->kind == RUN_NATIVE)
-        fputs("of CPython's own ", stderr);
-    fputs(r->nfiles == 1 ? "dump" : "dumps", stderr);
+        fputs("of CPython's own dumps", stderr);
+    else
+        fputs(r->nfiles == 1 ? "dump" : "dumps", stderr);
     if (r->kind == RUN_TREE)
         fputs(" without a run id, grouped by pid and ppid", stderr);
     fputc(')', stderr);
