@@ -186,16 +186,26 @@ _RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz"
 RUN_ID_MAX = 64
 
 
+_run_id_inherited = False   # PYSTATS_RUN_ID was set for this process
+
+
+def run_id_valid(v):
+    """Whether v can be a run id (docs/FORMAT.md 1.1, meta.run.id)."""
+    return 0 < len(v) <= RUN_ID_MAX and set(v) <= _RUN_ID_CHARS
+
+
 def _run_id():
     """PYSTATS_RUN_ID if set (OptionError if it is not 1 to 64 letters,
     digits or ._:+-), else a new one, UTCTIME-PID-RANDOM
     (20261203T192416Z-4242-9f3a1c2e: sorts by start time, unique across
     machines and pid reuse), exported for the children."""
+    global _run_id_inherited
     v = _env("PYSTATS_RUN_ID")
     if v:
-        if len(v) > RUN_ID_MAX or not set(v) <= _RUN_ID_CHARS:
+        if not run_id_valid(v):
             raise _bad("PYSTATS_RUN_ID", v,
                        "1 to %d letters, digits or ._:+-" % RUN_ID_MAX)
+        _run_id_inherited = True
         return v
     import time
     v = "%s-%d-%s" % (time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()),
@@ -218,11 +228,15 @@ def set_backend(name):
     _collector._set_native(name == "native")
 
 
+_meta_run_id = [None]      # the run id this process writes
+
+
 def _configure():
     global _configured
     _configured = directory, is_default = _directory()
     meta = _meta()
     meta["run_id"] = _run_id()
+    _meta_run_id[0] = meta["run_id"]
     _collector._configure(meta=meta, directory=directory,
                           label=_env("PYSTATS_LABEL") or "",
                           default=is_default)
