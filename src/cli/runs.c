@@ -6,6 +6,7 @@
 #include "../format/psf_line.h"
 #include "../format/psf_write.h"
 
+#include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #define HEAD_MAX 65536
+#define HEAD_STEP 8192
 #define RUN_ID_MAX 64
 #define WHEN_MAX 32
 /* Runs named in one line, past the one read. */
@@ -89,8 +91,9 @@ header_line(run_file *f, const psf_line *l)
 
 /* What the first n bytes of a file say: its kind, and for an own dump
  * its header's run, process and time.  A line cut at the end of the
- * buffer is not read. */
-static void
+ * buffer is not read.  Returns 1 when the header has ended (or the file
+ * is no own dump), 0 when more bytes could say more. */
+static int
 parse_head(run_file *f, const char *buf, size_t n)
 {
     const char *p = buf, *end = buf + n, *nl;
@@ -105,7 +108,7 @@ parse_head(run_file *f, const char *buf, size_t n)
         if (st == PSF_LINE_BLANK)
             continue;
         if (st != PSF_LINE_OK)
-            return;
+            return 1;
         if (first) {
             first = 0;
             if (l.header && key_is(&l, PSF_H_FORMAT))
@@ -113,17 +116,19 @@ parse_head(run_file *f, const char *buf, size_t n)
             else if (!l.header && psf_parse_u64(l.val, l.val_len, &v) == PSF_NUM_OK)
                 f->kind = RF_NATIVE;
             if (f->kind != RF_OWN)
-                return;
+                return 1;
             continue;
         }
         if (!l.header)
-            return;
+            return 1;
         header_line(f, &l);
     }
+    return 0;
 }
 
 /* Read path's head into f (its kind stays RF_OTHER if it is no regular
- * file or cannot be read: load.c reads it and says why). */
+ * file or cannot be read: load.c reads it and says why): HEAD_STEP bytes
+ * at a time, until its header has ended or HEAD_MAX bytes. */
 static void
 scan_file(const char *path, run_file *f, char *buf)
 {
@@ -145,15 +150,20 @@ scan_file(const char *path, run_file *f, char *buf)
         close(fd);
         return;
     }
+    psf_format_time(f->when, (int64_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
     while (n < HEAD_MAX) {
-        r = read(fd, buf + n, HEAD_MAX - n);
+        size_t want = n + HEAD_STEP <= HEAD_MAX ? HEAD_STEP : HEAD_MAX - n;
+        r = read(fd, buf + n, want);
+        if (r < 0 && errno == EINTR)
+            continue;
         if (r <= 0)
             break;
         n += (size_t)r;
+        f->kind = RF_OTHER;
+        if (parse_head(f, buf, n))
+            break;
     }
     close(fd);
-    psf_format_time(f->when, (int64_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
-    parse_head(f, buf, n);
 }
 
 /* ---- process trees of own dumps without a run id ------------------- */
