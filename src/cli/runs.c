@@ -31,6 +31,7 @@ typedef struct run_file {
     long pid, ppid;          /* -1: not said */
     char when[WHEN_MAX];     /* last written: meta.time.end, else mtime */
     int tree;                /* id is "pid:N", a process tree's */
+    int mine;                /* owned by the reader or root */
     size_t up;               /* union-find parent (the process trees) */
     size_t run;              /* its run, for RF_OWN and RF_NATIVE */
 } run_file;
@@ -41,6 +42,7 @@ typedef struct run {
     size_t nfiles;
     char when[WHEN_MAX]; /* its newest dump's */
     size_t made;         /* its index before sort_runs() */
+    int mine;            /* a dump of it is the reader's or root's */
 } run;
 
 static int
@@ -151,6 +153,7 @@ scan_file(const char *path, run_file *f, char *buf)
         return;
     }
     psf_format_time(f->when, (int64_t)st.st_mtim.tv_sec, st.st_mtim.tv_nsec);
+    f->mine = st.st_uid == geteuid() || st.st_uid == 0;
     while (n < HEAD_MAX) {
         size_t want = n + HEAD_STEP <= HEAD_MAX ? HEAD_STEP : HEAD_MAX - n;
         r = read(fd, buf + n, want);
@@ -291,6 +294,7 @@ run_of(run_set *rs, const run_file *f)
         rs->n++;
     }
     rs->r[i].nfiles++;
+    rs->r[i].mine |= f->mine;
     if (strcmp(f->when, rs->r[i].when) > 0)
         memcpy(rs->r[i].when, f->when, sizeof f->when);
     return i;
@@ -340,19 +344,21 @@ say_run(const run *r)
     fputc(')', stderr);
 }
 
-/* The runs r[from..n), at most SAY_MAX of them named. */
+/* The runs r[from..n) but r[skip], at most SAY_MAX of them named. */
 static void
-say_runs(const run_set *rs, size_t from)
+say_runs(const run_set *rs, size_t from, size_t skip)
 {
-    size_t i;
+    size_t i, said = 0, n = rs->n - from - (skip >= from && skip < rs->n);
 
-    for (i = from; i < rs->n && i < from + SAY_MAX; i++) {
-        if (i > from)
+    for (i = from; i < rs->n && said < SAY_MAX; i++) {
+        if (i == skip)
+            continue;
+        if (said++)
             fputs(", ", stderr);
         say_run(&rs->r[i]);
     }
-    if (rs->n > from + SAY_MAX)
-        fprintf(stderr, " and %zu more", rs->n - from - SAY_MAX);
+    if (n > SAY_MAX)
+        fprintf(stderr, " and %zu more", n - SAY_MAX);
 }
 
 static void
@@ -374,15 +380,15 @@ say_when(const char *when)
 }
 
 static void
-say_newest(const run_set *rs, const char *where)
+say_newest(const run_set *rs, size_t pick, const char *where)
 {
     say_where(where);
-    fprintf(stderr, "%zu runs; read the newest, ", rs->n);
-    say_run(&rs->r[0]);
+    fprintf(stderr, "%zu runs; read the newest%s, ", rs->n, pick ? " of yours" : "");
+    say_run(&rs->r[pick]);
     fputs(", last written ", stderr);
-    say_when(rs->r[0].when);
+    say_when(rs->r[pick].when);
     fputs("; the others: ", stderr);
-    say_runs(rs, 1);
+    say_runs(rs, 0, pick);
     fputs("; --run ID reads another, --run all reads them together\n", stderr);
 }
 
@@ -391,7 +397,7 @@ say_all(const run_set *rs, const char *where)
 {
     say_where(where);
     fprintf(stderr, "%zu runs, read together: ", rs->n);
-    say_runs(rs, 0);
+    say_runs(rs, 0, rs->n);
     fputs("; --run newest or --run ID reads one\n", stderr);
 }
 
@@ -420,7 +426,7 @@ run_named(const run_set *rs, const char *want, const char *where)
     }
     fputs(nmatch ? " start with it; its runs, newest first: " : "; its runs, newest first: ",
           stderr);
-    say_runs(rs, 0);
+    say_runs(rs, 0, rs->n);
     fputc('\n', stderr);
     return -1;
 }
@@ -444,13 +450,19 @@ runs_select(char *const *path, size_t n, const char *want, int run_given, int qu
         if (f[i].kind != RF_OTHER)
             f[i].run = run_of(&rs, &f[i]);
     sort_runs(&rs, f, n);
+    /* The newest of the reader's own runs: in a directory others can
+     * write, another user's dump is never the newest merely by its
+     * time. */
     if (newest && rs.n > 0)
+        for (pick = 0; pick + 1 < (long)rs.n && !rs.r[pick].mine; pick++)
+            ;
+    if (newest && rs.n > 0 && !rs.r[pick].mine)
         pick = 0;
     else if (!all && !newest && (pick = run_named(&rs, want, where)) < 0)
         ret = -1;
     if (ret == 0 && !quiet && rs.n > 1 && (newest || (all && !run_given))) {
         if (newest)
-            say_newest(&rs, where);
+            say_newest(&rs, (size_t)pick, where);
         else
             say_all(&rs, where);
     }

@@ -133,3 +133,22 @@ run compare "$RUNS" "$RUNSJ/pystats-100-a.txt" --json "$T/runs-cmp.json"
 check "runs: compare: the base's runs said" \
     "pystats: note: $RUNS holds 5 runs, read together: $B (1 dump)" \
     "$(grep 'holds' "$T/stderr" | cut -d, -f1-2)"
+
+# Another user's dump is never the newest by its time alone: the newest
+# of the reader's own runs is read (root only: chown).
+if [ "$(id -u)" = 0 ]; then
+    RUNSF=$T/runs-foreign
+    mkdir -p "$RUNSF"
+    cp "$RUNS/pystats-100-a.txt" "$RUNS/pystats-101-a.txt" "$RUNSF/"
+    run_dump "$RUNSF/pystats-900-x.txt" 900 1 2030-01-01T00:00:00.000000Z 20300101T000000Z-900-cccccccc 13
+    chown 4242 "$RUNSF/pystats-900-x.txt"
+    run summarize "$RUNSF" --run newest --json "$T/runs-foreign.json"
+    check "runs: another user's later run: the reader's own newest read" \
+        "$(awk_sum "$rexec" "$RUNSF/pystats-100-a.txt" "$RUNSF/pystats-101-a.txt")" \
+        "$(jget "$T/runs-foreign.json" 'd["meta"]["total_execution_count"]')"
+    check "runs: another user's later run: said" \
+        "pystats: note: $RUNSF holds 2 runs; read the newest of yours, $A (2 dumps), last written 2026-01-01 00:00:05 UTC; the others: 20300101T000000Z-900-cccccccc (1 dump); --run ID reads another, --run all reads them together" \
+        "$(cat "$T/stderr")"
+else
+    echo "skip runs: another user's dump (not root: cannot chown)"
+fi
