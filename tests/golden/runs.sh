@@ -142,6 +142,9 @@ if [ "$(id -u)" = 0 ]; then
     cp "$RUNS/pystats-100-a.txt" "$RUNS/pystats-101-a.txt" "$RUNSF/"
     run_dump "$RUNSF/pystats-900-x.txt" 900 1 2030-01-01T00:00:00.000000Z 20300101T000000Z-900-cccccccc 13
     chown 4242 "$RUNSF/pystats-900-x.txt"
+    # Shared as /tmp/py_stats is: a file of another user is warned of
+    # when it is read, and only then.
+    chmod 1777 "$RUNSF"
     run summarize "$RUNSF" --run newest --json "$T/runs-foreign.json"
     check "runs: another user's later run: the reader's own newest read" \
         "$(awk_sum "$rexec" "$RUNSF/pystats-100-a.txt" "$RUNSF/pystats-101-a.txt")" \
@@ -149,6 +152,10 @@ if [ "$(id -u)" = 0 ]; then
     check "runs: another user's later run: said" \
         "pystats: note: $RUNSF holds 2 runs; read the newest of yours, $A (2 dumps), last written 2026-01-01 00:00:05 UTC; the others: 20300101T000000Z-900-cccccccc (1 dump); --run ID reads another, --run all reads them together" \
         "$(cat "$T/stderr")"
+    run summarize "$RUNSF" --run all --json "$T/runs-foreign.json"
+    check "runs: another user's run read: warned of" \
+        "pystats: warning: $RUNSF/pystats-900-x.txt: owned by uid 4242, not by you or root, in a directory others can write: anyone could have written it" \
+        "$(grep warning "$T/stderr")"
 else
     echo "skip runs: another user's dump (not root: cannot chown)"
 fi
