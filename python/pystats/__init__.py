@@ -175,6 +175,45 @@ def _meta():
     }
 
 
+# A run is the dumps of one process tree: the first process that imports
+# pystats makes the run id and exports it as PYSTATS_RUN_ID, so that its
+# children (subprocess, multiprocessing, fork) write the same one into
+# their dumps (docs/FORMAT.md 1.1, meta.run.id); the command reads the
+# newest run of a directory, or the one asked for (docs/CLI.md, --run).
+# Set it yourself to make several commands one run.
+_RUN_ID_CHARS = frozenset("abcdefghijklmnopqrstuvwxyz"
+                          "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:+-")
+RUN_ID_MAX = 64
+
+
+_run_id_inherited = False   # PYSTATS_RUN_ID was set for this process
+
+
+def run_id_valid(v):
+    """Whether v can be a run id (docs/FORMAT.md 1.1, meta.run.id)."""
+    return 0 < len(v) <= RUN_ID_MAX and set(v) <= _RUN_ID_CHARS
+
+
+def _run_id():
+    """PYSTATS_RUN_ID if set (OptionError if it is not 1 to 64 letters,
+    digits or ._:+-), else a new one, UTCTIME-PID-RANDOM
+    (20261203T192416Z-4242-9f3a1c2e: sorts by start time, unique across
+    machines and pid reuse), exported for the children."""
+    global _run_id_inherited
+    v = _env("PYSTATS_RUN_ID")
+    if v:
+        if not run_id_valid(v):
+            raise _bad("PYSTATS_RUN_ID", v,
+                       "1 to %d letters, digits or ._:+-" % RUN_ID_MAX)
+        _run_id_inherited = True
+        return v
+    import time
+    v = "%s-%d-%s" % (time.strftime("%Y%m%dT%H%M%SZ", time.gmtime()),
+                      os.getpid(), os.urandom(4).hex())
+    os.environ["PYSTATS_RUN_ID"] = v
+    return v
+
+
 def backend():
     """'native' when the interpreter's own --enable-pystats counters are
     driven, 'own' when this package's collector counts."""
@@ -189,10 +228,16 @@ def set_backend(name):
     _collector._set_native(name == "native")
 
 
+_meta_run_id = [None]      # the run id this process writes
+
+
 def _configure():
     global _configured
     _configured = directory, is_default = _directory()
-    _collector._configure(meta=_meta(), directory=directory,
+    meta = _meta()
+    meta["run_id"] = _run_id()
+    _meta_run_id[0] = meta["run_id"]
+    _collector._configure(meta=meta, directory=directory,
                           label=_env("PYSTATS_LABEL") or "",
                           default=is_default)
     # On a --enable-pystats build, drive its counters unless told not to.
@@ -224,7 +269,7 @@ KNOWN_VARIABLES = frozenset((
     "PYTHONSTATS", "PYSTATS_DIR", "PYSTATS_LABEL", "PYSTATS_BACKEND",
     "PYSTATS_CENSUS", "PYSTATS_TMPDIR", "PYSTATS_TRACE_LINES",
     "PYSTATS_QUIET_BRANCHES", "PYSTATS_QUIET_RETURNS",
-    "PYSTATS_MAX_FILE_SIZE", "PYSTATS_FAILURE_DIR",
+    "PYSTATS_MAX_FILE_SIZE", "PYSTATS_FAILURE_DIR", "PYSTATS_RUN_ID",
     # the tests' and benchmarks'
     "PYSTATS_QUICK", "PYSTATS_QUICK_TESTS", "PYSTATS_FULL_TESTS",
     "PYSTATS_ROUNDTRIP_EXAMPLES", "PYSTATS_NATIVE_BUILD",

@@ -147,6 +147,26 @@ def output_directory():
     return pystats.DEFAULT_DIR, "default"
 
 
+def run_id():
+    """This worker's run id: PYSTATS_RUN_ID if it was given to the worker
+    (--inherit-environ PYSTATS_RUN_ID) or to an ancestor (read from
+    /proc), else one shared by every worker of this pyperf process, its
+    parent: "pyperf-PID-START" (START its start time in clock ticks
+    since boot, so that a reused pid makes another id)."""
+    if pystats._run_id_inherited:
+        return pystats._meta_run_id[0]
+    v, _ = _ancestor_env("PYSTATS_RUN_ID")
+    if v and pystats.run_id_valid(v):
+        return v
+    ppid = os.getppid()
+    try:
+        with open("/proc/%d/stat" % ppid, "rb") as f:
+            start = int(f.read().rpartition(b")")[2].split()[19])
+    except (OSError, ValueError, IndexError):
+        return pystats._meta_run_id[0]
+    return "pyperf-%d-%d" % (ppid, start)
+
+
 def _find_task():
     """pyperf's WorkerTask whose values are being computed, found on the
     stack: WorkerTask._compute_values -> ExitStack.enter_context ->
@@ -220,7 +240,9 @@ class PystatsCollector:
     def _configure(self, task):
         if task is not None:
             self.label = task.name
-        _collector._configure(meta=pystats._meta(), directory=self.directory,
+        meta = pystats._meta()
+        meta["run_id"] = run_id()
+        _collector._configure(meta=meta, directory=self.directory,
                               label=self.label,
                               default=self.directory_from == "default")
         self._configured = True

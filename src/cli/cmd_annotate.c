@@ -15,7 +15,7 @@
 static const char usage[] =
     "usage: pystats annotate [INPUT ...] [--html FILE [--read-files]] [--function NAME]\n"
     "                        [--top N] [--base INPUT] [--python-version X.Y] [--jobs N]\n"
-    "                        [--quiet]\n"
+    "                        [--quiet] [--run newest|all|ID]\n"
     "\n"
     "Show the source of the hottest functions, each line with the exact number\n"
     "of bytecode instructions it executed (dumps of modes count and\n"
@@ -45,7 +45,8 @@ static const char usage[] =
     "                    counts per million instructions of each run and the\n"
     "                    change, per site its state there; functions matched\n"
     "                    by file and qualified name, lines from the first line\n"
-    "  --python-version X.Y, --jobs N, --quiet  as for summarize\n"
+    "                    (every run of INPUT, whatever --run says)\n"
+    "  --python-version X.Y, --jobs N, --quiet, --run  as for summarize\n"
     "\n"
     "The dumps of one Python version are shown: with several, the version\n"
     "with most dumps, and a line on stderr says what was left out.\n"
@@ -172,9 +173,9 @@ cmd_annotate(int argc, char **argv)
 {
     subcmd_common co;
     annotate_cmd ac = {.top_set = 0};
-    const subcmd_spec spec = {usage, "h",
-                              "html function top base read-files python-version jobs quiet help",
-                              own_option, &ac};
+    const subcmd_spec spec = {
+        usage, "h", "html function top base read-files python-version jobs quiet run help",
+        own_option, &ac};
     annotate_opts all = {.top = 0, .no_text = 1};
     char **inputs, *base_in[1];
     size_t ninputs;
@@ -185,6 +186,7 @@ cmd_annotate(int argc, char **argv)
         return r;
     co.lo.quiet = co.quiet;
     subcmd_inputs(argc, argv, &inputs, &ninputs);
+    subcmd_runs(&co);
     if (!ac.top_set)
         ac.ao.top = co.html ? TOP_HTML : TOP_TEXT;
     /* A page is made to be shared: like summarize's, it shows the dumps'
@@ -193,6 +195,9 @@ cmd_annotate(int argc, char **argv)
     ret = side_load(&head, inputs, ninputs, &co, &ac.ao);
     if (ret == CLI_EXIT_OK && ac.base) {
         base_in[0] = (char *)ac.base;
+        /* A named input, and another run: all of it (runs.h). */
+        co.lo.run = "all";
+        co.lo.run_given = 0;
         ret = side_load(&base, base_in, 1, &co, &all);
         base_loaded = 1;
         if (ret == CLI_EXIT_OK)

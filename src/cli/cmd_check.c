@@ -15,6 +15,7 @@
 static const char usage[] =
     "usage: pystats check [INPUT ...] [--json FILE] [--strict] [--all-files]\n"
     "                     [--python-version X.Y] [--jobs N] [--quiet]\n"
+    "                     [--run newest|all|ID]\n"
     "\n"
     "Report every reason to distrust a set of dumps: missing, empty, all-zero,\n"
     "truncated or unparsable files; temporaries of dumps never finished; mixed\n"
@@ -35,6 +36,8 @@ static const char usage[] =
     "  --python-version X.Y  version of native dumps instead of detecting it\n"
     "  --jobs N            reader threads (default: CPUs, at most 4)\n"
     "  --quiet             print the verdict line only\n"
+    "  --run newest|all|ID  which run to check (the dumps of one process tree):\n"
+    "                      as for summarize (default: newest without INPUT)\n"
     "\n"
     "Exit status: 0 no errors (warnings allowed unless --strict), 1 no dump\n"
     "files at all, 2 usage error, 3 the JSON could not be written, 4 internal\n"
@@ -60,7 +63,8 @@ int
 cmd_check(int argc, char **argv)
 {
     int all_files = 0, ret = CLI_EXIT_OK, r;
-    const subcmd_spec spec = {usage, "h", "json strict all-files python-version jobs quiet help",
+    const subcmd_spec spec = {usage, "h",
+                              "json strict all-files python-version jobs quiet run help",
                               own_option, &all_files};
     subcmd_common co;
     char **inputs, verdict[1024];
@@ -73,6 +77,7 @@ cmd_check(int argc, char **argv)
     /* Problems are findings here, not warnings on stderr. */
     co.lo.quiet = 1;
     subcmd_inputs(argc, argv, &inputs, &ninputs);
+    subcmd_runs(&co);
     cs = check_load(inputs, ninputs, &co.lo, &a);
     check_verdict(cs, verdict, sizeof verdict);
     if (co.json && strcmp(co.json, "-") == 0)

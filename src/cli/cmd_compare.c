@@ -333,6 +333,9 @@ cmd_compare(int argc, char **argv)
     if ((r = subcmd_parse(&spec, argc, argv, &co)) >= 0)
         return r;
     co.lo.quiet = co.quiet;
+    /* Each side reads every run of its input, and says so (runs.h). */
+    co.lo.run = "all";
+    co.lo.run_quiet = co.quiet;
     if (argc - optind != 2) {
         fprintf(stderr, "pystats: error: compare wants two inputs, BASE and HEAD (got %d)\n",
                 argc - optind);

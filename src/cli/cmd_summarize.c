@@ -23,6 +23,7 @@ static const char usage[] =
     "                         [--top-pairs N] [--top-sites N] [--quiet] [--by-label]\n"
     "                         [--equal-weight] [--code PREFIX ...] [--no-stdlib]\n"
     "                         [--cpython-json FILE]\n"
+    "                         [--run newest|all|ID]\n"
     "\n"
     "Summarize pystats dumps: this project's dumps, CPython 3.11-3.16 native\n"
     "dumps (--enable-pystats), JSON from CPython's summarize_stats.py\n"
@@ -57,6 +58,11 @@ static const char usage[] =
     "                      a '/', a path prefix; may be given up to 16 times\n"
     "                      (default: every code that ran, libraries included)\n"
     "  --no-stdlib         leave the standard library's sites out\n"
+    "  --run newest|all|ID  which run to read, a run being the dumps of one\n"
+    "                      process tree (their meta.run.id): the newest, all,\n"
+    "                      or the one with that id (or its start); default:\n"
+    "                      newest without INPUT, all with; a note on stderr\n"
+    "                      names the runs found when there are several\n"
     "\n"
     "Exit status: 0 ok, 1 no usable input or --strict and a problem,\n"
     "2 usage error, 3 a report could not be written, 4 internal error.\n";
@@ -209,7 +215,7 @@ cmd_summarize(int argc, char **argv)
     const subcmd_spec spec = {
         usage, "h",
         "json markdown html strict python-version jobs top-pairs top-sites quiet by-label "
-        "equal-weight code no-stdlib cpython-json help",
+        "equal-weight code no-stdlib cpython-json run help",
         own_option, &so};
     char **inputs, trust[1024];
     size_t ninputs;
@@ -222,6 +228,7 @@ cmd_summarize(int argc, char **argv)
         return r;
     co.lo.quiet = co.quiet;
     subcmd_inputs(argc, argv, &inputs, &ninputs);
+    subcmd_runs(&co);
     if (so.cpython_json)
         cj = cpj_new();
     read_inputs(inputs, ninputs, &co, &so, cj, trust, sizeof trust, &a);

@@ -24,6 +24,12 @@ typedef struct load_opts {
     int jobs;        /* threads; 0 = one per CPU (at most 4) */
     int quiet;       /* no warnings on stderr */
     int by_label;    /* a group per meta.label (agg_group.label) */
+    /* Runs (runs.h): NULL reads every file, unsaid (pystats run, which
+     * reads its own directory); else "all", "newest" or a run's id.
+     * run_given: --run said it (not the command's default); run_quiet:
+     * nothing said of the runs on stderr. */
+    const char *run;
+    int run_given, run_quiet;
 } load_opts;
 
 /* Per raw key spelling: what psf_key_parse said, computed once. */

@@ -1,6 +1,7 @@
 /* load.c: reading dump files into an aggregate on several threads. */
 #include "load.h"
 #include "read.h"
+#include "runs.h"
 
 #include "cli.h"
 #include "text.h"
@@ -245,7 +246,9 @@ do_file(ingest_worker *w, const char *path)
 /* ---- inputs and threads --------------------------------------------- */
 
 typedef struct file_list {
-    char **path; /* owned */
+    char **path;        /* owned */
+    unsigned long *uid; /* per path: its owner if foreign_file() is to be
+                         * said of it (after pick_run()), else 0 */
     size_t n, cap;
 } file_list;
 
@@ -255,7 +258,9 @@ list_add(file_list *l, char *path)
     if (l->n == l->cap) {
         l->cap = l->cap ? l->cap * 2 : 256;
         l->path = cli_xrealloc(l->path, l->cap * sizeof *l->path);
+        l->uid = cli_xrealloc(l->uid, l->cap * sizeof *l->uid);
     }
+    l->uid[l->n] = 0;
     l->path[l->n++] = path;
 }
 
@@ -290,7 +295,7 @@ list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
 {
     DIR *d = opendir(dir);
     struct dirent *e;
-    size_t first = l->n, dlen = strlen(dir);
+    size_t first = l->n, dlen = strlen(dir), i;
     struct stat st;
     int shared;
 
@@ -319,14 +324,16 @@ list_dir(file_list *l, const char *dir, agg *a, const load_observer *obs)
             free(path);
             continue;
         }
-        /* Who put the entry there (lstat: a link's own owner). */
-        if (shared && lstat(path, &st) == 0 && st.st_uid != geteuid() && st.st_uid != 0)
-            foreign_file(path, (unsigned long)st.st_uid, a, obs);
         list_add(l, path);
     }
     closedir(d);
     if (l->n - first > 1) /* never qsort(NULL, 0): an empty directory */
         qsort(l->path + first, l->n - first, sizeof *l->path, str_cmp);
+    /* Who put each entry there (lstat: a link's own owner); said once
+     * the files to read are known (load_inputs_observed). */
+    for (i = first; shared && i < l->n; i++)
+        if (lstat(l->path[i], &st) == 0 && st.st_uid != geteuid() && st.st_uid != 0)
+            l->uid[i] = (unsigned long)st.st_uid;
     return 0;
 }
 
@@ -352,6 +359,33 @@ thread_main(void *arg)
     return NULL;
 }
 
+
+/* Keep, of files, those of the run opt->run selects (runs.h).  Returns
+ * 0, or -1 when it names no run (said on stderr). */
+static int
+pick_run(file_list *files, char **inputs, size_t ninputs, const load_opts *opt)
+{
+    unsigned char *keep = cli_xcalloc(files->n ? files->n : 1, 1);
+    size_t i, k = 0;
+    char where[64];
+    int r;
+
+    if (ninputs != 1)
+        snprintf(where, sizeof where, "the %zu inputs", ninputs);
+    r = runs_select(files->path, files->n, opt->run, opt->run_given, opt->run_quiet,
+                    ninputs == 1 ? inputs[0] : where, keep);
+    for (i = 0; i < files->n; i++) {
+        if (keep[i]) {
+            files->uid[k] = files->uid[i];
+            files->path[k++] = files->path[i];
+        }
+        else
+            free(files->path[i]);
+    }
+    files->n = k;
+    free(keep);
+    return r;
+}
 
 int
 load_inputs(char **inputs, size_t ninputs, const load_opts *opt, agg *out)
@@ -391,6 +425,11 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt, const 
             list_add(&files, cli_xstrdup(inputs[i]));
         }
     }
+    if (opt->run && pick_run(&files, inputs, ninputs, opt) != 0)
+        exit(CLI_EXIT_USAGE);
+    for (i = 0; i < files.n; i++)
+        if (files.uid[i])
+            foreign_file(files.path[i], files.uid[i], out, obs);
     jobs = opt->jobs > 0 ? (size_t)opt->jobs : (size_t)sysconf(_SC_NPROCESSORS_ONLN);
     if (jobs < 1)
         jobs = 1;
@@ -428,6 +467,7 @@ load_inputs_observed(char **inputs, size_t ninputs, const load_opts *opt, const 
     for (i = 0; i < files.n; i++)
         free(files.path[i]);
     free(files.path);
+    free(files.uid);
     free(w);
     free(args);
     free(tid);

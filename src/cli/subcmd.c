@@ -25,6 +25,7 @@ static const struct option every_option[] = {
     {"python-version", required_argument, NULL, SUBCMD_O_VERSION},
     {"jobs", required_argument, NULL, SUBCMD_O_JOBS},
     {"quiet", no_argument, NULL, SUBCMD_O_QUIET},
+    {"run", required_argument, NULL, SUBCMD_O_RUN},
     {"help", no_argument, NULL, SUBCMD_O_HELP},
     /* summarize */
     {"top-pairs", required_argument, NULL, 'T'},
@@ -75,6 +76,25 @@ build_longopts(const char *names, struct option *opts)
     memset(&opts[n], 0, sizeof opts[n]);
 }
 
+/* --run newest, all, or a run's id (or the start of one): FORMAT.md
+ * 1.1's characters, or "pid:N" and "native" (runs.h). */
+static int
+run_option(subcmd_common *co, const char *arg)
+{
+    size_t n = strlen(arg), ok = strspn(arg, "abcdefghijklmnopqrstuvwxyz"
+                                             "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:+-");
+
+    if (n == 0 || n > 64 || ok != n) {
+        fputs("pystats: error: --run '", stderr);
+        cli_fput_esc(stderr, arg);
+        fputs("': not newest, all or a run id (letters, digits and ._:+-)\n", stderr);
+        return CLI_EXIT_USAGE;
+    }
+    co->lo.run = arg;
+    co->lo.run_given = 1;
+    return 0;
+}
+
 /* A common option: 0, or CLI_EXIT_USAGE. */
 static int
 common_option(subcmd_common *co, int c, const char *arg)
@@ -95,6 +115,8 @@ common_option(subcmd_common *co, int c, const char *arg)
     case SUBCMD_O_QUIET:
         co->quiet = 1;
         return 0;
+    case SUBCMD_O_RUN:
+        return run_option(co, arg);
     case SUBCMD_O_VERSION:
         return cli_opt_version(arg, &co->lo.force_minor) < 0 ? CLI_EXIT_USAGE : 0;
     case SUBCMD_O_JOBS:
@@ -155,6 +177,14 @@ subcmd_inputs(int argc, char **argv, char ***inputs, size_t *ninputs)
         *ninputs = 1;
         inputs_defaulted = 1;
     }
+}
+
+void
+subcmd_runs(subcmd_common *co)
+{
+    if (co->lo.run == NULL)
+        co->lo.run = inputs_defaulted ? "newest" : "all";
+    co->lo.run_quiet = co->quiet;
 }
 
 int

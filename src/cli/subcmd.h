@@ -26,6 +26,7 @@ enum subcmd_opt {
     SUBCMD_O_VERSION,      /* --python-version X.Y */
     SUBCMD_O_JOBS,         /* --jobs N */
     SUBCMD_O_QUIET,        /* --quiet */
+    SUBCMD_O_RUN,          /* --run newest|all|ID */
     SUBCMD_O_HELP          /* --help, -h */
 };
 
@@ -63,6 +64,11 @@ int subcmd_parse(const subcmd_spec *s, int argc, char **argv, subcmd_common *co)
  * for this user (PYSTATS_TMPDIR/py_stats, or py_stats-UID when another
  * user owns that) when there are none. */
 void subcmd_inputs(int argc, char **argv, char ***inputs, size_t *ninputs);
+
+/* After subcmd_inputs(): the run to read where --run did not say
+ * (runs.h): the newest of the default directory, every run of inputs
+ * named; and whether to say how the files group (not with --quiet). */
+void subcmd_runs(subcmd_common *co);
 
 /* Write one output whole (outfile.h): fn(out, ctx) returns 0, or -1
  * with errno set.  noun names it in errors ("report": "cannot create

@@ -46,6 +46,9 @@ typedef enum pc_mode {
                                   callbacks do nothing: its cost floor */
 } pc_mode;
 
+/* The longest run id (FORMAT.md 1.1, meta.run.id). */
+#define PC_RUN_ID_MAX 64
+
 /* The header fields captured from Python while it is alive. */
 typedef struct pc_meta {
     char python_version[64];
@@ -57,6 +60,8 @@ typedef struct pc_meta {
     char label[PC_META_MAX * 4];
     char cwd[PC_META_MAX * 4];       /* the working directory at configure */
     char sys_path[PC_META_MAX * 16]; /* sys.path then, entries joined by | */
+    /* The process tree's run (PYSTATS_RUN_ID), empty if none. */
+    char run_id[PC_RUN_ID_MAX + 1];
     int pystats_build;
     int free_threading;
     int jit;

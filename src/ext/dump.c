@@ -240,6 +240,8 @@ write_dump(psf_out *o, pc_reason reason)
     put_int_header(o, PSF_H_PID, (long)getpid());
     put_int_header(o, PSF_H_PPID, pc_g.forked ? pc_g.ppid : (long)getppid());
     put_int_header(o, PSF_H_FORKED, pc_g.forked);
+    if (m->run_id[0])
+        psf_put_header(o, PSF_H_RUN_ID, m->run_id);
     if (pc_g.started) {
         psf_format_time(when, pc_g.start.tv_sec, pc_g.start.tv_nsec);
         psf_put_header(o, PSF_H_TIME_START, when);

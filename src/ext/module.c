@@ -571,6 +571,39 @@ copy_int(PyObject *d, const char *key, int *dst)
     return 0;
 }
 
+/* The run id (FORMAT.md 1.1, meta.run.id): 1 to PC_RUN_ID_MAX letters,
+ * digits and "._:+-", so that it never needs the text encoding; absent:
+ * no run id (the dumps then group by process, as older collectors'). */
+static int
+copy_run_id(PyObject *d, char *dst)
+{
+    PyObject *v = PyDict_GetItemString(d, "run_id"); /* borrowed */
+    const char *s;
+    Py_ssize_t n, i;
+    dst[0] = '\0';
+    if (v == NULL || v == Py_None)
+        return 0;
+    if (!PyUnicode_Check(v) || (s = PyUnicode_AsUTF8AndSize(v, &n)) == NULL) {
+        if (!PyErr_Occurred())
+            PyErr_SetString(PyExc_TypeError, "run_id must be a str");
+        return -1;
+    }
+    for (i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+              (s[i] >= '0' && s[i] <= '9') ||
+              (s[i] != '\0' && strchr("._:+-", s[i]) != NULL)))
+            break;
+    if (n == 0 || n > PC_RUN_ID_MAX || i < n) {
+        PyErr_Format(PyExc_ValueError,
+                     "run_id must be 1 to %d letters, digits or ._:+- "
+                     "(got %R)",
+                     PC_RUN_ID_MAX, v);
+        return -1;
+    }
+    memcpy(dst, s, (size_t)n + 1);
+    return 0;
+}
+
 /* A list of str as one header value: each entry in the text encoding
  * (which never leaves a raw |), joined by |.  Entries that do not fit
  * are left out, whole, and said so once. */
@@ -638,7 +671,8 @@ pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
             0 ||
         copy_int(meta, "pystats_build", &m->pystats_build) < 0 ||
         copy_int(meta, "free_threading", &m->free_threading) < 0 ||
-        copy_int(meta, "jit", &m->jit) < 0) {
+        copy_int(meta, "jit", &m->jit) < 0 ||
+        copy_run_id(meta, m->run_id) < 0) {
         Py_DECREF(dir);
         return NULL;
     }

@@ -39,6 +39,7 @@
 #define PSF_H_PID "meta.process.pid"
 #define PSF_H_PPID "meta.process.ppid"
 #define PSF_H_FORKED "meta.process.forked"
+#define PSF_H_RUN_ID "meta.run.id"
 #define PSF_H_CWD "meta.process.cwd"
 #define PSF_H_TIME_START "meta.time.start"
 #define PSF_H_TIME_END "meta.time.end"

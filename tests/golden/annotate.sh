@@ -1,7 +1,7 @@
 # tests/golden/annotate.sh: `pystats annotate`, sourced by run.sh (it uses
 # run.sh's check/ok/bad/run, $T and $HERE).
 #
-# annotate/ holds two hand-written dumps of one program (FORMAT.md 1.18:
+# annotate/ holds two hand-written dumps of one program (a parent and its child: one run) (FORMAT.md 1.18:
 # per-line counts, site rows, the source text), whose file is gone; the
 # page is checked against the raw lines by annotate_page.py, the text
 # view here.

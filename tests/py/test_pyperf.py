@@ -186,6 +186,10 @@ def check_dumps_and_metadata(runs, dumps, stats, name, scope, dir_from,
     # Every worker wrote dumps, labelled with the benchmark's name.
     pids = {h["meta.process.pid"] for h, _, _ in dumps}
     assert len(pids) == len(runs["runs"]), (pids, runs)
+    # The workers of one benchmark are one run (docs/CLI.md, "Runs"),
+    # although pyperf passes its workers no PYSTATS_RUN_ID.
+    ids = {h.get("meta.run.id") for h, _, _ in dumps}
+    assert len(ids) == 1 and None not in ids, ids
     for h, _, _ in dumps:
         assert h["meta.label"] == name
         assert h["meta.dump.reason"] == "explicit"
