@@ -11,8 +11,10 @@ outcomes, never a crash, another exception or a half file:
   cleared (the next dump writes the same counts);
 - or it writes the dump whole: the counts of the period as
   `pystats.snapshot()` gave them before the dump, and, when a census was
-  due, either the census or `meta.census.error` naming the MemoryError
-  (a count window's census is left out, its counts are not; FORMAT.md);
+  due, either the census or `meta.census.error` saying why (a count
+  window's census is left out, its counts are not; FORMAT.md): the
+  MemoryError, or what a library made of it (io: "can't allocate read
+  lock");
 - at exit (the census taken by the collector's atexit handler, the dump
   written after the interpreter is gone) the exit dump is written whole,
   with its census or the census error.
@@ -23,9 +25,11 @@ path, a few allocations of the test's own consume a failure still
 pending; if none is pending the path made fewer than N allocations and
 the walk is over.
 
-`make test` walks a sample (PYSTATS_NOMEMORY_SAMPLES per walk, default
-60, spread evenly, the first allocations always); PYSTATS_FULL_TESTS=1
-(`make test-full`) walks every allocation.
+`make test` walks a sample (PYSTATS_ALLOC_WALK allocations per walk of
+a dump, default 400, spread evenly, the first ten always; 15 exits per
+mode); PYSTATS_FULL_TESTS=1 (`make test-full`) walks every allocation.
+CPython 3.12 and 3.13's MAKE_FUNCTION under memory failure is why
+_census.py makes no functions while it walks (its docstring).
 """
 import json
 import os
@@ -47,7 +51,7 @@ pytestmark = pytest.mark.skipif(
     not HAVE_NOMEMORY, reason="this interpreter has no _testcapi.set_nomemory")
 
 FULL = os.environ.get("PYSTATS_FULL_TESTS") == "1"
-SAMPLES = int(os.environ.get("PYSTATS_NOMEMORY_SAMPLES", "60"))
+SAMPLES = int(os.environ.get("PYSTATS_ALLOC_WALK", "400"))
 CENSUS_IN_COUNT = sys.version_info >= (3, 12)
 
 # The child: walks one path under allocation failures and checks each
