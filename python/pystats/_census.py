@@ -254,6 +254,8 @@ def _source_line(filename, line, files):
     if lc is not None:
         try:
             return lc.getline(filename, line).strip()
+        except MemoryError:  # the census is left out, not cut
+            raise
         except Exception:   # a name os.stat refuses (NUL), a loader's error
             return ""
     lines = files.get(filename)
@@ -285,6 +287,8 @@ def _file_lines(filename, files):
     if lc is not None:
         try:
             lines = lc.getlines(filename)    # each line with its "\n"
+        except MemoryError:  # the census is left out, not cut
+            raise
         except Exception:   # a name os.stat refuses (NUL), a loader's error
             lines = []
     elif not filename.startswith("<") and "\0" not in filename:

@@ -127,6 +127,13 @@ def check_dump(text, snap, fired):
             assert error.group(1), error.group(0)
         else:
             assert re.search(r"^census\.code_objects : [1-9]", text, re.M)
+            if MODE == "count":
+                # The rows of the code that ran (work()'s sites) and their
+                # source lines: a census is whole or absent.
+                assert re.search(r"^code\[[^]]*:work\]\.site\[", text, re.M), \
+                    "census without its site rows"
+                assert re.search(r"^source\[.*\]\.line\[\d+\] : .*Point", text,
+                                 re.M), "census without its source lines"
 
 
 def attempt(n, fn):
@@ -244,8 +251,10 @@ def run_child(tmp_path, path, mode, onwards, *extra):
     d = tmp_path / "dumps"
     d.mkdir(exist_ok=True)
     env = clean_env(PYSTATS_DIR=str(d))
+    script = tmp_path / "child.py"   # a file: the census reads its lines
+    script.write_text(CHILD)
     p = subprocess.run(
-        [sys.executable, "-c", CHILD, path, mode, "1" if onwards else "0",
+        [sys.executable, str(script), path, mode, "1" if onwards else "0",
          "1" if FULL else "0", str(SAMPLES), *extra],
         env=env, capture_output=True, text=True, timeout=600)
     return p, d
