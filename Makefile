@@ -5,6 +5,8 @@
 #                             interpreter's site-packages, and the command
 #   make test                 every test, against every CPython 3.11-3.14 found
 #   make test-full            the same with the whole real-world corpus
+#                             (and every allocation of the collector's
+#                             dump() failed in turn)
 #   make wheels               a manylinux wheel per CPython found, into
 #                             build/wheels (tools/wheels.py)
 #   make bench                overhead and throughput benchmarks (ratios),

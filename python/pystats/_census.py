@@ -21,6 +21,13 @@ Everything a census needs is imported, and the library directories
 read, at setup: the census at exit runs whatever the program did to the
 import system by then (builtins.__import__ replaced, sys.path emptied),
 and the collector holds this module from setup on.
+
+A census may run short of memory (a MemoryError then leaves it out, and
+the dump says so): what take() runs makes no function objects (no
+lambda, generator expression or, on 3.11, comprehension), since
+CPython 3.12 and 3.13 free the code object of a function whose making
+failed for memory one reference too early (CPython gh-122752), which
+crashes the process later.
 """
 import gc
 import opcode
@@ -183,7 +190,11 @@ def census_code_objects(count_scope):
     if codes is None:
         codes = live_code_objects()
         if count_scope:
-            codes = [co for co in codes if _collector._census_ran(co)]
+            ran = []
+            for co in codes:
+                if _collector._census_ran(co):
+                    ran.append(co)
+            codes = ran
         return codes
     # And the code running now, wherever it came from.
     seen = set(map(id, codes))
@@ -212,10 +223,12 @@ def live_code_objects():
 
 def _library_dirs():
     paths = sysconfig.get_paths()
-    dirs = {paths[k] for k in ("stdlib", "platstdlib", "purelib", "platlib")
-            if k in paths}
-    dirs.add(os.path.dirname(os.path.abspath(__file__)))
-    return tuple(os.path.join(d, "") for d in dirs)
+    dirs = set()
+    for k in ("stdlib", "platstdlib", "purelib", "platlib"):
+        if k in paths:
+            dirs.add(os.path.join(paths[k], ""))
+    dirs.add(os.path.join(os.path.dirname(os.path.abspath(__file__)), ""))
+    return tuple(dirs)
 
 
 def is_user_code(co, libs):
@@ -241,6 +254,8 @@ def _source_line(filename, line, files):
     if lc is not None:
         try:
             return lc.getline(filename, line).strip()
+        except MemoryError:  # the census is left out, not cut
+            raise
         except Exception:   # a name os.stat refuses (NUL), a loader's error
             return ""
     lines = files.get(filename)
@@ -272,6 +287,8 @@ def _file_lines(filename, files):
     if lc is not None:
         try:
             lines = lc.getlines(filename)    # each line with its "\n"
+        except MemoryError:  # the census is left out, not cut
+            raise
         except Exception:   # a name os.stat refuses (NUL), a loader's error
             lines = []
     elif not filename.startswith("<") and "\0" not in filename:
@@ -306,11 +323,15 @@ def source_rows(spans):
     return rows
 
 
+def _site_order(s):
+    return (-s[3], s[0].co_filename, s[1])
+
+
 def site_rows(found):
     """found: [(code, offset, family, attempts, counter value)]: the rows
     of the sites that failed to specialize, most attempts first, as the
     collector writes them (census.site[I], in its text encoding)."""
-    found.sort(key=lambda s: (-s[3], s[0].co_filename, s[1]))
+    found.sort(key=_site_order)
     rows = []
     files = {}
     for co, offset, fam, attempts, value in found[:MAX_SITES]:
@@ -356,8 +377,8 @@ def take(scope=None):
                 mine = user[f] = is_user_code(co, libs)
             sites = [] if mine else None
             _collector._census_code(co, sites)
-            if sites:
-                found.extend((co,) + s for s in sites)
+            for s in sites or ():
+                found.append((co,) + s)
         if count_scope:
             spans = _collector._census_site_select(codes)
             _collector._census_source(source_rows(spans))

@@ -644,10 +644,20 @@ census_failed(void)
     int cut;
     PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
     PyErr_NormalizeException(&exc_type, &exc_value, &exc_tb);
-    if (exc_type != NULL)
-        text =
-            PyUnicode_FromFormat("%s: %S", ((PyTypeObject *)exc_type)->tp_name,
-                                 exc_value != NULL ? exc_value : Py_None);
+    if (exc_type != NULL) {
+        /* "TYPE: MESSAGE", or the type alone for an exception without
+         * a message (a MemoryError): never "MemoryError: ". */
+        const char *name = ((PyTypeObject *)exc_type)->tp_name;
+        PyObject *msg = exc_value != NULL ? PyObject_Str(exc_value) : NULL;
+        if (msg != NULL && PyUnicode_Check(msg) &&
+            PyUnicode_GetLength(msg) > 0)
+            text = PyUnicode_FromFormat("%s: %U", name, msg);
+        else {
+            PyErr_Clear();
+            text = PyUnicode_FromString(name);
+        }
+        Py_XDECREF(msg);
+    }
     if (text == NULL ||
         pc_text_encode(text, census_error, sizeof census_error, &cut) < 0)
         psf_strlcpy(census_error, "an error that could not be described",

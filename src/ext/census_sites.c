@@ -510,16 +510,26 @@ take_rows(site_entry *e, sbuf *b, size_t *codes, size_t *rows)
     return 1;
 }
 
-static char *
-raw_copy(const sbuf *b)
+/* b's text as a PyMem_RawMalloc'd copy into *out (NULL for no text); -1
+ * with MemoryError if b or the copy ran short of memory: a census whose
+ * rows or lines are cut is not taken at all. */
+static int
+raw_copy(const sbuf *b, char **out)
 {
-    char *p;
-    if (b->failed || b->n == 0)
-        return NULL;
-    p = PyMem_RawMalloc(b->n + 1);
-    if (p != NULL)
-        memcpy(p, b->p, b->n + 1);
-    return p;
+    *out = NULL;
+    if (b->failed) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    if (b->n == 0)
+        return 0;
+    *out = PyMem_RawMalloc(b->n + 1);
+    if (*out == NULL) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(*out, b->p, b->n + 1);
+    return 0;
 }
 
 /* _census_site_select(codes): the rows of the code that ran, among
@@ -560,12 +570,9 @@ site_select_fn(PyObject *self, PyObject *list)
         Py_DECREF(t);
     }
     free(c);
-    rows_text = raw_copy(&b);
-    free(b.p);
-    if (spans != NULL && b.failed) {
+    if (spans != NULL && raw_copy(&b, &rows_text) < 0)
         Py_CLEAR(spans);
-        PyErr_NoMemory();
-    }
+    free(b.p);
     selected = spans != NULL;
     return spans;
 }
@@ -604,6 +611,7 @@ source_fn(PyObject *self, PyObject *list)
 {
     sbuf b = {NULL, 0, 0, 0};
     Py_ssize_t i;
+    int err;
     (void)self;
     if (!PyList_Check(list)) {
         PyErr_SetString(PyExc_TypeError, "_census_source needs a list");
@@ -625,10 +633,10 @@ source_fn(PyObject *self, PyObject *list)
         }
     }
     PyMem_RawFree(source_text);
-    source_text = raw_copy(&b);
+    err = raw_copy(&b, &source_text);
     free(b.p);
-    if (b.failed)
-        return PyErr_NoMemory();
+    if (err < 0)
+        return NULL;
     Py_RETURN_NONE;
 }
 
