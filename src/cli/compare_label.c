@@ -566,17 +566,6 @@ jreal(double x)
     return isnan(x) || isinf(x) ? json_null() : json_real(x);
 }
 
-static json_t *
-jcount(uint64_t n)
-{
-    char buf[32];
-
-    if (n <= (uint64_t)INT64_MAX)
-        return json_integer((json_int_t)n);
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
-    return json_string(buf);
-}
-
 static void
 set(json_t *o, const char *k, json_t *v)
 {
@@ -593,11 +582,11 @@ label_side(const cmp_suite *cs, const cmp_label *l, int k)
     if (l->gi[k] == SIZE_MAX)
         return json_null();
     g = cs->s[k]->g[l->gi[k]].meta;
-    set(o, "files", jcount(g->files));
+    set(o, "files", text_json_count(g->files));
     snprintf(t, sizeof t, "3.%d", g->minor);
     set(o, "python_version", g->minor ? json_string(t) : json_null());
-    set(o, "calls", jcount(l->calls[k]));
-    set(o, "instructions", jcount(l->instr[k]));
+    set(o, "calls", text_json_count(l->calls[k]));
+    set(o, "instructions", text_json_count(l->instr[k]));
     set(o, "per_call", jreal(l->whole ? NAN : l->per_call[k]));
     return o;
 }
@@ -617,8 +606,8 @@ label_rows(const cmp_label *l)
         json_t *o = json_object();
         double pb = row_per_call(l, r, 0), ph = row_per_call(l, r, 1);
         set(o, "name", text_json_str(r->name));
-        set(o, "base", jcount(r->base_n));
-        set(o, "head", jcount(r->head_n));
+        set(o, "base", text_json_count(r->base_n));
+        set(o, "head", text_json_count(r->head_n));
         set(o, "base_per_call", jreal(l->whole ? NAN : pb));
         set(o, "head_per_call", jreal(l->whole ? NAN : ph));
         set(o, "rel", jreal(pb > 0 ? ph / pb - 1.0 : NAN));
@@ -670,7 +659,7 @@ cmp_suite_json(FILE *out, const cmp_suite *cs)
     set(root, "labels", ls);
     set(g, "ratio", jreal(cs->geo_ratio));
     set(g, "rel", jreal(cs->geo_ratio - 1.0));
-    set(g, "labels", jcount(cs->ngeo));
+    set(g, "labels", text_json_count(cs->ngeo));
     set(root, "geometric_mean", g);
     if (text_json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 &&
         fputc('\n', out) != EOF && !ferror(out))

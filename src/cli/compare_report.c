@@ -559,17 +559,6 @@ cmp_report_markdown(FILE *out, const cmp *c)
 /* ---- JSON ------------------------------------------------------------------ */
 
 static json_t *
-jcount(uint64_t n)
-{
-    char buf[32];
-
-    if (n <= (uint64_t)INT64_MAX)
-        return json_integer((json_int_t)n);
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
-    return json_string(buf);
-}
-
-static json_t *
 jreal(double x)
 {
     if (isnan(x) || isinf(x))
@@ -591,7 +580,7 @@ strs_obj(const agg_strs *s)
     size_t i;
 
     for (i = 0; i < s->n; i++)
-        set(o, s->v[i].text, jcount(s->v[i].n));
+        set(o, s->v[i].text, text_json_count(s->v[i].n));
     return o;
 }
 
@@ -609,8 +598,8 @@ side_obj(const cmp *c, int i)
     set(o, "inputs", in);
     cmp_side_title(c, i, t, sizeof t);
     set(o, "title", json_string(t));
-    set(o, "groups", jcount(sd->s->ng));
-    set(o, "files", jcount(g->files));
+    set(o, "groups", text_json_count(sd->s->ng));
+    set(o, "files", text_json_count(g->files));
     set(o, "source", json_string(agg_source_name[g->source]));
     if (g->minor) {
         snprintf(t, sizeof t, "3.%d", g->minor);
@@ -622,7 +611,7 @@ side_obj(const cmp *c, int i)
     set(o, "counts", json_string(g->counts));
     for (k = 0; k < AGG_FMT_COUNT; k++)
         if (g->fmt[k])
-            set(f, agg_format_name[k], jcount(g->fmt[k]));
+            set(f, agg_format_name[k], text_json_count(g->fmt[k]));
     set(o, "formats", f);
     set(o, "collectors", strs_obj(&g->collectors));
     for (k = 0; k < g->nhdr; k++)
@@ -630,10 +619,10 @@ side_obj(const cmp *c, int i)
             set(b, g->hdr[k].key, strs_obj(&g->hdr[k].vals));
     set(o, "build", b);
     set(o, "pair_counts", json_boolean(sd->m->has_pairs));
-    set(o, "total_execution_count", jcount(sd->m->total_exec));
+    set(o, "total_execution_count", text_json_count(sd->m->total_exec));
     if (agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND))
-        set(o, "leftover_bound", jcount(agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND)));
-    set(o, "problems", jcount(sd->problems));
+        set(o, "leftover_bound", text_json_count(agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND)));
+    set(o, "problems", text_json_count(sd->problems));
     return o;
 }
 
@@ -646,8 +635,8 @@ row_obj(const cmp_section *s, const cmp_row *r)
     if (r->only)
         set(o, "only", json_string(cmp_only_name[r->only]));
     if (s->kind == CMP_COUNT) {
-        set(o, "base", jcount(r->base_n));
-        set(o, "head", jcount(r->head_n));
+        set(o, "base", text_json_count(r->base_n));
+        set(o, "head", text_json_count(r->head_n));
         set(o, "change", json_count_change(r->base_n, r->head_n));
     }
     else {
@@ -663,8 +652,8 @@ row_obj(const cmp_section *s, const cmp_row *r)
         set(o, "rel_pm", jreal(r->rel_pm));
     }
     if (s->per_call) {
-        set(o, "base_calls", jcount(r->base_calls));
-        set(o, "head_calls", jcount(r->head_calls));
+        set(o, "base_calls", text_json_count(r->base_calls));
+        set(o, "head_calls", text_json_count(r->head_calls));
         set(o, "base_per_call", jreal(r->base_per_call));
         set(o, "head_per_call", jreal(r->head_per_call));
         set(o, "rel_per_call", jreal(r->rel_per_call));
@@ -690,7 +679,7 @@ renames_arr(const cmp *c)
         set(o, "side", json_string(c->side[c->ren[k].side].label));
         set(o, "as", json_string(c->ren[k].row->units));
         set(o, "kind", json_string(ren_kind_name[c->ren[k].row->kind]));
-        set(o, "executions", jcount(c->ren[k].n));
+        set(o, "executions", text_json_count(c->ren[k].n));
         json_array_append_new(a, o);
     }
     return a;
@@ -720,7 +709,7 @@ cmp_report_json(FILE *out, const cmp *c, const char *fail_if, int fail_result)
         set(so, "title", json_string(s->title));
         set(so, "kind", json_string(s->kind == CMP_COUNT ? "count" : "share"));
         set(so, "normalized", json_boolean(s->normalized));
-        set(so, "folded", jcount(s->nfolded));
+        set(so, "folded", text_json_count(s->nfolded));
         for (k = 0; k < s->n; k++)
             json_array_append_new(rows, row_obj(s, &s->rows[k]));
         set(so, "rows", rows);

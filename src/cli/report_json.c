@@ -17,19 +17,6 @@
 
 #define SUMMARY_SCHEMA 1
 
-/* JSON integers are signed 64-bit in jansson (and in most readers):
- * larger counts are written as decimal strings. */
-static json_t *
-count(uint64_t n)
-{
-    char buf[32];
-
-    if (n <= (uint64_t)INT64_MAX)
-        return json_integer((json_int_t)n);
-    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
-    return json_string(buf);
-}
-
 static void
 set(json_t *o, const char *k, json_t *v)
 {
@@ -44,7 +31,7 @@ list_obj(const m_list *l, size_t skip)
     size_t i;
 
     for (i = 0; i < l->n; i++)
-        set(o, l->v[i].name + skip, count(l->v[i].n));
+        set(o, l->v[i].name + skip, text_json_count(l->v[i].n));
     return o;
 }
 
@@ -57,16 +44,16 @@ op_obj(const m_op *op, int uop)
     if (!uop)
         set(o, "family", text_json_str(op->family));
     if (op->has_exec)
-        set(o, "execution_count", count(op->exec));
+        set(o, "execution_count", text_json_count(op->exec));
     if (op->specializable)
         set(o, "specializable", json_true());
     if (uop && op->has_spec) {
-        set(o, "miss", count(op->spec[PSF_SPEC_MISS]));
+        set(o, "miss", text_json_count(op->spec[PSF_SPEC_MISS]));
     }
     else if (op->has_spec) {
         s = json_object();
         for (f = 0; f < PSF_SPEC_COUNT; f++)
-            set(s, psf_spec_field_name[f], count(op->spec[f]));
+            set(s, psf_spec_field_name[f], text_json_count(op->spec[f]));
         set(s, "failure_kinds", list_obj(&op->fail_names, 0));
         set(o, "specialization", s);
     }
@@ -85,7 +72,7 @@ strs_obj(const agg_strs *s, int encoded)
 
     for (i = 0; i < s->n; i++) {
         char *enc = encoded ? NULL : text_from_dump(1, s->v[i].text, strlen(s->v[i].text), &len);
-        text_json_set(o, enc ? enc : s->v[i].text, count(s->v[i].n));
+        text_json_set(o, enc ? enc : s->v[i].text, text_json_count(s->v[i].n));
         free(enc);
     }
     return o;
@@ -98,7 +85,7 @@ group_meta(const agg_group *g)
     char ver[16];
     size_t i;
 
-    set(m, "files", count(g->files));
+    set(m, "files", text_json_count(g->files));
     set(m, "source", json_string(agg_source_name[g->source]));
     if (g->minor) {
         snprintf(ver, sizeof ver, "3.%d", g->minor);
@@ -112,13 +99,13 @@ group_meta(const agg_group *g)
         set(m, "label", text_json(g->label));
     if (g->weight_total) {
         json_t *w = json_object();
-        set(w, "labels", count(g->weight_labels));
-        set(w, "executions_per_label", count(g->weight_total));
+        set(w, "labels", text_json_count(g->weight_labels));
+        set(w, "executions_per_label", text_json_count(g->weight_total));
         set(m, "equal_weight", w);
     }
     for (i = 0; i < AGG_FMT_COUNT; i++)
         if (g->fmt[i])
-            set(f, agg_format_name[i], count(g->fmt[i]));
+            set(f, agg_format_name[i], text_json_count(g->fmt[i]));
     set(m, "formats", f);
     set(m, "version_detection", strs_obj(&g->how, 0));
     set(m, "collectors", strs_obj(&g->collectors, 0));
@@ -129,7 +116,7 @@ group_meta(const agg_group *g)
     /* A known leftover (SIGTERM dumps): at most this many instructions
      * uncounted, over the group's files. */
     if (agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND))
-        set(m, "leftover_bound", count(agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND)));
+        set(m, "leftover_bound", text_json_count(agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND)));
     if (g->time_start)
         set(m, "time_start", text_json_str(g->time_start));
     if (g->time_end)
@@ -155,7 +142,7 @@ gc_obj(const m_list *l)
             g = json_object();
             set(o, gen, g);
         }
-        set(g, sp + 1, count(l->v[i].n));
+        set(g, sp + 1, text_json_count(l->v[i].n));
     }
     return o;
 }
@@ -174,12 +161,12 @@ failing_sites(const m_group *g)
         const char *src = model_fsite_source(g, f);
         json_t *so = json_object();
         set(so, "family", text_json(f->family));
-        set(so, "executions", count(f->executions));
+        set(so, "executions", text_json_count(f->executions));
         if (f->family_exec)
-            set(so, "family_executions", count(f->family_exec));
+            set(so, "family_executions", text_json_count(f->family_exec));
         set(so, "state", text_json(f->state));
         if (strcmp(f->state, PSF_SITE_BACKING_OFF) == 0)
-            set(so, "attempts", count(strtoull(f->detail, NULL, 10)));
+            set(so, "attempts", text_json_count(strtoull(f->detail, NULL, 10)));
         set(so, "file", text_json_n(k->name, k->qual ? k->file_len : strlen(k->name)));
         if (k->path)
             set(so, "path", text_json(k->path));
@@ -214,16 +201,16 @@ census_obj(const m_group *g)
     int f;
 
     for (i = 0; i < g->census.n; i++)
-        set(o, g->census.v[i].name, count(g->census.v[i].n));
+        set(o, g->census.v[i].name, text_json_count(g->census.v[i].n));
     for (i = 0; i < g->ncfam; i++) {
         const m_cfam *c = &g->cfam[i];
         json_t *fo = json_object();
         size_t j;
         for (f = 0; f < M_CF_COUNT; f++)
-            set(fo, m_cf_name[f], count(c->f[f]));
+            set(fo, m_cf_name[f], text_json_count(c->f[f]));
         for (j = 0; j < c->extra.n; j++)
             if (strcmp(c->extra.v[j].name, "forms") != 0)
-                set(fo, c->extra.v[j].name, count(c->extra.v[j].n));
+                set(fo, c->extra.v[j].name, text_json_count(c->extra.v[j].n));
         set(fo, "forms", list_obj(&c->forms, 0));
         set(fams, c->name, fo);
     }
@@ -241,8 +228,8 @@ census_obj(const m_group *g)
         set(so, "line", text_json_str(st->line));
         set(so, "function", text_json(st->func));
         set(so, "source", text_json(st->source));
-        set(so, "attempts", count(st->attempts));
-        set(so, "sites", count(st->count));
+        set(so, "attempts", text_json_count(st->attempts));
+        set(so, "sites", text_json_count(st->count));
         json_array_append_new(sites, so);
     }
     set(o, "sites", sites);
@@ -260,8 +247,8 @@ code_obj(const m_group *g)
     for (i = 0; i < g->nhot; i++) {
         json_t *c = json_object();
         const m_code *k = &g->code[i];
-        set(c, "instructions", count(g->code[i].instructions));
-        set(c, "calls", count(g->code[i].calls));
+        set(c, "instructions", text_json_count(g->code[i].instructions));
+        set(c, "calls", text_json_count(g->code[i].calls));
         set(c, "opcodes", list_obj(&g->code[i].ops, 0));
         /* The key's parts, decoded: FILE and QUALNAME may hold ':'. */
         if (k->qual) {
@@ -290,13 +277,13 @@ group_fill(json_t *o, const summary_group *sg, const summary *s, int with_proble
     if (with_problems) {
         p = json_object();
         for (i = 0; i < AGG_P_COUNT; i++)
-            set(p, agg_problem_name[i], count(s->problems[i]));
+            set(p, agg_problem_name[i], text_json_count(s->problems[i]));
         set(meta, "problems", p);
     }
     set(o, "meta", meta);
-    set(meta, "total_execution_count", count(g->total_exec));
+    set(meta, "total_execution_count", text_json_count(g->total_exec));
     if (g->bench_calls)
-        set(meta, "benchmark_calls", count(g->bench_calls));
+        set(meta, "benchmark_calls", text_json_count(g->bench_calls));
     for (i = 0; i < g->ops.n; i++)
         set(ops, g->ops.v[i].name, op_obj(&g->ops.v[i], 0));
     set(o, "opcodes", ops);
@@ -344,10 +331,10 @@ report_json(FILE *out, const summary *s)
     }
     else {
         meta = json_object();
-        set(meta, "files", count(s->files));
+        set(meta, "files", text_json_count(s->files));
         p = json_object();
         for (i = 0; i < AGG_P_COUNT; i++)
-            set(p, agg_problem_name[i], count(s->problems[i]));
+            set(p, agg_problem_name[i], text_json_count(s->problems[i]));
         set(meta, "problems", p);
         set(root, "meta", meta);
         groups = json_array();

@@ -16,6 +16,7 @@
 #include "../format/psf_text.h"
 
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -236,6 +237,19 @@ json_t *
 text_json(const char *enc)
 {
     return text_json_n(enc, strlen(enc));
+}
+
+/* JSON integers are signed 64-bit in jansson (and in most readers):
+ * larger counts are written as decimal strings. */
+json_t *
+text_json_count(uint64_t n)
+{
+    char buf[32];
+
+    if (n <= (uint64_t)INT64_MAX)
+        return json_integer((json_int_t)n);
+    snprintf(buf, sizeof buf, "%llu", (unsigned long long)n);
+    return json_string(buf);
 }
 
 void

@@ -26,6 +26,7 @@
 
 #include <jansson.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 /* The canonical form of a field of a dump of format version `version`
@@ -51,6 +52,8 @@ json_t *text_json_n(const char *enc, size_t n);
 json_t *text_json_raw(const char *raw);
 /* o[k] = v (stolen), k raw text: escaped as surrogates if not UTF-8. */
 void text_json_set_raw(json_t *o, const char *k, json_t *v);
+/* A count as a JSON integer, or above 2^63-1 as a decimal string. */
+json_t *text_json_count(uint64_t n);
 /* A JSON string of raw text: itself if UTF-8, else as text_json_raw. */
 json_t *text_json_str(const char *s);
 /* o[decoded enc] = v (stolen).  Returns 0, or -1 if enc does not decode. */
