@@ -512,6 +512,35 @@ code_of(m_group *m, void *idx, const char *name, size_t len)
     return get_code(m, &((ktab *)idx)[IDX_CODE], name, len);
 }
 
+/* A census key (FORMAT.md 1.10): 1 if k is one, added to m. */
+static int
+add_census_key(m_group *m, ktab *idx, const psf_key *k, uint64_t v)
+{
+    m_csite *c;
+
+    switch (k->kind) {
+    case PSF_K_CENSUS:
+        add_census(m, k, v);
+        return 1;
+    case PSF_K_CENSUS_FORM:
+        m->has_census = 1;
+        m_list_add(&get_cfam(m, k->a, k->a_len)->forms, k->b, k->b_len, v);
+        return 1;
+    case PSF_K_SITE_SEEN:
+        m->has_census = 1;
+        get_site(m, &idx[IDX_SITE], k->a, k->a_len)->count += v;
+        return 1;
+    case PSF_K_SITE_ATTEMPTS:
+        c = get_site(m, &idx[IDX_SITE], k->a, k->a_len);
+        m->has_census = 1;
+        if (v > c->attempts)
+            c->attempts = v;
+        return 1;
+    default:
+        return 0;
+    }
+}
+
 static void
 add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
 {
@@ -522,7 +551,8 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
     char name[600];
 
     agg_key_of(g, slot, &k);
-    if (add_op_key(m, idx, g, slot, &k, v) || model_view_add(m, &k, v, code_of, idx))
+    if (add_op_key(m, idx, g, slot, &k, v) || add_census_key(m, idx, &k, v) ||
+        model_view_add(m, &k, v, code_of, idx))
         return;
     switch (k.kind) {
     case PSF_K_UNSUPPORTED:
@@ -557,27 +587,9 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
     case PSF_K_FT:
         m_list_add(&m->ft, k.a, k.a_len, v);
         break;
-    case PSF_K_CENSUS:
-        add_census(m, &k, v);
-        break;
     case PSF_K_BENCH_CALLS:
         m->bench_calls = m->bench_calls > UINT64_MAX - v ? UINT64_MAX : m->bench_calls + v;
         break;
-    case PSF_K_CENSUS_FORM:
-        m->has_census = 1;
-        m_list_add(&get_cfam(m, k.a, k.a_len)->forms, k.b, k.b_len, v);
-        break;
-    case PSF_K_SITE_SEEN:
-        m->has_census = 1;
-        get_site(m, &idx[IDX_SITE], k.a, k.a_len)->count += v;
-        break;
-    case PSF_K_SITE_ATTEMPTS: {
-        m_csite *c = get_site(m, &idx[IDX_SITE], k.a, k.a_len);
-        m->has_census = 1;
-        if (v > c->attempts)
-            c->attempts = v;
-        break;
-    }
     case PSF_K_OWN_GC:
         snprintf(name, sizeof name, "%ld %.*s", k.a_num, (int)k.b_len, k.b);
         m_list_add(&m->gc, name, strlen(name), v);
