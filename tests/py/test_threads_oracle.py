@@ -341,3 +341,103 @@ def test_cut_inside_another_tools_callback_is_exact_in_total(tmp_path):
                      "desync segment counting (seg_walk_silent): "
                      + "\n".join(bad)[:2000])
     assert not bad, "\n".join(bad)
+
+
+# The same, made deterministic: a thread stops inside the oracle's
+# INSTRUCTION callback for the return of a function whose return is
+# already quiet (its first PY_RETURN disabled it), and waits there while
+# the main thread dumps; the dump cuts it at that return.  Its next event
+# (the caller's next call) finds the frame gone: it left by the return it
+# was cut at.  Before this was settled so, the frame was taken to go on
+# after its return (past the end of its code): a desync, every time.
+AT_RETURN = r"""
+import dis, functools, json, operator, sys, threading
+import atexit, pystats, pystats._census
+mon = sys.monitoring
+mon.use_tool_id(5, "oracle")
+per_code = {}
+at_return = threading.Event()
+go = threading.Event()
+hits = []
+
+def callee():
+    x = 1
+    return x
+
+def other():
+    pass
+
+def caller():
+    callee()
+    callee()
+    other()
+    try:
+        return 2
+    except ValueError:
+        return 3
+
+RET = [i.offset for i in dis.get_instructions(callee)
+       if i.opname.startswith("RETURN")][0]
+
+def ins(code, off):
+    c = per_code.get(code)
+    if c is None:
+        c = per_code.setdefault(code, [0] * (len(code.co_code) >> 1))
+    c[off >> 1] += 1
+    if code is callee.__code__ and off == RET:
+        hits.append(off)
+        if len(hits) == 2:
+            at_return.set()
+            go.wait()
+
+E = mon.events
+for e in (E.INSTRUCTION, E.PY_START, E.PY_RESUME):
+    mon.register_callback(5, e, ins)
+
+def body():
+    t = threading.Thread(target=caller)
+    t.start()
+    at_return.wait()
+    pystats.dump()
+    go.set()
+    t.join()
+
+list(map(operator.call, (
+    functools.partial(mon.set_events, 5,
+                      E.INSTRUCTION | E.PY_START | E.PY_RESUME),
+    functools.partial(pystats.on, mode="count"), body, pystats.off,
+    functools.partial(mon.set_events, 5, 0))))
+counts = {}
+for code, c in per_code.items():
+    for i, n in enumerate(c):
+        if n:
+            name = dis.opname[code.co_code[2 * i]]
+            counts[name] = counts.get(name, 0) + n
+with open(sys.argv[1], "w") as f:
+    json.dump({"counts": counts, "hits": len(hits)}, f)
+"""
+
+
+def test_cut_inside_another_tools_callback_at_a_return(tmp_path):
+    for i in range(3):
+        out = tmp_path / ("dumps%d" % i)
+        oracle = tmp_path / ("oracle%d.json" % i)
+        p = subprocess.run([sys.executable, "-c", AT_RETURN, str(oracle)],
+                           env=env(out), capture_output=True, text=True,
+                           timeout=600)
+        assert p.returncode == 0, p.stderr[-3000:]
+        report = json.load(open(oracle))
+        assert report["hits"] == 2
+        dumps = dumps_in(str(out))
+        assert len(dumps) == 2
+        desync = {d.path: decode_text(
+            d.header.get("meta.collection.inexact_cause", ""))
+            for d in dumps if "meta.collection.desync" in d.header}
+        assert not desync, desync
+        diff, total = compare(report, dumps)
+        assert not diff, "(collector, oracle) per opcode: %s" % diff
+        c = subprocess.run([PYSTATS_CLI, "check", str(out), "--json", "-"],
+                           capture_output=True, text=True, timeout=600)
+        errors = [f["check"] for f in json.loads(c.stdout)["findings"]
+                  if f["severity"] == "error"]
+        assert not errors, errors
