@@ -349,7 +349,9 @@ def test_cut_inside_another_tools_callback_is_exact_in_total(tmp_path):
 # the main thread dumps; the dump cuts it at that return.  Its next event
 # (the caller's next call) finds the frame gone: it left by the return it
 # was cut at.  Before this was settled so, the frame was taken to go on
-# after its return (past the end of its code): a desync, every time.
+# after its return (past the end of its code): a desync, every time.  The
+# same for a generator's quiet yield (cut at its YIELD_VALUE, found gone
+# at its consumer's next event).
 AT_RETURN = r"""
 import dis, functools, json, operator, sys, threading
 import atexit, pystats, pystats._census
@@ -364,6 +366,10 @@ def callee():
     x = 1
     return x
 
+def gen():
+    for i in range(4):
+        yield i
+
 def other():
     pass
 
@@ -376,8 +382,15 @@ def caller():
     except ValueError:
         return 3
 
+def consumer():
+    for x in gen():
+        other()
+    other()
+
+if sys.argv[2] == "yield":
+    callee, caller = gen, consumer
 RET = [i.offset for i in dis.get_instructions(callee)
-       if i.opname.startswith("RETURN")][0]
+       if i.opname in ("RETURN_VALUE", "RETURN_CONST", "YIELD_VALUE")][0]
 
 def ins(code, off):
     c = per_code.get(code)
@@ -388,7 +401,7 @@ def ins(code, off):
         hits.append(off)
         if len(hits) == 2:
             at_return.set()
-            go.wait()
+            go.wait(60)
 
 E = mon.events
 for e in (E.INSTRUCTION, E.PY_START, E.PY_RESUME):
@@ -397,7 +410,8 @@ for e in (E.INSTRUCTION, E.PY_START, E.PY_RESUME):
 def body():
     t = threading.Thread(target=caller)
     t.start()
-    at_return.wait()
+    if not at_return.wait(60):
+        sys.exit("never stopped at offset %d" % RET)
     pystats.dump()
     go.set()
     t.join()
@@ -418,16 +432,22 @@ with open(sys.argv[1], "w") as f:
 """
 
 
-def test_cut_inside_another_tools_callback_at_a_return(tmp_path):
+@pytest.mark.parametrize("exit", ["return", pytest.param("yield", marks=(
+    pytest.mark.xfail(ORACLE_DISTURBS, strict=False,
+                      reason="3.14: another tool's INSTRUCTION events in "
+                             "a for loop desync segment counting "
+                             "(seg_walk_silent)")))])
+def test_cut_inside_another_tools_callback_at_a_return(tmp_path, exit):
     for i in range(3):
         out = tmp_path / ("dumps%d" % i)
         oracle = tmp_path / ("oracle%d.json" % i)
-        p = subprocess.run([sys.executable, "-c", AT_RETURN, str(oracle)],
+        p = subprocess.run([sys.executable, "-c", AT_RETURN, str(oracle),
+                            exit],
                            env=env(out), capture_output=True, text=True,
-                           timeout=600)
+                           timeout=120)
         assert p.returncode == 0, p.stderr[-3000:]
         report = json.load(open(oracle))
-        assert report["hits"] == 2
+        assert report["hits"] == (2 if exit == "return" else 4)
         dumps = dumps_in(str(out))
         assert len(dumps) == 2
         desync = {d.path: decode_text(
