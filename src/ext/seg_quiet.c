@@ -51,6 +51,17 @@ returned(seg_thread *t)
 {
     seg_frame *f = &t->stack[t->depth - 1];
     int32_t u = -1, r;
+    if (f->start < 0 && f->at >= 0 && f->resume < 0 && !f->seeded &&
+        (is_return_op(f->sc->op[f->at]) ||
+         f->sc->op[f->at] == seg_op.yield_value)) {
+        /* Stopped at its return or yield itself, already counted: a cut
+         * while the thread was inside another tool's INSTRUCTION (or
+         * LINE) callback for it.  It did not go on past it (it has no
+         * "after"): it left there, as its PY_RETURN (PY_YIELD) would
+         * have said. */
+        left_quietly(t, f, f->at);
+        return;
+    }
     if (f->sc->quiet) {
         if (f->start >= 0)
             u = f->start;
