@@ -115,7 +115,7 @@ bench-real:
 # picks another), installed into a virtual environment of its own and
 # built in parallel; prints the headline, the source view of the hottest
 # function and where the full reports are.
-EXAMPLE_PYTHON ?= $(or $(shell $(PYTHON) tools/pythons.py 2>/dev/null | tail -n 1),$(PYTHON))
+EXAMPLE_PYTHON ?= $(or $(shell $(PYTHON) tools/pythons.py --newest 2>/dev/null),$(PYTHON))
 EXAMPLE_VENV   := $(BUILD)/venv-example
 EXAMPLE_OUT    := $(BUILD)/example-stats
 example:
@@ -144,7 +144,7 @@ example:
 # against the debug build, where a broken invariant stops the process.
 # The slow suites (packaging, pyperf) are skipped.  Ends with
 # "asan-X.Y: N passed, N failed, N skipped".
-ASAN_PYTHON ?= $(shell $(PYTHON) tools/pythons.py 2>/dev/null | tail -n 1)
+ASAN_PYTHON ?= $(shell $(PYTHON) tools/pythons.py --newest 2>/dev/null)
 ASAN_VER     = $(shell $(ASAN_PYTHON) -c 'import sys; print("%d.%d" % sys.version_info[:2])')
 ASAN_VENV    = $(BUILD)/venv-asan-$(ASAN_VER)
 ASAN_XML     = $(BUILD)/junit-asan-$(ASAN_VER).xml

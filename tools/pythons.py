@@ -3,7 +3,11 @@ time: $PYTHONS (space-separated paths) if set, else each version under
 `pyenv root`, else pythonX.Y on PATH.  $PYTHON314 names a CPython 3.14
 to use besides (or, with $PYTHONS, in addition to) those: 3.14 is tested
 wherever such an interpreter is found.  $PYTHON314T likewise names a
-free-threaded CPython 3.14 (3.14t), tested besides."""
+free-threaded CPython 3.14 (3.14t), tested besides.
+
+`python tools/pythons.py` prints them all, a line each; `--newest`
+prints the newest one with a GIL ($PYTHON314T left out): the one the
+bundled example and the sanitizer run use."""
 import glob
 import os
 import re
@@ -46,4 +50,9 @@ def find_pythons():
 
 
 if __name__ == "__main__":
-    print("\n".join(find_pythons()))
+    import sys
+
+    found = find_pythons()
+    if sys.argv[1:] == ["--newest"]:
+        found = [p for p in found if p != os.environ.get("PYTHON314T")][-1:]
+    print("\n".join(found))

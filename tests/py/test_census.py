@@ -5,6 +5,7 @@ import json
 import os
 import subprocess
 import sys
+import sysconfig
 
 import pytest
 
@@ -774,8 +775,14 @@ def test_census_at_exit_needs_no_import(tmp_path):
     # read twice.
     ran = [k for k in dump.extra if k.endswith("].instructions")]
     c = census_keys(dump)
-    assert (int(c["census.code_objects"]),
-            int(c["census.dead_code_objects"])) == (len(ran) - 1, 1)
+    live, dead = (int(c["census.code_objects"]),
+                  int(c["census.dead_code_objects"]))
+    if sysconfig.get_config_var("Py_GIL_DISABLED"):
+        # Free-threaded: code objects are freed by deferred reference
+        # counting, at a collection, so the module's may still be alive.
+        assert live + dead == len(ran) and dead <= 1, (live, dead)
+    else:
+        assert (live, dead) == (len(ran) - 1, 1)
     assert len(ran) >= 3
 
 

@@ -304,7 +304,7 @@ def site_rows(dump):
     for k, v in dump.extra.items():
         if k.startswith("code[") and "].site[" in k:
             key, off = k[len("code["):-1].rsplit("].site[", 1)
-            f, line, qual = key.split(":")
+            f, line, qual = key.split(":")[:3]  # generated code: 5 parts
             out.setdefault("%s:%s:%s" % (decode_text(f), line,
                                          decode_text(qual)),
                            {})[off] = v.split(" | ")[:3]
