@@ -26,11 +26,6 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* A SIGTERM that arrived while a dump was being written: honoured as
- * soon as the dump is whole (multiprocessing terminates its daemon
- * workers while they may be writing their os._exit dump). */
-static volatile sig_atomic_t term_pending;
-
 static const char *const reason_names[] = {
     [PC_REASON_EXIT] = "exit",
     [PC_REASON_EXPLICIT] = "explicit",
@@ -368,7 +363,7 @@ pc_dump(pc_reason reason)
             ret = PC_DUMP_STDERR;
     }
     pc_g.dumping = 0;
-    if (term_pending) {
+    if (pc_g.term_pending) {
         signal(SIGTERM, SIG_DFL);
         raise(SIGTERM);
     }
@@ -388,8 +383,12 @@ static void
 on_sigterm(int sig)
 {
     int saved = errno;
-    if (pc_g.dumping) {
-        term_pending = 1;
+    /* A dump being written, or a settle half done (its cut, fold or
+     * clear, which this handler's settle would fold again: counts taken
+     * twice, a false desync): left pending, honoured when it is whole
+     * (pc_dump; lifecycle.c raises it again). */
+    if (pc_g.dumping || pc_g.settling) {
+        pc_g.term_pending = 1;
         return;
     }
     pc_settle(PC_SETTLE_SIGNAL);

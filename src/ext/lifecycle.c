@@ -15,6 +15,7 @@
 #include "segments.h"
 #include "stats.h"
 
+#include <signal.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -66,6 +67,28 @@ pc_lifecycle_init(PyObject *opnames)
     return 0;
 }
 
+/* A settle's cut, fold or clear half done must not be folded again by
+ * a SIGTERM's dump (dump.c's handler): counts taken twice, a false
+ * desync.  While one is held the handler leaves the signal pending;
+ * the outermost release raises it again, and the handler then finds the
+ * counts whole.  Atomic: on free-threaded builds the holder and the
+ * thread the signal lands on may differ. */
+static void
+hold(void)
+{
+    __atomic_add_fetch(&pc_g.settling, 1, __ATOMIC_SEQ_CST);
+}
+
+static void
+release(void)
+{
+    if (__atomic_sub_fetch(&pc_g.settling, 1, __ATOMIC_SEQ_CST) == 0 &&
+        pc_g.term_pending && !pc_g.dumping) {
+        pc_g.term_pending = 0;
+        raise(SIGTERM);
+    }
+}
+
 /* What the last settle could not cut (a signal's). */
 static struct {
     uint64_t units, frames, threads;
@@ -74,6 +97,8 @@ static struct {
 void
 pc_settle(pc_settle_at at)
 {
+    if (at != PC_SETTLE_SIGNAL)
+        hold(); /* released by pc_settle_end(), or below at exit */
     switch (at) {
     case PC_SETTLE_API:
         assert(PyGILState_Check());
@@ -87,8 +112,11 @@ pc_settle(pc_settle_at at)
         pc_seg_exit();
         /* fall through */
     case PC_SETTLE_SIGNAL:
-        if (pc_g.dumping)
-            return; /* a signal during a dump: the dump has them */
+        if (pc_g.dumping) { /* a signal during a dump: the dump has them */
+            if (at == PC_SETTLE_EXIT)
+                release();
+            return;
+        }
         /* Other threads' frames are not read here: what their open
          * segments ran stays uncounted, bounded. */
         if (at == PC_SETTLE_SIGNAL)
@@ -101,6 +129,8 @@ pc_settle(pc_settle_at at)
     }
     pc_seg_fold();    /* segment counts into pc_g: plain C */
     pc_fold_shards(); /* at exit one thread is left; a signal's is last */
+    if (at == PC_SETTLE_EXIT)
+        release();
 }
 
 void
@@ -119,8 +149,10 @@ pc_leftover_write(psf_out *o)
 void
 pc_settle_end(pc_settle_at at)
 {
-    if (at == PC_SETTLE_API)
+    if (at == PC_SETTLE_API) {
         pc_world_start();
+        release();
+    }
 }
 
 int
@@ -264,7 +296,9 @@ exit_cut_fn(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
+    hold();
     pc_seg_exit_cut();
+    release();
     Py_RETURN_NONE;
 }
 
@@ -335,6 +369,8 @@ pc_after_fork(void)
     pc_g.windows = 0;
     pc_g.started = 0;
     pc_g.dumping = 0;
+    pc_g.settling = 0;
+    pc_g.term_pending = 0;
     if (pc_g.on || pc_g.measuring)
         pc_note_start();
 }
