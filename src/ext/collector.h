@@ -93,18 +93,18 @@ typedef struct pc_state {
     pc_meta meta;
     char dir[PSF_PATH_MAX]; /* output directory */
     volatile int dumping;   /* a dump is being written (signal re-entry) */
-    /* A settle, fold or clear in progress (lifecycle.c), and a SIGTERM
-     * that came during it or during a dump: honoured once the counts
-     * are whole (multiprocessing terminates its workers while they may
-     * be folding for their census or writing their exit dump). */
-    volatile sig_atomic_t settling;
-    volatile sig_atomic_t term_pending;
     uint64_t desync;        /* events segment counting could not place
                                (PC_DESYNC), since the process started */
     int desync_excused;     /* another tool moved a counted frame without
                                an event: desyncs may follow, no bug */
     char desync_where[PC_META_MAX * 2]; /* the first desync of the dump
                                period: where, plain text (pc_desync_note) */
+    /* A settle, fold or clear in progress (lifecycle.c), and a SIGTERM
+     * that came during it or during a dump: honoured once the counts
+     * are whole (multiprocessing terminates its workers while they may
+     * be folding for their census or writing their exit dump). */
+    volatile sig_atomic_t settling;
+    volatile sig_atomic_t term_pending;
 } pc_state;
 
 /* Hidden: the hot paths address it directly, not through the GOT. */
