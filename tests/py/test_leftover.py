@@ -292,7 +292,7 @@ while True:
         f(k)
     if k == 0:
         print("ready", flush=True)
-    if k % 2:
+    if k % 3:
         pystats.clear()
     else:
         pystats.snapshot()
@@ -314,7 +314,7 @@ def test_sigterm_while_the_collector_folds_is_no_desync(tmp_path):
     script.write_text(textwrap.dedent(FOLDING))
     rng = random.Random(1234)
     written = 0
-    for i in range(12):
+    for i in range(16):
         out = tmp_path / ("fold%d" % i)
         p = subprocess.Popen([sys.executable, str(script)], env=env(out),
                              stdout=subprocess.PIPE, stderr=subprocess.PIPE,
