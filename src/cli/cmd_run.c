@@ -26,7 +26,8 @@
 
 static const char usage[] =
     "usage: pystats run [-o DIR] [--mode MODE] [--label LABEL] [--json FILE]\n"
-    "                   [--markdown FILE] [--html FILE] [--quiet] -- COMMAND [ARG ...]\n"
+    "                   [--markdown FILE] [--html FILE] [--quiet]\n"
+    "                   [--code PREFIX ...] [--no-stdlib] -- COMMAND [ARG ...]\n"
     "\n"
     "Run COMMAND with collection on in every Python process it starts\n"
     "(PYTHONSTATS=MODE, PYSTATS_DIR=a fresh directory for this run,\n"
@@ -51,6 +52,10 @@ static const char usage[] =
     "  --json FILE         the JSON summary (default: DIR/report/summary.json)\n"
     "  --html FILE         the HTML report (default: DIR/report/summary.html)\n"
     "  --quiet             the verdict line on stdout, nothing else there\n"
+    "  --code PREFIX       the reports' sites that fail to specialize, of this\n"
+    "                      code only: a module and its submodules, or, with a\n"
+    "                      '/', a path prefix; up to 16 times (as summarize)\n"
+    "  --no-stdlib         leave the standard library's sites out of the reports\n"
     "\n"
     "After the command, a headline on stderr: the dumps, the trust verdict, the\n"
     "instructions executed, the three findings that matter most (the hottest\n"
@@ -540,8 +545,12 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
 #undef REASON
 }
 
+#define MAX_CODE_PREFIXES 16
+
 typedef struct run_opts {
     const char *out, *mode, *label;
+    m_site_filter sites; /* --code, --no-stdlib: which sites the reports show */
+    const char *prefix[MAX_CODE_PREFIXES];
 } run_opts;
 
 static int
@@ -558,6 +567,19 @@ own_option(void *ctx, int c, const char *arg)
         return 0;
     case 'L':
         o->label = arg;
+        return 0;
+    case 'C':
+        if (o->sites.nprefix == MAX_CODE_PREFIXES || *arg == '\0') {
+            fputs(*arg ? "pystats: error: --code: at most 16 prefixes\n"
+                       : "pystats: error: --code: an empty prefix\n",
+                  stderr);
+            return CLI_EXIT_USAGE;
+        }
+        o->prefix[o->sites.nprefix++] = arg;
+        o->sites.prefix = o->prefix;
+        return 0;
+    case 'N':
+        o->sites.no_stdlib = 1;
         return 0;
     default:
         return CLI_EXIT_USAGE;
@@ -805,9 +827,9 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
  * headline and, with --quiet, the verdict on stdout.  Returns a
  * cli_exit. */
 static int
-report_run(const subcmd_common *co, char *dir, size_t ndumps)
+report_run(const subcmd_common *co, const run_opts *o, char *dir, size_t ndumps)
 {
-    summary_opts so = {.top_pairs = 100, .top_sites = 50};
+    summary_opts so = {.top_pairs = 100, .top_sites = 50, .sites = o->sites};
     load_opts lo = {.quiet = 1};
     char verdict[1024];
     run_reports rr;
@@ -841,8 +863,8 @@ report_run(const subcmd_common *co, char *dir, size_t ndumps)
 
 /* After the command: what it wrote, summarized and checked. */
 static int
-after_run(const subcmd_common *co, const run_dir *rd, const char *fdir, char **cmd, int exit_code,
-          int status_known)
+after_run(const subcmd_common *co, const run_opts *o, const run_dir *rd, const char *fdir,
+          char **cmd, int exit_code, int status_known)
 {
     size_t ndumps, failed = say_failures(fdir, rd->path);
     int ret;
@@ -862,7 +884,7 @@ after_run(const subcmd_common *co, const run_dir *rd, const char *fdir, char **c
             explain_no_dump(cmd, rd->path, status_known, exit_code);
         return CLI_EXIT_INPUT;
     }
-    ret = report_run(co, rd->path, ndumps);
+    ret = report_run(co, o, rd->path, ndumps);
     if (failed && ret == CLI_EXIT_OK)
         ret = CLI_EXIT_INPUT; /* the reports lack those processes */
     if (exit_code != 0) {
@@ -878,8 +900,9 @@ int
 cmd_run(int argc, char **argv)
 {
     run_opts o = {.mode = "1"};
-    const subcmd_spec spec = {usage, "+ho:", "output mode label json markdown html quiet help",
-                              own_option, &o};
+    const subcmd_spec spec = {
+        usage, "+ho:", "output mode label json markdown html quiet code no-stdlib help", own_option,
+        &o};
     char **cmd, **given, *extra = NULL, *fdir;
     int r, ret, exit_code = 0, status_known = 0;
     subcmd_common co;
@@ -913,7 +936,7 @@ cmd_run(int argc, char **argv)
     if (run_command(cmd, &exit_code, &status_known) != 0)
         ret = CLI_EXIT_INTERNAL;
     else
-        ret = after_run(&co, &rd, fdir, cmd, exit_code, status_known);
+        ret = after_run(&co, &o, &rd, fdir, cmd, exit_code, status_known);
     probe_dir_remove(fdir);
     if (cmd != given)
         free(cmd);

@@ -186,3 +186,29 @@ def test_code_hidden_by_another_tool_is_said(tmp_path):
             "debugger): their sites are not here." % (inst, inst + read, share))
     assert said in md
     assert ("A large share: " + said in md) == (share >= 10)
+
+
+def test_run_takes_the_same_options_for_its_reports(tmp_path):
+    """pystats run --code/--no-stdlib: its reports and headline show the
+    sites summarize shows of the same dumps with the same options, here
+    only the library's."""
+    (tmp_path / "test_suite.py").write_text(SUITE)
+    out = str(tmp_path / "run")
+    r = subprocess.run([CLI, "run", "-o", out, "--code", "sortedcontainers",
+                        "--no-stdlib", "--", sys.executable, "-m", "pytest",
+                        "-q", "-p", "no:cacheprovider",
+                        str(tmp_path / "test_suite.py")],
+                       capture_output=True, text=True, cwd=str(tmp_path),
+                       env=clean_env(), timeout=300)
+    assert r.returncode == 0, r.stderr + r.stdout
+    with open(os.path.join(out, "report", "summary.json")) as f:
+        own = json.load(f)["census"].get("failing_sites", [])
+    assert own and all(s["file"].startswith("sortedcontainers.")
+                       for s in own), own
+    assert own == summarize(out, "--code", "sortedcontainers", "--no-stdlib")
+    every = summarize(out)
+    assert len(every) > len(own)
+    # The headline's worst failing site is the report's first row.
+    line = [x for x in r.stderr.splitlines() if "fails to specialize:" in x]
+    assert line and ("at %s:%s " % (own[0]["file"], own[0]["line"])) in line[0], (
+        line, own[0])
