@@ -640,15 +640,15 @@ pc_census_error(void)
 static void
 census_failed(void)
 {
-    PyObject *exc_type, *exc_value, *exc_tb, *text = NULL; /* owned */
+    pc_exc failure = pc_exc_save();
+    PyObject *exc = pc_exc_object(&failure); /* borrowed */
+    PyObject *text = NULL;                   /* owned */
     int cut;
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
-    PyErr_NormalizeException(&exc_type, &exc_value, &exc_tb);
-    if (exc_type != NULL) {
+    if (exc != NULL) {
         /* "TYPE: MESSAGE", or the type alone for an exception without
          * a message (a MemoryError): never "MemoryError: ". */
-        const char *name = ((PyTypeObject *)exc_type)->tp_name;
-        PyObject *msg = exc_value != NULL ? PyObject_Str(exc_value) : NULL;
+        const char *name = Py_TYPE(exc)->tp_name;
+        PyObject *msg = PyObject_Str(exc);
         if (msg != NULL && PyUnicode_Check(msg) &&
             PyUnicode_GetLength(msg) > 0)
             text = PyUnicode_FromFormat("%s: %U", name, msg);
@@ -672,9 +672,7 @@ census_failed(void)
         PyErr_Clear();
     }
     Py_XDECREF(text);
-    Py_XDECREF(exc_type);
-    Py_XDECREF(exc_value);
-    Py_XDECREF(exc_tb);
+    pc_exc_drop(failure);
 }
 
 /* The walk over live code objects is Python (python/pystats/_census.py):
@@ -741,14 +739,10 @@ pc_census_take(void)
     }
     {
         /* Kept for the dump, raised again for the caller. */
-        PyObject *t, *v, *tb;
-        PyErr_Fetch(&t, &v, &tb);
-        Py_XINCREF(t);
-        Py_XINCREF(v);
-        Py_XINCREF(tb);
-        PyErr_Restore(t, v, tb);
+        pc_exc failure = pc_exc_save();
+        pc_exc_restore(pc_exc_ref(failure));
         census_failed();
-        PyErr_Restore(t, v, tb);
+        pc_exc_restore(failure);
     }
     return -1;
 }

@@ -71,53 +71,6 @@ typedef enum pc_site_state {
     PC_STATE_BACKING_OFF,
 } pc_site_state;
 
-/* The copies of a code object's adaptive bytecode the census reads
- * (docs/FORMAT.md 1.10, "On 3.14t").  A free-threaded 3.14 runs each
- * thread on its own copy, specialized on its own: co_tlbc, a
- * _PyCodeArray (Include/cpython/code.h) whose entry 0 is
- * co_code_adaptive and entry k the copy of the thread holding index k,
- * NULL where no such thread ran the code (PYTHON_TLBC=0: every thread
- * runs entry 0).  Every copy is Py_SIZE units long, laid out alike: only
- * opcodes of one family and their caches differ.  CPython only grows the
- * array (a larger one replaces it, the old one freed once no attached
- * thread can be reading it) and frees a copy only with the world
- * stopped, so a copy read while this thread stays attached is valid.
- * Elsewhere there is one copy, co_code_adaptive.  (A version test kept
- * with its one use, as compat.h keeps the others.) */
-#if PY_VERSION_HEX >= 0x030E0000 && defined(Py_GIL_DISABLED)
-#define PC_CODE_TLBC 1
-static inline Py_ssize_t
-pc_code_ncopies(PyCodeObject *co)
-{
-    const _PyCodeArray *a =
-        (const _PyCodeArray *)_Py_atomic_load_ptr_acquire(&co->co_tlbc);
-    return a != NULL ? a->size : 1;
-}
-
-/* Copy k (0 <= k < pc_code_ncopies()), or NULL if there is none. */
-static inline const uint16_t *
-pc_code_copy(PyCodeObject *co, Py_ssize_t k)
-{
-    _PyCodeArray *a;
-    if (k == 0)
-        return pc_code_units(co);
-    a = (_PyCodeArray *)_Py_atomic_load_ptr_acquire(&co->co_tlbc);
-    if (a == NULL || k >= a->size)
-        return NULL;
-    return (const uint16_t *)_Py_atomic_load_ptr_acquire(&a->entries[k]);
-}
-
-/* PYTHON_TLBC=0 quickens code with the unreachable counter instead of
- * the warm-up one (Python/specialize.c _PyCode_Quicken, enable_counters
- * 0): backoff exponent 15, which no failure reaches (MAX_BACKOFF 12,
- * pycore_backoff.h), never triggering an attempt: specialization off. */
-#define PC_UNREACHABLE_BACKOFF 15u
-#else
-#define PC_CODE_TLBC 0
-#define pc_code_ncopies(co) ((Py_ssize_t)1)
-#define pc_code_copy(co, k) ((k) == 0 ? pc_code_units(co) : NULL)
-#endif
-
 /* The state of the instruction at unit i of units[n] (tables ready),
  * read in scope; *fails is set for BACKING_OFF. */
 pc_site_state pc_census_site_state(const uint16_t *units, Py_ssize_t n,

@@ -41,7 +41,7 @@ codeinfo_new(PyObject *code)
     void *extra = NULL;
     pc_codeinfo *ci = NULL;
     PyObject *bytes = NULL; /* owned */
-    PyObject *exc_type, *exc_value, *exc_tb;
+    pc_exc saved;           /* the exception in flight */
     Py_ssize_t i, n;
     const uint8_t *raw;
 
@@ -52,7 +52,7 @@ codeinfo_new(PyObject *code)
         return extra;
     }
     /* Never disturb an exception the interpreter is propagating. */
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    saved = pc_exc_save();
     /* co_code: the code without specialization or instrumentation, so
      * each instruction reads as its base opcode. */
     bytes = PyCode_GetCode((PyCodeObject *)code);
@@ -86,12 +86,12 @@ codeinfo_new(PyObject *code)
     }
     pc_last_info = ci;
     Py_DECREF(bytes);
-    PyErr_Restore(exc_type, exc_value, exc_tb);
+    pc_exc_restore(saved);
     return ci;
 
 error:
     Py_XDECREF(bytes);
     pc_g.error_pending = 1;
-    PyErr_Restore(exc_type, exc_value, exc_tb);
+    pc_exc_restore(saved);
     return NULL;
 }

@@ -1,7 +1,13 @@
-/* compat.h: every CPython-version difference the extension depends on.
+/* compat.h: every CPython-version difference and every CPython
+ * internal the extension depends on.
  *
- * Nothing outside this file tests PY_VERSION_HEX.  Each branch says why
- * it exists.
+ * Nothing outside this file tests the interpreter's version
+ * (PY_VERSION_HEX) or whether the build has a GIL (Py_GIL_DISABLED):
+ * the rest tests the feature macros defined here (PC_HAVE_MONITORING,
+ * PC_FREE_THREADING, PC_CODE_TLBC...).  Nothing outside it names a
+ * private CPython name (_Py*) or the error-fetch APIs, which differ
+ * between versions (pc_exc_save(), pc_exc_restore()).
+ * tests/py/test_layers.py checks both.  Each branch says why it exists.
  */
 #ifndef PC_COMPAT_H
 #define PC_COMPAT_H
@@ -105,6 +111,52 @@ pc_offset_unit(PyObject *o)
 /* 3.11 turns adaptive instructions into their *_ADAPTIVE forms when it
  * quickens warm code: a base form means the code was never quickened. */
 #define PC_UNQUICKENED_IS_BASE 1
+#endif
+
+/* The copies of a code object's adaptive bytecode the census reads
+ * (docs/FORMAT.md 1.10, "On 3.14t").  A free-threaded 3.14 runs each
+ * thread on its own copy, specialized on its own: co_tlbc, a
+ * _PyCodeArray (Include/cpython/code.h) whose entry 0 is
+ * co_code_adaptive and entry k the copy of the thread holding index k,
+ * NULL where no such thread ran the code (PYTHON_TLBC=0: every thread
+ * runs entry 0).  Every copy is Py_SIZE units long, laid out alike: only
+ * opcodes of one family and their caches differ.  CPython only grows the
+ * array (a larger one replaces it, the old one freed once no attached
+ * thread can be reading it) and frees a copy only with the world
+ * stopped, so a copy read while this thread stays attached is valid.
+ * Elsewhere there is one copy, co_code_adaptive. */
+#if PY_VERSION_HEX >= 0x030E0000 && defined(Py_GIL_DISABLED)
+#define PC_CODE_TLBC 1
+static inline Py_ssize_t
+pc_code_ncopies(PyCodeObject *co)
+{
+    const _PyCodeArray *a =
+        (const _PyCodeArray *)_Py_atomic_load_ptr_acquire(&co->co_tlbc);
+    return a != NULL ? a->size : 1;
+}
+
+/* Copy k (0 <= k < pc_code_ncopies()), or NULL if there is none. */
+static inline const uint16_t *
+pc_code_copy(PyCodeObject *co, Py_ssize_t k)
+{
+    _PyCodeArray *a;
+    if (k == 0)
+        return pc_code_units(co);
+    a = (_PyCodeArray *)_Py_atomic_load_ptr_acquire(&co->co_tlbc);
+    if (a == NULL || k >= a->size)
+        return NULL;
+    return (const uint16_t *)_Py_atomic_load_ptr_acquire(&a->entries[k]);
+}
+
+/* PYTHON_TLBC=0 quickens code with the unreachable counter instead of
+ * the warm-up one (Python/specialize.c _PyCode_Quicken, enable_counters
+ * 0): backoff exponent 15, which no failure reaches (MAX_BACKOFF 12,
+ * pycore_backoff.h), never triggering an attempt: specialization off. */
+#define PC_UNREACHABLE_BACKOFF 15u
+#else
+#define PC_CODE_TLBC 0
+#define pc_code_ncopies(co) ((Py_ssize_t)1)
+#define pc_code_copy(co, k) ((k) == 0 ? pc_code_units(co) : NULL)
 #endif
 
 /* Code watchers (PyCode_AddWatcher) arrived in 3.12. */
@@ -214,7 +266,7 @@ static inline Py_ssize_t
 pc_iframe_unit(pc_iframe *f)
 {
     PyCodeObject *co = (PyCodeObject *)pc_iframe_executable(f);
-#if PY_VERSION_HEX >= 0x030E0000 && defined(Py_GIL_DISABLED)
+#if PC_CODE_TLBC
     return f->instr - (uint16_t *)co->co_tlbc->entries[f->tlbc_index];
 #else
     return f->instr - (uint16_t *)co->co_code_adaptive;
@@ -285,5 +337,114 @@ pc_iframe_unit(pc_iframe *f)
 #else
 #define PC_FREE_THREADING 0
 #endif
+
+/* Stopping the world (shard.c folds the per-thread shards with every
+ * other thread waiting at a safe point: an eval breaker check, or
+ * detached until started).  CPython exports both functions but declares
+ * them only for the core (Include/internal/pycore_pystate.h). */
+#if PC_FREE_THREADING
+PyAPI_FUNC(void) _PyEval_StopTheWorld(PyInterpreterState *interp);
+PyAPI_FUNC(void) _PyEval_StartTheWorld(PyInterpreterState *interp);
+#define pc_stop_the_world _PyEval_StopTheWorld
+#define pc_start_the_world _PyEval_StartTheWorld
+#endif
+
+/* 3.11's trace function backend (trace.c) installs its function with
+ * _PyEval_SetTrace (any thread's state, where PyEval_SetTrace takes the
+ * current one's) and reads the thread state of a fork child, which may
+ * have none, with _PyThreadState_UncheckedGet (Include/cpython/ceval.h,
+ * cpython/pystate.h). */
+#if !PC_HAVE_MONITORING
+#define pc_eval_set_trace _PyEval_SetTrace
+#define pc_tstate_unchecked _PyThreadState_UncheckedGet
+#endif
+
+/* A METH_FASTCALL function (the monitoring callbacks, monitoring.c): the
+ * type is named _PyCFunctionFast in 3.12, PyCFunctionFast from 3.13
+ * (which keeps the old name as an alias). */
+typedef _PyCFunctionFast pc_fastcall_fn;
+
+/* The exception the interpreter has in flight, set aside while the
+ * collector runs code that may raise or clear one, and put back after.
+ * 3.12 holds it as one object (PyErr_GetRaisedException); 3.11 as the
+ * triple of PyErr_Fetch, which 3.12 deprecates.  Saving, restoring and
+ * copying never allocate, fail or run Python code: they move or count
+ * references. */
+#if PY_VERSION_HEX >= 0x030C0000
+typedef struct pc_exc {
+    PyObject *exc; /* owned, or NULL */
+} pc_exc;
+#else
+typedef struct pc_exc {
+    PyObject *type, *value, *tb; /* owned, or NULL */
+} pc_exc;
+#endif
+
+/* Takes the pending exception, if any, out of the thread state, which
+ * is left with none. */
+static inline pc_exc
+pc_exc_save(void)
+{
+    pc_exc e;
+#if PY_VERSION_HEX >= 0x030C0000
+    e.exc = PyErr_GetRaisedException();
+#else
+    PyErr_Fetch(&e.type, &e.value, &e.tb);
+#endif
+    return e;
+}
+
+/* Makes e the pending exception (none if e holds none), replacing any:
+ * e's references pass to the thread state. */
+static inline void
+pc_exc_restore(pc_exc e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    PyErr_SetRaisedException(e.exc);
+#else
+    PyErr_Restore(e.type, e.value, e.tb);
+#endif
+}
+
+/* e, with a reference of its own to each object it holds. */
+static inline pc_exc
+pc_exc_ref(pc_exc e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    Py_XINCREF(e.exc);
+#else
+    Py_XINCREF(e.type);
+    Py_XINCREF(e.value);
+    Py_XINCREF(e.tb);
+#endif
+    return e;
+}
+
+/* Drops e's references. */
+static inline void
+pc_exc_drop(pc_exc e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    Py_XDECREF(e.exc);
+#else
+    Py_XDECREF(e.type);
+    Py_XDECREF(e.value);
+    Py_XDECREF(e.tb);
+#endif
+}
+
+/* The exception object e holds (borrowed), or NULL if none.  3.11
+ * normalizes the triple first, which may create the object (allocate,
+ * run Python code): not for the per-event paths. */
+static inline PyObject *
+pc_exc_object(pc_exc *e)
+{
+#if PY_VERSION_HEX >= 0x030C0000
+    return e->exc;
+#else
+    PyErr_NormalizeException(&e->type, &e->value, &e->tb);
+    return e->value;
+#endif
+}
 
 #endif

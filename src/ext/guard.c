@@ -63,12 +63,12 @@ say(const char *msg)
 static void
 describe(const char *what, char *out, size_t cap, char *raw, size_t rawcap)
 {
-    PyObject *exc_type, *exc_value, *exc_tb;
+    pc_exc saved; /* the exception in flight */
     PyFrameObject *frame;
     PyObject *text = NULL; /* owned */
     int cut;
 
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    saved = pc_exc_save();
     frame = PyEval_GetFrame(); /* borrowed */
     if (frame != NULL) {
         PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
@@ -95,7 +95,7 @@ describe(const char *what, char *out, size_t cap, char *raw, size_t rawcap)
         psf_strlcpy(raw, what, rawcap);
     }
     Py_XDECREF(text);
-    PyErr_Restore(exc_type, exc_value, exc_tb);
+    pc_exc_restore(saved);
 }
 
 /* The first cause of inexact counts (kept for the dump), and the one line

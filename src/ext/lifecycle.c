@@ -178,13 +178,12 @@ pc_window_open(pc_mode mode, int census)
         return -1;
     }
     if (pc_stats_install() < 0) {
-        PyObject *exc_type, *exc_value, *exc_tb;
-        PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+        pc_exc saved = pc_exc_save();
         pc_g.on = 0;
         pc_g.windows--;
         if (pc_backend_sync() < 0)
             PyErr_Clear();
-        PyErr_Restore(exc_type, exc_value, exc_tb);
+        pc_exc_restore(saved);
         return -1;
     }
     if (mode == PC_MODE_COUNT)

@@ -498,7 +498,7 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyObject *result; /* owned */
-    PyObject *exc_type, *exc_value, *exc_tb;
+    pc_exc saved;     /* the exception in flight */
     int started;
     (void)self;
 
@@ -514,11 +514,11 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
         return NULL;
     result =
         PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), kwnames);
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    saved = pc_exc_save();
     API_LOCK();
     measure_end();
     API_UNLOCK();
-    PyErr_Restore(exc_type, exc_value, exc_tb);
+    pc_exc_restore(saved);
     return result;
 }
 

@@ -168,7 +168,7 @@ static int quieted;
 typedef struct {
     PyObject ob_base;
     vectorcallfunc vectorcall;
-    _PyCFunctionFast fn;
+    pc_fastcall_fn fn;
 } pc_callback;
 
 static PyObject *
@@ -198,7 +198,7 @@ callback_new(const PyMethodDef *def)
     if (cb == NULL)
         return NULL;
     cb->vectorcall = callback_call;
-    cb->fn = (_PyCFunctionFast)(void (*)(void))def->ml_meth;
+    cb->fn = (pc_fastcall_fn)(void (*)(void))def->ml_meth;
     return (PyObject *)cb;
 }
 
@@ -306,11 +306,10 @@ pc_backend_sync(void)
         PyObject *r;
         if (bits < 0) {
             if (tool_id >= 0) {
-                PyObject *exc_type, *exc_value, *exc_tb;
-                PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+                pc_exc saved = pc_exc_save();
                 if (release(mon) < 0)
                     PyErr_Clear();
-                PyErr_Restore(exc_type, exc_value, exc_tb);
+                pc_exc_restore(saved);
             }
             goto done;
         }

@@ -146,11 +146,10 @@ pc_rare_install(void)
         goto error;
     return 0;
 error : {
-    PyObject *exc_type, *exc_value, *exc_tb;
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    pc_exc saved = pc_exc_save();
     if (pc_rare_remove() < 0)
         PyErr_Clear();
-    PyErr_Restore(exc_type, exc_value, exc_tb);
+    pc_exc_restore(saved);
 }
     return -1;
 }

@@ -352,7 +352,7 @@ quiet_kind(int flags, const pc_codeinfo *ci)
 static seg_code *
 seg_code_slow(pc_codeinfo *ci)
 {
-    PyObject *exc_type, *exc_value, *exc_tb;
+    pc_exc saved;    /* the exception in flight */
     PyObject *bytes; /* owned */
     seg_code *sc = NULL;
     int32_t n = (int32_t)ci->n;
@@ -361,7 +361,7 @@ seg_code_slow(pc_codeinfo *ci)
     uint8_t *anchored = NULL;
 
     assert(ci->seg == NULL && PyGILState_Check());
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    saved = pc_exc_save();
     bytes = PyCode_GetCode((PyCodeObject *)ci->code);
     if (bytes == NULL || !PyBytes_Check(bytes) ||
         PyBytes_GET_SIZE(bytes) / 2 != ci->n)
@@ -408,7 +408,7 @@ done:
     Py_XDECREF(bytes);
     if (sc == NULL)
         pc_g.error_pending = 1;
-    PyErr_Restore(exc_type, exc_value, exc_tb);
+    pc_exc_restore(saved);
     return sc;
 }
 

@@ -160,13 +160,13 @@ public_skipped(PyFrameObject *fr, PyCodeObject *code)
 static int32_t
 frame_unit_public(const seg_frame *f, int caller)
 {
-    PyObject *exc_type, *exc_value, *exc_tb;
+    pc_exc saved; /* the exception in flight */
     PyFrameObject *cur, *fr;
     PyCodeObject *code;
     int lasti;
     int32_t r = -1;
 
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    saved = pc_exc_save();
     cur = PyEval_GetFrame(); /* borrowed */
     if (cur == NULL)
         goto done;
@@ -190,7 +190,7 @@ frame_unit_public(const seg_frame *f, int caller)
     Py_DECREF(fr);
 done:
     PyErr_Clear();
-    PyErr_Restore(exc_type, exc_value, exc_tb);
+    pc_exc_restore(saved);
     return r;
 }
 #endif
@@ -312,11 +312,10 @@ put_str(char *buf, size_t cap, PyObject *s)
         u = (const char *)PyUnicode_DATA(s);
     }
     else {
-        PyObject *et, *ev, *tb;
-        PyErr_Fetch(&et, &ev, &tb);
+        pc_exc saved = pc_exc_save();
         u = PyUnicode_AsUTF8(s);
         PyErr_Clear();
-        PyErr_Restore(et, ev, tb);
+        pc_exc_restore(saved);
     }
     psf_strlcat(buf, u != NULL ? u : "?", cap);
 }

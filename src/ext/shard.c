@@ -12,12 +12,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Exported by CPython (Include/internal/pycore_pystate.h), declared
- * there only for the core: every other thread of the interpreter waits
- * at a safe point (an eval breaker check, or detached) until started. */
-PyAPI_FUNC(void) _PyEval_StopTheWorld(PyInterpreterState *interp);
-PyAPI_FUNC(void) _PyEval_StartTheWorld(PyInterpreterState *interp);
-
 pc_shard pc_shard_shared = {.index = -1};
 
 static pc_shard *shards[PC_SHARDS]; /* claimed at least once, or NULL */
@@ -106,13 +100,13 @@ void
 pc_world_stop(void)
 {
     pc_lock();
-    _PyEval_StopTheWorld(PyInterpreterState_Get());
+    pc_stop_the_world(PyInterpreterState_Get());
 }
 
 void
 pc_world_start(void)
 {
-    _PyEval_StartTheWorld(PyInterpreterState_Get());
+    pc_start_the_world(PyInterpreterState_Get());
     pc_unlock();
 }
 

@@ -211,7 +211,7 @@ set_trace(PyThreadState *ts, Py_tracefunc fn)
 {
     int r;
     own_settrace++;
-    r = _PyEval_SetTrace(ts, fn, NULL);
+    r = pc_eval_set_trace(ts, fn, NULL);
     own_settrace--;
     return r;
 }
@@ -256,13 +256,13 @@ note_lost(PyThreadState *ts)
 static int
 threading_hook_is_ours(void)
 {
-    PyObject *exc_type, *exc_value, *exc_tb;
+    pc_exc saved;                         /* the exception in flight */
     PyObject *modules, *threading, *hook; /* borrowed, borrowed, owned */
     int ours = 0;
 
     if (thread_hook == NULL)
         return 0;
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    saved = pc_exc_save();
     modules = PySys_GetObject("modules");
     threading = modules && PyDict_Check(modules)
                     ? PyDict_GetItemString(modules, "threading")
@@ -273,7 +273,7 @@ threading_hook_is_ours(void)
         Py_XDECREF(hook);
     }
     PyErr_Clear();
-    PyErr_Restore(exc_type, exc_value, exc_tb);
+    pc_exc_restore(saved);
     return ours;
 }
 
@@ -313,7 +313,7 @@ int
 pc_backend_displaced_here(void)
 {
     /* In a fork child, possibly forked from C without a thread state. */
-    PyThreadState *ts = _PyThreadState_UncheckedGet();
+    PyThreadState *ts = pc_tstate_unchecked();
     pc_lines_drop_all(1); /* the parent's; this one starts from zero */
     return ts && installed_all && lost_in_window == window_gen &&
            pc_tstate_tracefunc(ts) != trace_func;

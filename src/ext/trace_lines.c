@@ -469,9 +469,9 @@ plan_build(PyCodeObject *code, const pc_codeinfo *ci)
     int32_t *line = NULL;
     PyObject *bytes = NULL; /* owned */
     const lt_plan *r = &lt_ineligible;
-    PyObject *exc_type, *exc_value, *exc_tb;
+    pc_exc saved; /* the exception in flight */
 
-    PyErr_Fetch(&exc_type, &exc_value, &exc_tb);
+    saved = pc_exc_save();
     if (kinds_init() < 0)
         goto done;
     p = PyMem_RawMalloc(sizeof(lt_plan) + 5 * sizeof(int32_t) * (size_t)n +
@@ -508,7 +508,7 @@ done:
         r = &lt_ineligible;
     }
     PyErr_Clear();
-    PyErr_Restore(exc_type, exc_value, exc_tb);
+    pc_exc_restore(saved);
     return r;
 }
 

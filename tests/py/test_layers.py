@@ -265,3 +265,42 @@ def test_no_function_over_100_lines():
     assert long_functions(files, 60), "the check sees no function at all"
     too_long = long_functions(files)
     assert not too_long, "\n".join("%s: %s is %d lines" % t for t in too_long)
+
+
+# What only compat.h names (docs/ARCHITECTURE.md): the interpreter's
+# version, whether the build has a GIL (the rest tests PC_FREE_THREADING),
+# CPython's private names (_Py...: internals, and the prototypes of
+# functions its headers keep for the core), and the error-fetch APIs,
+# which differ between versions (pc_exc_save(), pc_exc_restore()).
+COMPAT_ONLY = re.compile(r"\b(PY_VERSION_HEX|PY_(?:MAJOR|MINOR|MICRO)_VERSION"
+                         r"|Py_GIL_DISABLED|_Py\w*|PyErr_Fetch|PyErr_Restore"
+                         r"|PyErr_GetRaisedException|PyErr_SetRaisedException)\b")
+
+
+def compat_leaks(files):
+    """(file, name) for each name only compat.h may use, used elsewhere
+    in code (comments and strings aside)."""
+    return sorted({(name, m.group(1)) for name, text in files.items()
+                   if name != "compat.h"
+                   for m in COMPAT_ONLY.finditer(strip(text))})
+
+
+def test_versions_and_internals_only_in_compat():
+    leaks = compat_leaks(sources(EXT))
+    assert not leaks, "\n".join("%s: %s outside compat.h" % t for t in leaks)
+
+
+def test_compat_check_sees_what_it_checks():
+    files = {
+        "compat.h": "#if PY_VERSION_HEX >= 0x030C0000\n#endif\n_PyFoo();\n",
+        "census.h": "/* PY_VERSION_HEX, _PyCodeArray */\n"
+                    "#if PY_VERSION_HEX >= 0x030E0000 && defined(Py_GIL_DISABLED)\n",
+        "shard.c": "PyAPI_FUNC(void) _PyEval_StopTheWorld(PyInterpreterState *);\n"
+                   'static const char *s = "PyErr_Fetch";\n',
+        "rare.c": "    PyErr_Fetch(&t, &v, &tb);\n    PyErr_Restore(t, v, tb);\n"
+                  "    x = PY_MINOR_VERSION;\n",
+    }
+    assert compat_leaks(files) == [
+        ("census.h", "PY_VERSION_HEX"), ("census.h", "Py_GIL_DISABLED"),
+        ("rare.c", "PY_MINOR_VERSION"), ("rare.c", "PyErr_Fetch"),
+        ("rare.c", "PyErr_Restore"), ("shard.c", "_PyEval_StopTheWorld")]
