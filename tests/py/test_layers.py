@@ -271,10 +271,12 @@ def test_no_function_over_100_lines():
 # version, whether the build has a GIL (the rest tests PC_FREE_THREADING),
 # CPython's private names (_Py...: internals, and the prototypes of
 # functions its headers keep for the core), and the error-fetch APIs,
-# which differ between versions (pc_exc_save(), pc_exc_restore()).
+# which differ between versions (pc_exc_save(), pc_exc_restore(),
+# pc_exc_object()).
 COMPAT_ONLY = re.compile(r"\b(PY_VERSION_HEX|PY_(?:MAJOR|MINOR|MICRO)_VERSION"
                          r"|Py_GIL_DISABLED|_Py\w*|PyErr_Fetch|PyErr_Restore"
-                         r"|PyErr_GetRaisedException|PyErr_SetRaisedException)\b")
+                         r"|PyErr_NormalizeException|PyErr_GetRaisedException"
+                         r"|PyErr_SetRaisedException)\b")
 
 
 def compat_leaks(files):
@@ -298,9 +300,10 @@ def test_compat_check_sees_what_it_checks():
         "shard.c": "PyAPI_FUNC(void) _PyEval_StopTheWorld(PyInterpreterState *);\n"
                    'static const char *s = "PyErr_Fetch";\n',
         "rare.c": "    PyErr_Fetch(&t, &v, &tb);\n    PyErr_Restore(t, v, tb);\n"
-                  "    x = PY_MINOR_VERSION;\n",
+                  "    x = PY_MINOR_VERSION;\n    PyErr_NormalizeException(&t, &v, &tb);\n",
     }
     assert compat_leaks(files) == [
         ("census.h", "PY_VERSION_HEX"), ("census.h", "Py_GIL_DISABLED"),
         ("rare.c", "PY_MINOR_VERSION"), ("rare.c", "PyErr_Fetch"),
+        ("rare.c", "PyErr_NormalizeException"),
         ("rare.c", "PyErr_Restore"), ("shard.c", "_PyEval_StopTheWorld")]
