@@ -368,8 +368,9 @@ typedef _PyCFunctionFast pc_fastcall_fn;
  * collector runs code that may raise or clear one, and put back after.
  * 3.12 holds it as one object (PyErr_GetRaisedException); 3.11 as the
  * triple of PyErr_Fetch, which 3.12 deprecates.  Saving, restoring and
- * copying never allocate, fail or run Python code: they move or count
- * references. */
+ * copying never allocate or fail: they move references out of the
+ * thread state and back, or count them (restoring drops whatever
+ * exception is pending then, as PyErr_Restore does). */
 #if PY_VERSION_HEX >= 0x030C0000
 typedef struct pc_exc {
     PyObject *exc; /* owned, or NULL */
