@@ -8,10 +8,9 @@
  * state of the site's row, which the census read at the end of the
  * period.  Uncertain, by the rule of docs/FORMAT.md ("Site executions
  * by state"): a site whose rows disagree between the group's dumps
- * (state, or form), and a site never tried that ran more often than a
- * site at its warm-up counter can without attempting to specialize
- * (once per dump with its row: it was specialized, deoptimized and
- * failed its next attempt, which leaves the warm-up exponent).
+ * (state, or form), and an unspecialized site that ran more often than
+ * its state allows (fail_bound()): it was specialized before, and
+ * deoptimized.
  *
  * Reads the model's hot code and ops (built before); calls no other
  * file of the model. */
@@ -135,6 +134,36 @@ same_credit(const row3 *a, const row3 *b, int state)
     return 1;
 }
 
+/* CPython 3.12-3.14's backoff counter (pycore_code.h, pycore_backoff.h):
+ * a site starts at its warm-up value (1, exponent 1) and attempts to
+ * specialize at its second execution; a failed attempt raises the
+ * exponent b by one (to at most 12) and waits 2^b - 1 executions, so the
+ * j-th consecutive failed attempt is at execution 2^(j+1) - 2.  A site
+ * whose row says k failed attempts (never tried: 0) has run at most
+ * 2^(k+2) - 3 times since warm-up, if k < 11 (below the ceiling, where
+ * attempts stop counting): more means an earlier history its state no
+ * longer shows (specialized, deoptimized after misses, and failing from
+ * the cool-down exponent 0, which reads as never tried, then 1 attempt).
+ * UINT64_MAX: no bound. */
+static uint64_t
+fail_bound(int state, const row3 *r)
+{
+    unsigned long k = 0;
+    char buf[8];
+
+    if (state == M_SX_BACKING_OFF) {
+        if (r->len[2] == 0 || r->len[2] >= sizeof buf)
+            return UINT64_MAX;
+        memcpy(buf, r->p[2], r->len[2]);
+        buf[r->len[2]] = '\0';
+        k = strtoul(buf, NULL, 10);
+    }
+    else if (state != M_SX_NEVER_TRIED) {
+        return UINT64_MAX;
+    }
+    return k < 11 ? ((uint64_t)1 << (k + 2)) - 3 : UINT64_MAX;
+}
+
 static uint64_t
 site_exec(const m_code *c, long offset)
 {
@@ -163,7 +192,7 @@ add_code(m_group *m, const m_code *c)
         const m_vsite *v = &c->vsites[i];
         row3 r, o;
         int st, uncertain = 0;
-        uint64_t n;
+        uint64_t n, bound;
         m_sxfam *f;
 
         for (j = i + 1; j < c->nvsites && c->vsites[j].offset == v->offset; j++)
@@ -177,7 +206,8 @@ add_code(m_group *m, const m_code *c)
                 uncertain = 1;
         i = j;
         n = site_exec(c, v->offset);
-        if (st == M_SX_NEVER_TRIED && n > v->n)
+        bound = fail_bound(st, &r);
+        if (bound != UINT64_MAX && v->n <= UINT64_MAX / bound && n > bound * v->n)
             uncertain = 1;
         f = fam_get(m, r.p[0], r.len[0]);
         f->f[st] = sat(f->f[st], n);
