@@ -245,9 +245,12 @@ model_sitefx_build(m_group *m)
     size_t i, k;
     int s;
 
+    /* Code without executions at its sites: rows of dumps written
+     * before site_executions, which give no figure. */
     if (!m->sx_read)
         for (i = 0; i < m->ncode; i++)
-            add_code(m, &m->code[i]);
+            if (m->code[i].nsexec)
+                add_code(m, &m->code[i]);
     for (i = 0; i < m->nsxfam; i++) {
         m_sxfam *f = &m->sxfam[i];
         f->rows_exec = 0;
