@@ -407,14 +407,19 @@ fill_sitefx(cmp *c)
         const m_group *m = c->side[i].m;
         for (k = 0; k < m->nsxfam; k++) {
             const m_sxfam *x = &m->sxfam[k];
+            /* Across versions, by family: one renamed between them
+             * under the other side's name (BINARY_SUBSCR: BINARY_OP). */
+            const ren_row *rr = side_rename(c, i, x->name);
+            const char *fam =
+                rr && rr->kind != REN_INSERTED && !strchr(rr->units, ' ') ? rr->units : x->name;
             for (f = 0; f < M_SX_SITES; f++) {
-                fmt_name(name, sizeof name, "%s.%s", x->name, m_sx_name[f]);
+                fmt_name(name, sizeof name, "%s.%s", fam, m_sx_name[f]);
                 add_count(st, i, name, x->f[f]);
                 if (x->rows_exec)
                     add_share(sh, i, name, x->f[f], x->rows_exec);
             }
             if (x->family_exec) {
-                fmt_name(name, sizeof name, "%s.coverage", x->name);
+                fmt_name(name, sizeof name, "%s.coverage", fam);
                 add_share(sh, i, name, x->rows_exec, x->family_exec);
             }
             for (j = 0; forms && j < x->forms.n; j++)
@@ -1081,7 +1086,8 @@ cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t 
     fill(c);
     for (i = 0; i < c->nsec; i++) {
         if (strcmp(c->sec[i].name, "execution") == 0 || strcmp(c->sec[i].name, "family") == 0 ||
-            strcmp(c->sec[i].name, "meaning") == 0)
+            strcmp(c->sec[i].name, "meaning") == 0 ||
+            strcmp(c->sec[i].name, "site_executions_forms") == 0)
             mark_only(c, &c->sec[i]);
         sec_finish(c, &c->sec[i]);
     }
