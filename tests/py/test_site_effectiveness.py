@@ -12,7 +12,8 @@ specializes), then 44 to 59 times on a class whose attribute (a
 property with a builtin getter) fails to specialize.  After the misses
 the site is deoptimized and its attempts fail from the cool-down
 counter: some read as never tried, some as backing off with fewer
-attempts than 1000 executions allow."""
+attempts than 1000 executions allow.  Run three times with different
+counts, the same sites have different states in different dumps."""
 import json
 import os
 import re
@@ -51,12 +52,12 @@ class D:
 SRC = "\\n".join("def get%d(o):\\n    return o.x\\n" % k for k in range(16))
 exec(compile(SRC, __file__ + "-gen", "exec"))
 a, d = A(), D()
-scale = int(sys.argv[1])
+scale, shift = int(sys.argv[1]), int(sys.argv[2])
 for k in range(16):
     f = globals()["get%d" % k]
     for i in range(1000 * scale):
         f(a)
-    for i in range(44 + k):
+    for i in range(44 + k + shift):
         f(d)
 t = 0.0
 for i in range(3000 * scale):
@@ -70,14 +71,15 @@ OPCODE = re.compile(r"^opcode\[([A-Z_0-9]+)\]\.execution_count : (\d+)$")
 STATES = ("specialized", "backing_off", "never_tried", "excluded")
 
 
-def raw_figures(path):
-    """Per family the expected figures, from the dump's lines alone."""
+def raw_lines(path):
+    """A dump's site rows and executions by (code key, offset), and its
+    opcode counts, from its lines alone."""
     rows, execs, ops = {}, {}, defaultdict(int)
     with open(path, encoding="utf-8") as f:
         for line in f.read().splitlines():
             m = SITE.match(line)
             if m:
-                rows[(m.group(1), int(m.group(2)))] = m.group(3).split(" | ")
+                rows[(m.group(1), int(m.group(2)))] = m.group(3)
                 continue
             m = EXEC.match(line)
             if m:
@@ -87,23 +89,53 @@ def raw_figures(path):
             if m:
                 ops[m.group(1)] += int(m.group(2))
     assert rows and set(execs) == set(rows)
+    return rows, execs, ops
+
+
+def credit(row):
+    """What a row credits executions to: family, state, and the form of
+    a specialized site."""
+    family, state, detail = row.split(" | ")[:3]
+    return family, state, detail if state == "specialized" else ""
+
+
+def raw_figures(*paths):
+    """Per family the expected figures of the dumps at paths, from their
+    lines alone, and their instructions."""
+    seen, execs, ops = defaultdict(list), defaultdict(int), defaultdict(int)
+    for p in paths:
+        r, e, o = raw_lines(p)
+        for site, row in r.items():
+            seen[site].append(row)
+            execs[site] += e[site]
+        for name, n in o.items():
+            ops[name] += n
     fam = defaultdict(lambda: dict({s: 0 for s in STATES}, uncertain=0,
                                    sites=0, forms=defaultdict(int)))
-    for site, (family, state, detail) in ((s, r[:3]) for s, r in
-                                          rows.items()):
+    for site, rows in seen.items():
+        # The row most dumps had (these runs have no ties).
+        counts = defaultdict(int)
+        for row in rows:
+            counts[row] += 1
+        best = max(counts.values())
+        top = [row for row, c in counts.items() if c == best]
+        assert len(top) == 1, (site, rows)
+        family, state, form = credit(top[0])
         n = execs[site]
         e = fam[family]
         e[state] += n
         e["sites"] += 1
-        if state == "specialized":
-            e["forms"][detail] += n
-        # One dump: a site at k failed attempts (never tried: 0), k < 11,
-        # ran at most 2**(k+2) - 3 times since its warm-up (the backoff
-        # counter of 3.12-3.14: its j-th attempt at execution 2**(j+1) - 2).
-        k = {"never_tried": 0, "backing_off": None}.get(state, -1)
+        if form:
+            e["forms"][form] += n
+        # A site at k failed attempts (never tried: 0), k < 11, ran at
+        # most 2**(k+2) - 3 times since its warm-up in each dump (the
+        # backoff counter of 3.12-3.14: its j-th attempt at execution
+        # 2**(j+1) - 2); rows that credit differently are uncertain.
+        k = {"never_tried": 0}.get(state, -1)
         if state == "backing_off":
-            k = int(detail)
-        if 0 <= k < 11 and n > 2 ** (k + 2) - 3:
+            k = int(top[0].split(" | ")[2])
+        if len({credit(row) for row in rows}) > 1 or (
+                0 <= k < 11 and n > (2 ** (k + 2) - 3) * best):
             e["uncertain"] += n
     for family, e in fam.items():
         e["forms"] = dict(e["forms"])
@@ -112,18 +144,23 @@ def raw_figures(path):
     return dict(fam), sum(ops.values())
 
 
-def run(tmp, name, scale):
+def run(tmp, name, scale, shifts=(0,)):
+    """The program run once per shift, its dumps in tmp/name: the
+    directory and the dumps' paths."""
     prog = tmp / "prog.py"
     prog.write_text(PROGRAM)
     out = tmp / name
-    r = subprocess.run([sys.executable, str(prog), str(scale)],
-                       capture_output=True, text=True, timeout=120,
-                       env=clean_env(PYTHONSTATS="count",
-                                     PYSTATS_DIR=str(out)))
-    assert r.returncode == 0, r.stderr
+    for shift in shifts:
+        r = subprocess.run([sys.executable, str(prog), str(scale),
+                            str(shift)],
+                           capture_output=True, text=True, timeout=120,
+                           env=clean_env(PYTHONSTATS="count",
+                                         PYTHONHASHSEED="0",
+                                         PYSTATS_DIR=str(out)))
+        assert r.returncode == 0, r.stderr
     dumps = dumps_in(str(out))
-    assert len(dumps) == 1, dumps
-    return str(out), dumps[0].path
+    assert len(dumps) == len(shifts), dumps
+    return str(out), [x.path for x in dumps]
 
 
 def cli(*args):
@@ -139,13 +176,26 @@ def runs(tmp_path_factory):
     return [run(tmp, "base", 1), run(tmp, "head", 2)]
 
 
+def test_dumps_that_disagree_are_summed_and_uncertain(tmp_path):
+    # Three processes: in the third each site of the program's functions
+    # runs 9 more times on the class that fails, so that its state there
+    # differs from the other two's (specialized, never tried, backing
+    # off).
+    d, dumps = run(tmp_path, "three", 1, (0, 0, 9))
+    want, _ = raw_figures(*dumps)
+    assert summary_sx(d) == want
+    single, _ = raw_figures(dumps[0])
+    assert want["LOAD_ATTR"]["uncertain"] > 3 * single["LOAD_ATTR"][
+        "uncertain"]
+
+
 def summary_sx(path):
     return json.loads(cli("summarize", path, "--json", "-"))["census"][
         "site_executions"]
 
 
 def test_the_summary_has_the_dumps_own_sums(runs, tmp_path):
-    (d, dump), _ = runs
+    (d, (dump,)), _ = runs
     want, _ = raw_figures(dump)
     got = summary_sx(d)
     assert got == want
@@ -166,7 +216,7 @@ def test_the_summary_has_the_dumps_own_sums(runs, tmp_path):
 
 
 def test_the_markdown_table_shows_them(runs):
-    (d, dump), _ = runs
+    (d, (dump,)), _ = runs
     want, _ = raw_figures(dump)
     md = cli("summarize", d)
     sec = md[md.index("## Site executions by state"):]
@@ -183,7 +233,7 @@ def test_the_markdown_table_shows_them(runs):
 
 
 def test_compare_has_them_per_million_instructions(runs):
-    (bd, bdump), (hd, hdump) = runs
+    (bd, (bdump,)), (hd, (hdump,)) = runs
     base, btotal = raw_figures(bdump)
     head, htotal = raw_figures(hdump)
     out = json.loads(cli("compare", bd, hd, "--json", "-"))
