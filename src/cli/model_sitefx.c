@@ -69,7 +69,11 @@ model_sitefx_add(m_group *m, const psf_key *k, uint64_t v)
     m_sxfam *f;
     int i;
 
-    if (k->kind == PSF_K_SITE_FX_FORM) {
+    if ((k->kind == PSF_K_SITE_FX || k->kind == PSF_K_SITE_FX_FORM) && k->a_len == 0) {
+        /* A summary without the figures: its rows (failing_sites, read
+         * back) are only the sites run unspecialized and give none. */
+    }
+    else if (k->kind == PSF_K_SITE_FX_FORM) {
         f = fam_get(m, k->a, k->a_len);
         form_add(&f->forms, k->b, k->b_len, v);
     }

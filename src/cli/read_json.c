@@ -369,7 +369,16 @@ put_census(jctx *c, json_t *cen)
     }
     json_array_foreach(json_object_get(cen, "failing_sites"), i, site) if (put_failing(c, site) < 0)
         c->bad++;
-    put_site_fx(c, json_object_get(cen, "site_executions"));
+    if (json_object_get(cen, "site_executions") != NULL) {
+        put_site_fx(c, json_object_get(cen, "site_executions"));
+    }
+    else if (json_object_get(cen, "failing_sites") != NULL) {
+        /* Written before census.site_executions: its rows are not all of
+         * them, and give no figure. */
+        json_t *zero = json_integer(0);
+        put(c, PSF_KEY_SITE_FX "].none", zero, AGG_ADD_SUM);
+        json_decref(zero);
+    }
 }
 
 /* A census.failing_sites entry back as the keys it was ranked from

@@ -228,14 +228,14 @@ code_sub(const char *s, size_t n, const char *a, psf_key *k)
 #define LEN(lit) (sizeof lit - 1)
 
 /* census.site_executions[F].form[FORM] or census.site_executions[F].B
- * (B a plain field). */
+ * (B a plain field; F empty: the marker of a summary without them). */
 static int
 site_fx(const char *s, size_t n, psf_key *k)
 {
     const char *e = s + n, *f = s + LEN(PSF_KEY_SITE_FX);
     const char *p = memchr(f, ']', (size_t)(e - f));
 
-    if (p == NULL || p == f || p + 1 >= e || p[1] != '.')
+    if (p == NULL || p + 1 >= e || p[1] != '.')
         return 0;
     set_a(k, f, p);
     if (starts(p, (size_t)(e - p), PSF_KEY_SITE_FX_FORM) && s[n - 1] == ']' &&

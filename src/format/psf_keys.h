@@ -89,7 +89,8 @@
 /* The command's own figures read back from a JSON summary (never in a
  * dump): census.site_executions[F].STATE and
  * census.site_executions[F].form[FORM], the executions at F's sites by
- * state and by specialized form (FORMAT.md 3). */
+ * state and by specialized form (FORMAT.md 3); census.site_executions[].none
+ * marks a summary read back without them, whose rows give none. */
 #define PSF_KEY_SITE_FX "census.site_executions["
 #define PSF_KEY_SITE_FX_FORM "].form["
 

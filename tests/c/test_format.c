@@ -200,7 +200,8 @@ test_key_own(void **state)
     assert_int_equal(kind("census.site_executions[CALL].form[CALL_LEN]", &k), PSF_K_SITE_FX_FORM);
     key_is(&k, "CALL", "CALL_LEN");
     assert_int_equal(kind("census.site_executions[CALL].form[]", &k), PSF_K_OTHER);
-    assert_int_equal(kind("census.site_executions[].specialized", &k), PSF_K_OTHER);
+    assert_int_equal(kind("census.site_executions[].none", &k), PSF_K_SITE_FX);
+    key_is(&k, "", "none");
     assert_int_equal(kind("gc[1].time_ns", &k), PSF_K_OWN_GC);
     assert_int_equal(k.a_num, 1);
     key_is(&k, "1", "time_ns");
