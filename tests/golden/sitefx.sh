@@ -26,6 +26,11 @@ check "site executions: the Markdown's LOAD_ATTR row" 1 \
 run summarize "$T/sfx.json" --json "$T/sfx-rt.json"
 check "site executions: the JSON summary reads back to the same figures" "True" \
     "$(python3 -c 'import json,sys; a,b=(json.load(open(p))["census"]["site_executions"] for p in sys.argv[1:]); print(a == b)' "$T/sfx.json" "$T/sfx-rt.json")"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); del d["census"]["site_executions"]
+json.dump(d, open(sys.argv[2], "w"))' "$T/sfx.json" "$T/sfx-old.json"
+run summarize "$T/sfx-old.json" --json "$T/sfx-old-rt.json"
+check "site executions: a summary written before them has none (not its failing sites' alone)" \
+    "False 5" "$(jget "$T/sfx-old-rt.json" '"site_executions" in d["census"], len(d["census"]["failing_sites"])' | tr -d '(),')"
 run compare "$SFX" "$T/sfx.json" --json "$T/sfx-cmp.json"
 check "site executions: compare, a dump against its summary" "900 900 1129 1129" \
     "$(jget "$T/sfx-cmp.json" '" ".join(str(r[s]) for n in ("CALL.uncertain", "LOAD_ATTR.backing_off") for r in d["sections"]["site_executions"]["rows"] if r["name"] == n for s in ("base", "head"))')"
