@@ -792,7 +792,7 @@ model_build(m_group *m, const agg_group *g)
         const m_op *op = model_op(m, m->fsites[i].family);
         m->fsites[i].family_exec = op && op->has_exec ? op->exec : 0;
     }
-    model_sitefx_build(m);
+    model_sitefx_build(m, model_hdr_files(m, PSF_H_PY_FREE_THREADING, "1") > 0);
 }
 
 static void

@@ -280,10 +280,13 @@ void model_filter_sites(m_group *m, const m_site_filter *f);
 /* Site executions by state (model_sitefx.c): model_sitefx_add() takes
  * a key read back from a JSON summary (1 if it is one, else 0);
  * model_sitefx_build() adds up the rows (unless figures were read back)
- * and sorts, after the ops and the source view's part are built;
+ * and sorts, after the ops and the source view's part are built (ft:
+ * some dumps are of a free-threaded build, whose sites have a counter
+ * per thread's copy of the bytecode, so that executions bound no
+ * state);
  * model_sitefx_free() frees. */
 int model_sitefx_add(m_group *m, const psf_key *k, uint64_t v);
-void model_sitefx_build(m_group *m);
+void model_sitefx_build(m_group *m, int ft);
 void model_sitefx_free(m_group *m);
 
 /* The source line of a ranked site (its code's file, the row's line),

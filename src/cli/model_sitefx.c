@@ -10,7 +10,8 @@
  * by state"): a site whose rows disagree between the group's dumps
  * (state, or form), and an unspecialized site that ran more often than
  * its state allows (fail_bound()): it was specialized before, and
- * deoptimized.
+ * deoptimized; not on a free-threaded build, where each thread's copy
+ * of the bytecode has its counter and the state merges the copies.
  *
  * Reads the model's hot code and ops (built before); calls no other
  * file of the model. */
@@ -188,7 +189,7 @@ site_exec(const m_code *c, long offset)
 /* The sites of c: each offset's rows (most dumps first), credited to the
  * first. */
 static void
-add_code(m_group *m, const m_code *c)
+add_code(m_group *m, const m_code *c, int ft)
 {
     size_t i = 0, j;
 
@@ -210,7 +211,7 @@ add_code(m_group *m, const m_code *c)
                 uncertain = 1;
         i = j;
         n = site_exec(c, v->offset);
-        bound = fail_bound(st, &r);
+        bound = ft ? UINT64_MAX : fail_bound(st, &r);
         if (bound != UINT64_MAX && v->n <= UINT64_MAX / bound && n > bound * v->n)
             uncertain = 1;
         f = fam_get(m, r.p[0], r.len[0]);
@@ -244,7 +245,7 @@ fam_cmp(const void *pa, const void *pb)
 }
 
 void
-model_sitefx_build(m_group *m)
+model_sitefx_build(m_group *m, int ft)
 {
     size_t i, k;
     int s;
@@ -254,7 +255,7 @@ model_sitefx_build(m_group *m)
     if (!m->sx_read)
         for (i = 0; i < m->ncode; i++)
             if (m->code[i].nsexec)
-                add_code(m, &m->code[i]);
+                add_code(m, &m->code[i], ft);
     for (i = 0; i < m->nsxfam; i++) {
         m_sxfam *f = &m->sxfam[i];
         f->rows_exec = 0;
