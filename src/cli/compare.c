@@ -377,6 +377,57 @@ fill_own(cmp *c)
     }
 }
 
+/* Site executions by state (model_sitefx.c), when either side has them:
+ * per family and state, and (same instruction set only) per specialized
+ * form, counts per million instructions; the shares of the family's
+ * site executions. */
+static void
+fill_sitefx(cmp *c)
+{
+    cmp_section *st, *forms = NULL, *sh;
+    char name[600];
+    size_t k, j;
+    int i, f;
+
+    if (c->side[0].m->nsxfam == 0 && c->side[1].m->nsxfam == 0)
+        return;
+    st = sec_new(c, "site_executions", "Site executions by state", "Family.state", CMP_COUNT, 1,
+                 "Every dispatch at the sites with census rows, credited to the state the "
+                 "census read (specialized: hits plus misses in a --enable-pystats build's "
+                 "terms, not hits; excluded: instrumented while counting, not read; uncertain: "
+                 "sites whose state visibly changed, any state).");
+    if (!c->by_family)
+        forms =
+            sec_new(c, "site_executions_forms", "Site executions by specialized form", "Form",
+                    CMP_COUNT, 1, "Executions at sites in that form when the census was taken.");
+    sh = sec_new(c, "site_execution_shares", "Site execution shares", "Family.state", CMP_SHARE, 0,
+                 "Shares of the family's site executions; coverage: the site executions as a "
+                 "share of the family's executions (the rows are capped).");
+    for (i = 0; i < 2; i++) {
+        const m_group *m = c->side[i].m;
+        for (k = 0; k < m->nsxfam; k++) {
+            const m_sxfam *x = &m->sxfam[k];
+            /* Across versions, by family: one renamed between them
+             * under the other side's name (BINARY_SUBSCR: BINARY_OP). */
+            const ren_row *rr = side_rename(c, i, x->name);
+            const char *fam =
+                rr && rr->kind != REN_INSERTED && !strchr(rr->units, ' ') ? rr->units : x->name;
+            for (f = 0; f < M_SX_SITES; f++) {
+                fmt_name(name, sizeof name, "%s.%s", fam, m_sx_name[f]);
+                add_count(st, i, name, x->f[f]);
+                if (x->rows_exec)
+                    add_share(sh, i, name, x->f[f], x->rows_exec);
+            }
+            if (x->family_exec) {
+                fmt_name(name, sizeof name, "%s.coverage", fam);
+                add_share(sh, i, name, x->rows_exec, x->family_exec);
+            }
+            for (j = 0; forms && j < x->forms.n; j++)
+                add_count(forms, i, x->forms.v[j].name, x->forms.v[j].n);
+        }
+    }
+}
+
 /* The specialization sections' rows of one instruction. */
 typedef struct spec_secs {
     cmp_section *spec, *specn, *fail;
@@ -681,6 +732,7 @@ fill(cmp *c)
     }
 
     fill_own(c);
+    fill_sitefx(c);
     fill_list(c, "calls", "Call stats", "Counter", 1, offsetof(m_group, calls));
     fill_list(c, "own_calls", "Calls (collector's frame events)", "Event", 1,
               offsetof(m_group, own_calls));
@@ -1034,7 +1086,8 @@ cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t 
     fill(c);
     for (i = 0; i < c->nsec; i++) {
         if (strcmp(c->sec[i].name, "execution") == 0 || strcmp(c->sec[i].name, "family") == 0 ||
-            strcmp(c->sec[i].name, "meaning") == 0)
+            strcmp(c->sec[i].name, "meaning") == 0 ||
+            strcmp(c->sec[i].name, "site_executions_forms") == 0)
             mark_only(c, &c->sec[i]);
         sec_finish(c, &c->sec[i]);
     }

@@ -552,7 +552,7 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
 
     agg_key_of(g, slot, &k);
     if (add_op_key(m, idx, g, slot, &k, v) || add_census_key(m, idx, &k, v) ||
-        model_view_add(m, &k, v, code_of, idx))
+        model_view_add(m, &k, v, code_of, idx) || model_sitefx_add(m, &k, v))
         return;
     switch (k.kind) {
     case PSF_K_UNSUPPORTED:
@@ -792,6 +792,7 @@ model_build(m_group *m, const agg_group *g)
         const m_op *op = model_op(m, m->fsites[i].family);
         m->fsites[i].family_exec = op && op->has_exec ? op->exec : 0;
     }
+    model_sitefx_build(m, model_hdr_files(m, PSF_H_PY_FREE_THREADING, "1") > 0);
 }
 
 static void
@@ -833,6 +834,7 @@ model_free(m_group *m)
     m_list_free(&m->other);
     m_list_free(&m->census);
     m_list_free(&m->census_excluded);
+    model_sitefx_free(m);
     for (i = 0; i < m->ncfam; i++) {
         free(m->cfam[i].name);
         m_list_free(&m->cfam[i].forms);

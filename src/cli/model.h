@@ -158,6 +158,36 @@ typedef struct m_fsite {
                            * the input has none */
 } m_fsite;
 
+/* Executions at the sites of a family by the state each site held when
+ * the census read it (FORMAT.md 1.18: code[K].site rows with their
+ * code[K].site_executions, summed over the dumps), model_sitefx.c.
+ * Uncertain: executions (of any state) of sites whose attribution the
+ * dumps show to be in doubt (docs/FORMAT.md, "Site executions by
+ * state"); sites: the sites with a row. */
+enum {
+    M_SX_SPECIALIZED = 0,
+    M_SX_BACKING_OFF,
+    M_SX_NEVER_TRIED,
+    M_SX_EXCLUDED,
+    M_SX_UNCERTAIN,
+    M_SX_SITES,
+    M_SX_COUNT
+};
+#define M_SX_STATES                                     \
+    4 /* f[0..M_SX_STATES): the states, which add up to \
+       * the rows' executions */
+extern const char *const m_sx_name[M_SX_COUNT];
+
+typedef struct m_sxfam {
+    char *name; /* owned */
+    uint64_t f[M_SX_COUNT];
+    uint64_t rows_exec;   /* f[0..M_SX_STATES) summed */
+    uint64_t family_exec; /* the family's executions (its opcode[]
+                           * execution counts, every form), 0 if none */
+    m_list forms;         /* executions at sites specialized in FORM,
+                           * largest first */
+} m_sxfam;
+
 typedef struct m_group {
     const agg_group *src; /* borrowed */
     m_ops ops;
@@ -203,6 +233,11 @@ typedef struct m_group {
                       * first (ties: code, offset); only with
                       * site_executions */
     size_t nfsites;
+    m_sxfam *sxfam; /* owned: site executions by state, most executions
+                     * first (ties: name); from rows, or read back */
+    size_t nsxfam;
+    int sx_read; /* the figures came back from a JSON summary (its
+                  * census.site_executions): rows are not added again */
     /* What the site list shows (model_filter_sites): the sites of the
      * standard library among them (or left out by no_stdlib), and the
      * sites left out by the code prefixes. */
@@ -241,6 +276,18 @@ typedef struct m_site_filter {
     int no_stdlib;
 } m_site_filter;
 void model_filter_sites(m_group *m, const m_site_filter *f);
+
+/* Site executions by state (model_sitefx.c): model_sitefx_add() takes
+ * a key read back from a JSON summary (1 if it is one, else 0);
+ * model_sitefx_build() adds up the rows (unless figures were read back)
+ * and sorts, after the ops and the source view's part are built (ft:
+ * some dumps are of a free-threaded build, whose sites have a counter
+ * per thread's copy of the bytecode, so that executions bound no
+ * state);
+ * model_sitefx_free() frees. */
+int model_sitefx_add(m_group *m, const psf_key *k, uint64_t v);
+void model_sitefx_build(m_group *m, int ft);
+void model_sitefx_free(m_group *m);
 
 /* The source line of a ranked site (its code's file, the row's line),
  * canonical text, or NULL where the dumps had none. */

@@ -269,6 +269,30 @@ line_ok(const char *line)
 
 static int put_failing(jctx *c, json_t *s);
 
+/* census.site_executions back as census.site_executions[F].STATE and
+ * .form[FORM] (family_executions is derived from the opcodes again). */
+static void
+put_site_fx(jctx *c, json_t *sx)
+{
+    const char *name, *f;
+    json_t *v, *fv;
+    char *key;
+
+    json_object_foreach(sx, name, v) json_object_foreach(v, f, fv)
+    {
+        if (strcmp(f, "forms") == 0 && json_is_object(fv)) {
+            key = cat4(PSF_KEY_SITE_FX, name, PSF_KEY_SITE_FX_FORM, NULL);
+            put_all(c, fv, key, "]");
+            free(key);
+        }
+        else if (strcmp(f, "family_executions") != 0) {
+            key = cat4(PSF_KEY_SITE_FX, name, "].", f);
+            put(c, key, fv, AGG_ADD_SUM);
+            free(key);
+        }
+    }
+}
+
 /* The summary's "census": counters census.*, census.family[F].*, and
  * site rows back as census.sites[ROW].count / .attempts; the ranked
  * sites (failing_sites) back as their rows (put_failing). */
@@ -285,7 +309,7 @@ put_census(jctx *c, json_t *cen)
     json_object_foreach(cen, name, v)
     {
         if (strcmp(name, "families") == 0 || strcmp(name, "sites") == 0 ||
-            strcmp(name, "failing_sites") == 0)
+            strcmp(name, "failing_sites") == 0 || strcmp(name, "site_executions") == 0)
             continue;
         if (strcmp(name, "excluded_families") == 0 && json_is_object(v)) {
             put_all(c, v, PSF_KEY_CENSUS_EXCLUDED, "]");
@@ -345,6 +369,16 @@ put_census(jctx *c, json_t *cen)
     }
     json_array_foreach(json_object_get(cen, "failing_sites"), i, site) if (put_failing(c, site) < 0)
         c->bad++;
+    if (json_object_get(cen, "site_executions") != NULL) {
+        put_site_fx(c, json_object_get(cen, "site_executions"));
+    }
+    else if (json_object_get(cen, "failing_sites") != NULL) {
+        /* Written before census.site_executions: its rows are not all of
+         * them, and give no figure. */
+        json_t *zero = json_integer(0);
+        put(c, PSF_KEY_SITE_FX "].none", zero, AGG_ADD_SUM);
+        json_decref(zero);
+    }
 }
 
 /* A census.failing_sites entry back as the keys it was ranked from

@@ -10,6 +10,7 @@
 #include "doc.h"
 #include "model.h"
 #include "overview.h"
+#include "report_sitefx.h"
 #include "text.h"
 
 #include <stdio.h>
@@ -1528,6 +1529,7 @@ report_group(md *m, const summary_group *sg, const char *verdict)
     sec_effectiveness(m, g);
     sec_census(m, g);
     sec_census_sites(m, g);
+    report_sitefx(m->d, m->level, g);
     sec_hot_code(m, g);
     sec_source_view(m, g);
     sec_calls(m, g);

@@ -191,6 +191,30 @@ failing_sites(const m_group *g)
     return a;
 }
 
+/* Executions at each family's sites by state and by specialized form
+ * (FORMAT.md 3, census.site_executions); family_executions (the
+ * family's opcode executions, what the rows cover a part of) is derived
+ * and not read back. */
+static json_t *
+site_executions(const m_group *g)
+{
+    json_t *o = json_object();
+    size_t i;
+    int f;
+
+    for (i = 0; i < g->nsxfam; i++) {
+        const m_sxfam *x = &g->sxfam[i];
+        json_t *fo = json_object();
+        for (f = 0; f < M_SX_COUNT; f++)
+            set(fo, m_sx_name[f], text_json_count(x->f[f]));
+        if (x->family_exec)
+            set(fo, "family_executions", text_json_count(x->family_exec));
+        set(fo, "forms", list_obj(&x->forms, 0));
+        set(o, x->name, fo);
+    }
+    return o;
+}
+
 /* The census: totals, families and site rows (all of them: the reader
  * needs every row to merge summaries). */
 static json_t *
@@ -235,6 +259,8 @@ census_obj(const m_group *g)
     set(o, "sites", sites);
     if (g->nfsites)
         set(o, "failing_sites", failing_sites(g));
+    if (g->nsxfam)
+        set(o, "site_executions", site_executions(g));
     return o;
 }
 

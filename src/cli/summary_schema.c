@@ -199,6 +199,8 @@ census(sctx *c, json_t *cen, const char *path)
     size_t i, k;
 
     obj_of_obj(c, cen, path, "families", family);
+    /* census.site_executions: per family its counts and "forms". */
+    obj_of_obj(c, cen, path, "site_executions", family);
     obj(c, cen, path, "excluded_families");
     failing_sites(c, cen, path);
     if (sites == NULL)

@@ -227,6 +227,30 @@ code_sub(const char *s, size_t n, const char *a, psf_key *k)
 /* The length of a literal prefix. */
 #define LEN(lit) (sizeof lit - 1)
 
+/* census.site_executions[F].form[FORM] or census.site_executions[F].B
+ * (B a plain field; F empty: the marker of a summary without them). */
+static int
+site_fx(const char *s, size_t n, psf_key *k)
+{
+    const char *e = s + n, *f = s + LEN(PSF_KEY_SITE_FX);
+    const char *p = memchr(f, ']', (size_t)(e - f));
+
+    if (p == NULL || p + 1 >= e || p[1] != '.')
+        return 0;
+    set_a(k, f, p);
+    if (starts(p, (size_t)(e - p), PSF_KEY_SITE_FX_FORM) && s[n - 1] == ']' &&
+        e - 1 > p + LEN(PSF_KEY_SITE_FX_FORM)) {
+        set_b(k, p + LEN(PSF_KEY_SITE_FX_FORM), e - 1);
+        k->kind = PSF_K_SITE_FX_FORM;
+        return 1;
+    }
+    if (plain_field(p + 2, e, k)) {
+        k->kind = PSF_K_SITE_FX;
+        return 1;
+    }
+    return 0;
+}
+
 static int
 parse_own(const char *s, size_t n, psf_key *k)
 {
@@ -245,6 +269,8 @@ parse_own(const char *s, size_t n, psf_key *k)
         }
         return 0;
     }
+    if (starts(s, n, PSF_KEY_SITE_FX))
+        return site_fx(s, n, k);
     if (starts(s, n, PSF_KEY_CENSUS_SITE) && s[n - 1] == ']') {
         set_a(k, s + LEN(PSF_KEY_CENSUS_SITE), e - 1);
         k->kind = PSF_K_CENSUS_SITE;

@@ -43,6 +43,8 @@ typedef enum psf_key_kind {
     PSF_K_CENSUS_SITE,    /* census.site[A]: a text value, never a count */
     PSF_K_SITE_SEEN,      /* census.sites[A].count: a site row, summed */
     PSF_K_SITE_ATTEMPTS,  /* census.sites[A].attempts: kept at the maximum */
+    PSF_K_SITE_FX,        /* census.site_executions[A].B: read back */
+    PSF_K_SITE_FX_FORM,   /* census.site_executions[A].form[B]: read back */
     PSF_K_OWN_GC,         /* gc[A].B */
     PSF_K_OWN_OBJECT,     /* objects.B */
     PSF_K_OWN_RARE,       /* rare.B: watcher figures, not "Rare event" */

@@ -86,6 +86,13 @@
 #define PSF_KEY_CENSUS_OMITTED_SOURCE "census.omitted_source_lines"
 /* The command's own rows of merged sites (never in a dump). */
 #define PSF_KEY_CENSUS_ROWS "census.sites["
+/* The command's own figures read back from a JSON summary (never in a
+ * dump): census.site_executions[F].STATE and
+ * census.site_executions[F].form[FORM], the executions at F's sites by
+ * state and by specialized form (FORMAT.md 3); census.site_executions[].none
+ * marks a summary read back without them, whose rows give none. */
+#define PSF_KEY_SITE_FX "census.site_executions["
+#define PSF_KEY_SITE_FX_FORM "].form["
 
 /* ---- GC, objects, rare events, calls, hot code (1.11, 1.12, 1.14, 1.15) ----
  */

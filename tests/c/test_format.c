@@ -195,6 +195,13 @@ test_key_own(void **state)
     key_is(&k, "CALL | a.py | 3 | f | x[0](y)", "");
     assert_int_equal(kind("census.sites[CALL | a.py | 3 | f | x].attempts", &k), PSF_K_SITE_ATTEMPTS);
     assert_int_equal(kind("census.family[X]", &k), PSF_K_OTHER);
+    assert_int_equal(kind("census.site_executions[LOAD_ATTR].never_tried", &k), PSF_K_SITE_FX);
+    key_is(&k, "LOAD_ATTR", "never_tried");
+    assert_int_equal(kind("census.site_executions[CALL].form[CALL_LEN]", &k), PSF_K_SITE_FX_FORM);
+    key_is(&k, "CALL", "CALL_LEN");
+    assert_int_equal(kind("census.site_executions[CALL].form[]", &k), PSF_K_OTHER);
+    assert_int_equal(kind("census.site_executions[].none", &k), PSF_K_SITE_FX);
+    key_is(&k, "", "none");
     assert_int_equal(kind("gc[1].time_ns", &k), PSF_K_OWN_GC);
     assert_int_equal(k.a_num, 1);
     key_is(&k, "1", "time_ns");

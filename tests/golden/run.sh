@@ -524,7 +524,7 @@ fi
 # ---- pystats compare ------------------------------------------------------
 # GOLDEN_PARTS: the parts sourced after the native and own fixtures
 # above (make test-quick runs a few of them).
-for part in ${GOLDEN_PARTS:-compare check own_keys usage overview portable annotate planted versions cpython_json runs}; do
+for part in ${GOLDEN_PARTS:-compare check own_keys usage overview portable annotate planted versions cpython_json runs sitefx}; do
     . "$HERE/$part.sh"
 done
 

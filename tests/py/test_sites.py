@@ -624,7 +624,9 @@ def test_the_hot_failing_site_leads_by_executions(tmp_path):
     assert look[0].startswith(
         "- Fails to specialize: LOAD_ATTR at %s:%d in `zz_hot`: "
         "60,000 executions not specialized" % (script, hot_line)), look
-    table = out.split("## Sites that fail to specialize", 1)[1]
+    # The section's own table: up to the next section.
+    table = out.split("## Sites that fail to specialize", 1)[1].split(
+        "\n## ", 1)[0]
     body = [ln for ln in table.split("\n") if ln.startswith("| ")][2:]
     cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in body]
     assert cells[0][:5] == ["LOAD_ATTR", "60,000", "25.0%", "backing off",
@@ -735,7 +737,8 @@ def test_dataclass_inits_are_one_record_each_named_by_their_class(tmp_path):
     # The report: two rows per class, each named by its class.
     r = subprocess.run([CLI, "summarize", dump.path], capture_output=True,
                        text=True, check=True)
-    table = r.stdout.split("## Sites that fail to specialize", 1)[1]
+    table = r.stdout.split("## Sites that fail to specialize", 1)[1].split(
+        "\n## ", 1)[0]
     body = [ln for ln in table.split("\n") if ln.startswith("| ")][2:]
     cells = [[c.strip() for c in ln.strip("|").split("|")] for ln in body]
     stores = [(c[1], c[5], c[6]) for c in cells if c[0] == "STORE_ATTR"]
