@@ -321,9 +321,12 @@ agg_problem(agg *a, int kind, const char *file, unsigned long line, const char *
     if (a->on_problem)
         a->on_problem(a->problem_ctx, kind, file, line, msg);
     if (!a->quiet) {
+        /* One line whole: the readers of --jobs warn at once. */
+        flockfile(stderr);
         fputs("pystats: warning: ", stderr);
         cli_fput_esc(stderr, text);
         fputc('\n', stderr);
+        funlockfile(stderr);
     }
     if (a->nnotes < AGG_NOTES_MAX) {
         a->notes[a->nnotes].kind = kind;

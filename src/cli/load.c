@@ -276,12 +276,14 @@ static void
 foreign_file(const char *path, unsigned long uid, agg *a, const load_observer *obs)
 {
     if (!a->quiet) {
+        flockfile(stderr); /* one line whole, whatever other readers say */
         fputs("pystats: warning: ", stderr);
         cli_fput_esc(stderr, path);
         fprintf(stderr,
                 ": owned by uid %lu, not by you or root, in a directory others can write: "
                 "anyone could have written it\n",
                 uid);
+        funlockfile(stderr);
     }
     if (obs && obs->foreign)
         obs->foreign(obs->ctx, path, uid);

@@ -419,9 +419,11 @@ read_text(ingest_worker *w, const char *path, const char *buf, size_t n)
         p = nl + 1;
     }
     if (hidden && !w->a.quiet) {
+        flockfile(stderr); /* one line whole, whatever other readers say */
         fputs("pystats: warning: ", stderr);
         cli_fput_esc(stderr, path);
         fprintf(stderr, ": %lu more bad lines not shown (counted in the report)\n", hidden);
+        funlockfile(stderr);
     }
     if (w->nent == 0) {
         /* A header alone (an own dump cut after its header) counts
