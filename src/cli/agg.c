@@ -268,7 +268,7 @@ agg_hdr_sum(const agg_group *g, const char *key)
             prod = g->hdr[i].vals.v[j].n && x > UINT64_MAX / g->hdr[i].vals.v[j].n
                        ? UINT64_MAX
                        : x * g->hdr[i].vals.v[j].n;
-            sum = sum > UINT64_MAX - prod ? UINT64_MAX : sum + prod;
+            sum = cli_sat_add(sum, prod);
         }
     }
     return sum;

@@ -461,32 +461,32 @@ count_file(ck_tls *t, const load_file_info *f, ck_gcache *gc, ck_file *r)
         ck_op *o;
 
         r->nvals++;
-        r->total = ck_sadd(r->total, v);
+        r->total = cli_sat_add(r->total, v);
         r->hash += mix64(s->h ^ mix64(v + 1));
         switch (s->kind) {
         case S_EXEC:
             o = &t->op[s->a];
-            o->exec = ck_sadd(o->exec, v);
-            r->exec = ck_sadd(r->exec, v);
+            o->exec = cli_sat_add(o->exec, v);
+            r->exec = cli_sat_add(r->exec, v);
             break;
         case S_PAIR:
-            t->op[s->a].row = ck_sadd(t->op[s->a].row, v);
-            t->op[s->b].col = ck_sadd(t->op[s->b].col, v);
-            r->pairs = ck_sadd(r->pairs, v);
+            t->op[s->a].row = cli_sat_add(t->op[s->a].row, v);
+            t->op[s->b].col = cli_sat_add(t->op[s->b].col, v);
+            r->pairs = cli_sat_add(r->pairs, v);
             break;
         case S_HIT:
-            t->op[s->a].hit = ck_sadd(t->op[s->a].hit, v);
+            t->op[s->a].hit = cli_sat_add(t->op[s->a].hit, v);
             break;
         case S_SUCCESS:
-            t->op[s->a].success = ck_sadd(t->op[s->a].success, v);
+            t->op[s->a].success = cli_sat_add(t->op[s->a].success, v);
             break;
         case S_CODE:
             k = code_of(t, s->a);
-            k->instructions = ck_sadd(k->instructions, v);
+            k->instructions = cli_sat_add(k->instructions, v);
             break;
         case S_CODE_LINE:
             k = code_of(t, s->a);
-            k->lines = ck_sadd(k->lines, v);
+            k->lines = cli_sat_add(k->lines, v);
             k->has_lines = 1;
             break;
         }
@@ -531,12 +531,12 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
         if ((own || (int32_t)i != cache) && o->row > o->exec) {
             list_add(&exceed, "%s: %llu pairs start with it, %llu executions", name,
                      (unsigned long long)o->row, (unsigned long long)o->exec);
-            excess = ck_sadd(excess, o->row - o->exec);
+            excess = cli_sat_add(excess, o->row - o->exec);
         }
         if (own && o->col > o->exec) {
             list_add(&exceed, "%s: %llu pairs end with it, %llu executions", name,
                      (unsigned long long)o->col, (unsigned long long)o->exec);
-            excess = ck_sadd(excess, o->col - o->exec);
+            excess = cli_sat_add(excess, o->col - o->exec);
         }
         if (!own && r->pairs && o->col != o->exec)
             list_add(&into, "%s: %llu pairs end with it, %llu executions", name,
@@ -560,7 +560,7 @@ analyse(check_set *c, ck_tls *t, const load_file_info *f, ck_file *r)
                      "at most %llu of %llu instructions uncounted (%llu counted): the open "
                      "segments of %lld %s at the signal; pair checks relaxed by %llu",
                      (unsigned long long)r->leftover,
-                     (unsigned long long)ck_sadd(r->exec, (uint64_t)r->leftover),
+                     (unsigned long long)cli_sat_add(r->exec, (uint64_t)r->leftover),
                      (unsigned long long)r->exec, r->leftover_threads < 0 ? 0 : r->leftover_threads,
                      r->leftover_threads == 1 ? "thread" : "threads",
                      (unsigned long long)r->leftover);

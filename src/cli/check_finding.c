@@ -16,12 +16,6 @@ const char *const check_leak_ops[CK_NLEAK] = {
     "SETUP_ANNOTATIONS", "LOAD_NAME",   "STORE_NAME",  "DELETE_NAME",
 };
 
-uint64_t
-ck_sadd(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 char *
 ck_xprintf(const char *fmt, ...)
 {

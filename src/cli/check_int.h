@@ -178,7 +178,6 @@ void ck_lazy_done(ck_lazy *l, const char *fmt, ...) __attribute__((format(printf
 /* Distinct values of one property over the files. */
 void ck_tally(agg_strs *s, const char *v, uint64_t n);
 
-uint64_t ck_sadd(uint64_t a, uint64_t b); /* saturating */
 char *ck_xprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *ck_plural(uint64_t n, const char *one, const char *many);
 /* qsort, which must not be given a NULL array even when it is empty. */

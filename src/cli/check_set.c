@@ -394,9 +394,9 @@ ck_leakage(check_set *c, const agg *a, int id, int severity)
             continue;
         for (k = 0; k < CK_NLEAK; k++) {
             if (win)
-                leak_w[k] = ck_sadd(leak_w[k], r->leak[k]);
+                leak_w[k] = cli_sat_add(leak_w[k], r->leak[k]);
             else
-                leak_n[k] = ck_sadd(leak_n[k], r->leak[k]);
+                leak_n[k] = cli_sat_add(leak_n[k], r->leak[k]);
         }
         leak_text(ops, sizeof ops, r->leak);
         if (ops[0])
@@ -425,8 +425,8 @@ ck_cache_pairs(check_set *c, const agg *a, int id, int severity)
     for (i = 0; i < c->nf; i++) {
         const ck_file *r = &c->f[i];
         if (counted(r) && r->source != AGG_OWN && r->cache_pairs) {
-            ncache = ck_sadd(ncache, r->cache_pairs);
-            npairs = ck_sadd(npairs, r->pairs);
+            ncache = cli_sat_add(ncache, r->cache_pairs);
+            npairs = cli_sat_add(npairs, r->pairs);
             ck_lazy_add(&cp, r, NULL);
         }
     }
@@ -564,7 +564,7 @@ ck_starts(check_set *c, const agg *a, int id, int severity)
         if (r->exec <= r->pairs || r->windows <= 0)
             continue;
         s = r->exec - r->pairs;
-        nstarts = ck_sadd(nstarts, s);
+        nstarts = cli_sat_add(nstarts, s);
         ck_lazy_add(&starts, r,
                     ck_xprintf("%s: %llu executions - %llu pairs = %llu starts in "
                                "%lld %s (%.1f per window)",

@@ -30,6 +30,14 @@ char *cli_xstrdup(const char *s);
  * that failed with ENOMEM. */
 void cli_oom(void);
 
+/* a + b, or UINT64_MAX where it would wrap: the one sum of counts from
+ * the inputs, which never wraps (docs/CLI.md, "Problems"). */
+static inline uint64_t
+cli_sat_add(uint64_t a, uint64_t b)
+{
+    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
 /* Text for people: every name and value that comes from the inputs (file
  * names, keys, header values, source lines) goes through these before it
  * reaches a warning, check's text output or a report, so that no input

@@ -795,7 +795,7 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
             size_t f;
             for (f = 0; f < g->m.ncfam; f++) {
                 uint64_t n = g->m.cfam[f].f[M_CF_SITES];
-                sites = sites > UINT64_MAX - n ? UINT64_MAX : sites + n;
+                sites = cli_sat_add(sites, n);
             }
             cli_count_str(c, sizeof c, sites);
             fprintf(stderr, "pystats run: a census, no instructions counted: %s sites", c);

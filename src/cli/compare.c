@@ -62,12 +62,6 @@ row_get(cmp_section *s, const char *name, size_t len)
     return &s->rows[id];
 }
 
-static uint64_t
-sat_add(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* A per-call section's calls of a row (hot code). */
 static void
 add_calls(cmp_section *s, int side, const char *name, uint64_t n)
@@ -75,9 +69,9 @@ add_calls(cmp_section *s, int side, const char *name, uint64_t n)
     cmp_row *r = row_get(s, name, strlen(name));
 
     if (side == 0)
-        r->base_calls = sat_add(r->base_calls, n);
+        r->base_calls = cli_sat_add(r->base_calls, n);
     else
-        r->head_calls = sat_add(r->head_calls, n);
+        r->head_calls = cli_sat_add(r->head_calls, n);
 }
 
 static void
@@ -87,11 +81,11 @@ add_count(cmp_section *s, int side, const char *name, uint64_t n)
 
     if (side == 0) {
         r->has_base = 1;
-        r->base_n = sat_add(r->base_n, n);
+        r->base_n = cli_sat_add(r->base_n, n);
     }
     else {
         r->has_head = 1;
-        r->head_n = sat_add(r->head_n, n);
+        r->head_n = cli_sat_add(r->head_n, n);
     }
 }
 
@@ -101,12 +95,12 @@ add_share(cmp_section *s, int side, const char *name, uint64_t num, uint64_t den
     cmp_row *r = row_get(s, name, strlen(name));
 
     if (side == 0) {
-        r->base_num = sat_add(r->base_num, num);
-        r->base_den = sat_add(r->base_den, den);
+        r->base_num = cli_sat_add(r->base_num, num);
+        r->base_den = cli_sat_add(r->base_den, den);
     }
     else {
-        r->head_num = sat_add(r->head_num, num);
-        r->head_den = sat_add(r->head_den, den);
+        r->head_num = cli_sat_add(r->head_num, num);
+        r->head_den = cli_sat_add(r->head_den, den);
     }
 }
 
@@ -262,7 +256,7 @@ sec_finish(cmp *c, cmp_section *s)
 static uint64_t
 spec_total(const m_op *op)
 {
-    return sat_add(sat_add(op->spec[PSF_SPEC_HIT], op->spec[PSF_SPEC_MISS]), op->exec);
+    return cli_sat_add(cli_sat_add(op->spec[PSF_SPEC_HIT], op->spec[PSF_SPEC_MISS]), op->exec);
 }
 
 static void
@@ -448,7 +442,7 @@ add_op_spec(const spec_secs *secs, int i, const m_op *op)
             fmt_name(name, sizeof name, "%s.%s", op->name, fn[q]);
             add_share(spec, i, name, op->spec[f[q]], total);
         }
-    sf = sat_add(op->spec[PSF_SPEC_SUCCESS], op->spec[PSF_SPEC_FAILURE]);
+    sf = cli_sat_add(op->spec[PSF_SPEC_SUCCESS], op->spec[PSF_SPEC_FAILURE]);
     if (sf) {
         fmt_name(name, sizeof name, "%s.success_ratio", op->name);
         add_share(spec, i, name, op->spec[PSF_SPEC_SUCCESS], sf);
@@ -594,7 +588,7 @@ note_rename(cmp *c, int i, const ren_row *row, uint64_t n)
         c->ren[k].n = 0;
         c->nren++;
     }
-    c->ren[k].n = sat_add(c->ren[k].n, n);
+    c->ren[k].n = cli_sat_add(c->ren[k].n, n);
 }
 
 /* Execution counts by meaning: each side's instructions (families when

@@ -16,7 +16,7 @@ m_list_add(m_list *l, const char *name, size_t len, uint64_t n)
 
     for (i = 0; i < l->n; i++)
         if (strlen(l->v[i].name) == len && memcmp(l->v[i].name, name, len) == 0) {
-            l->v[i].n = l->v[i].n > UINT64_MAX - n ? UINT64_MAX : l->v[i].n + n;
+            l->v[i].n = cli_sat_add(l->v[i].n, n);
             return;
         }
     if (l->n == l->cap) {
@@ -291,7 +291,7 @@ add_census(m_group *m, const psf_key *k, uint64_t v)
     f = get_cfam(m, k->a, k->a_len);
     for (i = 0; i < M_CF_COUNT; i++)
         if (strlen(m_cf_name[i]) == k->b_len && memcmp(m_cf_name[i], k->b, k->b_len) == 0) {
-            f->f[i] = f->f[i] > UINT64_MAX - v ? UINT64_MAX : f->f[i] + v;
+            f->f[i] = cli_sat_add(f->f[i], v);
             return;
         }
     m_list_add(&f->extra, k->b, k->b_len, v);
@@ -588,7 +588,7 @@ add_key(m_group *m, ktab *idx, const agg_group *g, size_t slot)
         m_list_add(&m->ft, k.a, k.a_len, v);
         break;
     case PSF_K_BENCH_CALLS:
-        m->bench_calls = m->bench_calls > UINT64_MAX - v ? UINT64_MAX : m->bench_calls + v;
+        m->bench_calls = cli_sat_add(m->bench_calls, v);
         break;
     case PSF_K_OWN_GC:
         snprintf(name, sizeof name, "%ld %.*s", k.a_num, (int)k.b_len, k.b);

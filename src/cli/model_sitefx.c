@@ -27,12 +27,6 @@ const char *const m_sx_name[M_SX_COUNT] = {
     "specialized", "backing_off", "never_tried", "excluded", "uncertain", "sites",
 };
 
-static uint64_t
-sat(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 static m_sxfam *
 fam_get(m_group *m, const char *name, size_t len)
 {
@@ -54,7 +48,7 @@ form_add(m_list *l, const char *name, size_t len, uint64_t n)
 
     for (i = 0; i < l->n; i++)
         if (strlen(l->v[i].name) == len && memcmp(l->v[i].name, name, len) == 0) {
-            l->v[i].n = sat(l->v[i].n, n);
+            l->v[i].n = cli_sat_add(l->v[i].n, n);
             return;
         }
     if (l->n == l->cap) {
@@ -82,7 +76,7 @@ model_sitefx_add(m_group *m, const psf_key *k, uint64_t v)
         f = fam_get(m, k->a, k->a_len);
         for (i = 0; i < M_SX_COUNT; i++)
             if (strlen(m_sx_name[i]) == k->b_len && memcmp(m_sx_name[i], k->b, k->b_len) == 0)
-                f->f[i] = sat(f->f[i], v);
+                f->f[i] = cli_sat_add(f->f[i], v);
     }
     else {
         return 0;
@@ -169,23 +163,6 @@ fail_bound(int state, const row3 *r)
     return k < 11 ? ((uint64_t)1 << (k + 2)) - 3 : UINT64_MAX;
 }
 
-static uint64_t
-site_exec(const m_code *c, long offset)
-{
-    size_t lo = 0, hi = c->nsexec;
-
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (c->sexec[mid].line == offset)
-            return c->sexec[mid].n;
-        if (c->sexec[mid].line < offset)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return 0;
-}
-
 /* The sites of c: each offset's rows (most dumps first), credited to the
  * first. */
 static void
@@ -210,15 +187,15 @@ add_code(m_group *m, const m_code *c, int ft)
             if (split_row(c->vsites[i + 1].row, &o) < 0 || !same_credit(&r, &o, st))
                 uncertain = 1;
         i = j;
-        n = site_exec(c, v->offset);
+        n = model_site_executions(c, v->offset);
         bound = ft ? UINT64_MAX : fail_bound(st, &r);
         if (bound != UINT64_MAX && v->n <= UINT64_MAX / bound && n > bound * v->n)
             uncertain = 1;
         f = fam_get(m, r.p[0], r.len[0]);
-        f->f[st] = sat(f->f[st], n);
+        f->f[st] = cli_sat_add(f->f[st], n);
         f->f[M_SX_SITES]++;
         if (uncertain)
-            f->f[M_SX_UNCERTAIN] = sat(f->f[M_SX_UNCERTAIN], n);
+            f->f[M_SX_UNCERTAIN] = cli_sat_add(f->f[M_SX_UNCERTAIN], n);
         if (st == M_SX_SPECIALIZED && r.len[2] > 0)
             form_add(&f->forms, r.p[2], r.len[2], n);
     }
@@ -260,11 +237,11 @@ model_sitefx_build(m_group *m, int ft)
         m_sxfam *f = &m->sxfam[i];
         f->rows_exec = 0;
         for (s = 0; s < M_SX_STATES; s++)
-            f->rows_exec = sat(f->rows_exec, f->f[s]);
+            f->rows_exec = cli_sat_add(f->rows_exec, f->f[s]);
         for (k = 0; k < m->ops.n; k++)
             if (m->ops.v[k].has_exec && m->ops.v[k].family &&
                 strcmp(m->ops.v[k].family, f->name) == 0)
-                f->family_exec = sat(f->family_exec, m->ops.v[k].exec);
+                f->family_exec = cli_sat_add(f->family_exec, m->ops.v[k].exec);
         if (f->forms.n > 1)
             qsort(f->forms.v, f->forms.n, sizeof *f->forms.v, kv_cmp);
     }

@@ -168,7 +168,7 @@ merge_lines(m_line *v, size_t *nv)
     for (i = 0; i < *nv; i++) {
         if (j > 0 && v[j - 1].line == v[i].line) {
             uint64_t *n = &v[j - 1].n;
-            *n = *n > UINT64_MAX - v[i].n ? UINT64_MAX : *n + v[i].n;
+            *n = cli_sat_add(*n, v[i].n);
         }
         else {
             v[j++] = v[i];

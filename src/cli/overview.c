@@ -9,12 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t
-add_sat(uint64_t a, uint64_t b)
-{
-    return a > UINT64_MAX - b ? UINT64_MAX : a + b;
-}
-
 /* Keep the OVERVIEW_TOP families with the most generic executions
  * (ties: by name, as the model's lists). */
 static void
@@ -65,13 +59,13 @@ families(overview *o, const m_group *g)
             if (strcmp(f->family, op->family) != 0)
                 continue;
             if (f->has_exec) {
-                exec = add_sat(exec, f->exec);
+                exec = cli_sat_add(exec, f->exec);
                 if (!model_is_specialized(f))
-                    generic = add_sat(generic, f->exec);
+                    generic = cli_sat_add(generic, f->exec);
             }
             if (f->has_spec) {
                 any_spec = 1;
-                generic = add_sat(generic, f->spec[PSF_SPEC_MISS]);
+                generic = cli_sat_add(generic, f->spec[PSF_SPEC_MISS]);
             }
         }
         /* "specializable" without figures (3.13's POP_JUMP_IF_*, whose

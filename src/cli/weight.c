@@ -19,7 +19,7 @@ group_exec(const agg_group *g)
 
     for (i = 0; i < g->keys.n; i++) {
         if (g->key[i].kind == PSF_K_OP_EXEC)
-            n = n > UINT64_MAX - g->val[i] ? UINT64_MAX : n + g->val[i];
+            n = cli_sat_add(n, g->val[i]);
     }
     return n;
 }
