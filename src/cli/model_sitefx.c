@@ -41,23 +41,6 @@ fam_get(m_group *m, const char *name, size_t len)
     return &m->sxfam[m->nsxfam++];
 }
 
-static void
-form_add(m_list *l, const char *name, size_t len, uint64_t n)
-{
-    size_t i;
-
-    for (i = 0; i < l->n; i++)
-        if (strlen(l->v[i].name) == len && memcmp(l->v[i].name, name, len) == 0) {
-            l->v[i].n = cli_sat_add(l->v[i].n, n);
-            return;
-        }
-    if (l->n == l->cap) {
-        l->cap = l->cap ? 2 * l->cap : 8;
-        l->v = cli_xrealloc(l->v, l->cap * sizeof *l->v);
-    }
-    l->v[l->n++] = (m_kv){cli_xstrndup(name, len), n, l->n};
-}
-
 int
 model_sitefx_add(m_group *m, const psf_key *k, uint64_t v)
 {
@@ -70,7 +53,7 @@ model_sitefx_add(m_group *m, const psf_key *k, uint64_t v)
     }
     else if (k->kind == PSF_K_SITE_FX_FORM) {
         f = fam_get(m, k->a, k->a_len);
-        form_add(&f->forms, k->b, k->b_len, v);
+        m_list_add(&f->forms, k->b, k->b_len, v);
     }
     else if (k->kind == PSF_K_SITE_FX) {
         f = fam_get(m, k->a, k->a_len);
@@ -197,7 +180,7 @@ add_code(m_group *m, const m_code *c, int ft)
         if (uncertain)
             f->f[M_SX_UNCERTAIN] = cli_sat_add(f->f[M_SX_UNCERTAIN], n);
         if (st == M_SX_SPECIALIZED && r.len[2] > 0)
-            form_add(&f->forms, r.p[2], r.len[2], n);
+            m_list_add(&f->forms, r.p[2], r.len[2], n);
     }
 }
 
