@@ -247,6 +247,17 @@ agg_add(agg_group *g, size_t slot, uint64_t v, int mode)
     return 0;
 }
 
+const agg_strs *
+agg_hdr_vals(const agg_group *g, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < g->nhdr; i++)
+        if (strcmp(g->hdr[i].key, key) == 0)
+            return &g->hdr[i].vals;
+    return NULL;
+}
+
 uint64_t
 agg_hdr_sum(const agg_group *g, const char *key)
 {
@@ -335,8 +346,8 @@ agg_problem(agg *a, int kind, const char *file, unsigned long line, const char *
     }
 }
 
-static void
-strs_merge(agg_strs *dst, const agg_strs *src)
+void
+agg_strs_merge(agg_strs *dst, const agg_strs *src)
 {
     size_t i;
 
@@ -381,8 +392,8 @@ agg_merge(agg *dst, const agg *src)
         d->foreign += s->foreign;
         for (k = 0; k < AGG_FMT_COUNT; k++)
             d->fmt[k] += s->fmt[k];
-        strs_merge(&d->how, &s->how);
-        strs_merge(&d->collectors, &s->collectors);
+        agg_strs_merge(&d->how, &s->how);
+        agg_strs_merge(&d->collectors, &s->collectors);
         for (j = 0; j < s->nhdr; j++)
             for (k = 0; k < s->hdr[j].vals.n; k++)
                 agg_hdr_add(d, s->hdr[j].key, s->hdr[j].vals.v[k].text, s->hdr[j].vals.v[k].n);

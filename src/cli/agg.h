@@ -62,6 +62,8 @@ typedef struct agg_strs {
 /* Free the texts and the list; s is left empty. */
 void agg_strs_free(agg_strs *s);
 void agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n);
+/* Every string of src added into dst with its count. */
+void agg_strs_merge(agg_strs *dst, const agg_strs *src);
 
 /* Header keys a CPython summary (summarize_stats.py --json-output) gives
  * the group it is read into: what the file says about itself, used
@@ -177,6 +179,8 @@ void agg_hdr_add(agg_group *g, const char *key, const char *val, uint64_t n);
  * files that carry it; values that are not decimal numbers left out;
  * saturating): a known leftover's bound (PSF_H_LEFTOVER_BOUND). */
 uint64_t agg_hdr_sum(const agg_group *g, const char *key);
+/* The values of a header in the group, or NULL where no file has it. */
+const agg_strs *agg_hdr_vals(const agg_group *g, const char *key);
 
 /* Record and print a problem: "pystats: warning: FILE:LINE: message".
  * line 0 means the whole file. */

@@ -253,12 +253,6 @@ sec_finish(cmp *c, cmp_section *s)
 
 /* ---- filling sections from the two models ------------------------------- */
 
-static uint64_t
-spec_total(const m_op *op)
-{
-    return cli_sat_add(cli_sat_add(op->spec[PSF_SPEC_HIT], op->spec[PSF_SPEC_MISS]), op->exec);
-}
-
 static void
 fill_list(cmp *c, const char *name, const char *title, const char *col, int normalized,
           size_t list_off)
@@ -433,7 +427,7 @@ add_op_spec(const spec_secs *secs, int i, const m_op *op)
     cmp_section *spec = secs->spec, *specn = secs->specn, *fail = secs->fail;
     static const int f[] = {PSF_SPEC_HIT, PSF_SPEC_MISS, PSF_SPEC_DEFERRED, PSF_SPEC_DEOPT};
     static const char *const fn[] = {"hit_ratio", "miss_ratio", "deferred_ratio", "deopt_ratio"};
-    uint64_t total = spec_total(op), sf;
+    uint64_t total = m_spec_total(op), sf;
     char name[1200];
     size_t q;
 
@@ -810,17 +804,6 @@ strs_text(const agg_strs *s, char *buf, size_t size)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", s->v[i].text);
 }
 
-static const agg_strs *
-hdr_vals(const agg_group *g, const char *key)
-{
-    size_t i;
-
-    for (i = 0; i < g->nhdr; i++)
-        if (strcmp(g->hdr[i].key, key) == 0)
-            return &g->hdr[i].vals;
-    return NULL;
-}
-
 /* "FOR_ITER, RESUME": the families a census alongside counting left out. */
 static void
 excluded_text(const m_group *m, char *buf, size_t size)
@@ -861,7 +844,7 @@ label_mix_warning(cmp *c)
     for (k = 0; k < 2; k++) {
         if (c->side[k].g->label != NULL)
             return; /* grouped by label: one label a side */
-        l[k] = hdr_vals(c->side[k].g, PSF_H_LABEL);
+        l[k] = agg_hdr_vals(c->side[k].g, PSF_H_LABEL);
         for (i = 0; l[k] && i < l[k]->n; i++)
             tot[k] += l[k]->v[i].n;
     }
@@ -1005,7 +988,7 @@ warnings(cmp *c)
              th[0] ? th : "unknown");
     }
     for (i = 0; i < sizeof build_keys / sizeof build_keys[0]; i++) {
-        const agg_strs *vb = hdr_vals(b, build_keys[i]), *vh = hdr_vals(h, build_keys[i]);
+        const agg_strs *vb = agg_hdr_vals(b, build_keys[i]), *vh = agg_hdr_vals(h, build_keys[i]);
         if (vb && vh && !strs_same(vb, vh)) {
             strs_text(vb, tb, sizeof tb);
             strs_text(vh, th, sizeof th);

@@ -122,17 +122,6 @@ strs_runs(doc *d, const agg_strs *s)
     }
 }
 
-static const agg_strs *
-hdr_vals(const agg_group *g, const char *key)
-{
-    size_t i;
-
-    for (i = 0; i < g->nhdr; i++)
-        if (strcmp(g->hdr[i].key, key) == 0)
-            return &g->hdr[i].vals;
-    return NULL;
-}
-
 static void
 build_runs(doc *d, const agg_group *g)
 {
@@ -142,7 +131,7 @@ build_runs(doc *d, const agg_group *g)
     size_t i, k, shown = 0;
 
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const agg_strs *v = hdr_vals(g, keys[i]);
+        const agg_strs *v = agg_hdr_vals(g, keys[i]);
         if (v == NULL)
             continue;
         if (shown++)

@@ -9,6 +9,7 @@
 #define MODEL_H
 
 #include "agg.h"
+#include "cli.h"
 #include "where.h"
 #include "../format/psf_key.h"
 
@@ -47,6 +48,14 @@ typedef struct m_op {
     m_list succ;       /* pair_count: successors */
     m_list pred;       /* predecessors (derived from pairs) */
 } m_op;
+
+/* CPython's total for a family's kind table: hit + miss + executions of
+ * the base instruction (saturating). */
+static inline uint64_t
+m_spec_total(const m_op *op)
+{
+    return cli_sat_add(cli_sat_add(op->spec[PSF_SPEC_HIT], op->spec[PSF_SPEC_MISS]), op->exec);
+}
 
 typedef struct m_ops {
     m_op *v; /* owned, sorted by name */

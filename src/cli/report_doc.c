@@ -326,14 +326,6 @@ fail_table(md *m, const m_list *l, uint64_t den)
     }
 }
 
-/* CPython's total for a family's kind table: hit + miss + executions of
- * the base instruction. */
-static uint64_t
-spec_total(const m_op *op)
-{
-    return op->spec[PSF_SPEC_HIT] + op->spec[PSF_SPEC_MISS] + op->exec;
-}
-
 static void
 sec_specialization(md *m, const m_group *g)
 {
@@ -343,7 +335,7 @@ sec_specialization(md *m, const m_group *g)
 
     for (i = 0; i < g->ops.n; i++) {
         const m_op *op = &g->ops.v[i];
-        uint64_t total = spec_total(op), sf;
+        uint64_t total = m_spec_total(op), sf;
         if (!op->specializable || !op->has_spec || total == 0)
             continue;
         if (!shown++) {

@@ -37,15 +37,6 @@ group_sum(const agg_group *g)
     return n;
 }
 
-static void
-strs_merge(agg_strs *dst, const agg_strs *src)
-{
-    size_t i;
-
-    for (i = 0; i < src->n; i++)
-        agg_strs_add(dst, src->v[i].text, strlen(src->v[i].text), src->v[i].n);
-}
-
 /* Add s into d with every counter multiplied by f (rounded; flags as is). */
 static void
 merge_scaled(agg_group *d, const agg_group *s, long double f)
@@ -66,8 +57,8 @@ merge_scaled(agg_group *d, const agg_group *s, long double f)
     d->files += s->files;
     for (i = 0; i < AGG_FMT_COUNT; i++)
         d->fmt[i] += s->fmt[i];
-    strs_merge(&d->how, &s->how);
-    strs_merge(&d->collectors, &s->collectors);
+    agg_strs_merge(&d->how, &s->how);
+    agg_strs_merge(&d->collectors, &s->collectors);
     for (i = 0; i < s->nhdr; i++)
         for (j = 0; j < s->hdr[i].vals.n; j++)
             agg_hdr_add(d, s->hdr[i].key, s->hdr[i].vals.v[j].text, s->hdr[i].vals.v[j].n);
