@@ -545,12 +545,10 @@ explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
 #undef REASON
 }
 
-#define MAX_CODE_PREFIXES 16
-
 typedef struct run_opts {
     const char *out, *mode, *label;
     m_site_filter sites; /* --code, --no-stdlib: which sites the reports show */
-    const char *prefix[MAX_CODE_PREFIXES];
+    const char *prefix[SUBCMD_CODE_PREFIXES];
 } run_opts;
 
 static int
@@ -569,15 +567,7 @@ own_option(void *ctx, int c, const char *arg)
         o->label = arg;
         return 0;
     case 'C':
-        if (o->sites.nprefix == MAX_CODE_PREFIXES || *arg == '\0') {
-            fputs(*arg ? "pystats: error: --code: at most 16 prefixes\n"
-                       : "pystats: error: --code: an empty prefix\n",
-                  stderr);
-            return CLI_EXIT_USAGE;
-        }
-        o->prefix[o->sites.nprefix++] = arg;
-        o->sites.prefix = o->prefix;
-        return 0;
+        return subcmd_code_prefix(&o->sites, o->prefix, arg);
     case 'N':
         o->sites.no_stdlib = 1;
         return 0;

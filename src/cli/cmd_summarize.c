@@ -67,12 +67,10 @@ static const char usage[] =
     "Exit status: 0 ok, 1 no usable input or --strict and a problem,\n"
     "2 usage error, 3 a report could not be written, 4 internal error.\n";
 
-#define MAX_CODE_PREFIXES 16
-
 typedef struct summarize_opts {
     int equal_weight;
     const char *cpython_json; /* --cpython-json FILE */
-    const char *prefix[MAX_CODE_PREFIXES];
+    const char *prefix[SUBCMD_CODE_PREFIXES];
     load_opts *lo;
     summary_opts ro;
 } summarize_opts;
@@ -101,15 +99,7 @@ own_option(void *ctx, int c, const char *arg)
                    ? CLI_EXIT_USAGE
                    : 0;
     case 'C':
-        if (so->ro.sites.nprefix == MAX_CODE_PREFIXES || *arg == '\0') {
-            fputs(*arg ? "pystats: error: --code: at most 16 prefixes\n"
-                       : "pystats: error: --code: an empty prefix\n",
-                  stderr);
-            return CLI_EXIT_USAGE;
-        }
-        so->prefix[so->ro.sites.nprefix++] = arg;
-        so->ro.sites.prefix = so->prefix;
-        return 0;
+        return subcmd_code_prefix(&so->ro.sites, so->prefix, arg);
     case 'N':
         so->ro.sites.no_stdlib = 1;
         return 0;

@@ -185,16 +185,6 @@ add_code(m_group *m, const m_code *c, int ft)
 }
 
 static int
-kv_cmp(const void *pa, const void *pb)
-{
-    const m_kv *a = pa, *b = pb;
-
-    if (a->n != b->n)
-        return a->n > b->n ? -1 : 1;
-    return strcmp(a->name, b->name);
-}
-
-static int
 fam_cmp(const void *pa, const void *pb)
 {
     const m_sxfam *a = pa, *b = pb;
@@ -225,8 +215,7 @@ model_sitefx_build(m_group *m, int ft)
             if (m->ops.v[k].has_exec && m->ops.v[k].family &&
                 strcmp(m->ops.v[k].family, f->name) == 0)
                 f->family_exec = cli_sat_add(f->family_exec, m->ops.v[k].exec);
-        if (f->forms.n > 1)
-            qsort(f->forms.v, f->forms.n, sizeof *f->forms.v, kv_cmp);
+        m_list_sort(&f->forms);
     }
     if (m->nsxfam > 1)
         qsort(m->sxfam, m->nsxfam, sizeof *m->sxfam, fam_cmp);

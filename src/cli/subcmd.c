@@ -4,6 +4,7 @@
 #include "suggest.h"
 
 #include "cli.h"
+#include "model.h"
 #include "outfile.h"
 #include "../format/psf_detect.h"
 #include "../format/psf_write.h"
@@ -312,4 +313,18 @@ subcmd_say_no_files(const char *what, char **inputs, size_t ninputs)
               "pystats_startup\"' tells; install with 'PYTHON -m pip install .' in the "
               "source tree, or 'make install PYTHON=PYTHON'\n",
               stderr);
+}
+
+int
+subcmd_code_prefix(struct m_site_filter *f, const char **slots, const char *arg)
+{
+    if (f->nprefix == SUBCMD_CODE_PREFIXES || *arg == '\0') {
+        fputs(*arg ? "pystats: error: --code: at most 16 prefixes\n"
+                   : "pystats: error: --code: an empty prefix\n",
+              stderr);
+        return CLI_EXIT_USAGE;
+    }
+    slots[f->nprefix++] = arg;
+    f->prefix = slots;
+    return 0;
 }

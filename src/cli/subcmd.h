@@ -54,6 +54,13 @@ typedef struct subcmd_spec {
     void *ctx;
 } subcmd_spec;
 
+/* --code PREFIX of summarize and run: arg added to f's prefixes, kept in
+ * slots (SUBCMD_CODE_PREFIXES of them).  0, or CLI_EXIT_USAGE after
+ * saying why (an empty prefix, too many). */
+#define SUBCMD_CODE_PREFIXES 16
+struct m_site_filter;
+int subcmd_code_prefix(struct m_site_filter *f, const char **slots, const char *arg);
+
 /* Parse argv (argv[0] the subcommand) into co (zeroed here).  Returns
  * -1 when the subcommand is to go on, with optind at its first operand;
  * else the exit status to return: CLI_EXIT_OK after --help, or
