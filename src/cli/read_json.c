@@ -529,42 +529,16 @@ put_meta_counts(jctx *c, json_t *meta)
         put(c, PSF_KEY_BENCH_CALLS, v, AGG_ADD_SUM);
 }
 
+/* A group's GC generations; own fields (uncollectable, time_ns) back
+ * to gc[G].FIELD, CPython's to "GC[G] FIELD". */
 static void
-load_group(jctx *c, json_t *grp)
+put_gc(jctx *c, json_t *gc)
 {
-    json_t *meta = json_object_get(grp, "meta"), *sec, *v, *o;
-    const char *name, *src, *ver, *counts;
-    char *label;
-    int source, minor = 0;
-    uint64_t files = 0, n;
-    size_t i;
-    char *pre;
+    const char *name, *field;
+    json_t *v, *fv;
 
-    src = json_string_value(json_object_get(meta, "source"));
-    ver = json_string_value(json_object_get(meta, "python_version"));
-    counts = json_string_value(json_object_get(meta, "counts"));
-    source = src && strcmp(src, "pystats") == 0 ? AGG_OWN : AGG_NATIVE;
-    if (ver)
-        minor = psf_parse_version(ver, strlen(ver));
-    label = NULL;
-    if (c->w->opt->by_label && (label = text_from_json(json_object_get(meta, "label"))) == NULL)
-        label = cli_xstrdup("");
-    c->g = agg_group_get_label(
-        &c->w->a, source, minor,
-        counts ? counts : (source == AGG_OWN ? "base-instructions" : "specialized-forms"), label);
-    free(label);
-    c->sec = "opcodes";
-    json_object_foreach(json_object_get(grp, "opcodes"), name, v) put_op(c, "opcode", name, v);
-    c->sec = "calls";
-    put_all(c, json_object_get(grp, "calls"), "", "");
-    c->sec = "objects";
-    put_all(c, json_object_get(grp, "objects"), "", "");
-    c->sec = "gc";
-    json_object_foreach(json_object_get(grp, "gc"), name, v)
+    json_object_foreach(gc, name, v)
     {
-        const char *field;
-        json_t *fv;
-        /* Own fields (uncollectable, time_ns) back to gc[G].FIELD. */
         json_object_foreach(v, field, fv)
         {
             if (strcmp(field, "uncollectable") == 0 || strcmp(field, "time_ns") == 0)
@@ -573,34 +547,17 @@ load_group(jctx *c, json_t *grp)
                 put4(c, "GC[", name, "] ", field, fv, AGG_ADD_SUM);
         }
     }
-    sec = json_object_get(grp, "optimization");
-    c->sec = "optimization";
-    put_all(c, json_object_get(sec, "counters"), "", "");
-    put_all(c, json_object_get(sec, "jit"), "", "");
-    json_object_foreach(json_object_get(sec, "histograms"), name, v)
-    {
-        pre = cat4(name, "[", NULL, NULL);
-        put_all(c, v, pre, "]");
-        free(pre);
-    }
-    json_object_foreach(json_object_get(sec, "uops"), name, v) put_op(c, "uops", name, v);
-    put_all(c, json_object_get(sec, "unsupported_opcodes"), "unsupported_opcode[", "].count");
-    put_all(c, json_object_get(sec, "errors_in_opcode"), "error_in_opcode[", "].count");
-    c->sec = "free_threading";
-    put_ft(c, json_object_get(grp, "free_threading"));
-    c->sec = "rare_events";
-    put_all(c, json_object_get(grp, "rare_events"), "Rare event (", ")");
-    c->sec = "census";
-    put_census(c, json_object_get(grp, "census"));
-    c->sec = "code";
-    put_code(c, json_object_get(grp, "code"));
-    c->sec = "own_calls";
-    put_all(c, json_object_get(grp, "own_calls"), PSF_KEY_CALLS, "");
-    c->sec = "rare_watchers";
-    put_all(c, json_object_get(grp, "rare_watchers"), PSF_KEY_RARE, "");
-    c->sec = "other";
-    put_all(c, json_object_get(grp, "other"), "", "");
-    put_meta_counts(c, meta);
+}
+
+/* A group's files, headers, time span and the problems found when the
+ * summary was made (they stay counted). */
+static void
+put_meta(jctx *c, json_t *meta)
+{
+    const char *name;
+    json_t *o, *v;
+    uint64_t files = 0, n;
+    size_t i;
 
     if (get_count(json_object_get(meta, "files"), &files) != 0)
         files = 0;
@@ -629,6 +586,67 @@ load_group(jctx *c, json_t *grp)
     for (i = 0; i < AGG_P_COUNT; i++)
         if (get_count(json_object_get(o, agg_problem_name[i]), &n) == 0)
             c->w->a.problems[i] += n;
+}
+
+static void
+load_group(jctx *c, json_t *grp)
+{
+    json_t *meta = json_object_get(grp, "meta"), *sec, *v;
+    const char *name, *src, *ver, *counts;
+    char *label;
+    int source, minor = 0;
+    char *pre;
+
+    src = json_string_value(json_object_get(meta, "source"));
+    ver = json_string_value(json_object_get(meta, "python_version"));
+    counts = json_string_value(json_object_get(meta, "counts"));
+    source = src && strcmp(src, "pystats") == 0 ? AGG_OWN : AGG_NATIVE;
+    if (ver)
+        minor = psf_parse_version(ver, strlen(ver));
+    label = NULL;
+    if (c->w->opt->by_label && (label = text_from_json(json_object_get(meta, "label"))) == NULL)
+        label = cli_xstrdup("");
+    c->g = agg_group_get_label(
+        &c->w->a, source, minor,
+        counts ? counts : (source == AGG_OWN ? "base-instructions" : "specialized-forms"), label);
+    free(label);
+    c->sec = "opcodes";
+    json_object_foreach(json_object_get(grp, "opcodes"), name, v) put_op(c, "opcode", name, v);
+    c->sec = "calls";
+    put_all(c, json_object_get(grp, "calls"), "", "");
+    c->sec = "objects";
+    put_all(c, json_object_get(grp, "objects"), "", "");
+    c->sec = "gc";
+    put_gc(c, json_object_get(grp, "gc"));
+    sec = json_object_get(grp, "optimization");
+    c->sec = "optimization";
+    put_all(c, json_object_get(sec, "counters"), "", "");
+    put_all(c, json_object_get(sec, "jit"), "", "");
+    json_object_foreach(json_object_get(sec, "histograms"), name, v)
+    {
+        pre = cat4(name, "[", NULL, NULL);
+        put_all(c, v, pre, "]");
+        free(pre);
+    }
+    json_object_foreach(json_object_get(sec, "uops"), name, v) put_op(c, "uops", name, v);
+    put_all(c, json_object_get(sec, "unsupported_opcodes"), "unsupported_opcode[", "].count");
+    put_all(c, json_object_get(sec, "errors_in_opcode"), "error_in_opcode[", "].count");
+    c->sec = "free_threading";
+    put_ft(c, json_object_get(grp, "free_threading"));
+    c->sec = "rare_events";
+    put_all(c, json_object_get(grp, "rare_events"), "Rare event (", ")");
+    c->sec = "census";
+    put_census(c, json_object_get(grp, "census"));
+    c->sec = "code";
+    put_code(c, json_object_get(grp, "code"));
+    c->sec = "own_calls";
+    put_all(c, json_object_get(grp, "own_calls"), PSF_KEY_CALLS, "");
+    c->sec = "rare_watchers";
+    put_all(c, json_object_get(grp, "rare_watchers"), PSF_KEY_RARE, "");
+    c->sec = "other";
+    put_all(c, json_object_get(grp, "other"), "", "");
+    put_meta_counts(c, meta);
+    put_meta(c, meta);
 }
 
 static void
