@@ -54,11 +54,16 @@ cli_sat_add(uint64_t a, uint64_t b)
  * a ] before ( [ or :) escaped with a backslash (underscores inside a
  * word, as in LOAD_ATTR or LOAD_FAST__LOAD_FAST, are left alone: they
  * cannot start emphasis), so that it renders as the text it is, in a
- * table cell too. */
+ * table cell too.  cli_fput_md_code: the text of a Markdown code span,
+ * where a backslash is itself (CommonMark reads no escapes there): escaped
+ * as cli_fput_esc does, and | as \| (a table cell ends at a bare | even
+ * inside a span); 0, or -1 (nothing written) for text with a backtick,
+ * which a one-backtick span cannot hold. */
 size_t cli_esc(char *dst, size_t size, const char *s);
 char *cli_esc_dup(const char *s);
 void cli_fput_esc(FILE *out, const char *s);
 void cli_fput_md(FILE *out, const char *s);
+int cli_fput_md_code(FILE *out, const char *s);
 /* s[0..n) as HTML text or attribute value: & < > " as entities, the
  * rest as it is (the text already made safe as above). */
 void cli_fput_html(FILE *out, const char *s, size_t n);

@@ -15,6 +15,7 @@ static const char usage[] =
     "usage: pystats compare BASE HEAD [--json FILE] [--markdown FILE] [--html FILE]\n"
     "                       [--min-change PCT] [--top N] [--fail-if EXPR]\n"
     "                       [--by-label] [--python-version X.Y] [--jobs N] [--quiet]\n"
+    "                       [--md-style STYLE]\n"
     "\n"
     "Compare two runs.  BASE and HEAD are anything `pystats summarize` reads:\n"
     "a directory of dumps, a dump file, or a JSON summary.  Every section is\n"
@@ -23,6 +24,10 @@ static const char usage[] =
     "in percentage points; rows sorted by their share of the total change.\n"
     "\n"
     "  --markdown FILE     write the Markdown report to FILE ('-': stdout)\n"
+    "  --md-style STYLE    Markdown as written to a terminal: auto (the\n"
+    "                      default: input text such as Vec.__init__ unescaped\n"
+    "                      when the output is a terminal, escaped Markdown\n"
+    "                      otherwise), markdown, or terminal\n"
     "  --json FILE         write the comparison as JSON to FILE ('-': stdout)\n"
     "  --html FILE         write a self-contained HTML report with charts\n"
     "                      (without any of these, Markdown goes to stdout)\n"
@@ -317,10 +322,10 @@ int
 cmd_compare(int argc, char **argv)
 {
     compare_opts o = {.min_change = 1.0, .top = 30};
-    const subcmd_spec spec = {
-        usage, "h",
-        "json markdown html min-change top fail-if by-label python-version jobs quiet help",
-        own_option, &o};
+    const subcmd_spec spec = {usage, "h",
+                              "json markdown html md-style min-change top fail-if by-label "
+                              "python-version jobs quiet help",
+                              own_option, &o};
     int ret = CLI_EXIT_INPUT, r, result = -1;
     subcmd_common co;
     cexpr *expr = NULL;

@@ -23,7 +23,7 @@ static const char usage[] =
     "                         [--top-pairs N] [--top-sites N] [--quiet] [--by-label]\n"
     "                         [--equal-weight] [--code PREFIX ...] [--no-stdlib]\n"
     "                         [--cpython-json FILE]\n"
-    "                         [--run newest|all|ID]\n"
+    "                         [--run newest|all|ID] [--md-style STYLE]\n"
     "\n"
     "Summarize pystats dumps: this project's dumps, CPython 3.11-3.16 native\n"
     "dumps (--enable-pystats), JSON from CPython's summarize_stats.py\n"
@@ -33,6 +33,10 @@ static const char usage[] =
     "                      several are aggregated (default:\n"
     "                      " DEFAULT_INPUT ")\n"
     "  --markdown FILE     write the Markdown report to FILE ('-': stdout)\n"
+    "  --md-style STYLE    Markdown as written to a terminal: auto (the\n"
+    "                      default: input text such as Vec.__init__ unescaped\n"
+    "                      when the output is a terminal, escaped Markdown\n"
+    "                      otherwise), markdown, or terminal\n"
     "  --json FILE         write the JSON summary to FILE ('-': stdout)\n"
     "  --html FILE         write a self-contained HTML report with charts\n"
     "                      and the hottest functions' source (dumps with\n"
@@ -204,7 +208,7 @@ cmd_summarize(int argc, char **argv)
     summarize_opts so = {.ro = {.top_pairs = 100, .top_sites = 50}};
     const subcmd_spec spec = {
         usage, "h",
-        "json markdown html strict python-version jobs top-pairs top-sites quiet by-label "
+        "json markdown html md-style strict python-version jobs top-pairs top-sites quiet by-label "
         "equal-weight code no-stdlib cpython-json run help",
         own_option, &so};
     char **inputs, trust[1024];

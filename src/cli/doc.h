@@ -138,4 +138,13 @@ void doc_print_runs(FILE *out, const doc_inline *in, const doc_markup *mk);
  * Returns 0, or -1 if the stream failed. */
 int doc_print_md_free(FILE *out, doc *d);
 
+/* How doc_print_md_free() writes text from the inputs (file names,
+ * qualified names, keys): DOC_MD_MARKDOWN escapes what Markdown would
+ * read as markup (`Vec.\_\_init\_\_`), DOC_MD_TERMINAL writes it as it
+ * is, for a reader of the terminal; DOC_MD_AUTO (the default) chooses
+ * terminal when the output is a terminal, so that pipes, files and
+ * goldens get Markdown.  One setting for the process (--md-style). */
+enum { DOC_MD_AUTO, DOC_MD_MARKDOWN, DOC_MD_TERMINAL };
+void doc_md_style(int style);
+
 #endif

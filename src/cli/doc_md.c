@@ -6,15 +6,32 @@
 
 #include "cli.h"
 
+#include <assert.h>
 #include <stdio.h>
+#include <unistd.h>
 
+static int md_style = DOC_MD_AUTO;
+static int md_terminal; /* this printing writes input text unescaped */
+
+void
+doc_md_style(int style)
+{
+    assert(style == DOC_MD_AUTO || style == DOC_MD_MARKDOWN || style == DOC_MD_TERMINAL);
+    md_style = style;
+}
+
+/* Text from the inputs: for a terminal, only what a terminal would
+ * act on escaped (control characters); in a code span, as the span
+ * shows it (cli_fput_md_code); elsewhere escaped for Markdown. */
 static void
 md_text(FILE *out, const doc_run *r)
 {
-    if (r->input)
-        cli_fput_md(out, r->text);
-    else
+    if (!r->input)
         fputs(r->text, out);
+    else if (md_terminal)
+        cli_fput_esc(out, r->text);
+    else if (r->style != DOC_CODE || cli_fput_md_code(out, r->text) < 0)
+        cli_fput_md(out, r->text);
 }
 
 static const doc_markup md_markup = {{"", "**", "`"}, {"", "**", "`"}, md_text};
@@ -96,6 +113,7 @@ doc_print_md_free(FILE *out, doc *d)
     const doc_block *prev = NULL;
     size_t i;
 
+    md_terminal = md_style == DOC_MD_TERMINAL || (md_style == DOC_MD_AUTO && isatty(fileno(out)));
     for (i = 0; i < d->n; i++) {
         const doc_block *b = &d->b[i];
         if (b->kind == DOC_FIGURE || b->page)

@@ -4,6 +4,7 @@
 #include "suggest.h"
 
 #include "cli.h"
+#include "doc.h"
 #include "model.h"
 #include "outfile.h"
 #include "../format/psf_detect.h"
@@ -27,6 +28,7 @@ static const struct option every_option[] = {
     {"jobs", required_argument, NULL, SUBCMD_O_JOBS},
     {"quiet", no_argument, NULL, SUBCMD_O_QUIET},
     {"run", required_argument, NULL, SUBCMD_O_RUN},
+    {"md-style", required_argument, NULL, SUBCMD_O_MD_STYLE},
     {"help", no_argument, NULL, SUBCMD_O_HELP},
     /* summarize */
     {"top-pairs", required_argument, NULL, 'T'},
@@ -96,6 +98,25 @@ run_option(subcmd_common *co, const char *arg)
     return 0;
 }
 
+/* --md-style auto|markdown|terminal: 0, or CLI_EXIT_USAGE. */
+static int
+md_style_option(const char *arg)
+{
+    static const char *const names[] = {"auto", "markdown", "terminal"};
+    static const int styles[] = {DOC_MD_AUTO, DOC_MD_MARKDOWN, DOC_MD_TERMINAL};
+    size_t i;
+
+    for (i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(arg, names[i]) == 0) {
+            doc_md_style(styles[i]);
+            return 0;
+        }
+    fputs("pystats: error: --md-style '", stderr);
+    cli_fput_esc(stderr, arg);
+    fputs("': not auto, markdown or terminal\n", stderr);
+    return CLI_EXIT_USAGE;
+}
+
 /* A common option: 0, or CLI_EXIT_USAGE. */
 static int
 common_option(subcmd_common *co, int c, const char *arg)
@@ -118,6 +139,8 @@ common_option(subcmd_common *co, int c, const char *arg)
         return 0;
     case SUBCMD_O_RUN:
         return run_option(co, arg);
+    case SUBCMD_O_MD_STYLE:
+        return md_style_option(arg);
     case SUBCMD_O_VERSION:
         return cli_opt_version(arg, &co->lo.force_minor) < 0 ? CLI_EXIT_USAGE : 0;
     case SUBCMD_O_JOBS:

@@ -27,6 +27,7 @@ enum subcmd_opt {
     SUBCMD_O_JOBS,         /* --jobs N */
     SUBCMD_O_QUIET,        /* --quiet */
     SUBCMD_O_RUN,          /* --run newest|all|ID */
+    SUBCMD_O_MD_STYLE,     /* --md-style auto|markdown|terminal */
     SUBCMD_O_HELP          /* --help, -h */
 };
 

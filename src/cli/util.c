@@ -176,6 +176,27 @@ cli_fput_esc(FILE *out, const char *s)
     }
 }
 
+int
+cli_fput_md_code(FILE *out, const char *s)
+{
+    size_t n = strlen(s), i = 0, k;
+    char e[8];
+
+    if (memchr(s, '`', n) != NULL)
+        return -1;
+    while (i < n) {
+        k = esc_unit(s + i, n - i, e);
+        if (e[0])
+            fputs(e, out);
+        else if (s[i] == '|')
+            fputs("\\|", out);
+        else
+            fwrite(s + i, 1, k, out);
+        i += k;
+    }
+    return 0;
+}
+
 static int
 word_char(const char *s, size_t n, size_t i)
 {
