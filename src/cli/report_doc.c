@@ -170,7 +170,7 @@ sec_execution(md *m, const m_group *g)
         m_list_sort(&l);
     heading(m, 0, "Execution counts");
     doc_figure(m->d, DOC_FIG_EXEC, g);
-    if (g->src->source == AGG_OWN) {
+    if (g->own) {
         doc_para(m->d);
         doc_text(m->d, "Counts of base instructions: each includes every specialized form of "
                        "its family.");
@@ -428,7 +428,7 @@ sec_effectiveness(md *m, const m_group *g)
 
     /* CPython's report shows the four rows even when nothing ran (zeros,
      * no ratios). */
-    if (g->src->source == AGG_OWN)
+    if (g->own)
         return;
     for (i = 0; i < g->ops.n; i++) {
         const m_op *op = &g->ops.v[i];
@@ -757,7 +757,7 @@ sec_opt_hist(md *m, const m_group *g, const m_hist *h)
     }
     if (last == 0)
         return;
-    if (g->src && g->src->minor >= 14)
+    if (g->minor >= 14)
         while (h->buckets.v[first].n == 0)
             first++;
     if (memory)
@@ -858,7 +858,7 @@ sec_simple(md *m, const char *title, const char *col, const m_list *l)
 
 /* encoded: the texts are free text in the dump's encoding (text.h). */
 static void
-strs_line(md *m, const char *label, const agg_strs *s, int encoded)
+strs_line(md *m, const char *label, const summary_texts *s, int encoded)
 {
     size_t i;
 
@@ -879,9 +879,9 @@ strs_line(md *m, const char *label, const agg_strs *s, int encoded)
 }
 
 static void
-sec_group_meta(md *m, const agg_group *g)
+sec_group_meta(md *m, const summary_meta *g)
 {
-    size_t i, shown = 0;
+    size_t i;
     char c[32];
 
     heading(m, 0, "Meta");
@@ -892,21 +892,19 @@ sec_group_meta(md *m, const agg_group *g)
     doc_cell_text(m->d, c);
     doc_row_begin(m->d);
     doc_cell_text(m->d, "Formats");
-    for (i = 0; i < AGG_FMT_COUNT; i++)
-        if (g->fmt[i]) {
-            if (!shown++)
-                doc_cell(m->d);
-            doc_textf(m->d, "%s%s (%llu)", shown > 1 ? " " : "", agg_format_name[i],
-                      (unsigned long long)g->fmt[i]);
-        }
-    if (!shown)
+    for (i = 0; i < g->formats.n; i++) {
+        if (i == 0)
+            doc_cell(m->d);
+        doc_textf(m->d, "%s%s (%llu)", i ? " " : "", g->formats.v[i].text,
+                  (unsigned long long)g->formats.v[i].n);
+    }
+    if (g->formats.n == 0)
         doc_cell_none(m->d);
     strs_line(m, "Python version detected from", &g->how, 0);
     strs_line(m, "Collectors", &g->collectors, 0);
     for (i = 0; i < g->nhdr; i++)
-        if (!summary_hdr_is_self_description(g->hdr[i].key))
-            strs_line(m, g->hdr[i].key, &g->hdr[i].vals,
-                      text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key)));
+        if (!g->hdr[i].self)
+            strs_line(m, g->hdr[i].key, &g->hdr[i].vals, g->hdr[i].free_text);
     if (g->time_start) {
         doc_row_begin(m->d);
         doc_cell_text(m->d, "Earliest start");
@@ -1359,16 +1357,14 @@ sec_own_rare(md *m, const m_group *g)
 /* The metadata of Faster CPython's published summaries (commit, fork,
  * branch, date, actor), one line under the group's title. */
 static void
-cpython_metadata(md *m, const agg_group *g)
+cpython_metadata(md *m, const summary_meta *g)
 {
-    size_t i, plen = strlen(AGG_HDR_CPY_METADATA), shown = 0;
+    size_t i;
 
-    for (i = 0; i < g->nhdr; i++) {
-        const agg_strs *v = &g->hdr[i].vals;
+    for (i = 0; i < g->nrun; i++) {
+        const summary_texts *v = &g->run[i].vals;
         size_t j;
-        if (strncmp(g->hdr[i].key, AGG_HDR_CPY_METADATA, plen) != 0)
-            continue;
-        if (shown++) {
+        if (i) {
             doc_text(m->d, "; ");
         }
         else {
@@ -1376,7 +1372,7 @@ cpython_metadata(md *m, const agg_group *g)
             doc_bold(m->d, "CPython run:");
             doc_text(m->d, " ");
         }
-        doc_name(m->d, g->hdr[i].key + plen);
+        doc_name(m->d, g->run[i].key);
         doc_text(m->d, " ");
         for (j = 0; j < v->n; j++) {
             if (j)
@@ -1386,7 +1382,7 @@ cpython_metadata(md *m, const agg_group *g)
                 doc_textf(m->d, " (%llu)", (unsigned long long)v->v[j].n);
         }
     }
-    if (shown)
+    if (g->nrun)
         doc_text(m->d, ".");
 }
 
@@ -1495,7 +1491,7 @@ sec_overview(md *m, const summary_group *sg, const char *verdict)
     doc_row_begin(m->d);
     doc_cell_text(m->d, "Instructions executed");
     doc_cell_text(m->d, c);
-    cli_count_str(c, sizeof c, sg->meta->files);
+    cli_count_str(c, sizeof c, sg->info.files);
     doc_row_begin(m->d);
     doc_cell_text(m->d, "Files");
     doc_cell_text(m->d, c);
@@ -1509,11 +1505,10 @@ sec_overview(md *m, const summary_group *sg, const char *verdict)
 static void
 report_group(md *m, const summary_group *sg, const char *verdict)
 {
-    const agg_group *ag = sg->meta;
     const m_group *g = &sg->m;
 
     sec_overview(m, sg, verdict);
-    cpython_metadata(m, ag);
+    cpython_metadata(m, &sg->info);
     sec_execution(m, g);
     sec_pairs(m, g);
     sec_pred_succ(m, g);
@@ -1533,7 +1528,7 @@ report_group(md *m, const summary_group *sg, const char *verdict)
     sec_simple(m, "Rare events", "Event", &g->rare);
     sec_own_rare(m, g);
     sec_simple(m, "Other counters", "Key", &g->other);
-    sec_group_meta(m, ag);
+    sec_group_meta(m, &sg->info);
 }
 
 /* What was read, the trust verdict, the weighting and the warnings. */
@@ -1595,11 +1590,11 @@ report_problems(doc *d, const summary *s)
     doc_heading(d, 2);
     doc_text(d, "Input problems");
     doc_table(d, "lr", "Problem", "Count");
-    for (i = 0; i < AGG_P_COUNT; i++)
-        if (s->problems[i]) {
+    for (i = 0; i < SUMMARY_P_COUNT; i++)
+        if (s->problems[i].n) {
             doc_row_begin(d);
-            doc_cell_text(d, agg_problem_name[i]);
-            doc_cell_textf(d, "%llu", (unsigned long long)s->problems[i]);
+            doc_cell_text(d, s->problems[i].text);
+            doc_cell_textf(d, "%llu", (unsigned long long)s->problems[i].n);
         }
     if (s->nnotes == 0)
         return;
@@ -1607,7 +1602,7 @@ report_problems(doc *d, const summary *s)
     doc_text(d, "First problems found:");
     for (i = 0; i < s->nnotes; i++) {
         doc_item(d);
-        doc_textf(d, "%s: ", agg_problem_name[s->notes[i].kind]);
+        doc_textf(d, "%s: ", s->notes[i].kind);
         doc_name(d, s->notes[i].text);
     }
 }
@@ -1629,7 +1624,7 @@ report_doc(doc *d, const summary *s)
             doc_last(d)->group = (int)i + 1;
             doc_textf(d, "Group %zu: ", i + 1);
             doc_name(d, s->g[i].title);
-            doc_textf(d, " (%llu files)", (unsigned long long)s->g[i].meta->files);
+            doc_textf(d, " (%llu files)", (unsigned long long)s->g[i].info.files);
             report_group(&m, &s->g[i], s->verdict);
         }
     }
