@@ -55,13 +55,13 @@ typedef struct summary_hdr {
 /* What the reports say of a group's files. */
 typedef struct summary_meta {
     uint64_t files;
-    const char *source; /* "native" (CPython's counters) or "own" */
-    int minor;          /* 3.minor; 0 if unknown */
-    const char *counts; /* "specialized-forms", "base-instructions" */
-    const char *label;  /* meta.label when grouped by label, else NULL */
+    const char *source;                   /* "native" (CPython's counters) or "own" */
+    int minor;                            /* 3.minor; 0 if unknown */
+    const char *counts;                   /* "specialized-forms", "base-instructions" */
+    const char *label;                    /* meta.label when grouped by label, else NULL */
     uint64_t weight_labels, weight_total; /* --equal-weight (0: not) */
-    summary_texts formats;    /* each format read and its files */
-    summary_texts how;        /* how the version was found */
+    summary_texts formats;                /* each format read and its files */
+    summary_texts how;                    /* how the version was found */
     summary_texts collectors;
     summary_hdr *hdr; /* owned: every header key, in the aggregate's order */
     size_t nhdr;
@@ -89,10 +89,10 @@ typedef struct summary_note {
 typedef struct summary {
     summary_group *g; /* owned, in the aggregate's (sorted) order */
     size_t ng;
-    uint64_t files; /* data files counted, all groups */
+    uint64_t files;                         /* data files counted, all groups */
     summary_text problems[SUMMARY_P_COUNT]; /* every kind: its name, its count */
-    uint64_t nproblems;                      /* their sum */
-    summary_note *notes; /* owned: the first problems, with where */
+    uint64_t nproblems;                     /* their sum */
+    summary_note *notes;                    /* owned: the first problems, with where */
     size_t nnotes;
     const char *mix; /* what the inputs mix (mix_buf), or NULL */
     char mix_buf[2048];
