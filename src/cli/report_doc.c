@@ -203,7 +203,7 @@ sec_overview(rdoc *m, const summary_group *sg, const char *verdict)
     overview_build(&o, g);
     rdoc_heading(m, 0, "Overview");
     if (verdict)
-        doc_figure(m->d, DOC_FIG_VERDICT, verdict);
+        doc_figure_series(m->d, DOC_FIG_VERDICT, verdict);
     doc_table(m->d, "lr", NULL, NULL);
     if (verdict) {
         doc_row_begin(m->d);

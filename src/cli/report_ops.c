@@ -69,7 +69,7 @@ sec_execution(rdoc *m, const m_group *g)
     else
         m_list_sort(&l);
     rdoc_heading(m, 0, "Execution counts");
-    doc_figure(m->d, DOC_FIG_EXEC, g);
+    rdoc_fig_exec(m, g);
     if (g->own) {
         doc_para(m->d);
         doc_text(m->d, "Counts of base instructions: each includes every specialized form of "
@@ -125,7 +125,7 @@ sec_pairs(rdoc *m, const m_group *g)
         }
     m_list_sort_input(&l, g->input_order);
     rdoc_heading(m, 0, "Pair counts");
-    doc_figure(m->d, DOC_FIG_PAIRS, g);
+    rdoc_fig_pairs(m, g);
     doc_para(m->d);
     doc_textf(m->d, "Top %d pairs; shares of all instructions executed.", m->opt->top_pairs);
     doc_table(m->d, "lrrr", "Pair", "Count", "Self", "Cumulative");
@@ -229,7 +229,7 @@ sec_specialization(rdoc *m, const m_group *g)
             continue;
         if (!shown++) {
             rdoc_heading(m, 0, "Specialization");
-            doc_figure(m->d, DOC_FIG_SPEC, g);
+            rdoc_fig_spec(m, g);
         }
         rdoc_heading_name(m, 1, op->name, "");
         doc_table(m->d, "lrr", "Kind", "Count", "Ratio");

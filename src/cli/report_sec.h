@@ -32,6 +32,12 @@ void rdoc_hot_code(rdoc *m, const m_group *g);
  * rare events, the other counters. */
 void rdoc_stats(rdoc *m, const m_group *g);
 
+/* report_fig.c: the charts' series (doc_fig) of the execution counts,
+ * the pair counts and the specialization outcomes, as figures. */
+void rdoc_fig_exec(rdoc *m, const m_group *g);
+void rdoc_fig_pairs(rdoc *m, const m_group *g);
+void rdoc_fig_spec(rdoc *m, const m_group *g);
+
 /* report_sites.c: a census site's, a ranked site's place as runs, and
  * the ranked site's state (the overview names them too). */
 void rdoc_site_where(rdoc *m, const m_csite *st);
