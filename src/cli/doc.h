@@ -2,7 +2,8 @@
  * blocks (headings, paragraphs, lists, tables, figures) whose text is runs
  * of plain, bold or code text.  The reports build one (report_doc.c from
  * a summary, compare_report.c from a comparison) and two printers print
- * it: doc_md.c as Markdown, report_html.c as an HTML page.
+ * it: doc_md.c as Markdown, report_html.c as an HTML page (its figures
+ * drawn by doc_chart.c).
  *
  * A run's text is the text itself, never markup: a run from the inputs
  * (file names, keys, source lines) is marked so, and a printer escapes it
