@@ -1,7 +1,7 @@
 /* report_sec.c: what the files building the summary's document share
  * (report_sec.h): CPython's ratio as text, names from the inputs as
  * runs, a section's heading, the tables of a label, a count and a
- * ratio. */
+ * ratio, a list's total, a family's most used forms. */
 #include "report_sec.h"
 
 #include "cli.h"
@@ -51,13 +51,6 @@ void
 rdoc_name_text(doc *d, const char *enc)
 {
     rdoc_name_text_n(d, enc, strlen(enc));
-}
-
-void
-rdoc_cell_text(doc *d, const char *enc)
-{
-    doc_cell(d);
-    rdoc_name_text(d, enc);
 }
 
 void

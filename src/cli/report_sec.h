@@ -49,10 +49,9 @@ void rdoc_fsite_state(rdoc *m, const m_fsite *f);
  * when den is 0. */
 void rdoc_pct_str(char *buf, uint64_t num, uint64_t den);
 /* Free text in the dump's encoding (text.h) as a run from the inputs:
- * n bytes of it, all of it, a new cell of it. */
+ * n bytes of it, all of it. */
 void rdoc_name_text_n(doc *d, const char *enc, size_t n);
 void rdoc_name_text(doc *d, const char *enc);
-void rdoc_cell_text(doc *d, const char *enc);
 /* A section's heading, extra levels under the group's sections; its
  * text the report's own, or a name from the inputs then a suffix. */
 void rdoc_heading(rdoc *m, int extra, const char *text);

@@ -13,6 +13,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* A new cell of free text in the dump's encoding. */
+static void
+name_cell(doc *d, const char *enc)
+{
+    doc_cell(d);
+    rdoc_name_text(d, enc);
+}
+
 /* A census site's FILE:LINE, as runs. */
 void
 rdoc_site_where(rdoc *m, const m_csite *st)
@@ -144,18 +152,18 @@ sec_ranked_sites(rdoc *m, const m_group *g)
         const m_fsite *f = &g->fsites[i];
         const char *text = model_fsite_source(g, f);
         doc_row_begin(m->d);
-        rdoc_cell_text(m->d, f->family);
+        name_cell(m->d, f->family);
         cli_count_str(c, sizeof c, f->executions);
         doc_cell_text(m->d, c);
         rdoc_pct_str(p, f->executions, f->family_exec);
         doc_cell_text(m->d, p);
         doc_cell_text(m->d,
                       strcmp(f->state, PSF_SITE_BACKING_OFF) == 0 ? "backing off" : "never tried");
-        rdoc_cell_text(m->d, f->detail);
+        name_cell(m->d, f->detail);
         doc_cell(m->d);
         rdoc_fsite_where(m, f);
-        rdoc_cell_text(m->d, f->code->qual ? f->code->qual : f->code->name);
-        rdoc_cell_text(m->d, text ? text : "");
+        name_cell(m->d, f->code->qual ? f->code->qual : f->code->name);
+        name_cell(m->d, text ? text : "");
     }
 }
 
@@ -185,15 +193,15 @@ sec_census_sites(rdoc *m, const m_group *g)
     for (i = 0; i < g->nsites && i < max; i++) {
         const m_csite *st = &g->sites[i];
         doc_row_begin(m->d);
-        rdoc_cell_text(m->d, st->family);
+        name_cell(m->d, st->family);
         cli_count_str(c, sizeof c, st->attempts);
         doc_cell_text(m->d, c);
         cli_count_str(c, sizeof c, st->count);
         doc_cell_text(m->d, c);
         doc_cell(m->d);
         rdoc_site_where(m, st);
-        rdoc_cell_text(m->d, st->func);
-        rdoc_cell_text(m->d, st->source);
+        name_cell(m->d, st->func);
+        name_cell(m->d, st->source);
     }
 }
 
@@ -206,7 +214,7 @@ hot_code_row(rdoc *m, const m_code *k, uint64_t den)
     char c[32], p[32];
 
     doc_row_begin(m->d);
-    rdoc_cell_text(m->d, k->qual ? k->qual : k->name);
+    name_cell(m->d, k->qual ? k->qual : k->name);
     doc_cell(m->d);
     if (k->qual) {
         rdoc_name_text_n(m->d, k->name, k->file_len);
