@@ -156,7 +156,7 @@ int annotate_text(FILE *out, const annotate *a);
 int annotate_html(FILE *out, const annotate *a);
 
 /* The pieces of annotate_html that another page shows too (the summary's
- * "Source view", report_html.c), so that both print a function alike:
+ * "Source view", doc_chart.c), so that both print a function alike:
  * the style of a function's section, each selector under scope (a
  * selector, or "" for none), so that it holds whatever page it is on
  * and touches nothing else of it; the legend of the sites' states (of

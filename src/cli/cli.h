@@ -67,6 +67,8 @@ int cli_fput_md_code(FILE *out, const char *s);
 /* s[0..n) as HTML text or attribute value: & < > " as entities, the
  * rest as it is (the text already made safe as above). */
 void cli_fput_html(FILE *out, const char *s, size_t n);
+/* Text from the inputs in HTML: made safe (cli_esc), then HTML's. */
+void cli_fput_html_esc(FILE *out, const char *s);
 
 /* n with thousands separators ("1,234,567"), cut to fit size. */
 void cli_count_str(char *buf, size_t size, uint64_t n);

@@ -77,6 +77,9 @@ doc_free(doc *d)
         for (k = 0; k < b->nrows; k++)
             row_free(&b->rows[k]);
         free(b->rows);
+        for (k = 0; k < b->fig.nrow; k++)
+            free(b->fig.row[k].part);
+        free(b->fig.row);
     }
     free(d->b);
     while (d->chunks) {
@@ -233,6 +236,43 @@ doc_figure(doc *d, int figure, const void *data)
     b->figure = figure;
     b->data = data;
     d->cur = NULL;
+}
+
+doc_fig *
+doc_figure_series(doc *d, int figure, const char *word)
+{
+    doc_block *b = block_new(d, DOC_FIGURE);
+
+    b->figure = figure;
+    if (word)
+        b->fig.word = text_copy(d, word, strlen(word));
+    d->cur = NULL;
+    return &b->fig;
+}
+
+doc_fig_row *
+doc_fig_row_add(doc *d, doc_fig *f, const char *name, uint64_t n)
+{
+    doc_fig_row *r;
+
+    f->row = grow(f->row, f->nrow, &f->caprow, sizeof *f->row, 16);
+    r = &f->row[f->nrow++];
+    memset(r, 0, sizeof *r);
+    r->name = text_copy(d, name, strlen(name));
+    r->n = n;
+    return r;
+}
+
+void
+doc_fig_part_add(doc *d, doc_fig_row *r, const char *name, uint64_t n, int flag)
+{
+    doc_fig_part *p;
+
+    r->part = grow(r->part, r->npart, &r->cappart, sizeof *r->part, 8);
+    p = &r->part[r->npart++];
+    p->name = text_copy(d, name, strlen(name));
+    p->n = n;
+    p->flag = flag;
 }
 
 void

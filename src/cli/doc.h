@@ -2,7 +2,8 @@
  * blocks (headings, paragraphs, lists, tables, figures) whose text is runs
  * of plain, bold or code text.  The reports build one (report_doc.c from
  * a summary, compare_report.c from a comparison) and two printers print
- * it: doc_md.c as Markdown, report_html.c as an HTML page.
+ * it: doc_md.c as Markdown, report_html.c as an HTML page (its figures
+ * drawn by doc_chart.c).
  *
  * A run's text is the text itself, never markup: a run from the inputs
  * (file names, keys, source lines) is marked so, and a printer escapes it
@@ -11,7 +12,8 @@
  *
  * A figure is what only a drawing printer shows (the HTML page's charts
  * and verdict badge), placed after the heading of the section it belongs
- * to, with the data to draw it from; the Markdown printer skips it.  A
+ * to, with the data to draw it from: its own series (doc_fig), copied
+ * into the document; the Markdown printer skips it.  A
  * section that only the page has (the source view) is a heading and
  * paragraphs marked page-only (doc_page_only), then its figure.
  *
@@ -23,21 +25,64 @@
 #define DOC_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 enum doc_style { DOC_PLAIN = 0, DOC_BOLD, DOC_CODE };
 
 enum doc_block_kind { DOC_HEADING, DOC_PARA, DOC_LIST, DOC_TABLE, DOC_FIGURE };
 
-/* What a figure draws, and from what (its data). */
+/* What a figure draws, and from what: its series (doc_fig), or for
+ * the last two the data doc_figure was given. */
 enum doc_figure_kind {
-    DOC_FIG_VERDICT,   /* const char *: the trust verdict's word */
-    DOC_FIG_EXEC,      /* const m_group *: execution counts by family */
-    DOC_FIG_PAIRS,     /* const m_group *: the pair counts' heatmap */
-    DOC_FIG_SPEC,      /* const m_group *: specialization outcomes */
+    DOC_FIG_VERDICT,   /* word: the trust verdict's word */
+    DOC_FIG_EXEC,      /* execution counts by family */
+    DOC_FIG_PAIRS,     /* the pair counts' heatmap */
+    DOC_FIG_SPEC,      /* specialization outcomes */
     DOC_FIG_DIVERGING, /* const cmp_section *: a comparison's largest changes */
     DOC_FIG_SOURCE,    /* const m_group *: the hottest functions' source (annotate.h) */
 };
+
+/* A figure's series: rows of named counts, each with its parts, in the
+ * order drawn; the names owned by the document.
+ *   DOC_FIG_EXEC: a row per family, n its executions; its parts the
+ *     forms that ran (flag: a specialized form), stacked in that order;
+ *     total: every instruction executed; flag: some form that ran is
+ *     specialized.
+ *   DOC_FIG_PAIRS: a row per instruction, n every pair it starts; its
+ *     parts a count per column, the columns being the rows.
+ *   DOC_FIG_SPEC: a row per family, v[] its DOC_FIG_V_* outcomes; its
+ *     parts its failures by kind. */
+enum {
+    DOC_FIG_V_HIT,
+    DOC_FIG_V_MISS,
+    DOC_FIG_V_DEFERRED,
+    DOC_FIG_V_SUCCESS,
+    DOC_FIG_V_FAILURE,
+    DOC_FIG_V_COUNT
+};
+
+typedef struct doc_fig_part {
+    const char *name;
+    uint64_t n;
+    int flag;
+} doc_fig_part;
+
+typedef struct doc_fig_row {
+    const char *name;
+    uint64_t n;
+    uint64_t v[DOC_FIG_V_COUNT];
+    doc_fig_part *part; /* owned */
+    size_t npart, cappart;
+} doc_fig_row;
+
+typedef struct doc_fig {
+    const char *word;
+    doc_fig_row *row; /* owned */
+    size_t nrow, caprow;
+    uint64_t total;
+    int flag;
+} doc_fig;
 
 typedef struct doc_run {
     int style;        /* doc_style */
@@ -80,8 +125,9 @@ typedef struct doc_block {
     doc_row *rows;
     size_t nrows, caprows;
     /* figure */
-    int figure; /* doc_figure_kind */
-    const void *data;
+    int figure;       /* doc_figure_kind */
+    doc_fig fig;      /* its series */
+    const void *data; /* DOC_FIG_DIVERGING, DOC_FIG_SOURCE: borrowed */
 } doc_block;
 
 typedef struct doc {
@@ -107,7 +153,13 @@ void doc_table_begin(doc *d, const char *align); /* header cells follow */
 void doc_row_begin(doc *d);
 void doc_cell(doc *d);
 void doc_cell_none(doc *d);
+/* A figure drawn from data, borrowed (DOC_FIG_DIVERGING, DOC_FIG_SOURCE). */
 void doc_figure(doc *d, int figure, const void *data);
+/* A figure drawn from its series, empty (word: a copy of it, or NULL);
+ * then rows added to it, and parts to its last row. */
+doc_fig *doc_figure_series(doc *d, int figure, const char *word);
+doc_fig_row *doc_fig_row_add(doc *d, doc_fig *f, const char *name, uint64_t n);
+void doc_fig_part_add(doc *d, doc_fig_row *r, const char *name, uint64_t n, int flag);
 /* The last block (NULL if none). */
 doc_block *doc_last(doc *d);
 /* The last block is printed by the page only: Markdown leaves it out. */

@@ -659,6 +659,8 @@ model_build(m_group *m, const agg_group *g)
 
     memset(m, 0, sizeof *m);
     m->src = g;
+    m->own = g->source == AGG_OWN;
+    m->minor = g->minor;
     /* Dumps without these headers (older ones, native ones) name every
      * file as it is. */
     if (where_init(&m->wh, model_hdr_top(g, PSF_H_CWD), model_hdr_top(g, PSF_H_PY_PATH)) != 0)

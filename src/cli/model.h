@@ -199,6 +199,9 @@ typedef struct m_sxfam {
 
 typedef struct m_group {
     const agg_group *src; /* borrowed */
+    int own;              /* counted by this project's collector (base
+                           * instructions), not by CPython's own counters */
+    int minor;            /* 3.minor of the dumps; 0 if unknown */
     m_ops ops;
     uint64_t total_exec;
     int has_pairs;

@@ -3,7 +3,6 @@
  * by read_json.c. */
 #include "../format/psf_keys.h"
 #include "../format/psf_version.h"
-#include "../format/psf_keys.h"
 #include "report.h"
 
 #include "cli.h"
@@ -65,7 +64,7 @@ op_obj(const m_op *op, int uop)
 /* Texts and their counts; encoded: the texts are free text in the
  * dump's encoding (text.h), else raw (not UTF-8: escaped, never lost). */
 static json_t *
-strs_obj(const agg_strs *s, int encoded)
+strs_obj(const summary_texts *s, int encoded)
 {
     json_t *o = json_object();
     size_t i, len;
@@ -79,14 +78,14 @@ strs_obj(const agg_strs *s, int encoded)
 }
 
 static json_t *
-group_meta(const agg_group *g)
+group_meta(const summary_meta *g)
 {
     json_t *m = json_object(), *f = json_object(), *h = json_object();
     char ver[16];
     size_t i;
 
     set(m, "files", text_json_count(g->files));
-    set(m, "source", json_string(agg_source_name[g->source]));
+    set(m, "source", json_string(g->source));
     if (g->minor) {
         snprintf(ver, sizeof ver, "3.%d", g->minor);
         set(m, "python_version", json_string(ver));
@@ -103,20 +102,18 @@ group_meta(const agg_group *g)
         set(w, "executions_per_label", text_json_count(g->weight_total));
         set(m, "equal_weight", w);
     }
-    for (i = 0; i < AGG_FMT_COUNT; i++)
-        if (g->fmt[i])
-            set(f, agg_format_name[i], text_json_count(g->fmt[i]));
+    for (i = 0; i < g->formats.n; i++)
+        set(f, g->formats.v[i].text, text_json_count(g->formats.v[i].n));
     set(m, "formats", f);
     set(m, "version_detection", strs_obj(&g->how, 0));
     set(m, "collectors", strs_obj(&g->collectors, 0));
     for (i = 0; i < g->nhdr; i++)
-        set(h, g->hdr[i].key,
-            strs_obj(&g->hdr[i].vals, text_header_is_free(g->hdr[i].key, strlen(g->hdr[i].key))));
+        set(h, g->hdr[i].key, strs_obj(&g->hdr[i].vals, g->hdr[i].free_text));
     set(m, "headers", h);
     /* A known leftover (SIGTERM dumps): at most this many instructions
      * uncounted, over the group's files. */
-    if (agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND))
-        set(m, "leftover_bound", text_json_count(agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND)));
+    if (g->leftover_bound)
+        set(m, "leftover_bound", text_json_count(g->leftover_bound));
     if (g->time_start)
         set(m, "time_start", text_json_str(g->time_start));
     if (g->time_end)
@@ -294,16 +291,15 @@ code_obj(const m_group *g)
 static void
 group_fill(json_t *o, const summary_group *sg, const summary *s, int with_problems)
 {
-    const agg_group *ag = sg->meta;
     const m_group *g = &sg->m;
     json_t *ops = json_object(), *opt = json_object(), *h = json_object(), *u = json_object();
-    json_t *meta = group_meta(ag), *p;
+    json_t *meta = group_meta(&sg->info), *p;
     size_t i;
 
     if (with_problems) {
         p = json_object();
-        for (i = 0; i < AGG_P_COUNT; i++)
-            set(p, agg_problem_name[i], text_json_count(s->problems[i]));
+        for (i = 0; i < SUMMARY_P_COUNT; i++)
+            set(p, s->problems[i].text, text_json_count(s->problems[i].n));
         set(meta, "problems", p);
     }
     set(o, "meta", meta);
@@ -359,8 +355,8 @@ report_json(FILE *out, const summary *s)
         meta = json_object();
         set(meta, "files", text_json_count(s->files));
         p = json_object();
-        for (i = 0; i < AGG_P_COUNT; i++)
-            set(p, agg_problem_name[i], text_json_count(s->problems[i]));
+        for (i = 0; i < SUMMARY_P_COUNT; i++)
+            set(p, s->problems[i].text, text_json_count(s->problems[i].n));
         set(meta, "problems", p);
         set(root, "meta", meta);
         groups = json_array();
@@ -376,7 +372,7 @@ report_json(FILE *out, const summary *s)
     notes = json_array();
     for (i = 0; i < s->nnotes; i++) {
         json_t *n = json_object();
-        set(n, "kind", json_string(agg_problem_name[s->notes[i].kind]));
+        set(n, "kind", json_string(s->notes[i].kind));
         set(n, "where", text_json_str(s->notes[i].text));
         json_array_append_new(notes, n);
     }

@@ -2,6 +2,7 @@
 #include "summary.h"
 
 #include "cli.h"
+#include "../format/psf_keys.h"
 #include "text.h"
 
 #include <stdio.h>
@@ -95,6 +96,91 @@ summary_mix_warning(const agg *a, char *buf, size_t size)
     return buf;
 }
 
+static void
+texts_of(summary_texts *t, const agg_strs *s)
+{
+    size_t i;
+
+    t->n = s->n;
+    t->v = cli_xcalloc(s->n ? s->n : 1, sizeof *t->v);
+    for (i = 0; i < s->n; i++) {
+        t->v[i].text = s->v[i].text;
+        t->v[i].n = s->v[i].n;
+    }
+}
+
+static void
+hdr_of(summary_hdr *h, const char *key, const agg_strs *vals)
+{
+    h->key = key;
+    h->free_text = text_header_is_free(key, strlen(key));
+    h->self = summary_hdr_is_self_description(key);
+    texts_of(&h->vals, vals);
+}
+
+/* The headers of g, and apart the CPython run's metadata of a published
+ * summary (AGG_HDR_CPY_METADATA, the key's member only). */
+static void
+meta_headers(summary_meta *m, const agg_group *g)
+{
+    size_t i, plen = strlen(AGG_HDR_CPY_METADATA);
+
+    m->hdr = cli_xcalloc(g->nhdr ? g->nhdr : 1, sizeof *m->hdr);
+    m->run = cli_xcalloc(g->nhdr ? g->nhdr : 1, sizeof *m->run);
+    for (i = 0; i < g->nhdr; i++) {
+        hdr_of(&m->hdr[m->nhdr++], g->hdr[i].key, &g->hdr[i].vals);
+        if (strncmp(g->hdr[i].key, AGG_HDR_CPY_METADATA, plen) == 0)
+            hdr_of(&m->run[m->nrun++], g->hdr[i].key + plen, &g->hdr[i].vals);
+    }
+}
+
+static void
+meta_build(summary_meta *m, const agg_group *g)
+{
+    size_t i, n = 0;
+
+    m->files = g->files;
+    m->source = agg_source_name[g->source];
+    m->minor = g->minor;
+    m->counts = g->counts;
+    m->label = g->label;
+    m->weight_labels = g->weight_labels;
+    m->weight_total = g->weight_total;
+    m->formats.v = cli_xcalloc(AGG_FMT_COUNT, sizeof *m->formats.v);
+    for (i = 0; i < AGG_FMT_COUNT; i++)
+        if (g->fmt[i]) {
+            m->formats.v[n].text = agg_format_name[i];
+            m->formats.v[n++].n = g->fmt[i];
+        }
+    m->formats.n = n;
+    texts_of(&m->how, &g->how);
+    texts_of(&m->collectors, &g->collectors);
+    meta_headers(m, g);
+    m->leftover_bound = agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND);
+    m->time_start = g->time_start;
+    m->time_end = g->time_end;
+}
+
+static void
+hdrs_free(summary_hdr *h, size_t n)
+{
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        free(h[i].vals.v);
+    free(h);
+}
+
+static void
+meta_free(summary_meta *m)
+{
+    free(m->formats.v);
+    free(m->how.v);
+    free(m->collectors.v);
+    hdrs_free(m->hdr, m->nhdr);
+    hdrs_free(m->run, m->nrun);
+}
+
 void
 summary_build(summary *s, const agg *a, const summary_opts *opt)
 {
@@ -106,10 +192,15 @@ summary_build(summary *s, const agg *a, const summary_opts *opt)
     s->verdict = opt->verdict;
     s->files = agg_files(a);
     for (i = 0; i < AGG_P_COUNT; i++) {
-        s->problems[i] = a->problems[i];
+        s->problems[i].text = agg_problem_name[i];
+        s->problems[i].n = a->problems[i];
         s->nproblems += a->problems[i];
     }
-    s->notes = a->notes;
+    s->notes = cli_xcalloc(a->nnotes ? a->nnotes : 1, sizeof *s->notes);
+    for (i = 0; i < a->nnotes; i++) {
+        s->notes[i].kind = agg_problem_name[a->notes[i].kind];
+        s->notes[i].text = a->notes[i].text;
+    }
     s->nnotes = a->nnotes;
     s->mix = summary_mix_warning(a, s->mix_buf, sizeof s->mix_buf);
     if (a->ng) {
@@ -120,6 +211,7 @@ summary_build(summary *s, const agg *a, const summary_opts *opt)
     s->g = cli_xcalloc(a->ng ? a->ng : 1, sizeof *s->g);
     for (i = 0; i < a->ng; i++) {
         s->g[i].meta = a->g[i];
+        meta_build(&s->g[i].info, a->g[i]);
         model_build(&s->g[i].m, a->g[i]);
         model_filter_sites(&s->g[i].m, &opt->sites);
         summary_group_title(a->g[i], s->g[i].title, sizeof s->g[i].title);
@@ -131,9 +223,12 @@ summary_free(summary *s)
 {
     size_t i;
 
-    for (i = 0; i < s->ng; i++)
+    for (i = 0; i < s->ng; i++) {
+        meta_free(&s->g[i].info);
         model_free(&s->g[i].m);
+    }
     free(s->g);
+    free(s->notes);
     memset(s, 0, sizeof *s);
 }
 

@@ -4,9 +4,11 @@
  * problems.  The renderers (report.h) take only this; `pystats compare`
  * compares two of them.
  *
- * The summary borrows the aggregate it was built from (each group's
- * metadata: files, formats, collectors, header values, times, through
- * summary_group.meta), so the aggregate must outlive it.
+ * What the reports show of a group's files (their formats, collectors,
+ * header values, times) is its summary_meta, built here from the
+ * aggregate: a renderer never reads the aggregate.  The summary borrows
+ * the aggregate's texts (and each group, summary_group.meta, for
+ * comparing groups), so the aggregate must outlive it.
  */
 #ifndef SUMMARY_H
 #define SUMMARY_H
@@ -17,6 +19,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The kinds of input problems. */
+#define SUMMARY_P_COUNT AGG_P_COUNT
+
 typedef struct summary_opts {
     int top_pairs;       /* rows of the pair table (CPython: 100) */
     int top_sites;       /* rows of the census table of failing sites */
@@ -26,19 +31,68 @@ typedef struct summary_opts {
                           * --no-stdlib) */
 } summary_opts;
 
+/* A text seen in a group's files, with how many files had it. */
+typedef struct summary_text {
+    const char *text; /* borrowed from the aggregate */
+    uint64_t n;
+} summary_text;
+
+typedef struct summary_texts {
+    summary_text *v; /* owned */
+    size_t n;
+} summary_texts;
+
+/* A header key of a group's files with the values seen. */
+typedef struct summary_hdr {
+    const char *key; /* borrowed */
+    int free_text;   /* its values are free text in the dump's encoding
+                      * (text.h), else raw */
+    int self;        /* what a CPython summary says about itself
+                      * (summary_hdr_is_self_description): not in Meta */
+    summary_texts vals;
+} summary_hdr;
+
+/* What the reports say of a group's files. */
+typedef struct summary_meta {
+    uint64_t files;
+    const char *source;                   /* "native" (CPython's counters) or "own" */
+    int minor;                            /* 3.minor; 0 if unknown */
+    const char *counts;                   /* "specialized-forms", "base-instructions" */
+    const char *label;                    /* meta.label when grouped by label, else NULL */
+    uint64_t weight_labels, weight_total; /* --equal-weight (0: not) */
+    summary_texts formats;                /* each format read and its files */
+    summary_texts how;                    /* how the version was found */
+    summary_texts collectors;
+    summary_hdr *hdr; /* owned: every header key, in the aggregate's order */
+    size_t nhdr;
+    summary_hdr *run; /* owned: the CPython run of a published summary
+                       * (commit, fork, branch...): key is the member */
+    size_t nrun;
+    uint64_t leftover_bound; /* known leftover of SIGTERM dumps, summed */
+    const char *time_start;  /* earliest meta.time.start, or NULL */
+    const char *time_end;    /* latest meta.time.end, or NULL */
+} summary_meta;
+
 typedef struct summary_group {
-    const agg_group *meta; /* borrowed: its files, formats, header values */
+    const agg_group *meta; /* borrowed: the group it was built from */
+    summary_meta info;     /* what the reports say of its files */
     m_group m;             /* owned: its counters as the reports show them */
     char title[256];       /* "CPython 3.13 native dumps", ... */
 } summary_group;
 
+/* A problem of the input kept for the report. */
+typedef struct summary_note {
+    const char *kind; /* its name */
+    const char *text; /* borrowed: "file:line: message" */
+} summary_note;
+
 typedef struct summary {
     summary_group *g; /* owned, in the aggregate's (sorted) order */
     size_t ng;
-    uint64_t files; /* data files counted, all groups */
-    uint64_t problems[AGG_P_COUNT];
-    uint64_t nproblems;    /* their sum */
-    const agg_note *notes; /* borrowed: the first problems, with where */
+    uint64_t files;                         /* data files counted, all groups */
+    summary_text problems[SUMMARY_P_COUNT]; /* every kind: its name, its count */
+    uint64_t nproblems;                     /* their sum */
+    summary_note *notes;                    /* owned: the first problems, with where */
     size_t nnotes;
     const char *mix; /* what the inputs mix (mix_buf), or NULL */
     char mix_buf[2048];

@@ -272,3 +272,12 @@ cli_fput_html(FILE *out, const char *s, size_t n)
             fputc(s[i], out);
         }
 }
+
+void
+cli_fput_html_esc(FILE *out, const char *s)
+{
+    char *t = cli_esc_dup(s);
+
+    cli_fput_html(out, t, strlen(t));
+    free(t);
+}

@@ -122,3 +122,31 @@ def test_no_two_files_call_each_other():
              for n, u in uses.items()}
     assert "ingest.c" in graph["read_text.c"] and "cmd_summarize.c" in graph["main.c"]
     assert not cycles(graph), cycles(graph)
+
+
+# The renderers: they read only the summary (summary.h, model.h), never
+# the aggregate it was built from.  compare_report.c is one too, not yet
+# held to it.
+RENDERERS_EXEMPT = {"compare_report.c"}
+
+
+def renderer_files():
+    return [f for f in sources(".c")
+            if (f.startswith("report_") or f.startswith("doc")) and f not in RENDERERS_EXEMPT]
+
+
+AGG_NAME = re.compile(r'\b(agg|AGG)_\w*|^#include "agg\.h"', re.M)
+
+
+def test_renderers_read_only_the_summary():
+    files = renderer_files()
+    assert "report_json.c" in files and "doc_md.c" in files
+    found = []
+    for name in files:
+        with open(os.path.join(CLI, name), encoding="utf-8") as f:
+            text = f.read()
+        for n, line in enumerate(text.splitlines(), 1):
+            m = AGG_NAME.search(line)
+            if m:
+                found.append("src/cli/%s:%d: %s" % (name, n, m.group(0)))
+    assert not found, "\n".join(found)

@@ -1,0 +1,431 @@
+/* report_stats.c: the summary's sections of the statistics families:
+ * calls (CPython's and the collector's frame events), objects, garbage
+ * collection, the optimizer and the JIT (its table, histograms, uops),
+ * free-threading, rare events (CPython's and the watchers') and the
+ * counters no section claims. */
+#include "report_sec.h"
+
+#include "cli.h"
+#include "text.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void
+sec_calls(rdoc *m, const m_group *g)
+{
+    uint64_t total = 0;
+    size_t i;
+
+    if (g->calls.n == 0)
+        return;
+    for (i = 0; i < g->calls.n; i++)
+        if (strstr(g->calls.v[i].name, "Calls to"))
+            total += g->calls.v[i].n;
+    rdoc_heading(m, 0, "Call stats");
+    doc_para(m->d);
+    doc_text(m->d, "Ratios are of all calls to Python functions (\"Calls to\" rows), "
+                   "as CPython's report has them, frames too.");
+    doc_table(m->d, "lrr", NULL, "Count", "Ratio");
+    for (i = 0; i < g->calls.n; i++)
+        rdoc_row3(m, g->calls.v[i].name, g->calls.v[i].n, total);
+}
+
+static void
+sec_objects(rdoc *m, const m_group *g)
+{
+    const m_list *l = &g->objects;
+    uint64_t alloc, mat, inc, dec, den;
+    size_t i;
+
+    if (l->n == 0)
+        return;
+    /* CPython's denominators; 3.14 splits refcounts into mortal and
+     * immortal and calls "new values" "inline values". */
+    mat = m_list_get(l, "Object new values") + m_list_get(l, "Object inline values");
+    alloc = m_list_get(l, "Object allocations") + m_list_get(l, "Object allocations from freelist");
+    inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs") +
+          m_list_get(l, "Object interpreter mortal increfs") +
+          m_list_get(l, "Object mortal increfs") +
+          m_list_get(l, "Object interpreter immortal increfs") +
+          m_list_get(l, "Object immortal increfs");
+    dec = m_list_get(l, "Object interpreter decrefs") + m_list_get(l, "Object decrefs") +
+          m_list_get(l, "Object interpreter mortal decrefs") +
+          m_list_get(l, "Object mortal decrefs") +
+          m_list_get(l, "Object interpreter immortal decrefs") +
+          m_list_get(l, "Object immortal decrefs");
+    rdoc_heading(m, 0, "Object stats");
+    doc_table(m->d, "lrr", NULL, "Count", "Ratio");
+    for (i = 0; i < l->n; i++) {
+        const char *k = l->v[i].name;
+        if (strstr(k, "materialize"))
+            den = mat;
+        else if (strstr(k, "allocations"))
+            den = alloc;
+        else if (strstr(k, "increfs"))
+            den = inc;
+        else if (strstr(k, "decrefs"))
+            den = dec;
+        else
+            den = 0;
+        {
+            char lab[256];
+            /* CPython's label: without "Object ", the first letter capitalized. */
+            snprintf(lab, sizeof lab, "%s", strncmp(k, "Object ", 7) == 0 ? k + 7 : k);
+            if (lab[0] >= 'a' && lab[0] <= 'z')
+                lab[0] = (char)(lab[0] - 'a' + 'A');
+            rdoc_row3(m, lab, l->v[i].n, den);
+        }
+    }
+}
+
+static void
+sec_gc(rdoc *m, const m_group *g)
+{
+    m_list fields = {0};
+    long gen, maxgen = -1;
+    size_t i, f;
+    char name[256], c[32], *align;
+
+    if (g->gc.n == 0)
+        return;
+    for (i = 0; i < g->gc.n; i++) {
+        const char *sp = strchr(g->gc.v[i].name, ' ');
+        gen = strtol(g->gc.v[i].name, NULL, 10);
+        if (gen > maxgen)
+            maxgen = gen;
+        if (sp)
+            m_list_add(&fields, sp + 1, strlen(sp + 1), 0);
+    }
+    rdoc_heading(m, 0, "GC stats");
+    align = cli_xmalloc(fields.n + 2);
+    memset(align, 'r', fields.n + 1);
+    align[fields.n + 1] = '\0';
+    doc_table_begin(m->d, align);
+    free(align);
+    doc_cell_text(m->d, "Generation");
+    for (f = 0; f < fields.n; f++)
+        doc_cell_name(m->d, fields.v[f].name);
+    for (gen = 0; gen <= maxgen; gen++) {
+        doc_row_begin(m->d);
+        doc_cell_textf(m->d, "%ld", gen);
+        for (f = 0; f < fields.n; f++) {
+            snprintf(name, sizeof name, "%ld %s", gen, fields.v[f].name);
+            cli_count_str(c, sizeof c, m_list_get(&g->gc, name));
+            doc_cell_text(m->d, c);
+        }
+    }
+    for (f = 0; f < fields.n; f++)
+        free(fields.v[f].name);
+    free(fields.v);
+}
+
+/* Denominators of CPython's optimization table. */
+static uint64_t
+opt_den(const m_list *l, const char *k)
+{
+    if (strcmp(k, "Optimization traces created") == 0 || strstr(k, "trace stack") ||
+        strstr(k, "trace too") || strcmp(k, "Optimization inner loop") == 0 ||
+        strcmp(k, "Optimization recursive call") == 0 ||
+        strcmp(k, "Optimization low confidence") == 0 ||
+        strcmp(k, "Optimization unknown callee") == 0)
+        return m_list_get(l, "Optimization attempts");
+    if (strcmp(k, "Executors invalidated") == 0)
+        return m_list_get(l, "Optimization traces created");
+    if (strcmp(k, "Optimization optimizer successes") == 0 ||
+        strcmp(k, "Optimization optimizer failure no memory") == 0 ||
+        strcmp(k, "Optimizer remove globals builtins changed") == 0 ||
+        strcmp(k, "Optimizer remove globals incorrect keys") == 0)
+        return m_list_get(l, "Optimization optimizer attempts");
+    /* CPython's script means the uops per trace, but its label is a Doc,
+     * never equal to the string it tests, so it prints a percentage. */
+    if (strcmp(k, "Optimization uops executed") == 0)
+        return m_list_get(l, "Optimization traces executed");
+    return 0;
+}
+
+/* CPython's labels of the optimizer counters, as its
+ * Tools/scripts/summarize_stats.py (3.13-3.16) prints them, in its order:
+ * table 0 its "optimization" table, table 1 its "optimizer" table.  The
+ * script shows a row for each counter its version has, so a label
+ * applies where the counter is present.  Counters it does not show (3.15's
+ * "Optimization fitness terminated", anything newer) are listed after,
+ * under their own names. */
+static const struct opt_label {
+    const char *key, *label;
+    int table;
+} opt_labels[] = {
+    {"Optimization attempts", "Optimization attempts", 0},
+    {"Optimization traces created", "Traces created", 0},
+    {"Optimization trace stack overflow", "Trace stack overflow", 0},
+    {"Optimization trace stack underflow", "Trace stack underflow", 0},
+    {"Optimization trace too long", "Trace too long", 0},
+    {"Optimization trace too short", "Trace too short", 0},
+    {"Optimization inner loop", "Inner loop found", 0},
+    {"Optimization recursive call", "Recursive call", 0},
+    {"Optimization low confidence", "Low confidence", 0},
+    {"Optimization unknown callee", "Unknown callee", 0},
+    {"Executors invalidated", "Executors invalidated", 0},
+    {"Optimization traces executed", "Traces executed", 0},
+    {"Optimization uops executed", "Uops executed", 0},
+    {"Optimization optimizer attempts", "Optimizer attempts", 1},
+    {"Optimization optimizer successes", "Optimizer successes", 1},
+    {"Optimization optimizer failure no memory", "Optimizer no memory", 1},
+    {"Optimizer remove globals builtins changed", "Remove globals builtins changed", 1},
+    {"Optimizer remove globals incorrect keys", "Remove globals incorrect keys", 1},
+};
+
+static const m_kv *
+opt_find(const m_group *g, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < g->opt.n; i++)
+        if (strcmp(g->opt.v[i].name, key) == 0)
+            return &g->opt.v[i];
+    return NULL;
+}
+
+static void
+opt_row(rdoc *m, const m_group *g, const char *key, const char *label, uint64_t n)
+{
+    rdoc_row3(m, label, n, opt_den(&g->opt, key));
+}
+
+static void
+sec_opt_table(rdoc *m, const m_group *g)
+{
+    size_t i, j, nl = sizeof opt_labels / sizeof opt_labels[0];
+    int t, started, other = 0;
+
+    for (t = 0; t < 2; t++) {
+        started = 0;
+        for (j = 0; j < nl; j++) {
+            const m_kv *e = opt_labels[j].table == t ? opt_find(g, opt_labels[j].key) : NULL;
+            if (e == NULL)
+                continue;
+            if (!started)
+                doc_table(m->d, "lrr", NULL, "Count", "Ratio");
+            started = 1;
+            opt_row(m, g, e->name, opt_labels[j].label, e->n);
+        }
+    }
+    for (i = 0; i < g->opt.n; i++) {
+        for (j = 0; j < nl && strcmp(g->opt.v[i].name, opt_labels[j].key) != 0; j++)
+            ;
+        if (j < nl)
+            continue;
+        if (!other) {
+            rdoc_heading(m, 1, "Other optimizer counters");
+            doc_table(m->d, "lrr", NULL, "Count", "Ratio");
+        }
+        other = 1;
+        opt_row(m, g, g->opt.v[i].name, g->opt.v[i].name, g->opt.v[i].n);
+    }
+}
+
+/* CPython's JIT memory table (summarize_stats.py 3.14 on): its labels, in
+ * its order, each size a share of the total; other JIT counters after,
+ * under their own names. */
+static const char *const jit_labels[][2] = {
+    {"JIT total memory size", "Total memory size"}, {"JIT code size", "Code size"},
+    {"JIT trampoline size", "Trampoline size"},     {"JIT data size", "Data size"},
+    {"JIT padding size", "Padding size"},           {"JIT freed memory size", "Freed memory size"},
+};
+
+static void
+sec_opt_jit(rdoc *m, const m_group *g)
+{
+    size_t i, j, nl = sizeof jit_labels / sizeof jit_labels[0];
+    uint64_t total = m_list_get(&g->jit, jit_labels[0][0]);
+
+    rdoc_heading(m, 1, "JIT memory stats");
+    doc_table(m->d, "lrr", NULL, "Size (bytes)", "Ratio");
+    for (j = 0; j < nl; j++)
+        for (i = 0; i < g->jit.n; i++)
+            if (strcmp(g->jit.v[i].name, jit_labels[j][0]) == 0)
+                rdoc_row3(m, jit_labels[j][1], g->jit.v[i].n, j == 0 ? 0 : total);
+    for (i = 0; i < g->jit.n; i++) {
+        for (j = 0; j < nl && strcmp(g->jit.v[i].name, jit_labels[j][0]) != 0; j++)
+            ;
+        if (j == nl)
+            rdoc_row3(m, g->jit.v[i].name, g->jit.v[i].n, total);
+    }
+}
+
+/* A histogram as CPython's summarize_stats.py shows it: no zero buckets
+ * after the last count (and, by 3.14's script on, none before the
+ * first); 3.14's "Trace total memory size" as "JIT trace total memory",
+ * each bucket a share of them all. */
+static void
+sec_opt_hist(rdoc *m, const m_group *g, const m_hist *h)
+{
+    uint64_t den = 0;
+    size_t first = 0, last = 0, j;
+    char c[32], label[64];
+    int memory = strcmp(h->name, "Trace total memory size") == 0;
+
+    if (strcmp(h->name, "Trace run length") == 0)
+        den = m_list_get(&g->opt, "Optimization traces executed");
+    else if (strstr(h->name, "race length"))
+        den = m_list_get(&g->opt, "Optimization traces created");
+    for (j = 0; j < h->buckets.n; j++) {
+        if (h->buckets.v[j].n)
+            last = j + 1;
+        if (memory)
+            den += h->buckets.v[j].n;
+    }
+    if (last == 0)
+        return;
+    if (g->minor >= 14)
+        while (h->buckets.v[first].n == 0)
+            first++;
+    if (memory)
+        rdoc_heading(m, 1, "JIT trace total memory histogram");
+    else
+        rdoc_heading_name(m, 1, h->name, " histogram");
+    doc_table(m->d, "lrr", memory ? "Size (bytes)" : "Range", "Count", "Ratio");
+    for (j = first; j < last; j++) {
+        cli_count_str(c, sizeof c, strtoull(h->buckets.v[j].name, NULL, 10));
+        snprintf(label, sizeof label, "<= %s", c);
+        rdoc_row3(m, label, h->buckets.v[j].n, den);
+    }
+}
+
+static void
+sec_opt_uops(rdoc *m, const m_group *g)
+{
+    m_list l = {0};
+    uint64_t total = 0, cum = 0;
+    size_t i, j;
+    char c[32], p[32], cu[32];
+
+    for (i = 0; i < g->uops.n; i++) {
+        total += g->uops.v[i].exec;
+        if (g->uops.v[i].has_exec)
+            m_list_add(&l, g->uops.v[i].name, strlen(g->uops.v[i].name), g->uops.v[i].exec);
+    }
+    m_list_sort(&l);
+    rdoc_heading(m, 1, "Uop execution stats");
+    doc_table(m->d, "lrrrr", "Name", "Count", "Self", "Cumulative", "Miss ratio");
+    for (i = 0; i < l.n; i++) {
+        uint64_t miss = 0;
+        for (j = 0; j < g->uops.n; j++)
+            if (strcmp(g->uops.v[j].name, l.v[i].name) == 0)
+                miss = g->uops.v[j].spec[PSF_SPEC_MISS];
+        cum += l.v[i].n;
+        cli_count_str(c, sizeof c, l.v[i].n);
+        rdoc_pct_str(p, l.v[i].n, total);
+        rdoc_pct_str(cu, cum, total);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, l.v[i].name);
+        doc_cell_text(m->d, c);
+        doc_cell_text(m->d, p);
+        doc_cell_text(m->d, cu);
+        if (miss)
+            rdoc_pct_str(p, miss, l.v[i].n);
+        else
+            p[0] = '\0';
+        doc_cell_text(m->d, p);
+        free(l.v[i].name);
+    }
+    free(l.v);
+}
+
+static void
+sec_optimization(rdoc *m, const m_group *g)
+{
+    size_t i;
+
+    if (g->opt.n == 0 && g->nhist == 0 && g->uops.n == 0 && g->jit.n == 0 && g->unsupported.n == 0)
+        return;
+    rdoc_heading(m, 0, "Optimization (Tier 2) stats");
+    if (g->opt.n)
+        sec_opt_table(m, g);
+    if (g->jit.n)
+        sec_opt_jit(m, g);
+    for (i = 0; i < g->nhist; i++)
+        sec_opt_hist(m, g, &g->hist[i]);
+    if (g->uops.n)
+        sec_opt_uops(m, g);
+    if (g->unsupported.n) {
+        rdoc_heading(m, 1, "Unsupported opcodes");
+        rdoc_table3(m, "Opcode", &g->unsupported, rdoc_list_total(&g->unsupported), (size_t)-1);
+    }
+    if (g->errors.n) {
+        rdoc_heading(m, 1, "Errors in uops");
+        rdoc_table3(m, "Uop", &g->errors, rdoc_list_total(&g->errors), (size_t)-1);
+    }
+}
+
+static void
+sec_simple(rdoc *m, const char *title, const char *col, const m_list *l)
+{
+    size_t i;
+    char c[32];
+
+    if (l->n == 0)
+        return;
+    rdoc_heading(m, 0, title);
+    doc_table(m->d, "lr", col, "Count");
+    for (i = 0; i < l->n; i++) {
+        cli_count_str(c, sizeof c, l->v[i].n);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, l->v[i].name);
+        doc_cell_text(m->d, c);
+    }
+}
+
+static void
+sec_own_calls(rdoc *m, const m_group *g)
+{
+    if (g->own_calls.n == 0)
+        return;
+    rdoc_heading(m, 0, "Calls");
+    doc_para(m->d);
+    doc_text(m->d, "Frame events seen by the collector (");
+    doc_code(m->d, "calls.*");
+    doc_text(m->d, " keys; not CPython's \"Calls to\" counters, which mean other things). Ratios "
+                   "are of ");
+    doc_code(m->d, "python_starts");
+    doc_text(m->d, ".");
+    rdoc_table3(m, "Event", &g->own_calls, m_list_get(&g->own_calls, "python_starts"), (size_t)-1);
+}
+
+static void
+sec_own_rare(rdoc *m, const m_group *g)
+{
+    size_t i;
+    char c[32];
+
+    if (g->own_rare.n == 0)
+        return;
+    rdoc_heading(m, 0, "Rare events (watchers, partial)");
+    doc_para(m->d);
+    doc_text(m->d, "What the collector's dict, type and function watchers saw (");
+    doc_code(m->d, "rare.*");
+    doc_text(m->d, " keys). These are not CPython's native \"Rare event\" figures: watchers see "
+                   "only part of those changes, and the two are never added together.");
+    doc_table(m->d, "lr", "Event", "Count");
+    for (i = 0; i < g->own_rare.n; i++) {
+        cli_count_str(c, sizeof c, g->own_rare.v[i].n);
+        doc_row_begin(m->d);
+        doc_cell_name(m->d, g->own_rare.v[i].name);
+        doc_cell_text(m->d, c);
+    }
+}
+
+void
+rdoc_stats(rdoc *m, const m_group *g)
+{
+    sec_calls(m, g);
+    sec_own_calls(m, g);
+    sec_objects(m, g);
+    sec_gc(m, g);
+    sec_optimization(m, g);
+    sec_simple(m, "Free-threading", "Counter", &g->ft);
+    sec_simple(m, "Rare events", "Event", &g->rare);
+    sec_own_rare(m, g);
+    sec_simple(m, "Other counters", "Key", &g->other);
+}
