@@ -7,6 +7,7 @@
 #include "ktab.h"
 #include "renames.h"
 
+#include <assert.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -21,10 +22,8 @@ cmp_sec_new(cmp *c, const char *name, const char *title, const char *col, int ki
     ktab *idx = cli_xmalloc(sizeof *idx);
 
     /* Never reallocated: callers keep pointers to several sections. */
-    if (c->nsec == CMP_MAX_SECTIONS) {
-        fputs("pystats: internal error: too many comparison sections\n", stderr);
-        exit(CLI_EXIT_INTERNAL);
-    }
+    if (c->nsec == CMP_MAX_SECTIONS)
+        cli_bug("too many comparison sections");
     s = &c->sec[c->nsec++];
     memset(s, 0, sizeof *s);
     s->name = name;
@@ -62,6 +61,7 @@ cmp_add_calls(cmp_section *s, int side, const char *name, uint64_t n)
 {
     cmp_row *r = row_get(s, name, strlen(name));
 
+    assert(side == 0 || side == 1);
     if (side == 0)
         r->base_calls = cli_sat_add(r->base_calls, n);
     else
@@ -73,6 +73,7 @@ cmp_add_count(cmp_section *s, int side, const char *name, uint64_t n)
 {
     cmp_row *r = row_get(s, name, strlen(name));
 
+    assert(side == 0 || side == 1);
     if (side == 0) {
         r->has_base = 1;
         r->base_n = cli_sat_add(r->base_n, n);
@@ -88,6 +89,7 @@ cmp_add_share(cmp_section *s, int side, const char *name, uint64_t num, uint64_t
 {
     cmp_row *r = row_get(s, name, strlen(name));
 
+    assert(side == 0 || side == 1);
     if (side == 0) {
         r->base_num = cli_sat_add(r->base_num, num);
         r->base_den = cli_sat_add(r->base_den, den);
@@ -173,6 +175,30 @@ row_cmp(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
+/* compare.h's promises of a finished section: rows in order (unfolded
+ * first, by weight), weights in 0..1 adding up to 1 (0 when nothing
+ * changed), nfolded the folded rows. */
+static void
+check_finished(const cmp_section *s, double total)
+{
+#ifndef NDEBUG
+    double sum = 0;
+    size_t i, folded = 0;
+
+    for (i = 0; i < s->n; i++) {
+        assert(i == 0 || row_cmp(&s->rows[i - 1], &s->rows[i]) <= 0);
+        assert(s->rows[i].weight >= 0 && s->rows[i].weight <= 1);
+        sum += s->rows[i].weight;
+        folded += s->rows[i].folded != 0;
+    }
+    assert(folded == s->nfolded);
+    assert(total > 0 ? fabs(sum - 1) < 1e-6 : sum == 0);
+#else
+    (void)s;
+    (void)total;
+#endif
+}
+
 void
 cmp_sec_finish(cmp *c, cmp_section *s)
 {
@@ -240,4 +266,5 @@ cmp_sec_finish(cmp *c, cmp_section *s)
     free(mag);
     if (s->n > 1)
         qsort(s->rows, s->n, sizeof *s->rows, row_cmp);
+    check_finished(s, total);
 }

@@ -8,6 +8,7 @@
 #ifndef KTAB_H
 #define KTAB_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +37,7 @@ size_t ktab_find(const ktab *t, const char *s, size_t n);
 static inline const char *
 ktab_key(const ktab *t, size_t id)
 {
+    assert(id < t->n);
     return t->arena + t->ent[id].off;
 }
 static inline size_t

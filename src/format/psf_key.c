@@ -5,6 +5,7 @@
 #include "psf_line.h"
 #include "psf_tables.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -514,6 +515,14 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
         k->kind = PSF_K_HEADER;
     else if (!parse_own(s, n, k) && !parse_dotted(s, n, k))
         parse_labelled(s, n, k);
+    /* psf_key.h: a kind always; the parts borrowed from s; a number or
+     * -1; a specialization field for PSF_K_OP_SPEC. */
+    assert(k->kind >= 0 && k->kind < PSF_K_KIND_COUNT);
+    assert(k->a == NULL || (k->a >= s && k->a + k->a_len <= s + n));
+    assert(k->b == NULL || (k->b >= s && k->b + k->b_len <= s + n));
+    assert(k->a_num >= -1 && k->b_num >= -1);
+    assert(k->kind != PSF_K_OP_SPEC ||
+           (k->field >= 0 && k->field < PSF_SPEC_COUNT));
     return k->kind;
 }
 
