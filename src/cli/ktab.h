@@ -4,6 +4,9 @@
  * change; every key is stored once, NUL-terminated, in one arena; the
  * open-addressing index is a power of two at most half full.  Memory is
  * proportional to the number of distinct keys, never to the input size.
+ * ktab.c asserts the ids and the index; that every key is stored once
+ * is not asserted (a second search per insertion): the search before
+ * each insertion is what keeps it.
  */
 #ifndef KTAB_H
 #define KTAB_H
