@@ -21,9 +21,10 @@
 #                             about 850 s of CPU time, 2 processes at a time)
 #   make SANITIZER=address    build with ASan (also: undefined)
 #   make WERROR=1             treat warnings as errors
-#   make DEBUG=1              the extension's asserts on, -O0 -g, into
-#                             build/debug (make test runs the Python suite
-#                             once against it, with test-asan)
+#   make DEBUG=1              the asserts of the extension, the command and
+#                             src/format on, -O0 -g, into build/debug (make
+#                             test runs the Python suite once against it,
+#                             with test-asan)
 #   make test-format          src/ against .clang-format (clang-format 14)
 #   make test-asan            the Python suite against the extension built
 #                             with ASan, UBSan and DEBUG=1 (ASAN_PYTHON:

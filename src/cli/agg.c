@@ -5,6 +5,7 @@
 #include "cli.h"
 #include "../format/psf_key.h"
 
+#include <assert.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +27,7 @@ agg_strs_add(agg_strs *s, const char *text, size_t len, uint64_t n)
 {
     size_t i;
 
+    assert(s->n <= AGG_STR_MAX); /* agg.h: bounded, the rest "(other)" */
     for (i = 0; i < s->n; i++)
         if (strlen(s->v[i].text) == len && memcmp(s->v[i].text, text, len) == 0) {
             s->v[i].n += n;
@@ -197,6 +199,8 @@ agg_slot_parsed(agg_group *g, const char *s, size_t n, const agg_key *parsed)
             g->key = cli_xrealloc(g->key, cap * sizeof *g->key);
             g->val_cap = cap;
         }
+        /* agg.h: val, flag and key have one entry per key of g->keys. */
+        assert(id == g->keys.n - 1 && g->keys.n <= g->val_cap);
         g->val[id] = 0;
         g->flag[id] = 0;
         if (parsed) {
@@ -220,12 +224,15 @@ agg_slot(agg_group *g, const char *s, size_t n)
 void
 agg_key_of(const agg_group *g, size_t slot, psf_key *k)
 {
+    assert(slot < g->keys.n);
     agg_key_to(ktab_key(&g->keys, slot), &g->key[slot], k);
 }
 
 int
 agg_add(agg_group *g, size_t slot, uint64_t v, int mode)
 {
+    assert(slot < g->keys.n);
+    assert(mode == AGG_ADD_SUM || mode == AGG_ADD_FLAG || mode == AGG_ADD_MAX);
     if (mode == AGG_ADD_FLAG) {
         g->flag[slot] |= AGG_F_FLAG;
         if (v)

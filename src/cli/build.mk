@@ -32,13 +32,18 @@ cli: $(BUILD)/pystats
 $(BUILD)/pystats: $(CLI_OBJ) $(FMT_OBJ)
 	$(CC) $(LDFLAGS_ALL) -o $@ $^ $(JANSSON_LIBS) -pthread
 
+# The assert()s of the command and of the format library (the
+# invariants their headers state): on with DEBUG=1 (Makefile), off
+# (NDEBUG) in the release build, as the collector's (src/ext/build.mk).
+CLI_NDEBUG = $(if $(filter 1,$(DEBUG)),,-DNDEBUG)
+
 $(BUILD)/cli/%.o: src/cli/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) $(JANSSON_CFLAGS) -pthread -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(CLI_NDEBUG) $(JANSSON_CFLAGS) -pthread -MMD -MP -c $< -o $@
 
 $(BUILD)/format/%.o: src/format/%.c
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -MMD -MP -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(CLI_NDEBUG) -MMD -MP -c $< -o $@
 
 $(BUILD)/tests/c/%: tests/c/%.c $(CLI_LIBOBJ) $(FMT_OBJ)
 	@mkdir -p $(dir $@)

@@ -30,6 +30,12 @@ char *cli_xstrdup(const char *s);
  * that failed with ENOMEM. */
 void cli_oom(void);
 
+/* A broken invariant of the command's own (never of an input): says
+ * "pystats: internal error: " and the message on stderr, and exits with
+ * CLI_EXIT_INTERNAL.  For the checks that stay in the release build;
+ * the cheaper ones of the headers are assert()s, on with DEBUG=1. */
+void cli_bug(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
 /* a + b, or UINT64_MAX where it would wrap: the one sum of counts from
  * the inputs, which never wraps (docs/CLI.md, "Problems"). */
 static inline uint64_t

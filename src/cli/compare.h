@@ -76,15 +76,51 @@ typedef struct cmp_section {
     void *index; /* owned: name -> row while building */
 } cmp_section;
 
+/* A text seen in a side's dumps and how many files had it. */
+typedef struct cmp_tally {
+    const char *text; /* borrowed from the side's summary */
+    uint64_t n;
+} cmp_tally;
+
+typedef struct cmp_tallies {
+    cmp_tally *v; /* owned */
+    size_t n;
+} cmp_tallies;
+
+/* A header key of the Python build (python.*) and its values. */
+typedef struct cmp_build_key {
+    const char *key; /* borrowed */
+    cmp_tallies vals;
+} cmp_build_key;
+
+/* What the reports say of a side's dumps, taken from its group's
+ * metadata when the comparison is built (the reports read this, never
+ * the aggregate). */
+typedef struct cmp_about {
+    uint64_t files;
+    int minor;                         /* 3.minor; 0 if unknown */
+    int native;                        /* CPython's own --enable-pystats dumps */
+    const char *source;                /* "native", "own" */
+    const char *counts;                /* what an instruction count counts */
+    const char *time_start, *time_end; /* NULL if unknown */
+    uint64_t leftover_bound;           /* summed PSF_H_LEFTOVER_BOUND, 0 if none */
+    cmp_tallies how;                   /* how the version was found */
+    cmp_tallies formats;               /* the files of each format (name, files), nonzero */
+    cmp_tallies collectors;
+    cmp_build_key *build; /* owned: the python.* header keys, in the group's order */
+    size_t nbuild;
+} cmp_about;
+
 typedef struct cmp_side {
     const char *label; /* "base" / "head" */
     char **inputs;     /* borrowed */
     size_t ninputs;
     const summary *s;        /* borrowed: the side's summary */
     const summary_group *sg; /* borrowed: the group compared */
-    const agg_group *g;      /* borrowed: its metadata (sg->meta) */
+    const agg_group *g;      /* borrowed: its metadata (sg->meta), for building */
     const m_group *m;        /* borrowed: its model (&sg->m) */
     uint64_t problems;
+    cmp_about about; /* what the reports say of its dumps (from g) */
 } cmp_side;
 
 typedef struct cmp {

@@ -108,7 +108,7 @@ fmt_share(char *buf, size_t size, double x)
 /* ---- the document ------------------------------------------------------------- */
 
 static void
-strs_runs(doc *d, const agg_strs *s)
+strs_runs(doc *d, const cmp_tallies *s)
 {
     size_t i;
     char t[512];
@@ -122,8 +122,20 @@ strs_runs(doc *d, const agg_strs *s)
     }
 }
 
+/* The values of a build key of a side, or NULL where no file has it. */
+static const cmp_tallies *
+build_vals(const cmp_about *a, const char *key)
+{
+    size_t i;
+
+    for (i = 0; i < a->nbuild; i++)
+        if (strcmp(a->build[i].key, key) == 0)
+            return &a->build[i].vals;
+    return NULL;
+}
+
 static void
-build_runs(doc *d, const agg_group *g)
+build_runs(doc *d, const cmp_about *a)
 {
     static const char *const keys[] = {PSF_H_PY_SYS_VERSION, PSF_H_PY_CONFIG_ARGS,
                                        PSF_H_PY_PYSTATS_BUILD, PSF_H_PY_JIT,
@@ -131,7 +143,7 @@ build_runs(doc *d, const agg_group *g)
     size_t i, k, shown = 0;
 
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const agg_strs *v = agg_hdr_vals(g, keys[i]);
+        const cmp_tallies *v = build_vals(a, keys[i]);
         if (v == NULL)
             continue;
         if (shown++)
@@ -145,9 +157,8 @@ build_runs(doc *d, const agg_group *g)
         }
     }
     if (!shown)
-        doc_text(d, g->source == AGG_NATIVE
-                        ? "CPython --enable-pystats build (native dumps name no build)"
-                        : "—");
+        doc_text(d,
+                 a->native ? "CPython --enable-pystats build (native dumps name no build)" : "—");
 }
 
 /* The runs of side i's cell of header row `which`. */
@@ -155,9 +166,8 @@ static void
 header_runs(doc *d, const cmp *c, int i, int which)
 {
     const cmp_side *sd = &c->side[i];
-    const agg_group *g = sd->g;
+    const cmp_about *a = &sd->about;
     size_t k;
-    int shown;
     char t[256];
 
     switch (which) {
@@ -173,31 +183,30 @@ header_runs(doc *d, const cmp *c, int i, int which)
         doc_name(d, t);
         break;
     case 2:
-        cli_count_str(t, sizeof t, g->files);
+        cli_count_str(t, sizeof t, a->files);
         doc_text(d, t);
         break;
     case 3:
-        if (g->minor)
-            doc_textf(d, "3.%d (", g->minor);
+        if (a->minor)
+            doc_textf(d, "3.%d (", a->minor);
         else
             doc_text(d, "unknown (");
-        strs_runs(d, &g->how);
+        strs_runs(d, &a->how);
         doc_text(d, ")");
         break;
     case 4:
-        doc_name(d, g->counts);
+        doc_name(d, a->counts);
         break;
     case 5:
-        for (k = 0, shown = 0; k < AGG_FMT_COUNT; k++)
-            if (g->fmt[k])
-                doc_textf(d, "%s%s (%llu)", shown++ ? ", " : "", agg_format_name[k],
-                          (unsigned long long)g->fmt[k]);
+        for (k = 0; k < a->formats.n; k++)
+            doc_textf(d, "%s%s (%llu)", k ? ", " : "", a->formats.v[k].text,
+                      (unsigned long long)a->formats.v[k].n);
         break;
     case 6:
-        strs_runs(d, &g->collectors);
+        strs_runs(d, &a->collectors);
         break;
     case 7:
-        build_runs(d, g);
+        build_runs(d, a);
         break;
     case 8:
         doc_text(d, sd->m->has_pairs ? "yes" : "no");
@@ -211,9 +220,9 @@ header_runs(doc *d, const cmp *c, int i, int which)
         doc_text(d, t);
         break;
     default:
-        if (g->time_start || g->time_end)
-            doc_textf(d, "%s to %s", g->time_start ? g->time_start : "?",
-                      g->time_end ? g->time_end : "?");
+        if (a->time_start || a->time_end)
+            doc_textf(d, "%s to %s", a->time_start ? a->time_start : "?",
+                      a->time_end ? a->time_end : "?");
         else
             doc_text(d, "—");
         break;
@@ -319,7 +328,7 @@ section_only(doc *d, const cmp *c, const cmp_section *s, int k)
             continue;
         if (listed == 0) {
             doc_para(d);
-            doc_textf(d, "Only in 3.%d (%s): ", c->side[k].g->minor, k == 0 ? "base" : "head");
+            doc_textf(d, "Only in 3.%d (%s): ", c->side[k].about.minor, k == 0 ? "base" : "head");
         }
         if (listed < 40) {
             if (listed)
@@ -359,7 +368,7 @@ section_table(doc *d, const cmp *c, const cmp_section *s)
         unfolded++;
         if (shown >= (size_t)c->top)
             continue;
-        row_cells(d, s, &s->rows[i], c->side[0].g->minor, c->side[1].g->minor);
+        row_cells(d, s, &s->rows[i], c->side[0].about.minor, c->side[1].about.minor);
         shown++;
     }
     if (shown == 0) {
@@ -424,7 +433,7 @@ headline_renames(doc *d, const cmp *c)
     done = cli_xcalloc(c->nren, 1);
     doc_item(d);
     doc_textf(d, "Renamed, split or merged between 3.%d and 3.%d, counted by meaning: ",
-              c->side[c->ren_old].g->minor, c->side[!c->ren_old].g->minor);
+              c->side[c->ren_old].about.minor, c->side[!c->ren_old].about.minor);
     for (i = 0; i < c->nren && i < HEADLINE_RENAMES; i++) {
         best = c->nren;
         for (k = 0; k < c->nren; k++)
@@ -434,7 +443,7 @@ headline_renames(doc *d, const cmp *c)
         if (shown++)
             doc_text(d, "; ");
         doc_code(d, c->ren[best].row->name);
-        doc_textf(d, " (3.%d, %s) as ", c->side[c->ren[best].side].g->minor,
+        doc_textf(d, " (3.%d, %s) as ", c->side[c->ren[best].side].about.minor,
                   ren_kind_name[c->ren[best].row->kind]);
         doc_code(d, c->ren[best].row->units);
         cli_count_str(t, sizeof t, c->ren[best].n);
@@ -563,7 +572,7 @@ set(json_t *o, const char *k, json_t *v)
 
 
 static json_t *
-strs_obj(const agg_strs *s)
+strs_obj(const cmp_tallies *s)
 {
     json_t *o = json_object();
     size_t i;
@@ -577,7 +586,7 @@ static json_t *
 side_obj(const cmp *c, int i)
 {
     const cmp_side *sd = &c->side[i];
-    const agg_group *g = sd->g;
+    const cmp_about *a = &sd->about;
     json_t *o = json_object(), *in = json_array(), *f = json_object(), *b = json_object();
     char t[256];
     size_t k;
@@ -588,29 +597,27 @@ side_obj(const cmp *c, int i)
     cmp_side_title(c, i, t, sizeof t);
     set(o, "title", json_string(t));
     set(o, "groups", text_json_count(sd->s->ng));
-    set(o, "files", text_json_count(g->files));
-    set(o, "source", json_string(agg_source_name[g->source]));
-    if (g->minor) {
-        snprintf(t, sizeof t, "3.%d", g->minor);
+    set(o, "files", text_json_count(a->files));
+    set(o, "source", json_string(a->source));
+    if (a->minor) {
+        snprintf(t, sizeof t, "3.%d", a->minor);
         set(o, "python_version", json_string(t));
     }
     else {
         set(o, "python_version", json_null());
     }
-    set(o, "counts", json_string(g->counts));
-    for (k = 0; k < AGG_FMT_COUNT; k++)
-        if (g->fmt[k])
-            set(f, agg_format_name[k], text_json_count(g->fmt[k]));
+    set(o, "counts", json_string(a->counts));
+    for (k = 0; k < a->formats.n; k++)
+        set(f, a->formats.v[k].text, text_json_count(a->formats.v[k].n));
     set(o, "formats", f);
-    set(o, "collectors", strs_obj(&g->collectors));
-    for (k = 0; k < g->nhdr; k++)
-        if (strncmp(g->hdr[k].key, PSF_H_PREFIX_PYTHON, sizeof PSF_H_PREFIX_PYTHON - 1) == 0)
-            set(b, g->hdr[k].key, strs_obj(&g->hdr[k].vals));
+    set(o, "collectors", strs_obj(&a->collectors));
+    for (k = 0; k < a->nbuild; k++)
+        set(b, a->build[k].key, strs_obj(&a->build[k].vals));
     set(o, "build", b);
     set(o, "pair_counts", json_boolean(sd->m->has_pairs));
     set(o, "total_execution_count", text_json_count(sd->m->total_exec));
-    if (agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND))
-        set(o, "leftover_bound", text_json_count(agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND)));
+    if (a->leftover_bound)
+        set(o, "leftover_bound", text_json_count(a->leftover_bound));
     set(o, "problems", text_json_count(sd->problems));
     return o;
 }
@@ -663,7 +670,7 @@ renames_arr(const cmp *c)
     for (k = 0; k < c->nren; k++) {
         json_t *o = json_object();
         set(o, "name", json_string(c->ren[k].row->name));
-        snprintf(t, sizeof t, "3.%d", c->side[c->ren[k].side].g->minor);
+        snprintf(t, sizeof t, "3.%d", c->side[c->ren[k].side].about.minor);
         set(o, "python_version", json_string(t));
         set(o, "side", json_string(c->side[c->ren[k].side].label));
         set(o, "as", json_string(c->ren[k].row->units));

@@ -3,6 +3,7 @@
 
 #include "cli.h"
 
+#include <assert.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,6 +91,7 @@ ktab_intern(ktab *t, const char *s, size_t n, int *is_new)
     ktab_ent *e;
 
     while ((id = t->index[j]) != 0) {
+        assert(id <= t->n);
         e = &t->ent[id - 1];
         if (e->hash == h && e->len == n && memcmp(t->arena + e->off, s, n) == 0) {
             if (is_new)
@@ -119,5 +121,8 @@ ktab_intern(ktab *t, const char *s, size_t n, int *is_new)
         *is_new = 1;
     if (t->n * 2 > t->cap)
         grow_index(t);
+    /* ktab.h: the index a power of two at most half full; ids dense. */
+    assert(t->cap && (t->cap & (t->cap - 1)) == 0 && t->n * 2 <= t->cap);
+    assert(t->arena[t->ent[t->n - 1].off + n] == '\0');
     return t->n - 1;
 }

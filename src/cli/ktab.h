@@ -4,10 +4,14 @@
  * change; every key is stored once, NUL-terminated, in one arena; the
  * open-addressing index is a power of two at most half full.  Memory is
  * proportional to the number of distinct keys, never to the input size.
+ * ktab.c asserts the ids and the index; that every key is stored once
+ * is not asserted (a second search per insertion): the search before
+ * each insertion is what keeps it.
  */
 #ifndef KTAB_H
 #define KTAB_H
 
+#include <assert.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -36,6 +40,7 @@ size_t ktab_find(const ktab *t, const char *s, size_t n);
 static inline const char *
 ktab_key(const ktab *t, size_t id)
 {
+    assert(id < t->n);
     return t->arena + t->ent[id].off;
 }
 static inline size_t

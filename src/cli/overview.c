@@ -5,6 +5,7 @@
 #include "text.h"
 #include "../format/psf_keys.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -87,6 +88,17 @@ overview_build(overview *o, const m_group *g)
     for (i = 0; o->nfsite == 0 && i < g->nsites && i < OVERVIEW_TOP; i++)
         o->site[o->nsite++] = &g->sites[i];
     families(o, g);
+    /* overview.h: each list ranked, most first; sites only without
+     * site executions. */
+    for (i = 1; i < o->ncode; i++)
+        assert(o->code[i - 1]->instructions >= o->code[i]->instructions);
+    for (i = 1; i < o->nfsite; i++)
+        assert(o->fsite[i - 1]->executions >= o->fsite[i]->executions);
+    for (i = 1; i < o->nsite; i++)
+        assert(o->site[i - 1]->attempts >= o->site[i]->attempts);
+    for (i = 1; i < o->nfam; i++)
+        assert(o->fam[i - 1].generic >= o->fam[i].generic);
+    assert(o->nfsite == 0 || o->nsite == 0);
 }
 
 void

@@ -68,10 +68,8 @@ build_longopts(const char *names, struct option *opts)
             if (strlen(every_option[i].name) == len &&
                 memcmp(every_option[i].name, names, len) == 0)
                 break;
-        if (i == NOPTIONS || n == NOPTIONS) {
-            fprintf(stderr, "pystats: internal error: no option '%.*s'\n", (int)len, names);
-            exit(CLI_EXIT_INTERNAL);
-        }
+        if (i == NOPTIONS || n == NOPTIONS)
+            cli_bug("no option '%.*s'", (int)len, names);
         opts[n++] = every_option[i];
         names += len;
         names += strspn(names, " ");

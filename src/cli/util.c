@@ -1,9 +1,11 @@
 /* util.c: the command's allocation wrappers (one out-of-memory policy),
- * option values, and the escaping of text for people. */
+ * its one report of a broken invariant, option values, and the escaping
+ * of text for people. */
 #include "cli.h"
 #include "../format/psf_text.h"
 #include "../format/psf_detect.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +14,19 @@ void
 cli_oom(void)
 {
     fputs("pystats: out of memory\n", stderr);
+    exit(CLI_EXIT_INTERNAL);
+}
+
+void
+cli_bug(const char *fmt, ...)
+{
+    va_list ap;
+
+    fputs("pystats: internal error: ", stderr);
+    va_start(ap, fmt);
+    vfprintf(stderr, fmt, ap);
+    va_end(ap);
+    fputc('\n', stderr);
     exit(CLI_EXIT_INTERNAL);
 }
 

@@ -5,6 +5,7 @@
 #include "psf_line.h"
 #include "psf_tables.h"
 
+#include <assert.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -374,23 +375,19 @@ psf_key_ft_field(const char *s, size_t n)
     return NULL;
 }
 
-int
-psf_key_parse(const char *s, size_t n, psf_key *k)
+/* The dotted keys of indexed counters: the collector's (gc[N].FIELD,
+ * objects.*, rare.*, calls.*) and CPython's (opcode[X].*, uops[X].*,
+ * uop[X].pair_count[Y], unsupported_opcode[X].count,
+ * error_in_opcode[X].count).  Returns 1 when s has one of their
+ * prefixes (its kind set, or left PSF_K_OTHER if the rest is not one of
+ * theirs), 0 otherwise. */
+static int
+parse_dotted(const char *s, size_t n, psf_key *k)
 {
     const char *rest, *e = s + n;
     size_t used;
 
-    memset(k, 0, sizeof *k);
-    k->a_num = k->b_num = -1;
-    k->kind = PSF_K_OTHER;
-
-    if (psf_is_header_key(s, n)) {
-        k->kind = PSF_K_HEADER;
-    }
-    else if (parse_own(s, n, k)) {
-        /* census.*, code[...]: kind set */
-    }
-    else if ((rest = prefixed(s, n, "gc", k)) != NULL) {
+    if ((rest = prefixed(s, n, "gc", k)) != NULL) {
         if (k->a_num >= 0 && rest < e && *rest == '.' &&
             plain_field(rest + 1, e, k))
             k->kind = PSF_K_OWN_GC;
@@ -431,8 +428,43 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
         if (equals(rest, (size_t)(e - rest), ".count"))
             k->kind = PSF_K_ERROR_IN_OPCODE;
     }
-    else if ((rest = prefixed(s, n, "Calls via PyEval_EvalFrame", k)) !=
-             NULL) {
+    else {
+        return 0;
+    }
+    return 1;
+}
+
+/* "Trace length[64]": a bucket of one of CPython's histograms. */
+static void
+hist_bucket(const char *s, size_t n, psf_key *k)
+{
+    const char *open = s + n - 1;
+    long bucket;
+
+    while (open > s && *open != '[')
+        open--;
+    bucket =
+        open > s ? as_bucket(open + 1, (size_t)(s + n - 1 - open - 1)) : -1;
+    if (bucket >= 0) {
+        k->kind = PSF_K_HIST;
+        k->b = s;
+        k->b_len = (size_t)(open - s);
+        k->a = open + 1;
+        k->a_len = (size_t)(s + n - 1 - open - 1);
+        k->a_num = bucket;
+    }
+}
+
+/* The lines CPython's native dumps write by label ("Calls to ...",
+ * "Object ...", "GC[N] ...", "Rare event (...)", free-threading, JIT,
+ * optimization counters and histogram buckets); the kind is left
+ * PSF_K_OTHER for any other line. */
+static void
+parse_labelled(const char *s, size_t n, psf_key *k)
+{
+    const char *rest, *e = s + n;
+
+    if ((rest = prefixed(s, n, "Calls via PyEval_EvalFrame", k)) != NULL) {
         if (rest == e)
             k->kind = PSF_K_EVAL_CALL;
     }
@@ -466,22 +498,31 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
         k->kind = PSF_K_OPT;
     }
     else if (n > 3 && s[n - 1] == ']') {
-        /* "Trace length[64]": a histogram bucket. */
-        const char *open = s + n - 1;
-        while (open > s && *open != '[')
-            open--;
-        long bucket = open > s
-                          ? as_bucket(open + 1, (size_t)(s + n - 1 - open - 1))
-                          : -1;
-        if (bucket >= 0) {
-            k->kind = PSF_K_HIST;
-            k->b = s;
-            k->b_len = (size_t)(open - s);
-            k->a = open + 1;
-            k->a_len = (size_t)(s + n - 1 - open - 1);
-            k->a_num = bucket;
-        }
+        hist_bucket(s, n, k);
     }
+}
+
+int
+psf_key_parse(const char *s, size_t n, psf_key *k)
+{
+    memset(k, 0, sizeof *k);
+    k->a_num = k->b_num = -1;
+    k->kind = PSF_K_OTHER;
+
+    /* The grammars in turn: header keys, the collector's own
+     * (census.*, code[...], ...), the dotted ones, then the labels. */
+    if (psf_is_header_key(s, n))
+        k->kind = PSF_K_HEADER;
+    else if (!parse_own(s, n, k) && !parse_dotted(s, n, k))
+        parse_labelled(s, n, k);
+    /* psf_key.h: a kind always; the parts borrowed from s; a number or
+     * -1; a specialization field for PSF_K_OP_SPEC. */
+    assert(k->kind >= 0 && k->kind < PSF_K_KIND_COUNT);
+    assert(k->a == NULL || (k->a >= s && k->a + k->a_len <= s + n));
+    assert(k->b == NULL || (k->b >= s && k->b + k->b_len <= s + n));
+    assert(k->a_num >= -1 && k->b_num >= -1);
+    assert(k->kind != PSF_K_OP_SPEC ||
+           (k->field >= 0 && k->field < PSF_SPEC_COUNT));
     return k->kind;
 }
 

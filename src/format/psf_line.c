@@ -4,6 +4,7 @@
 
 #include "psf_keys.h"
 
+#include <assert.h>
 #include <string.h>
 
 static int
@@ -57,6 +58,11 @@ psf_line_split(const char *s, size_t n, psf_line *out)
     out->key_len = (size_t)(k_end - b);
     out->val = v;
     out->val_len = (size_t)(e - v);
+    /* psf_line.h: the key (never empty) and the value borrowed from s,
+     * the key first. */
+    assert(out->key >= s && out->key_len > 0 &&
+           out->key + out->key_len <= out->val &&
+           out->val + out->val_len <= s + n);
     return PSF_LINE_OK;
 }
 
@@ -120,6 +126,7 @@ psf_split_fields(const char *s, size_t n, const char **f, size_t *fl,
             sep = e;
         if (k == max)
             return max + 1;
+        assert(p <= e); /* fields inside s[0..n), at most max of them */
         f[k] = p;
         fl[k] = (size_t)(sep - p);
         k++;

@@ -23,6 +23,10 @@
  * decodes to itself.  docs/FORMAT.md 1.16 is the same rule in prose.
  *
  * No Python.h, no allocation: the collector and the command share it.
+ * The rule is not assert()ed here: the collector encodes in its dump
+ * path, which may run in a SIGTERM handler, where assert()'s report is
+ * not async-signal-safe; tests/c/test_text.c and the round-trip
+ * property test check it instead.
  */
 #ifndef PSF_TEXT_H
 #define PSF_TEXT_H

@@ -5,7 +5,9 @@
  * malloc, no stdio, no locale, no getenv), because
  * the collector also dumps from a SIGTERM handler and from a forked
  * child that is about to _exit.  No Python.h: the command-line tool
- * shares this file.
+ * shares this file.  For the same reason nothing here is assert()ed
+ * (assert()'s report is not async-signal-safe): the first error sticks
+ * in psf_out.err instead.
  */
 #ifndef PSF_WRITE_H
 #define PSF_WRITE_H

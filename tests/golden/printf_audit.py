@@ -18,7 +18,7 @@ OURS = {
     "subcmd.c": {"names", "argv"},  # its option table; argv[0] is a known subcommand
     "suggest.c": {"cmd"},           # a known subcommand
     "util.c": {"name"},             # an option's name from the table
-    "cmd_run.c": {"ename"},         # an errno value's name (strerrorname_np)
+    "run_why.c": {"ename"},         # an errno value's name (strerrorname_np)
 }
 
 

@@ -1,0 +1,128 @@
+/* compare_build.c: building the comparison of two summaries
+ * (compare.h): the groups compared, what the reports say of each side,
+ * then the sections (compare_fill.c) and the warnings (compare_warn.c). */
+#include "compare_int.h"
+
+#include "cli.h"
+#include "renames.h"
+#include "summary.h"
+#include "../format/psf_keys.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int
+cmp_group_matches(const agg_group *a, const agg_group *b)
+{
+    return a->source == b->source && a->minor == b->minor && strcmp(a->counts, b->counts) == 0;
+}
+
+/* The version pair whose renames apply (adjacent versions only). */
+static void
+rename_pair(cmp *c)
+{
+    int bm = c->side[0].g->minor, hm = c->side[1].g->minor;
+    int lo = bm < hm ? bm : hm;
+
+    if (bm && hm && (bm - hm == 1 || hm - bm == 1) && ren_has_pair(lo)) {
+        c->ren_lo = lo;
+        c->ren_old = bm < hm ? 0 : 1;
+    }
+}
+
+/* g's values of a header key or a counted text, as tallies. */
+static void
+tallies_of(cmp_tallies *t, const agg_strs *s)
+{
+    size_t i;
+
+    t->n = s->n;
+    t->v = cli_xcalloc(s->n ? s->n : 1, sizeof *t->v);
+    for (i = 0; i < s->n; i++) {
+        t->v[i].text = s->v[i].text;
+        t->v[i].n = s->v[i].n;
+    }
+}
+
+/* What the reports say of a side's dumps, from its group g. */
+static void
+side_about(cmp_about *a, const agg_group *g)
+{
+    size_t k;
+
+    memset(a, 0, sizeof *a);
+    a->files = g->files;
+    a->minor = g->minor;
+    a->native = g->source == AGG_NATIVE;
+    a->source = agg_source_name[g->source];
+    a->counts = g->counts;
+    a->time_start = g->time_start;
+    a->time_end = g->time_end;
+    a->leftover_bound = agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND);
+    tallies_of(&a->how, &g->how);
+    tallies_of(&a->collectors, &g->collectors);
+    a->formats.v = cli_xcalloc(AGG_FMT_COUNT, sizeof *a->formats.v);
+    for (k = 0; k < AGG_FMT_COUNT; k++)
+        if (g->fmt[k]) {
+            a->formats.v[a->formats.n].text = agg_format_name[k];
+            a->formats.v[a->formats.n++].n = g->fmt[k];
+        }
+    a->build = cli_xcalloc(g->nhdr ? g->nhdr : 1, sizeof *a->build);
+    for (k = 0; k < g->nhdr; k++)
+        if (strncmp(g->hdr[k].key, PSF_H_PREFIX_PYTHON, sizeof PSF_H_PREFIX_PYTHON - 1) == 0) {
+            a->build[a->nbuild].key = g->hdr[k].key;
+            tallies_of(&a->build[a->nbuild++].vals, &g->hdr[k].vals);
+        }
+}
+
+void
+cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t nbase,
+                 const summary *head, size_t gh, char **head_in, size_t nhead, double min_change,
+                 int top, int in_suite)
+{
+    const summary *sides[2] = {base, head};
+    size_t k, gi[2] = {gb, gh};
+
+    memset(c, 0, sizeof *c);
+    c->sec = cli_xcalloc(CMP_MAX_SECTIONS, sizeof *c->sec);
+    c->min_change = min_change;
+    c->top = top;
+    c->in_suite = in_suite;
+    c->side[0].label = "base";
+    c->side[1].label = "head";
+    c->side[0].inputs = base_in;
+    c->side[0].ninputs = nbase;
+    c->side[1].inputs = head_in;
+    c->side[1].ninputs = nhead;
+    for (k = 0; k < 2; k++) {
+        c->side[k].s = sides[k];
+        c->side[k].sg = &sides[k]->g[gi[k]];
+        c->side[k].g = c->side[k].sg->meta;
+        c->side[k].m = &c->side[k].sg->m;
+        c->side[k].problems = sides[k]->nproblems;
+        side_about(&c->side[k].about, c->side[k].g);
+    }
+    c->by_family = c->side[0].g->source != c->side[1].g->source ||
+                   strcmp(c->side[0].g->counts, c->side[1].g->counts) != 0;
+    rename_pair(c);
+    cmp_fill(c);
+    cmp_warnings(c);
+}
+
+void
+cmp_build(cmp *c, const summary *base, char **base_in, size_t nbase, const summary *head,
+          char **head_in, size_t nhead, double min_change, int top)
+{
+    size_t i, j, gi[2] = {0, 0};
+    int done = 0;
+
+    for (i = 0; i < base->ng && !done; i++)
+        for (j = 0; j < head->ng && !done; j++)
+            if (cmp_group_matches(base->g[i].meta, head->g[j].meta)) {
+                gi[0] = i;
+                gi[1] = j;
+                done = 1;
+            }
+    cmp_build_groups(c, base, gi[0], base_in, nbase, head, gi[1], head_in, nhead, min_change, top,
+                     0);
+}
