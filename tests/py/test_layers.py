@@ -16,8 +16,10 @@ EXT = os.path.join(ROOT, "src", "ext")
 # A header implemented by other files than its stem's .c: backend.h by
 # the backend of the interpreter (monitoring.c on 3.12+, trace.c on
 # 3.11), segments.h, the public face of segment counting, by the files
-# of that component that implement its entry points.
+# of that component that implement its entry points, and census.h, the
+# census's, likewise.
 IMPLEMENTED_BY = {"backend": ("monitoring", "trace"),
+                  "census": ("census", "census_registry", "census_take"),
                   "segments": ("segments", "seg_code", "seg_events")}
 # What the interpreter or the dynamic linker calls, declared by nobody.
 ENTRY_POINTS = {"PyInit__collector"}
@@ -52,7 +54,7 @@ def sources(d):
 
 def implementers(header_stem, files):
     if header_stem in IMPLEMENTED_BY:
-        return IMPLEMENTED_BY[header_stem]
+        return tuple(s for s in IMPLEMENTED_BY[header_stem] if s + ".c" in files)
     return (header_stem,) if header_stem + ".c" in files else ()
 
 
