@@ -365,8 +365,10 @@ pc_hot_shard_slow(pc_hot *h)
     return c;
 }
 
-void
-pc_hot_fold_shards(pc_hot *h)
+/* h's shard arrays into its counts, zeroed (the caller holds the lock
+ * and no thread runs h's code, or the world is stopped). */
+static void
+hot_fold_shards(pc_hot *h)
 {
     int k;
     for (k = 0; k < PC_SHARDS; k++) {
@@ -384,7 +386,7 @@ pc_hot_fold_all(void)
     size_t i;
     int k;
     for (i = 0; i < tab_n; i++)
-        pc_hot_fold_shards(tab[i]);
+        hot_fold_shards(tab[i]);
     for (k = 0; k < PC_SHARDS; k++)
         if (pc_shard_get(k) != NULL)
             pc_fold_u64((uint64_t *)&pc_calls_g,
@@ -425,7 +427,7 @@ pc_hot_code_dead(pc_hot *h)
 {
     size_t i = h->idx;
 #if PC_FREE_THREADING
-    pc_hot_fold_shards(h); /* no thread runs its code any more */
+    hot_fold_shards(h); /* no thread runs its code any more */
 #endif
     h->live = 0;
     if (!hot_empty(h))

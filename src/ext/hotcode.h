@@ -95,9 +95,6 @@ extern pc_calls pc_calls_g __attribute__((visibility("hidden")));
 /* The per unit counts of this thread's shard for h, allocated on first
  * use (slow path); NULL: count into h->counts with atomic adds. */
 uint64_t *pc_hot_shard_slow(pc_hot *h);
-/* h's shard arrays into its counts, zeroed (the caller holds the lock
- * and no thread runs h's code, or the world is stopped). */
-void pc_hot_fold_shards(pc_hot *h);
 /* Every record's shard arrays and the shards' call statistics into the
  * totals, zeroed (the world stopped); or zeroed. */
 void pc_hot_fold_all(void);

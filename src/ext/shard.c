@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-pc_shard pc_shard_shared = {.index = -1};
+/* The shard of every thread that found none free: its counters take
+ * atomic adds. */
+static pc_shard pc_shard_shared = {.index = -1};
 
 static pc_shard *shards[PC_SHARDS]; /* claimed at least once, or NULL */
 static PyMutex lock, api;
