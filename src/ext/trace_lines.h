@@ -6,7 +6,7 @@
  * since the frame's previous one, counting its instructions in order (so
  * that the pairs are the thread's real order).  Any other frame keeps
  * opcode events.  The rules, and what 3.11's interpreter guarantees, are
- * in trace_lines.c and docs/FORMAT.md 1.6.
+ * in trace_lines_plan.c and docs/FORMAT.md 1.6.
  *
  * Invariants:
  *  - A line-counted frame is on its thread's stack from its 'call' event
