@@ -40,6 +40,7 @@ census_empty(const pc_census *c)
 int
 pc_census_has_data(void)
 {
+    assert(!taken || live_scope != PC_CENSUS_NONE);
     return taken &&
            (!census_empty(&pc_census_live) || !census_empty(&pc_census_dead));
 }
@@ -175,6 +176,8 @@ pc_census_write(psf_out *o)
     int count_scope = live_scope == PC_CENSUS_COUNT;
     int f, op;
 
+    /* dump.c writes only a census taken (pc_census_has_data()). */
+    assert(taken && live_scope != PC_CENSUS_NONE);
     psf_put_counter(o, PSF_KEY_CENSUS_CODE, a->code_objects);
     psf_put_counter(o, PSF_KEY_CENSUS_DEAD, d->code_objects);
     psf_put_counter(o, PSF_KEY_CENSUS_INSTRUMENTED,
@@ -225,6 +228,7 @@ pc_census_error(void)
 void
 pc_census_taking(pc_census_scope scope)
 {
+    assert(scope != PC_CENSUS_NONE);
     live_scope = scope;
 }
 
@@ -450,6 +454,7 @@ census_sites_fn(PyObject *self, PyObject *arg)
     Py_DECREF(text);
     PyMem_RawFree(site_lines);
     site_lines = copy;
+    assert(live_scope != PC_CENSUS_NONE); /* _census_begin chose it */
     taken = 1; /* the walk's last step: the census is whole */
     Py_RETURN_NONE;
 }

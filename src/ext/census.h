@@ -6,14 +6,18 @@
  * the walk).
  *
  * Invariants:
- *  - A census is written only once taken (pc_census_taken()): taken is
- *    set by the walk's last step, after the live tally is whole, and
- *    cleared whenever the live tally is zeroed.
- *  - The scope of the live tally is that of the census taken: never
- *    PC_CENSUS_NONE once taken.
- *  - The dead tally only grows between clears, and in the scope of the
- *    period (census: code destroyed before the census is taken; count:
- *    code that ran, its record retired before the census is taken).
+ *  - The live tally is written only once taken (pc_census_taken()):
+ *    taken is set by the walk's last step (_census_sites), after the
+ *    tally is whole, and cleared with it (a clear, a new walk, a failed
+ *    one).
+ *  - A taken census has a scope, the one the walk read in: never
+ *    PC_CENSUS_NONE.
+ *  - The dead tally grows only before the period's census is taken
+ *    (after, the live census read those code objects), in the period's
+ *    scope: census, code destroyed (3.12+); count, code that ran, when
+ *    its record is retired.  Not asserted: the two places that add to
+ *    it (pc_census_count_dead, the code watcher) test exactly this
+ *    before they add.
  */
 #ifndef PC_CENSUS_H
 #define PC_CENSUS_H

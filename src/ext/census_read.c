@@ -141,6 +141,7 @@ pc_census_read_site(PyCodeObject *co, Py_ssize_t n, Py_ssize_t i,
     read_copy(pc_code_copy(co, 0), n, i, scope, r);
     if (state_rank(r->state) < 0 || r->state == PC_STATE_SPECIALIZED)
         return; /* no site, excluded, or the most advanced already */
+    assert(pc_ct.kind[r->op] != PC_SITE_NONE);
     fam = pc_ct.base[r->op];
     ncopies = pc_code_ncopies(co);
     for (k = 1; k < ncopies; k++) {

@@ -25,6 +25,14 @@
  *    of the frame that ran it at first sight (3.12+).
  *  - The table and the dump's scratch space grow on the slow path only:
  *    the dump allocates nothing.
+ * Asserted in hotcode.c: the line table and the site key when a record
+ * is made, a record's place in the table when its code dies.  Not
+ * asserted: that the hot paths only increment and that the dump
+ * allocates nothing (no C check sees an allocation or a write that did
+ * not happen), nor that a cache unit's count stays 0 (the per unit
+ * counts are written inline by the backends and segment counting,
+ * which do not know a unit is a cache; the reference collector's tests
+ * compare every count).
  */
 #ifndef PC_HOTCODE_H
 #define PC_HOTCODE_H

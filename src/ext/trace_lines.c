@@ -294,6 +294,17 @@ pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
     lt = me_get();
     if (lt == NULL)
         return 0;
+#ifndef NDEBUG
+    if (lt->depth > 0) {
+        /* A 'call' whose caller is the top closed the caller's run
+         * first (pc_lines_call_caller): only the top has instructions
+         * not yet counted. */
+        PyFrameObject *back = PyFrame_GetBack(frame); /* owned */
+        assert(back != lt->stack[lt->depth - 1].frame ||
+               lt->stack[lt->depth - 1].nested > 0);
+        Py_XDECREF(back);
+    }
+#endif
     if (lt->depth == lt->cap) {
         int cap = lt->cap ? 2 * lt->cap : 64;
         lt_entry *s = PyMem_RawRealloc(lt->stack, sizeof(lt_entry) * cap);
@@ -381,6 +392,7 @@ pc_lines_return(PyFrameObject *frame)
         return;
     }
     pop_to(lt, frame);
+    assert(lt->depth == 0 || lt->stack[lt->depth - 1].frame != frame);
     /* The frame popped was the callee of the one below. */
     if (lt->depth > 0 && lt->stack[lt->depth - 1].nested > 0)
         lt->stack[lt->depth - 1].nested--;

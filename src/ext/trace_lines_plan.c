@@ -369,6 +369,29 @@ plan_ops(const pc_codeinfo *ci, const int32_t *line, lt_plan *p)
     return 1;
 }
 
+#ifndef NDEBUG
+/* An eligible plan's invariants (trace_lines_plan.h). */
+static int
+plan_whole(const pc_codeinfo *ci, const lt_plan *p)
+{
+    Py_ssize_t n = ci->n, fr = ci->first_resume, u;
+    for (u = 0; u < n; u++) {
+        int32_t j = p->jt[u];
+        if (p->next[u] <= u || p->next[u] > n)
+            return 0;
+        if (u <= fr || ci->op[u] == pc_lines_cache_op)
+            continue;
+        if (p->start[u] <= fr || p->start[u] > u || p->end[u] < u ||
+            p->end[u] >= n || ci->op[p->start[u]] == pc_lines_cache_op ||
+            ci->op[p->end[u]] == pc_lines_cache_op)
+            return 0;
+        if (j != -1 && (j <= fr || j >= n || ci->op[j] == pc_lines_cache_op))
+            return 0;
+    }
+    return 1;
+}
+#endif
+
 /* Does code (ci) meet the rules above?  Fills p's tables; 0 if not. */
 static int
 plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
@@ -421,6 +444,7 @@ plan_build(PyCodeObject *code, const pc_codeinfo *ci)
         goto done;
     if (plan_check(code, ci, (const uint8_t *)PyBytes_AS_STRING(bytes), line,
                    p)) {
+        assert(plan_whole(ci, p));
         p->eligible = 1;
         r = p;
         p = NULL;

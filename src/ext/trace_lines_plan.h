@@ -2,13 +2,12 @@
  * need: whether its line events alone tell which instructions ran, and
  * its per unit tables (trace_lines_plan.c), built once per code object.
  *
- * Invariants of an eligible plan (n units):
- *  - start[u] <= u <= end[u] for every unit u in a line range (cache
- *    units and units before the first RESUME excepted: -1 there), and
- *    start[end[u]] == start[u];
- *  - next[u] > u, at most n; jt[u] is -1 or a unit in a range (an
- *    instruction's first unit);
- *  - an LT_OPS range has a line.
+ * Invariants of an eligible plan (n units, the first RESUME at fr):
+ *  - every instruction unit u after fr is in a line range:
+ *    start[u] <= u <= end[u] < n, and so are start[u] and end[u];
+ *  - next[u] > u and next[u] <= n for every unit;
+ *  - jt[u] is -1 or an instruction unit after fr.
+ * Asserted when a plan is built (plan_whole(), trace_lines_plan.c).
  */
 #ifndef PC_TRACE_LINES_PLAN_H
 #define PC_TRACE_LINES_PLAN_H
