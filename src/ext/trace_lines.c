@@ -241,7 +241,7 @@ me_get(void)
 }
 
 static inline lt_entry *
-top_for(PyFrameObject *frame)
+lt_top(PyFrameObject *frame)
 {
     lt_thread *lt = lt_me;
     if (lt != NULL && lt->depth > 0 && lt->stack[lt->depth - 1].frame == frame)
@@ -337,7 +337,7 @@ pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
 void
 pc_lines_line(PyFrameObject *frame)
 {
-    lt_entry *e = top_for(frame);
+    lt_entry *e = lt_top(frame);
     int32_t at;
     if (e == NULL)
         return;
@@ -401,7 +401,7 @@ pc_lines_return(PyFrameObject *frame)
 void
 pc_lines_exception(PyFrameObject *frame)
 {
-    lt_entry *e = top_for(frame);
+    lt_entry *e = lt_top(frame);
     if (e != NULL) {
         e->nested = 0;
         close_at(&pc_t, e, unit_of(frame), 1);
