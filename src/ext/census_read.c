@@ -15,7 +15,7 @@
  * optimizer counter, POP_JUMP_IF_*'s branch history) belong to opcodes
  * that are no site, and are only skipped over.
  *
- * Scope (census.h): mode census reads every family of code nothing
+ * Scope (census_read.h): mode census reads every family of code nothing
  * instruments.  Mode count on 3.12+ takes the census alongside segment
  * counting, whose events turn some instructions into INSTRUMENTED_X:
  * those keep X's inline caches but say nothing of X's state, so the
@@ -26,7 +26,6 @@
  * both scopes.
  */
 #include "census_read.h"
-#include "codeinfo.h"
 
 pc_census_tables pc_ct;
 
