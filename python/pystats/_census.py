@@ -37,7 +37,7 @@ import sysconfig
 
 from . import _collector
 
-# Kinds of opcode, as src/ext/census.h numbers them.
+# Kinds of opcode, as src/ext/census_read.h numbers them.
 NONE, BASE, SPECIALIZED, ADAPTIVE, PLAIN, INSTRUMENTED, SEGMENT = range(7)
 MAX_SITES = 500          # sites reported one by one
 

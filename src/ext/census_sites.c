@@ -393,6 +393,7 @@ pc_sites_code_dead(pc_codeinfo *ci)
     e->instructions = instr;
     e->first = co->co_firstlineno;
     e->file = Py_NewRef(co->co_filename);
+    assert(e->code == NULL); /* a dead entry holds its file name only */
     ndead++;
 }
 
@@ -488,6 +489,9 @@ static int
 take_rows(site_entry *e, sbuf *b, size_t *codes, size_t *rows)
 {
     sbuf one = {NULL, 0, 0, 0};
+    /* Only code that ran has rows, under its record's key (live: from
+     * candidates(); dead: from pc_sites_code_dead()). */
+    assert(e->instructions > 0 && e->key != NULL);
     if (e->code != NULL)
         e->nrows =
             code_rows((PyCodeObject *)e->code, NULL, e->key, NULL, NULL);

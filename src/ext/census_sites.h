@@ -11,6 +11,10 @@
  *    holds a reference to its co_filename only.
  *  - Everything a dump writes is ready-made text, taken with the
  *    census: pc_sites_write() reads only C data.
+ * The first two are asserted where an entry is made or written (scope
+ * count is by construction: rows are only ever read in it); the last
+ * is not assertable (no C check tells a Python object from C data): it
+ * holds because pc_sites_write() takes no Python object.
  */
 #ifndef PC_CENSUS_SITES_H
 #define PC_CENSUS_SITES_H

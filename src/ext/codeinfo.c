@@ -20,6 +20,7 @@ pc_codeinfo_free(pc_codeinfo *ci)
 {
     if (ci == pc_last_info)
         pc_last_info = NULL;
+    assert(pc_last_info != ci); /* never a freed one */
     PyMem_RawFree(ci);
 }
 
@@ -72,6 +73,8 @@ codeinfo_new(PyObject *code)
         if (ci->first_resume == n && ci->op[i] == pc_g.resume_op)
             ci->first_resume = i;
     }
+    assert(ci->first_resume == n ||
+           ci->op[ci->first_resume] == pc_g.resume_op);
     ci->hot = pc_hot_new(code, ci->op, n);
     if (ci->hot == NULL) {
         PyMem_RawFree(ci);

@@ -13,6 +13,12 @@
  *    A free-threaded build has none (another thread may free it): it
  *    reads co_extra, which CPython reads atomically there, and builds a
  *    new one under the lock (pc_lock).
+ * Asserted in codeinfo.c: first_resume when it is found, pc_last_info
+ * when a table is freed, and a table found on co_extra being its
+ * code's.  Not asserted: that op[] holds base opcodes (CPython's
+ * PyCode_GetCode() gives co_code so; nothing here could tell a base
+ * opcode from another), and that a table lives as long as its code
+ * (CPython calls the co_extra free function when the code object dies).
  */
 #ifndef PC_CODEINFO_H
 #define PC_CODEINFO_H

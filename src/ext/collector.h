@@ -18,6 +18,14 @@
  *  - The hot path (pc_count) allocates nothing, raises nothing, locks
  *    nothing.  A failure on the slow path (first sight of a code
  *    object) sets pc_g.error_pending, reported by the next API call.
+ * Asserted: the pairs' previous instruction in pc_count(), a non-zero
+ * epoch in pc_forget_prev().  Not asserted: what pc_g holds (a meaning,
+ * not a state), that the GIL is held (PyGILState_Check() is no test:
+ * it says yes for every thread once a subinterpreter exists, and no
+ * for a thread state not made through the GIL-state API), and that the
+ * hot path allocates, raises and locks nothing (nothing in C sees a
+ * call that did not happen; the ASan run and the callbacks' code say
+ * so).
  */
 #ifndef PC_COLLECTOR_H
 #define PC_COLLECTOR_H
@@ -133,6 +141,9 @@ typedef struct pc_allocs {
  *    from the one thread left: Py_AtExit, a fork child).
  *  - When every one of PC_SHARDS shards is owned, a thread counts into
  *    the shared counters with atomic adds (pc_shard_shared, index -1).
+ * Asserted in shard.c where a shard is claimed and given back; the
+ * fold is lifecycle.c's (the world stopped: not a state a C check
+ * there can read).
  */
 #define PC_SHARDS 64
 typedef struct pc_shard {

@@ -181,6 +181,24 @@ fail:
     return NULL;
 }
 
+#ifndef NDEBUG
+/* The line table's invariant (hotcode.h): ranges from unit 0 on, starts
+ * increasing, each a unit of the code (none when it has no unit). */
+static int
+lines_whole(const pc_line_range *r, int32_t k, int32_t n)
+{
+    int32_t i;
+    if (k < 1 || r[0].start != 0)
+        return 0;
+    for (i = 0; i < k; i++) {
+        if ((i > 0 && r[i].start <= r[i - 1].start) ||
+            (r[i].start >= n && n > 0) || r[i].line < PC_NO_LINE)
+            return 0;
+    }
+    return 1;
+}
+#endif
+
 /* Writes the key "FILE:LINE:QUALNAME" at p, FILE and QUALNAME
  * (UTF-8 bytes) encoded; returns the end of what it wrote. */
 static char *
@@ -281,6 +299,7 @@ pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n)
     lines = read_lines(code, (int32_t)n, &nlines);
     if (lines == NULL || lscratch_reserve((size_t)nlines) < 0)
         goto done;
+    assert(lines_whole(lines, nlines, (int32_t)n));
     function_names(code, file, &mod, &fq);
     /* The key's free text in the dump's encoding (psf_text.h), room for
      * the longest. */
@@ -317,6 +336,7 @@ pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n)
         p = put_part(p, mod);
         put_part(p, fq);
     }
+    assert(strncmp(h->site_key, h->key, strlen(h->key)) == 0);
     h->n = (int32_t)n;
     h->nlines = nlines;
     h->live = 1;
@@ -365,8 +385,10 @@ pc_hot_shard_slow(pc_hot *h)
     return c;
 }
 
-void
-pc_hot_fold_shards(pc_hot *h)
+/* h's shard arrays into its counts, zeroed (the caller holds the lock
+ * and no thread runs h's code, or the world is stopped). */
+static void
+hot_fold_shards(pc_hot *h)
 {
     int k;
     for (k = 0; k < PC_SHARDS; k++) {
@@ -384,7 +406,7 @@ pc_hot_fold_all(void)
     size_t i;
     int k;
     for (i = 0; i < tab_n; i++)
-        pc_hot_fold_shards(tab[i]);
+        hot_fold_shards(tab[i]);
     for (k = 0; k < PC_SHARDS; k++)
         if (pc_shard_get(k) != NULL)
             pc_fold_u64((uint64_t *)&pc_calls_g,
@@ -424,8 +446,11 @@ void
 pc_hot_code_dead(pc_hot *h)
 {
     size_t i = h->idx;
+    /* Every record is in the table until the next clear (hotcode.h); a
+     * code object dies once. */
+    assert(h->live && i < tab_n && tab[i] == h);
 #if PC_FREE_THREADING
-    pc_hot_fold_shards(h); /* no thread runs its code any more */
+    hot_fold_shards(h); /* no thread runs its code any more */
 #endif
     h->live = 0;
     if (!hot_empty(h))

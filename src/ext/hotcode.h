@@ -25,6 +25,14 @@
  *    of the frame that ran it at first sight (3.12+).
  *  - The table and the dump's scratch space grow on the slow path only:
  *    the dump allocates nothing.
+ * Asserted in hotcode.c: the line table and the site key when a record
+ * is made, a record's place in the table when its code dies.  Not
+ * asserted: that the hot paths only increment and that the dump
+ * allocates nothing (no C check sees an allocation or a write that did
+ * not happen), nor that a cache unit's count stays 0 (the per unit
+ * counts are written inline by the backends and segment counting,
+ * which do not know a unit is a cache; the reference collector's tests
+ * compare every count).
  */
 #ifndef PC_HOTCODE_H
 #define PC_HOTCODE_H
@@ -95,9 +103,6 @@ extern pc_calls pc_calls_g __attribute__((visibility("hidden")));
 /* The per unit counts of this thread's shard for h, allocated on first
  * use (slow path); NULL: count into h->counts with atomic adds. */
 uint64_t *pc_hot_shard_slow(pc_hot *h);
-/* h's shard arrays into its counts, zeroed (the caller holds the lock
- * and no thread runs h's code, or the world is stopped). */
-void pc_hot_fold_shards(pc_hot *h);
 /* Every record's shard arrays and the shards' call statistics into the
  * totals, zeroed (the world stopped); or zeroed. */
 void pc_hot_fold_all(void);

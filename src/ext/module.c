@@ -815,6 +815,8 @@ module_exec(PyObject *module)
     if (PC_FREE_THREADING && pc_gil_off())
         default_mode = measure_mode = PC_MODE_INSTRUCTIONS;
     if (PyModule_AddFunctions(module, pc_census_methods) < 0 ||
+        PyModule_AddFunctions(module, pc_census_registry_methods) < 0 ||
+        PyModule_AddFunctions(module, pc_census_take_methods) < 0 ||
         PyModule_AddStringConstant(module, "DEFAULT_MODE",
                                    pc_mode_name(default_mode)) < 0 ||
         PyModule_AddFunctions(module, pc_sites_methods) < 0 ||

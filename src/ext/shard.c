@@ -12,7 +12,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-pc_shard pc_shard_shared = {.index = -1};
+/* The shard of every thread that found none free: its counters take
+ * atomic adds. */
+static pc_shard pc_shard_shared = {.index = -1};
 
 static pc_shard *shards[PC_SHARDS]; /* claimed at least once, or NULL */
 static PyMutex lock, api;
@@ -42,6 +44,7 @@ static void
 thread_gone(void *p)
 {
     pc_shard *s = p;
+    assert(s->index >= 0 && __atomic_load_n(&s->owned, __ATOMIC_ACQUIRE));
     __atomic_store_n(&s->owned, 0, __ATOMIC_RELEASE);
 }
 
@@ -72,6 +75,7 @@ pc_shard_claim(void)
     pc_shard *s = &pc_shard_shared;
     int i;
 
+    assert(pc_t.shard == NULL); /* a thread claims once (pc_shard_mine) */
     pthread_once(&key_once, make_key);
     pc_lock();
     for (i = 0; key_ok && i < PC_SHARDS; i++) {
@@ -92,6 +96,7 @@ pc_shard_claim(void)
         break;
     }
     pc_unlock();
+    assert(s == &pc_shard_shared || (s->owned && shards[s->index] == s));
     pc_t.shard = s;
     return s;
 }

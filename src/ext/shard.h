@@ -10,8 +10,6 @@
 
 #if PC_FREE_THREADING
 
-extern pc_shard pc_shard_shared __attribute__((visibility("hidden")));
-
 /* This thread's shard, claimed on its first count (slow path, locked):
  * pc_shard_shared when none is free.  Never NULL. */
 pc_shard *pc_shard_claim(void);

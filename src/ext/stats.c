@@ -13,7 +13,18 @@
 
 #include <string.h>
 
-pc_stats pc_st;
+#define PC_GC_GENERATIONS 3
+
+typedef struct pc_stats {
+    uint64_t gc_collections[PC_GC_GENERATIONS];
+    uint64_t gc_collected[PC_GC_GENERATIONS];
+    uint64_t gc_uncollectable[PC_GC_GENERATIONS];
+    uint64_t gc_time_ns[PC_GC_GENERATIONS];
+    pc_allocs allocs; /* collector.h: the shards hold the same */
+} pc_stats;
+
+static pc_stats pc_st;
+
 
 /* ---- GC ---- */
 

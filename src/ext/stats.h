@@ -6,18 +6,6 @@
 
 #include "collector.h"
 
-#define PC_GC_GENERATIONS 3
-
-typedef struct pc_stats {
-    uint64_t gc_collections[PC_GC_GENERATIONS];
-    uint64_t gc_collected[PC_GC_GENERATIONS];
-    uint64_t gc_uncollectable[PC_GC_GENERATIONS];
-    uint64_t gc_time_ns[PC_GC_GENERATIONS];
-    pc_allocs allocs; /* collector.h: the shards hold the same */
-} pc_stats;
-
-extern pc_stats pc_st;
-
 int pc_stats_init(void);    /* module init; -1 with exception */
 int pc_stats_install(void); /* -1 with exception */
 int pc_stats_remove(void);  /* -1 with exception */

@@ -6,7 +6,7 @@
  * since the frame's previous one, counting its instructions in order (so
  * that the pairs are the thread's real order).  Any other frame keeps
  * opcode events.  The rules, and what 3.11's interpreter guarantees, are
- * in trace_lines.c and docs/FORMAT.md 1.6.
+ * in trace_lines_plan.c and docs/FORMAT.md 1.6.
  *
  * Invariants:
  *  - A line-counted frame is on its thread's stack from its 'call' event
@@ -15,6 +15,11 @@
  *    'call' whose caller is the top closes the caller's run first.
  *  - Everything runs with the GIL; another thread's stack is only read
  *    or changed while that thread waits for the GIL.
+ * Asserted in trace_lines.c: the caller's run closed when a callee is
+ * pushed, a frame gone from the top when it returns.  Not asserted:
+ * the GIL (PyGILState_Check() is no test, see collector.h), and that
+ * the 'return' event comes (the interpreter's promise; a trace
+ * function replaced meanwhile releases the stack, pc_lines_release).
  */
 #ifndef PC_TRACE_LINES_H
 #define PC_TRACE_LINES_H

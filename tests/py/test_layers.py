@@ -16,8 +16,10 @@ EXT = os.path.join(ROOT, "src", "ext")
 # A header implemented by other files than its stem's .c: backend.h by
 # the backend of the interpreter (monitoring.c on 3.12+, trace.c on
 # 3.11), segments.h, the public face of segment counting, by the files
-# of that component that implement its entry points.
+# of that component that implement its entry points, and census.h, the
+# census's, likewise.
 IMPLEMENTED_BY = {"backend": ("monitoring", "trace"),
+                  "census": ("census", "census_registry", "census_take"),
                   "segments": ("segments", "seg_code", "seg_events")}
 # What the interpreter or the dynamic linker calls, declared by nobody.
 ENTRY_POINTS = {"PyInit__collector"}
@@ -52,7 +54,7 @@ def sources(d):
 
 def implementers(header_stem, files):
     if header_stem in IMPLEMENTED_BY:
-        return IMPLEMENTED_BY[header_stem]
+        return tuple(s for s in IMPLEMENTED_BY[header_stem] if s + ".c" in files)
     return (header_stem,) if header_stem + ".c" in files else ()
 
 
@@ -192,6 +194,27 @@ def test_no_call_cycle():
     assert cycle is None, "call cycle: " + " -> ".join(cycle)
 
 
+# Rows of the layer table (docs/ARCHITECTURE.md) whose files form an
+# order: a file calls only files before its own.
+ORDERS = (("census_read", "census", "census_registry", "census_take",
+           "census_sites"),
+          ("trace_lines_plan", "trace_lines", "trace"))
+
+
+def order_violations(graph, orders):
+    """(a, b) for each file a that calls a file b after it in its order."""
+    return [(a, b) for order in orders for i, a in enumerate(order)
+            for b in order[i + 1:] if b in graph.get(a, ())]
+
+
+def test_components_keep_their_order():
+    graph = call_graph(sources(EXT))
+    assert {f for order in ORDERS for f in order} <= set(graph)
+    bad = order_violations(graph, ORDERS)
+    assert not bad, "\n".join("%s calls %s, after it in its row" % t
+                              for t in bad)
+
+
 def test_no_include_cycle():
     graph = include_graph(sources(EXT))
     assert "compat.h" in graph["collector.h"]
@@ -228,6 +251,8 @@ def test_checks_see_what_they_check():
     assert calls["lifecycle"] == {"census"}         # the inline pc_census_y
     assert find_cycle(calls) is not None
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": set()}) is None
+    assert order_violations({"a": {"c"}, "b": {"a"}, "c": set()},
+                            (("a", "b", "c"),)) == [("a", "c")]
     assert find_cycle(include_graph(files)) is not None
     bad = misplaced_declarations(files)
     assert ("census.c", "pc_census_n", []) in bad
