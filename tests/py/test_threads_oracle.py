@@ -38,7 +38,12 @@ and doctests, some code gets its PY_START events and none of its
 INSTRUCTION events (FileFinder.find_spec: 8 calls, 8 events, where the
 collector counts 1,260 instructions), the CPython 3.12.1 instrumentation
 faults reference.py describes with several tools; the comparison is an
-expected failure there, the dumps' trust still checked.
+expected failure there, the dumps' trust still checked.  So on 3.14t
+(with the GIL, as segment counting needs): importlib's frozen code gets
+its PY_START events and none of its INSTRUCTION events
+(FileFinder.find_spec: 4 events, where the collector counts 606
+instructions), for the oracle as for mode instructions, which agree
+with each other there.
 
 Two tiers: test_threading_local (about 10 seconds) in `make test`;
 PYSTATS_FULL_TESTS=1 (`make test-full`) adds test_queue (about 4 minutes
@@ -181,7 +186,7 @@ def compare(report, dumps):
     return diff, total_expect
 
 
-ORACLE_LOSES = sys.version_info[:2] == (3, 12)
+ORACLE_LOSES = sys.version_info[:2] == (3, 12) or FREE_THREADED
 
 
 @pytest.mark.parametrize("module", QUICK + [
@@ -209,7 +214,8 @@ def test_threaded_suite_equals_the_oracle(tmp_path, module):
                                   for p, (n, where) in desync.items())
     assert not errors, errors
     if ORACLE_LOSES and diff:
-        pytest.xfail("3.12: the oracle loses INSTRUCTION events: %s" % diff)
+        pytest.xfail("3.12, 3.14t: the oracle loses INSTRUCTION events: %s"
+                     % diff)
     if diff and module in MORE:
         # Not yet equal: test_thread and the thread pool start child
         # processes whose dumps the parent's oracle does not see, and
