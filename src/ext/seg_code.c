@@ -30,6 +30,7 @@ seg_ops seg_op = {.cache = -1,
 PyObject *seg_disable;
 int seg_quiet_returns = 1;
 int seg_quiet_branches = 1;
+const char *seg_test_desync;
 seg_cache_entry seg_cache[SEG_CACHE];
 
 static seg_code *codes; /* every live table (fold, zero) */
@@ -102,6 +103,12 @@ seg_ops_init(PyObject *mon)
         seg_quiet_returns = !(q != NULL && strcmp(q, "0") == 0);
         q = getenv("PYSTATS_QUIET_BRANCHES");
         seg_quiet_branches = !(q != NULL && strcmp(q, "0") == 0);
+        q = getenv("PYSTATS_TEST_DESYNC");
+        if (q != NULL && *q != '\0') {
+            static char name[256];
+            psf_strlcpy(name, q, sizeof name);
+            seg_test_desync = name;
+        }
     }
     seg_disable = PyObject_GetAttrString(mon, "DISABLE");
     if (seg_disable == NULL)
@@ -334,6 +341,75 @@ fill_tables(seg_code *sc, const uint8_t *raw, uint8_t *anchored)
     assert(n == 0 || sc->span[0] > 0);
 }
 
+#ifndef NDEBUG
+/* Whether the instruction at u may jump without an event now. */
+static int
+silent_capable(const seg_code *sc, int32_t u)
+{
+    int op = sc->op[u];
+    return op == seg_op.send || op == seg_op.jbni ||
+           sc->quiet_ok[u] == SEG_QUIET_FORK;
+}
+
+/* seg_code.h's invariants of a table just built (DEBUG=1 builds only:
+ * a walk of the whole code).  The quiet jumps are not silent yet (their
+ * first JUMP event makes them so, quiet_site()), exit[] is all unknown,
+ * starts[] and ends[] zero: those are asserted where they change. */
+static void
+check_tables(const seg_code *sc, const pc_codeinfo *ci, const uint8_t *raw)
+{
+    int32_t n = sc->n, u, v, nxt = n;
+    assert(n == ci->n && sc->op == ci->op && sc->hot == ci->hot);
+    for (u = 0; u < n; u++) {
+        assert(sc->arg[u] == raw[2 * u + 1]);
+        assert(sc->span[u] != 0);
+        if (sc->span[u] > 0) {
+            assert(u + sc->span[u] <= n);
+            for (v = u + 1; v < u + sc->span[u]; v++)
+                assert(v + sc->span[v] == u);
+        }
+        else {
+            v = u + sc->span[u];
+            assert(v >= 0 && sc->span[v] > 0 && v + sc->span[v] > u);
+        }
+        assert(sc->exit[u] == 0 && sc->starts[u] == 0 && sc->ends[u] == 0);
+    }
+    for (u = n - 1; u >= 0; u--) {
+        if (sc->span[u] > 0 && silent_capable(sc, u))
+            nxt = u;
+        assert(sc->silent[u] == nxt);
+    }
+    for (u = 0; u < n; u++) {
+        int op = sc->op[u], q = sc->quiet_ok[u];
+        int jumps = sc->span[u] > 0 &&
+                    (op == seg_op.send || op == seg_op.jbni ||
+                     op == seg_op.jump_forward || op == seg_op.jump_backward);
+        assert(q == 0 || sc->span[u] > 0);
+        assert(q != SEG_QUIET_JUMP || op == seg_op.jump_forward ||
+               op == seg_op.jump_backward);
+        assert(q != SEG_QUIET_LEFT || op == seg_op.not_taken);
+        assert(q != SEG_QUIET_FORK || is_pop_jump(op) ||
+               op == seg_op.for_iter);
+        if (q == SEG_QUIET_FORK) {
+            int32_t t = sc->target[u], f = sc->fork[u];
+            /* the jumping side's run [t, f], which the other side's,
+             * from next_unit(u), does not enter */
+            assert(valid_unit(sc, t) && sc->span[t] > 0 && t > u);
+            assert(valid_unit(sc, f) && sc->span[f] > 0 && f >= t);
+            assert(next_unit(sc, u) < t || next_unit(sc, u) > f);
+            for (v = t; v < f; v = next_unit(sc, v))
+                assert(!silent_capable(sc, v));
+        }
+        else {
+            assert(sc->fork[u] == -1);
+            assert(sc->target[u] == u || jumps);
+            assert(!jumps || sc->target[u] == u ||
+                   sc->target[u] == jump_target(sc, u));
+        }
+    }
+}
+#endif
+
 /* seg_code.quiet of a code object. */
 static int
 quiet_kind(int flags, const pc_codeinfo *ci)
@@ -396,7 +472,14 @@ seg_code_slow(pc_codeinfo *ci)
     sc->op = ci->op;
     sc->hot = ci->hot;
     sc->quiet = quiet_kind(((PyCodeObject *)ci->code)->co_flags, ci);
+    sc->drop_start =
+        seg_test_desync != NULL &&
+        PyUnicode_CompareWithASCIIString(
+            ((PyCodeObject *)ci->code)->co_qualname, seg_test_desync) == 0;
     fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes), anchored);
+#ifndef NDEBUG
+    check_tables(sc, ci, (const uint8_t *)PyBytes_AS_STRING(bytes));
+#endif
     sc->next = codes;
     if (codes)
         codes->pprev = &sc->next;
@@ -425,6 +508,17 @@ seg_code_miss(PyObject *code, unsigned k)
         seg_cache[k].sc = sc;
     }
     return sc;
+}
+
+int32_t
+seg_loop_exit(const seg_code *sc, int32_t v)
+{
+    int32_t e = owner_unit(sc, v - 1), u;
+    for (u = e - 1; u >= 0; u--)
+        if (sc->span[u] > 0 && sc->op[u] == seg_op.for_iter &&
+            jump_target(sc, u) == e)
+            return u;
+    return -1;
 }
 
 /* Per-instruction counts and pairs of one code object into pc_g; its
@@ -470,8 +564,13 @@ seg_code_release(pc_codeinfo *ci)
     k = cache_slot(ci->code);
     if (seg_cache[k].code == ci->code)
         seg_cache[k].code = NULL;
+#ifndef NDEBUG
+    for (k = 0; k < SEG_CACHE; k++) /* only live tables in the cache */
+        assert(seg_cache[k].code == NULL || seg_cache[k].sc != sc);
+#endif
     /* Unlinked first: a dump from a signal handler arriving meanwhile
      * misses these counts rather than counting them twice. */
+    assert(*sc->pprev == sc); /* on the list of live tables */
     *sc->pprev = sc->next;
     if (sc->next)
         sc->next->pprev = sc->pprev;

@@ -33,6 +33,13 @@
  *    and the total is zero (every segment was closed).
  *  - Every live seg_code is on one list (codes, seg_code.c), which the
  *    fold and the zeroing walk; seg_cache[] only ever holds live ones.
+ * Asserted in DEBUG=1 builds: the tables as built (check_tables(),
+ * seg_code.c: n, op, arg, span, silent, target, quiet_ok, fork, and
+ * exit[], starts[], ends[] still empty); silent[] lowered by
+ * quiet_site(); exit[] rechecked by seg_exit_unit() whenever it is read
+ * there; the fold's sums by fold_code() (PC_DESYNC, an assert unless
+ * another tool moved a frame); the list and the cache when a table is
+ * freed (seg_code_release()).
  */
 #ifndef PC_SEG_CODE_H
 #define PC_SEG_CODE_H
@@ -66,11 +73,13 @@ typedef struct seg_code {
                                        instruction of its jumping side's
                                        run (see seg_code.c), else -1 */
     uint64_t *starts, *ends;
-    int32_t *exit; /* exit[u] - 1: the return a quiet return from a
-                      segment starting at u reached; 0 if not known yet
-                      (seg_exit_unit) */
-    int quiet;     /* how its frames leave quietly (seg_quiet.h):
-                      SEG_QUIET_RETURNS, SEG_QUIET_YIELDS (bits) */
+    int32_t *exit;  /* exit[u] - 1: the return a quiet return from a
+                       segment starting at u reached; 0 if not known yet
+                       (seg_exit_unit) */
+    int quiet;      /* how its frames leave quietly (seg_quiet.h):
+                       SEG_QUIET_RETURNS, SEG_QUIET_YIELDS (bits) */
+    int drop_start; /* the tests' forced desync: its next PY_START is
+                       dropped (seg_test_desync) */
 } seg_code;
 
 /* The opcodes segment counting tells apart, by number in this
@@ -100,6 +109,10 @@ extern int seg_quiet_returns __attribute__((visibility("hidden")));
 /* Whether quiet branches are chosen (seg_code.c); not if
  * PYSTATS_QUIET_BRANCHES=0 (read once, by seg_ops_init). */
 extern int seg_quiet_branches __attribute__((visibility("hidden")));
+/* The qualified name whose first PY_START segment counting drops as a
+ * desync, for the tests (PYSTATS_TEST_DESYNC, read once by
+ * seg_ops_init); NULL if none. */
+extern const char *seg_test_desync __attribute__((visibility("hidden")));
 /* sys.monitoring.DISABLE, owned */
 extern PyObject *seg_disable __attribute__((visibility("hidden")));
 
@@ -241,9 +254,16 @@ quiet_site(seg_code *sc, int32_t u)
     int32_t v;
     assert(valid_unit(sc, u) && sc->quiet_ok[u] == SEG_QUIET_JUMP);
     for (v = u; v >= 0 && sc->silent[v] > u; v--)
-        sc->silent[v] = u;
+        sc->silent[v] = u; /* only ever lowered */
+    assert(sc->silent[u] == u);
     return Py_NewRef(seg_disable);
 }
+
+/* The FOR_ITER whose exit is the POP_ITER at v (3.14): the one that
+ * jumps to the END_FOR right before v, and skips it; -1 if none (a
+ * POP_ITER reached in straight line: a break's, a return's).  A scan of
+ * the loop, for a slow path. */
+int32_t seg_loop_exit(const seg_code *sc, int32_t v);
 
 /* A code object dies: fold its counts into pc_g, free its table (no
  * stack holds it any more: pc_seg_code_free). */

@@ -7,7 +7,8 @@
  *
  * Invariants (on top of seg_run.h's):
  *  - A callback never raises and returns None (or DISABLE for a quiet
- *    jump, quiet_site()); what does not fit is PC_DESYNC and dropped.
+ *    jump, quiet_site()); what does not fit is SEG_DESYNC and dropped,
+ *    and the thread's stack is rebuilt at its next event (seg_rebuild).
  *  - Only counting threads count: pc_g.on, or the thread's measure()
  *    depth (seg_thread.measuring, mirrored so that one thread-local
  *    access suffices).
@@ -16,6 +17,8 @@
  *    *_other twin would in that case.
  *  - The call statistics (pc_calls_g) count each event once, in
  *    whichever path takes it.
+ *  - Every callback runs with the GIL held (asserted in DEBUG=1 builds,
+ *    counting_thread() and ENTER): the counters it writes are shared.
  */
 #include "seg_quiet.h"
 
@@ -47,7 +50,7 @@ caller_stop_slow(seg_thread *t)
         in_flight = 1;
     }
     if (c < 0) {
-        PC_DESYNC();
+        SEG_DESYNC(t);
         return;
     }
     stop_at(t, f, c);
@@ -67,7 +70,7 @@ caller_stop(seg_thread *t)
         int32_t c;
         if (running(f) && (p = caller_fast(t, &cur)) == f->iframe &&
             (c = caller_unit(f, p)) >= 0) {
-            close_round(f, c);
+            close_round(t, f, c);
             f->at = c;
             return f->sc->op[c];
         }
@@ -80,9 +83,12 @@ caller_stop(seg_thread *t)
 /* ---- the callbacks ---- */
 
 /* Counting threads only (measure() counts one); t->measuring mirrors
- * pc_t.measure_depth so that one thread-local access suffices. */
-#define ENTER(t)                              \
+ * pc_t.measure_depth so that one thread-local access suffices.  After a
+ * desync (gen 0 sends every event here) the stack is rebuilt first;
+ * own: the current frame is the event's, not a new one it pushes. */
+#define ENTER(t, own)                         \
     do {                                      \
+        assert(PyGILState_Check());           \
         t = seg_t;                            \
         if (t == NULL || t->gen != seg_gen) { \
             if (!pc_counting())               \
@@ -93,6 +99,8 @@ caller_stop(seg_thread *t)
         }                                     \
         if (!(pc_g.on | t->measuring))        \
             Py_RETURN_NONE;                   \
+        if (t->lost)                          \
+            seg_rebuild(t, own);              \
     } while (0)
 
 #define HOT static inline __attribute__((always_inline))
@@ -107,7 +115,7 @@ start_other(PyObject *const *args, Py_ssize_t nargs, int call)
     seg_frame *f;
     int32_t off;
     int prev;
-    ENTER(t);
+    ENTER(t, 0);
     if (call)
         pc_calls_g.python_starts++;
     else
@@ -120,8 +128,13 @@ start_other(PyObject *const *args, Py_ssize_t nargs, int call)
     if (f == NULL)
         Py_RETURN_NONE;
     off = unit_arg(args[1]);
-    if (!valid_unit(f->sc, off)) {
-        PC_DESYNC();
+    if (!valid_unit(f->sc, off) || f->sc->drop_start) {
+        /* (drop_start: the tests' forced desync, at the first sight of
+         * the code, which always comes here; no bug, so no assert) */
+        if (f->sc->drop_start)
+            pc_g.desync_excused = 1;
+        f->sc->drop_start = 0;
+        SEG_DESYNC(t);
         t->depth--;
         Py_RETURN_NONE;
     }
@@ -154,7 +167,7 @@ cb_throw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     seg_thread *t;
     (void)self;
-    ENTER(t);
+    ENTER(t, 0);
     pc_calls_g.throws++;
     if (nargs < 1)
         Py_RETURN_NONE;
@@ -173,7 +186,7 @@ leave_other(PyObject *const *args, Py_ssize_t nargs, int yielding)
     seg_frame *f;
     seg_code *sc;
     int32_t off;
-    ENTER(t);
+    ENTER(t, 1);
     if (yielding)
         pc_calls_g.yields++;
     else
@@ -183,7 +196,7 @@ leave_other(PyObject *const *args, Py_ssize_t nargs, int yielding)
     sc = f->sc;
     off = unit_arg(args[1]);
     if (!valid_unit(sc, off)) {
-        PC_DESYNC();
+        SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
     left(t, f, off, yielding);
@@ -218,11 +231,13 @@ cb_yield(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
  * one that fired it: NOT_TAKEN (BRANCH_LEFT, naming its POP_JUMP_IF_*),
  * POP_ITER (BRANCH_RIGHT, naming the FOR_ITER whose exit it is, or the
  * last instruction before it that saved the frame's instruction pointer
- * when it is reached in straight line, as in the inlined any()/all()),
- * END_ASYNC_FOR (BRANCH_RIGHT, naming its loop's END_SEND; it is
- * reached from the handler EXCEPTION_HANDLED reports).  FOR_ITER's
- * own BRANCH_LEFT (to the next instruction) and a POP_JUMP_IF_*'s
- * BRANCH_RIGHT (to its target) name themselves. */
+ * when it is reached in straight line, as in the inlined any()/all(); or
+ * itself, when another tool's INSTRUCTION event ran at it: CPython's
+ * INSTRUMENTED_INSTRUCTION saves the pointer there first, and then
+ * seg_loop_exit() tells the two apart), END_ASYNC_FOR (BRANCH_RIGHT, naming
+ * its loop's END_SEND; it is reached from the handler EXCEPTION_HANDLED
+ * reports).  FOR_ITER's own BRANCH_LEFT (to the next instruction) and a
+ * POP_JUMP_IF_*'s BRANCH_RIGHT (to its target) name themselves. */
 static inline int
 branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
 {
@@ -231,9 +246,11 @@ branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
     if (kind == BR_LEFT)
         return !(op == seg_op.for_iter && dst == next_unit(sc, src));
     v = owner_unit(sc, dst - 1);
-    if (v < 0 || v == src ||
+    if (v < 0 ||
         (sc->op[v] != seg_op.pop_iter && sc->op[v] != seg_op.end_async_for))
         return 0;
+    if (v == src)
+        return sc->op[v] == seg_op.pop_iter;
     /* A POP_JUMP_IF_* jumping: its target may well follow a POP_ITER
      * (the end of a loop it jumps over). */
     return !(is_pop_jump(op) && dst == jump_target(sc, src));
@@ -252,7 +269,7 @@ branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
  * (returns 1).  -1 if the bytecode does not fit (counted in desync; the
  * event is dropped). */
 static int
-branch_fixup(seg_frame *f, int32_t *src, int32_t *dst, int kind)
+branch_fixup(seg_thread *t, seg_frame *f, int32_t *src, int32_t *dst, int kind)
 {
     const seg_code *sc = f->sc;
     int32_t v;
@@ -260,10 +277,12 @@ branch_fixup(seg_frame *f, int32_t *src, int32_t *dst, int kind)
         return 0;
     v = owner_unit(sc, *dst - 1);
     if (v < 0) {
-        PC_DESYNC();
+        SEG_DESYNC(t);
         return -1;
     }
     if (kind == BR_RIGHT && sc->op[v] == seg_op.pop_iter) {
+        if (*src == v && (*src = seg_loop_exit(sc, v)) < 0)
+            return 1; /* named itself, reached in straight line */
         if (sc->op[*src] != seg_op.for_iter)
             return 1;
         if (f->at == *src && f->seeded && f->start < 0)
@@ -277,7 +296,7 @@ branch_fixup(seg_frame *f, int32_t *src, int32_t *dst, int kind)
         *src = v;
         return 0;
     }
-    PC_DESYNC();
+    SEG_DESYNC(t);
     return -1;
 }
 
@@ -304,16 +323,16 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
     seg_thread *t;
     seg_frame *f;
     seg_code *sc;
-    ENTER(t);
+    ENTER(t, 1);
     if ((f = top_for(t, code)) == NULL)
         Py_RETURN_NONE;
     sc = f->sc;
     if (!valid_unit(sc, src) || !valid_unit(sc, dst)) {
-        PC_DESYNC();
+        SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
     if ((kind == BR_LEFT || kind == BR_RIGHT) &&
-        branch_fixup(f, &src, &dst, kind) != 0)
+        branch_fixup(t, f, &src, &dst, kind) != 0)
         Py_RETURN_NONE;
     if (f->start >= 0 && f->at != src && straight(sc, f->start, src)) {
         /* Running straight-line code (or restarted eagerly, which this
@@ -355,6 +374,11 @@ HOT seg_thread *
 counting_thread(void)
 {
     seg_thread *t = seg_t;
+    /* The counters a callback writes (seg_code's starts[] and ends[],
+     * pc_g, pc_hot) are shared by every thread: the GIL serializes them,
+     * which is why the segment modes are refused without it.  Asserted
+     * in DEBUG=1 builds only: no cost on the fast path of a release. */
+    assert(PyGILState_Check());
     if (t != NULL && t->gen == seg_gen && (pc_g.on | t->measuring) &&
         t->depth > 0)
         return t;
@@ -395,7 +419,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
         c == f->at)
         goto other;
     f->at = -1;
-    close_round(f, c);
+    close_round(t, f, c);
     f->at = c;
     pc_g.pair[sc->op[c]][nsc->op[off]]++;
     g = &t->stack[t->depth];
@@ -456,7 +480,7 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
     else {
         if (f->at == off)
             goto other;
-        close_to(f, off, yielding);
+        close_to(t, f, off, yielding);
     }
     last = sc->op[off];
     if (yielding)
@@ -500,7 +524,7 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
         kind = BR_FIXED;
     }
     else if (kind != BR_PLAIN && branch_moved(sc, src, dst, kind)) {
-        if (branch_fixup(f, &src, &dst, kind) != 0)
+        if (branch_fixup(t, f, &src, &dst, kind) != 0)
             Py_RETURN_NONE;
         kind = BR_FIXED;
     }
@@ -508,7 +532,7 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
         if (f->at == src)
             goto other;
         /* Running (or restarted eagerly, which this event confirms). */
-        close_round(f, src);
+        close_round(t, f, src);
         pc_g.pair[sc->op[src]][sc->op[dst]]++;
     }
     else {
@@ -601,7 +625,7 @@ cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     seg_frame *f;
     int32_t r;
     (void)self;
-    ENTER(t);
+    ENTER(t, 1);
     pc_calls_g.raises++;
     if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
@@ -609,7 +633,7 @@ cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         Py_RETURN_NONE; /* after PY_THROW: its YIELD_VALUE already ran */
     r = seg_own_instruction(t, f);
     if (r < 0) {
-        PC_DESYNC();
+        SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
     eager_settle(t, f, r);
@@ -625,14 +649,14 @@ cb_reraise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     seg_frame *f;
     int32_t r;
     (void)self;
-    ENTER(t);
+    ENTER(t, 1);
     if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     if (f->start < 0 && f->at < 0)
         Py_RETURN_NONE;
     r = owner_unit(f->sc, unit_arg(args[1]));
     if (r < 0) {
-        PC_DESYNC();
+        SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
     eager_settle(t, f, r);
@@ -658,11 +682,11 @@ close_raised(seg_thread *t, seg_frame *f)
     }
     if (f->start >= 0) {
         if (!valid_unit(f->sc, f->raised)) {
-            PC_DESYNC();
+            SEG_DESYNC(t);
             f->start = -1;
             return SEG_NONE;
         }
-        close_to(f, f->raised, 0);
+        close_to(t, f, f->raised, 0);
         return f->sc->op[f->raised];
     }
     return t->last;
@@ -677,13 +701,13 @@ cb_handled(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int32_t h;
     int prev;
     (void)self;
-    ENTER(t);
+    ENTER(t, 1);
     pc_calls_g.handled++;
     if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     h = unit_arg(args[1]);
     if (!valid_unit(f->sc, h)) {
-        PC_DESYNC();
+        SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
     prev = close_raised(t, f);
@@ -702,7 +726,7 @@ cb_unwind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     seg_thread *t;
     seg_frame *f;
     (void)self;
-    ENTER(t);
+    ENTER(t, 1);
     pc_calls_g.unwinds++;
     if (nargs < 1 || (f = top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;

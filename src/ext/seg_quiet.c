@@ -36,8 +36,11 @@ seg_exit_unit(seg_code *sc, int32_t u)
     int32_t r;
     if (!valid_unit(sc, u))
         return -1;
-    if (sc->exit[u] > 0)
+    if (sc->exit[u] > 0) {
+        /* once set, never changed: the run only gains silent jumps */
+        assert(exit_walk(sc, u) == sc->exit[u] - 1);
         return sc->exit[u] - 1;
+    }
     r = exit_walk(sc, u);
     if (r >= 0)
         sc->exit[u] = r + 1;
@@ -72,7 +75,7 @@ returned(seg_thread *t)
     if (r < 0) {
         /* No quiet exit on its way: it left without an event we know
          * of. */
-        PC_DESYNC();
+        SEG_DESYNC(t);
         t->depth--;
         t->last = SEG_NONE;
         return;
@@ -134,7 +137,7 @@ seg_top_mismatch(seg_thread *t, PyObject *code)
      * and PY_UNWIND are not ours to follow. */
     if (p != NULL && pc_iframe_executable(p) == code && seg_at_resume(p))
         return NULL;
-    PC_DESYNC();
+    SEG_DESYNC(t);
     for (i = t->depth - 2; i >= 0; i--) {
         if (t->stack[i].sc->code == code) {
             t->depth = i + 1;

@@ -27,7 +27,7 @@ walk_undo(seg_code *sc, int32_t s, int32_t e, int n)
 }
 
 __attribute__((noinline)) void
-seg_walk_silent(seg_frame *f, int32_t e, int yielding)
+seg_walk_silent(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
     seg_code *sc = f->sc;
     int32_t s = f->start, j, u;
@@ -37,7 +37,7 @@ seg_walk_silent(seg_frame *f, int32_t e, int yielding)
      * once, so more steps than units is a walk that lost its way. */
     while ((j = sc->silent[s]) < e || s > e) {
         if (j >= sc->n || steps > sc->n) {
-            PC_DESYNC();
+            SEG_DESYNC(t);
             walk_undo(sc, f->start, e, steps);
             f->start = -1;
             return;

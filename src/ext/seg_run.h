@@ -38,7 +38,7 @@ close_run(seg_code *sc, int32_t s, int32_t e)
 /* Close the open segment of f at e, following the silent jumps on the
  * way (see segments.c).  yielding: e is a YIELD_VALUE closed by
  * PY_YIELD. */
-void seg_walk_silent(seg_frame *f, int32_t e, int yielding);
+void seg_walk_silent(seg_thread *t, seg_frame *f, int32_t e, int yielding);
 
 /* No silent jump between the segment's start s and e: one run. */
 static inline int
@@ -50,7 +50,7 @@ straight(const seg_code *sc, int32_t s, int32_t e)
 /* Close f's open segment at e: one run, or two across one quiet branch,
  * inline; anything else walks. */
 static inline __attribute__((always_inline)) void
-close_to(seg_frame *f, int32_t e, int yielding)
+close_to(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
     seg_code *sc = f->sc;
     int32_t s = f->start, j = sc->silent[s], u;
@@ -64,7 +64,7 @@ close_to(seg_frame *f, int32_t e, int yielding)
         close_run(sc, u, e);
     }
     else {
-        seg_walk_silent(f, e, yielding);
+        seg_walk_silent(t, f, e, yielding);
     }
     f->start = -1;
 }
@@ -73,7 +73,7 @@ close_to(seg_frame *f, int32_t e, int yielding)
  * walk inline: round a loop, from the body through its quiet back edge
  * j to its head e (a FOR_ITER or a test), which fires the event. */
 static inline __attribute__((always_inline)) void
-close_round(seg_frame *f, int32_t e)
+close_round(seg_thread *t, seg_frame *f, int32_t e)
 {
     seg_code *sc = f->sc;
     int32_t s = f->start, j = sc->silent[s];
@@ -86,7 +86,7 @@ close_round(seg_frame *f, int32_t e)
         f->start = -1;
         return;
     }
-    close_to(f, e, 0);
+    close_to(t, f, e, 0);
 }
 
 /* Where a frame stopped at f->at goes on, given that its next event is
@@ -133,7 +133,7 @@ restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
     int32_t u = resume_unit(f, e, yielding);
     if (!valid_unit(f->sc, u)) {
-        PC_DESYNC();
+        SEG_DESYNC(t);
         u = e;
     }
     assert(valid_unit(f->sc, u));
@@ -205,7 +205,7 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
             return t->last;
         restart(t, f, e, yielding);
     }
-    close_to(f, e, yielding);
+    close_to(t, f, e, yielding);
     return f->sc->op[e];
 }
 

@@ -103,6 +103,8 @@ seg_thread_adopt(int reset)
         pc_g.error_pending = 1;
         return NULL;
     }
+    if (reset)
+        t->lost = 0; /* measure()'s start: nothing of before counts */
     if (reset || t->gen != seg_gen)
         seg_thread_reset(t);
     seg_t = t;
@@ -291,6 +293,56 @@ seg_seed(seg_thread *t, PyThreadState *ts)
     }
     free(frames);
     return 0;
+}
+
+/* The frame p goes on the rebuilt stack at index i (seg_rebuild): one
+ * that has started and reported it, stopped at its current instruction,
+ * or (cur) with nothing open.  0 if left off, -1 if out of memory. */
+static int
+rebuilt_frame(seg_thread *t, int i, pc_iframe *p, int cur)
+{
+    seg_code *sc = seg_code_for(pc_iframe_executable(p));
+    seg_frame *f = &t->stack[i];
+    int32_t c;
+    if (sc == NULL)
+        return -1;
+    f->sc = sc;
+    f->iframe = p;
+    c = iframe_instruction(p, f);
+    if (c < sc->first_resume || (!cur && seg_unreported(p)))
+        return 0; /* its PY_START is still to come */
+    f->start = f->raised = f->resume = f->jumped = -1;
+    f->at = cur ? -1 : c;
+    f->eager_last = SEG_NONE;
+    f->seeded = 0;
+    return 1;
+}
+
+void
+seg_rebuild(seg_thread *t, int own)
+{
+    pc_iframe *cur = python_frame(pc_tstate_iframe(t->ts)), *p;
+    int n = 0, k = 0, r;
+
+    t->lost = 0;
+    seg_thread_reset(t);
+    for (p = cur; p != NULL; p = python_frame(p->previous))
+        n++;
+    while (t->cap < n)
+        if (seg_stack_grow(t) < 0)
+            return;
+    /* Innermost first, from the top of [0, n) down: the frames kept end
+     * in [n - k, n) outermost first, then move to the bottom. */
+    for (p = cur; p != NULL; p = python_frame(p->previous)) {
+        if (p == cur && !own)
+            continue;
+        r = rebuilt_frame(t, n - 1 - k, p, p == cur);
+        if (r < 0)
+            return;
+        k += r;
+    }
+    memmove(t->stack, t->stack + (n - k), (size_t)k * sizeof *t->stack);
+    t->depth = k;
 }
 
 #endif /* PC_HAVE_MONITORING */

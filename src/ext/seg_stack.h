@@ -12,6 +12,11 @@
  *  - A seg_thread is valid while gen == seg_gen: a window start bumps
  *    seg_gen, which empties every stack at once (seg_thread_reset at its
  *    next adoption, or the seeding).
+ *  - lost: an event of the thread did not fit its stack (SEG_DESYNC);
+ *    gen is 0 then, so that its next event takes a slow path, which
+ *    rebuilds the stack from the thread's real frames (seg_rebuild)
+ *    before anything else.  Cleared by the rebuild, a window start and
+ *    measure()'s start.
  *  - stack[0..depth) shadows the thread's Python frames that started
  *    while counting (or were running when the window started, seeded),
  *    outermost first; depth <= cap.  stack[i].sc is the table of the
@@ -73,6 +78,7 @@ typedef struct seg_thread {
     uint64_t gen;  /* valid while == seg_gen */
     int last;      /* opcode, SEG_NONE or SEG_TOP */
     int measuring; /* its measure() depth */
+    int lost;      /* a desync: rebuild at the next event (seg_rebuild) */
     int depth, cap;
     seg_frame *stack;
 } seg_thread;
@@ -105,6 +111,23 @@ int seg_stack_grow(seg_thread *t);
 /* Put ts's running frames on t's stack, outermost first, each stopped at
  * its current instruction.  -1 if out of memory. */
 int seg_seed(seg_thread *t, PyThreadState *ts);
+/* t's next event, after a desync: its stack rebuilt from the thread's
+ * real frames, each stopped at its current instruction as a caller is
+ * (not seeded: every instruction of theirs fires its events), but the
+ * current one, which own puts on it with nothing open (as a frame
+ * thrown into: its next event opens its segment) and !own leaves off
+ * (the event's new frame).  The segments that were open are lost. */
+void seg_rebuild(seg_thread *t, int own);
+
+/* An event of t that does not fit: counted (PC_DESYNC), and t's stack
+ * is rebuilt at its next event. */
+#define SEG_DESYNC(t) (PC_DESYNC(), seg_lose(t))
+static inline void
+seg_lose(seg_thread *t)
+{
+    t->lost = 1;
+    t->gen = 0;
+}
 
 static inline seg_thread *
 thread_get(void)

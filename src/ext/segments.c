@@ -129,6 +129,7 @@ pc_seg_window_start(void)
             break;
         }
         seg_thread_reset(t);
+        t->lost = 0;
         if (seg_seed(t, ts) < 0) {
             seg_thread_reset(t);
             ret = -1;
@@ -185,7 +186,7 @@ cut_thread(seg_thread *t, PyThreadState *ts)
         ;
     c = iframe_instruction(p, f);
     if (c < 0) {
-        PC_DESYNC();
+        SEG_DESYNC(t);
         return;
     }
     stop_at(t, f, c);

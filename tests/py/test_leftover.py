@@ -205,25 +205,30 @@ def test_bound_carried_through_summary_and_compare(tmp_path):
     assert want in p.stderr
 
 
-# A desync that 3.14 reproduces (test_threads_end.py's
-# test_other_tool_instructions_in_a_loop): another tool's INSTRUCTION
-# events in a for loop.
+# A desync forced for the tests: PYSTATS_TEST_DESYNC names a function
+# whose first start segment counting drops, as an event that did not fit
+# (segment counting's only test hook, read once at import).
 DESYNC = """
 import sys, pystats
-mon = sys.monitoring
-mon.use_tool_id(5, "oracle")
-mon.register_callback(5, mon.events.INSTRUCTION, lambda c, o: None)
+# PYSTATS_TEST_DESYNC=work: its first start is dropped
+
+
 def work():
     for i in range(100):
         match i:
             case int():
                 pass
-mon.set_local_events(5, work.__code__, mon.events.INSTRUCTION)
 pystats.on(mode="count")
 work()
 pystats.off()
 pystats.dump()
 """
+
+
+def desync_env(out, name):
+    e = env(out)
+    e["PYSTATS_TEST_DESYNC"] = name
+    return e
 
 
 def test_first_desync_leaves_a_report_beside_the_dump(tmp_path):
@@ -235,17 +240,14 @@ def test_first_desync_leaves_a_report_beside_the_dump(tmp_path):
     script = tmp_path / "prog.py"
     script.write_text(textwrap.dedent(DESYNC))
     out = tmp_path / "out"
-    p = subprocess.run([sys.executable, str(script)], env=env(out),
+    p = subprocess.run([sys.executable, str(script)],
+                       env=desync_env(out, "work"),
                        capture_output=True, text=True, timeout=120)
     assert p.returncode == 0, p.stderr
     [d] = dumps_in(str(out))
     desync = int(d.header.get("meta.collection.desync", 0))
     name = d.header.get("meta.collection.desync_report")
-    if sys.version_info < (3, 14):
-        assert desync == 0 and name is None
-        assert not (out / "desync").exists()
-        return
-    assert desync >= 1
+    assert desync == 1
     assert name is not None and name.startswith("desync/pystats-desync-")
     lines = (out / name).read_text().splitlines()
     assert lines[0] == "pystats desync report"
@@ -269,6 +271,110 @@ def test_first_desync_leaves_a_report_beside_the_dump(tmp_path):
     (f,) = findings(report, "inexact-counts")
     assert f["severity"] == "error"
     assert "report (attach it to a bug report): " + name in json.dumps(f)
+    # the same program without the forced desync: none, and no report
+    plain = tmp_path / "plain"
+    p = subprocess.run([sys.executable, str(script)], env=env(plain),
+                       capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    [d] = dumps_in(str(plain))
+    assert "meta.collection.desync" not in d.header
+    assert "meta.collection.desync_report" not in d.header
+    assert not (plain / "desync").exists()
+
+
+# After a desync the thread's shadow stack is rebuilt from its real
+# frames at its next event: the damage is the segments that were open
+# then.  victim()'s first start is dropped (forced); the rebuild at its
+# next event (its loop's first FOR_ITER) puts it and its callers back.
+REBUILD = """
+import sys, pystats
+
+def later(i):
+    t = 0
+    for j in range(i % 5):
+        match j:
+            case int():
+                t += j
+    return t
+
+def victim(n):
+    t = 0
+    for i in range(n):
+        match i:
+            case int():
+                t += later(i)
+    return t
+
+def main():
+    s = 0
+    for k in range(3):
+        s += victim(50)
+    return s
+
+pystats.on(mode=sys.argv[1])
+main()
+pystats.off()
+"""
+
+
+def per_code(d, name):
+    """The function name's hot code in the dump d: its instructions, and
+    its counts per line and per opcode (the hottest ones), by key."""
+    out = {}
+    for k, v in d.extra.items():
+        head, _, what = k.partition("].")
+        if head.startswith("code[<string>:") and \
+                head.endswith(":" + name) and not what.startswith("site"):
+            out[what] = int(v)
+    return out
+
+
+def test_a_desync_is_repaired_at_the_threads_next_event(tmp_path):
+    """One desync, counted and reported; from the rebuild on, every count
+    equals mode instructions' (the reference) on the same program: only
+    victim()'s first call loses what it ran before its loop's first
+    FOR_ITER fired (each of those instructions once), nothing else."""
+    import dis
+    got_dir, want_dir = tmp_path / "count", tmp_path / "instructions"
+    for mode, out in (("count", got_dir), ("instructions", want_dir)):
+        p = subprocess.run([sys.executable, "-c", REBUILD, mode],
+                           env=desync_env(out, "victim"),
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+    [got] = dumps_in(str(got_dir))
+    [want] = dumps_in(str(want_dir))
+    assert int(got.header["meta.collection.desync"]) == 1
+    assert "meta.collection.desync" not in want.header
+    rc, report = check(got_dir)
+    (f,) = findings(report, "inexact-counts")
+    assert f["severity"] == "error"
+    for name in ("later", "main"):
+        assert per_code(got, name) == per_code(want, name), name
+    # 50 iterations per call: later(i) matches i % 5 times, 100 a call
+    assert want.counts["MATCH_CLASS"] == 3 * (50 + 100)
+    # victim's instructions before its loop body, from dis: up to and
+    # including the FOR_ITER (its first execution is what the rebuild
+    # found running)
+    ns = {}
+    exec(compile(REBUILD.split("pystats.on(")[0], "<string>", "exec"), ns)
+    lost_ops, lost_lines = {}, {}
+    for ins in dis.get_instructions(ns["victim"]):
+        lost_ops[ins.opname] = lost_ops.get(ins.opname, 0) + 1
+        line = "line[%d]" % ins.positions.lineno
+        lost_lines[line] = lost_lines.get(line, 0) + 1
+        if ins.opname == "FOR_ITER":
+            break
+    w = per_code(want, "victim")
+    expect = dict(w, instructions=w["instructions"] - sum(lost_ops.values()),
+                  calls=w["calls"] - 1)     # the start dropped
+    for k in w:
+        if k.startswith("line["):
+            expect[k] = w[k] - lost_lines.get(k, 0)
+        elif k.startswith("opcode["):
+            expect[k] = w[k] - lost_ops.get(k[7:-1], 0)
+    assert per_code(got, "victim") == expect
+    assert got.counts == {op: n - lost_ops.get(op, 0)
+                          for op, n in want.counts.items()}
 
 
 # A SIGTERM whose handler interrupts the collector while it folds or

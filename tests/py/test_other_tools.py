@@ -458,3 +458,87 @@ def test_check_reads_the_inexact_headers(tmp_path, lines, says):
     assert report["findings"][0]["check"] == "inexact-counts"
     [detail] = errors["inexact-counts"]["details"]
     assert detail.endswith(": " + says), detail
+
+
+# Loops of every shape segment counting closes (a for loop's exit, a
+# break's and a return's POP_ITER, an inlined comprehension, a generator
+# driven by a for loop, nested loops, a match in a loop), run with or
+# without another sys.monitoring tool taking INSTRUCTION events on all
+# of their code.
+LOOPS = """
+import os, sys, pystats
+
+def shapes(n):
+    t = 0
+    for i in range(n):
+        match i:
+            case int():
+                pass
+        for j in range(3):
+            if j == 2:
+                break
+            t += j
+        t += any(x > 5 for x in range(i % 9))
+        t += sum([k for k in range(4) if k])
+        t += first(i)
+    return t
+
+def first(i):
+    for v in (1, 2, 3):
+        if v > i % 4:
+            return v
+    return 0
+
+def gen(n):
+    for i in range(n):
+        yield i
+
+def outer():
+    s = 0
+    for v in gen(50):
+        for w in range(v % 3):
+            s += w
+    return s
+
+def codes(co):
+    yield co
+    for c in co.co_consts:
+        if hasattr(c, "co_code"):
+            yield from codes(c)
+
+if os.environ.get("OTHER"):
+    mon = sys.monitoring
+    mon.use_tool_id(5, "other")
+    mon.register_callback(5, mon.events.INSTRUCTION, lambda c, o: None)
+    for f in (shapes, first, gen, outer):
+        for co in codes(f.__code__):
+            mon.set_local_events(5, co, mon.events.INSTRUCTION)
+pystats.on(mode=sys.argv[1])
+shapes(40)
+outer()
+pystats.off()
+"""
+
+
+@pytest.mark.skipif(not SEGMENTS, reason="segment counting is 3.12+")
+def test_another_tools_instruction_events_in_loops(tmp_path):
+    """Another tool taking INSTRUCTION events rewrites every instruction
+    (3.14: INSTRUMENTED_INSTRUCTION saves the frame's instruction pointer
+    first, so a loop exit's BRANCH_RIGHT names its POP_ITER, not its
+    FOR_ITER): mode count's counts and pairs equal mode instructions'
+    without the other tool, with no desync."""
+    def run(mode, other):
+        out = tmp_path / ("%s-%s" % (mode, other))
+        env = clean_env(PYSTATS_DIR=out, **({"OTHER": "1"} if other else {}))
+        p = subprocess.run([sys.executable, "-c", LOOPS, mode], env=env,
+                           capture_output=True, text=True, timeout=120)
+        assert p.returncode == 0, p.stderr
+        [d] = dumps_in(str(out))
+        return d
+    got = run("count", True)
+    want = run("instructions", False)
+    assert "meta.collection.desync" not in got.header, decode_text(
+        got.header.get("meta.collection.inexact_cause", ""))
+    assert want.counts["MATCH_CLASS"] == 40
+    assert got.counts == want.counts
+    assert got.pairs == want.pairs

@@ -196,19 +196,9 @@ def run_program(tmp_path, program, names, i):
     return out, dumps, expect, got, desync
 
 
-# 3.14: another tool's INSTRUCTION events on a function with a loop and a
-# match make segment counting desync there, with one thread as with
-# several (test_other_tool_instructions_in_a_loop below): the oracle
-# itself disturbs what it checks.
-ORACLE_DISTURBS = pytest.mark.xfail(
-    sys.version_info >= (3, 14), strict=False,
-    reason="3.14: another tool's INSTRUCTION events in a for loop desync "
-           "segment counting (seg_walk_silent)")
-
-
 @pytest.mark.parametrize("program, names", [
     (DAEMONS, {"beat"}),
-    pytest.param(DUMPS, {"work", "short"}, marks=ORACLE_DISTURBS),
+    (DUMPS, {"work", "short"}),
 ], ids=["daemon-threads-at-exit", "dump-while-threads-end"])
 def test_threads_that_end_are_exact(tmp_path, program, names):
     bad = []
@@ -267,23 +257,13 @@ def test_other_tool_instructions_in_a_loop(tmp_path):
         assert "() line " in where and "; shadow stack (depth 2" in where
         assert "%s line 6 work " % script in where, where
         assert "; frames %s line 6 work offset " % script in where, where
-    if sys.version_info >= (3, 14):
-        assert desync >= 1     # the known bug: found, and said where
-        # and the damage stays local: a walk that loses its way takes
-        # back what it counted (before: 10,100 MATCH_CLASS of 100)
-        assert 100 - desync <= d.counts["MATCH_CLASS"] <= 100, (
-            d.counts["MATCH_CLASS"], desync)
-        pytest.xfail("3.14: another tool's INSTRUCTION events in a for loop "
-                     "desync segment counting (MATCH_CLASS %d, not 100): %s"
-                     % (d.counts["MATCH_CLASS"], where))
     assert desync == 0, where
     assert d.counts["MATCH_CLASS"] == 100
 
 
 # The same dumps with no other tool: the expected MATCH_CLASS count comes
 # from the program's text (each of 4 threads runs 100, short() 150 times),
-# whatever the interleaving; every dump trusted.  Runs on every version,
-# 3.14 included (where the INSTRUCTION oracle disturbs the counts).
+# whatever the interleaving; every dump trusted.  Runs on every version.
 PLAIN_DUMPS = """
 import sys, threading, pystats
 pystats.on(mode="count")
