@@ -250,7 +250,7 @@ def work(bench_dir, name, units):
 '''
 
 
-def benchmarks_dir(python, only):
+def benchmarks_dir(python):
     """pyperformance's benchmarks directory, installed as bench/real.py
     installs it (its virtual environment for `python`)."""
     sys.path.insert(0, os.path.join(ROOT, "bench"))
@@ -289,7 +289,7 @@ def main():
     if args.benchmarks:
         bench = args.benchmarks
     else:
-        python, bench = benchmarks_dir(args.python, names)
+        python, bench = benchmarks_dir(args.python)
     tmp = tempfile.mkdtemp(prefix="native-effectiveness-")
     module = os.path.join(tmp, "bench_work.py")
     with open(module, "w") as f:
