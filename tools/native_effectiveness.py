@@ -228,7 +228,11 @@ def table(rows, title=None):
             out.append("| **%s** | all forms (family: native %d, collector %d"
                        "%s) | %d | %d | | %.2f | %.2f | %+.2f |" % (
                            r["family"], r["native"], r["collector"],
-                           ", excluded" if r["excluded"] else "",
+                           ", excluded" if r["excluded"] else
+                           "; backing off %d, never tried %d, uncertain %d;"
+                           " native misses %d, failures %d" % (
+                               r["backing_off"], r["never_tried"],
+                               r["uncertain"], r["misses"], r["failures"]),
                            r["native_forms"], r["specialized"],
                            r["native_pct"], r["collector_pct"],
                            r["diff_pp"]))
