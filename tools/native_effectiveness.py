@@ -59,7 +59,7 @@ NATIVE_DIR = "/tmp/py_stats"   # fixed by CPython
 # module path and argv[3] the name of a function in it that returns
 # work() (argv[4:] its arguments).
 RUNNER = r'''
-import glob, importlib.util, json, opcode, operator, os, sys
+import glob, importlib.util, json, opcode, operator, os, shutil, sys
 import pystats
 from pystats import _census
 out, path, fn = sys.argv[1:4]
@@ -80,7 +80,7 @@ sys._stats_dump()
 new = sorted(set(glob.glob(NATIVE_DIR + "/*.txt")) - before)
 if len(new) != 1:
     raise SystemExit("native dumps written: %r" % new)
-os.replace(new[0], os.path.join(out, "native.txt"))
+shutil.move(new[0], os.path.join(out, "native.txt"))
 assert pystats.dump()
 with open(os.path.join(out, "families.json"), "w") as f:
     json.dump({"version": "%d.%d" % sys.version_info[:2],
