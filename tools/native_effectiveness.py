@@ -29,7 +29,8 @@ against a --enable-pystats build"):
              in its base form before it specialized (once, at the least:
              a site attempts at its second execution), which the
              collector credits to the form and the native build to the
-             base instruction.
+             base instruction (3.14's JUMP_BACKWARD: none, its first
+             execution is counted in both forms and is no attempt).
 
 Usage (on a CPython built with --enable-pystats, 3.13; the extension
 built for it with `make ext PYTHON=...`):
@@ -173,10 +174,22 @@ def compare(run):
     percentage points; a family row's figures are its executions, all
     forms' executions (native_forms) and the collector's by state."""
     exe, spec, sx = run["native_exe"], run["native_spec"], run["collector"]
+    version = tuple(int(x) for x in run["version"].split("."))
     rows = []
     for base, forms in run["families"].items():
         st = spec.get(base, {})
         attempts = st.get("success", 0) + st.get("failure", 0)
+        # Executions per site in form F that the collector credits to F
+        # and the native build to the base instruction: the one before
+        # the site's attempt (at its second execution).
+        warm = 1
+        if base == "JUMP_BACKWARD" and version >= (3, 14):
+            # 3.14: a JUMP_BACKWARD's first execution rewrites it into
+            # its form and dispatches it again, with no statistic
+            # (_SPECIALIZE_JUMP_BACKWARD): every base execution is one
+            # such rewrite, and the form counts that execution too.
+            attempts += exe.get(base, 0)
+            warm = 0
         native = (exe.get(base, 0) + exe.get("INSTRUMENTED_" + base, 0) +
                   sum(exe.get(f, 0) for f in forms) - attempts)
         c = sx.get(base, {})
@@ -201,11 +214,11 @@ def compare(run):
             if not n and not k:
                 continue
             row = {"family": base, "form": f, "native": n, "collector": k,
-                   "sites": run["sites"].get(f, 0),
+                   "sites": run["sites"].get(f, 0), "warm": warm,
                    "native_pct": pct(n, native),
                    "collector_pct": pct(k, coll)}
             row["diff_pp"] = row["collector_pct"] - row["native_pct"]
-            row["residual"] = k - n - row["sites"]
+            row["residual"] = k - n - warm * row["sites"]
             rows.append(row)
     return rows
 

@@ -69,8 +69,18 @@ def problems(run):
                     out.append("%s: native %d < collector %d" % (
                         fam, r["native"], r["collector"]))
                 continue
+            if fam == "LOAD_ATTR" and run["version"] == "3.14":
+                # 3.14: an attempt on an attribute absent from the class
+                # sets the cool-down and runs the instruction again with
+                # no statistic (Python/specialize.c, ABSENT): native
+                # counts one more for each, at sites that then read as
+                # unspecialized.
+                extra = r["native"] - r["collector"]
+                if not 0 <= extra <= r["never_tried"] + r["backing_off"]:
+                    out.append("%s: native %d, collector %d executions" % (
+                        fam, r["native"], r["collector"]))
             # Every execution of the family, whatever its state: exact.
-            if r["native"] != r["collector"]:
+            elif r["native"] != r["collector"]:
                 out.append("%s: native %d, collector %d executions" % (
                     fam, r["native"], r["collector"]))
             if fam in EXCLUDED:
@@ -86,7 +96,7 @@ def problems(run):
             # The work's code first runs inside the window, so every
             # site in form F credits F exactly one execution more than
             # the native count of F.
-            if r["collector"] != r["native"] + r["sites"]:
+            if r["collector"] != r["native"] + r["warm"] * r["sites"]:
                 out.append("%s: collector %d, native %d + %d sites" % (
                     r["form"], r["collector"], r["native"], r["sites"]))
     return out, clean
