@@ -154,13 +154,22 @@ def read_run(out):
     if p.returncode != 0:
         raise RuntimeError("pystats summarize: " + p.stderr[-2000:])
     with open(summary) as f:
-        sx = json.load(f)["census"]["site_executions"]
+        doc = json.load(f)
+    sx = doc["census"]["site_executions"]
+    # Each family's executions, every form, from the collector's opcode
+    # counts: the figure of a family the census has no sites of.
+    fam_exec = {}
+    for op in doc["opcodes"].values():
+        f = op.get("family")
+        if f:
+            fam_exec[f] = fam_exec.get(f, 0) + op.get("execution_count", 0)
     with open(os.path.join(out, "families.json")) as f:
         fam = json.load(f)
     exe, spec = read_native(os.path.join(out, "native.txt"))
     return {"version": fam["version"], "families": fam["families"],
             "native_exe": exe, "native_spec": spec,
-            "collector": sx, "sites": read_rows(coll)}
+            "collector": sx, "family_exec": fam_exec,
+            "sites": read_rows(coll)}
 
 
 STATES = ("specialized", "backing_off", "never_tried", "excluded")
@@ -194,6 +203,10 @@ def compare(run):
                   sum(exe.get(f, 0) for f in forms) - attempts)
         c = sx.get(base, {})
         coll = sum(c.get(s, 0) for s in STATES)
+        if base not in sx:
+            # No site rows (3.14's JUMP_BACKWARD, whose counter is the
+            # JIT's, not specialization state): its executions only.
+            coll = run["family_exec"].get(base, 0)
         if not native and not coll:
             continue
         nforms = sum(exe.get(f, 0) for f in forms)
@@ -202,12 +215,14 @@ def compare(run):
                "collector": coll, "native_forms": nforms,
                "hits": st.get("hit", 0), "misses": st.get("miss", 0),
                "attempts": attempts, "failures": st.get("failure", 0),
-               "uncertain": c.get("uncertain", 0),
+               "uncertain": c.get("uncertain", 0), "rows": base in sx,
                "native_pct": pct(nforms, native),
                "collector_pct": pct(c.get("specialized", 0), coll)}
         fam.update({s: c.get(s, 0) for s in STATES})
         fam["diff_pp"] = fam["collector_pct"] - fam["native_pct"]
         rows.append(fam)
+        if base not in sx:
+            continue
         cforms = c.get("forms", {})
         for f in forms:
             n, k = exe.get(f, 0), cforms.get(f, 0)
@@ -242,6 +257,7 @@ def table(rows, title=None):
                        "%s) | %d | %d | | %.2f | %.2f | %+.2f |" % (
                            r["family"], r["native"], r["collector"],
                            ", excluded" if r["excluded"] else
+                           ", no site rows" if not r["rows"] else
                            "; backing off %d, never tried %d, uncertain %d;"
                            " native misses %d, failures %d" % (
                                r["backing_off"], r["never_tried"],
