@@ -188,10 +188,8 @@ cur_row(doc *d)
 {
     doc_block *b = doc_last(d);
 
-    if (b == NULL || b->kind != DOC_TABLE) {
-        fputs("pystats: internal error: a cell outside a table\n", stderr);
-        exit(CLI_EXIT_INTERNAL);
-    }
+    if (b == NULL || b->kind != DOC_TABLE)
+        cli_bug("a cell outside a table");
     return b->nrows ? &b->rows[b->nrows - 1] : &b->head;
 }
 
@@ -286,10 +284,8 @@ run_add(doc *d, int style, int input, const char *s, size_t n)
 {
     doc_inline *in = d->cur;
 
-    if (in == NULL) {
-        fputs("pystats: internal error: text outside a block\n", stderr);
-        exit(CLI_EXIT_INTERNAL);
-    }
+    if (in == NULL)
+        cli_bug("text outside a block");
     in->v = grow(in->v, in->n, &in->cap, sizeof *in->v, 1);
     in->v[in->n].style = style;
     in->v[in->n].input = input;
