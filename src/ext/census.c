@@ -41,8 +41,7 @@ int
 pc_census_has_data(void)
 {
     assert(!taken || live_scope != PC_CENSUS_NONE);
-    return taken &&
-           (!census_empty(&pc_census_live) || !census_empty(&pc_census_dead));
+    return taken && (!census_empty(&pc_census_live) || !census_empty(&pc_census_dead));
 }
 
 static Py_ssize_t code_extra_index = -1;
@@ -57,8 +56,7 @@ pc_hot *
 pc_census_hot_of(PyObject *code)
 {
     void *extra = NULL;
-    if (code_extra_index < 0 ||
-        pc_code_get_extra(code, code_extra_index, &extra) != 0 ||
+    if (code_extra_index < 0 || pc_code_get_extra(code, code_extra_index, &extra) != 0 ||
         extra == NULL) {
         PyErr_Clear();
         return NULL;
@@ -79,8 +77,7 @@ pc_census_ran(PyObject *code)
 void
 pc_census_count_dead(PyObject *code, const pc_hot *h)
 {
-    if (pc_ct.ready && !taken && pc_census_period_scope() == PC_CENSUS_COUNT &&
-        pc_hot_ran(h))
+    if (pc_ct.ready && !taken && pc_census_period_scope() == PC_CENSUS_COUNT && pc_hot_ran(h))
         pc_census_code(code, &pc_census_dead, NULL, PC_CENSUS_COUNT);
 }
 
@@ -101,8 +98,7 @@ pc_census_clear(void)
     census_error[0] = '\0';
     live_scope = PC_CENSUS_NONE;
     /* The next period takes one if the count window open now does. */
-    count_census = PC_HAVE_MONITORING && pc_g.on &&
-                   pc_g.mode == PC_MODE_COUNT && count_option;
+    count_census = PC_HAVE_MONITORING && pc_g.on && pc_g.mode == PC_MODE_COUNT && count_option;
 }
 
 void
@@ -152,8 +148,7 @@ pc_census_scope_name(void)
 }
 
 static void
-put_family(psf_out *o, const char *fam, const char *what, const char *form,
-           uint64_t v)
+put_family(psf_out *o, const char *fam, const char *what, const char *form, uint64_t v)
 {
     psf_put(o, PSF_KEY_CENSUS_FAMILY);
     psf_put(o, fam);
@@ -181,8 +176,7 @@ pc_census_write(psf_out *o)
     psf_put_counter(o, PSF_KEY_CENSUS_CODE, a->code_objects);
     psf_put_counter(o, PSF_KEY_CENSUS_DEAD, d->code_objects);
     psf_put_counter(o, PSF_KEY_CENSUS_INSTRUMENTED,
-                    a->instrumented_code_objects +
-                        d->instrumented_code_objects);
+                    a->instrumented_code_objects + d->instrumented_code_objects);
     /* Scope count: every family left out, with its sites, 0 included, so
      * that the dump says which were left out even where none was seen.
      * Sites of those families read in scope census earlier in the same
@@ -193,8 +187,7 @@ pc_census_write(psf_out *o)
         psf_put(o, PSF_KEY_CENSUS_EXCLUDED);
         psf_put(o, pc_ct.name[f]);
         psf_put(o, "]");
-        psf_put_value(o, a->excluded[f] + d->excluded[f] + a->sites[f] +
-                             d->sites[f]);
+        psf_put_value(o, a->excluded[f] + d->excluded[f] + a->sites[f] + d->sites[f]);
     }
     for (f = 0; f < PC_NOPS; f++) {
         uint64_t sites = a->sites[f] + d->sites[f];
@@ -202,18 +195,13 @@ pc_census_write(psf_out *o)
         if (!sites || (count_scope && pc_ct.excluded[f]))
             continue;
         put_family(o, fam, "sites", NULL, sites);
-        put_family(o, fam, "specialized", NULL,
-                   a->specialized[f] + d->specialized[f]);
+        put_family(o, fam, "specialized", NULL, a->specialized[f] + d->specialized[f]);
         for (op = 0; op < PC_NOPS; op++)
             if (pc_ct.base[op] == f && (a->forms[op] + d->forms[op]))
-                put_family(o, fam, "specialized", pc_ct.name[op],
-                           a->forms[op] + d->forms[op]);
-        put_family(o, fam, "backing_off", NULL,
-                   a->backing_off[f] + d->backing_off[f]);
-        put_family(o, fam, "failed_attempts", NULL,
-                   a->failures[f] + d->failures[f]);
-        put_family(o, fam, "never_tried", NULL,
-                   a->never_tried[f] + d->never_tried[f]);
+                put_family(o, fam, "specialized", pc_ct.name[op], a->forms[op] + d->forms[op]);
+        put_family(o, fam, "backing_off", NULL, a->backing_off[f] + d->backing_off[f]);
+        put_family(o, fam, "failed_attempts", NULL, a->failures[f] + d->failures[f]);
+        put_family(o, fam, "never_tried", NULL, a->never_tried[f] + d->never_tried[f]);
     }
     if (site_lines)
         psf_put(o, site_lines);
@@ -255,8 +243,7 @@ pc_census_failed(void)
          * a message (a MemoryError): never "MemoryError: ". */
         const char *name = Py_TYPE(exc)->tp_name;
         PyObject *msg = PyObject_Str(exc);
-        if (msg != NULL && PyUnicode_Check(msg) &&
-            PyUnicode_GetLength(msg) > 0)
+        if (msg != NULL && PyUnicode_Check(msg) && PyUnicode_GetLength(msg) > 0)
             text = PyUnicode_FromFormat("%s: %U", name, msg);
         else {
             PyErr_Clear();
@@ -264,10 +251,8 @@ pc_census_failed(void)
         }
         Py_XDECREF(msg);
     }
-    if (text == NULL ||
-        pc_text_encode(text, census_error, sizeof census_error, &cut) < 0)
-        psf_strlcpy(census_error, "an error that could not be described",
-                    sizeof census_error);
+    if (text == NULL || pc_text_encode(text, census_error, sizeof census_error, &cut) < 0)
+        psf_strlcpy(census_error, "an error that could not be described", sizeof census_error);
     PyErr_Clear();
     if (text != NULL) {
         const char *u = PyUnicode_AsUTF8(text);
@@ -300,8 +285,8 @@ census_setup_fn(PyObject *self, PyObject *args)
     PyObject *names, *kind, *base, *caches;
     Py_ssize_t i;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!SSS:_census_tables", &PyList_Type, &names,
-                          &kind, &base, &caches))
+    if (!PyArg_ParseTuple(args, "O!SSS:_census_tables", &PyList_Type, &names, &kind, &base,
+                          &caches))
         return NULL;
     if (PyList_GET_SIZE(names) != PC_NOPS) {
         PyErr_SetString(PyExc_ValueError, "need 256 opcode names");
@@ -322,8 +307,7 @@ census_setup_fn(PyObject *self, PyObject *args)
     for (i = 0; i < PC_NOPS; i++) {
         int fam = pc_ct.base[i];
         if (pc_ct.kind[i] == PC_SITE_SEGMENT &&
-            (pc_ct.kind[fam] == PC_SITE_BASE ||
-             pc_ct.kind[fam] == PC_SITE_PLAIN))
+            (pc_ct.kind[fam] == PC_SITE_BASE || pc_ct.kind[fam] == PC_SITE_PLAIN))
             pc_ct.excluded[fam] = 1;
     }
     pc_ct.ready = 1;
@@ -368,15 +352,13 @@ census_code_fn(PyObject *self, PyObject *args)
 {
     PyObject *code, *sites = Py_None;
     (void)self;
-    if (!PyArg_ParseTuple(args, "O!|O:_census_code", &PyCode_Type, &code,
-                          &sites))
+    if (!PyArg_ParseTuple(args, "O!|O:_census_code", &PyCode_Type, &code, &sites))
         return NULL;
     if (sites != Py_None && !PyList_Check(sites)) {
         PyErr_SetString(PyExc_TypeError, "sites must be a list or None");
         return NULL;
     }
-    if (pc_census_code(code, &pc_census_live, sites == Py_None ? NULL : sites,
-                       live_scope) < 0)
+    if (pc_census_code(code, &pc_census_live, sites == Py_None ? NULL : sites, live_scope) < 0)
         return NULL;
     Py_RETURN_NONE;
 }
@@ -408,9 +390,8 @@ site_text(PyObject *rows)
             if (f[j] == NULL)
                 goto row_done;
         }
-        line = PyUnicode_FromFormat(
-            PSF_KEY_CENSUS_SITE "%zd] : %U | %U | %U | %U | %U | %U | %U\n", i,
-            f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
+        line = PyUnicode_FromFormat(PSF_KEY_CENSUS_SITE "%zd] : %U | %U | %U | %U | %U | %U | %U\n",
+                                    i, f[0], f[1], f[2], f[3], f[4], f[5], f[6]);
         if (line != NULL)
             err = PyList_Append(parts, line);
 row_done:
@@ -455,7 +436,7 @@ census_sites_fn(PyObject *self, PyObject *arg)
     PyMem_RawFree(site_lines);
     site_lines = copy;
     assert(live_scope != PC_CENSUS_NONE); /* _census_begin chose it */
-    taken = 1; /* the walk's last step: the census is whole */
+    taken = 1;                            /* the walk's last step: the census is whole */
     Py_RETURN_NONE;
 }
 
@@ -499,8 +480,7 @@ census_totals_fn(PyObject *self, PyObject *unused)
         for (op = 0; op < PC_NOPS; op++) {
             if (pc_ct.base[op] == f && a->forms[op]) {
                 PyObject *v = PyLong_FromUnsignedLongLong(a->forms[op]);
-                if (v == NULL ||
-                    PyDict_SetItemString(forms, pc_ct.name[op], v) < 0) {
+                if (v == NULL || PyDict_SetItemString(forms, pc_ct.name[op], v) < 0) {
                     Py_XDECREF(v);
                     Py_DECREF(forms);
                     goto done;
@@ -508,13 +488,11 @@ census_totals_fn(PyObject *self, PyObject *unused)
                 Py_DECREF(v);
             }
         }
-        d = Py_BuildValue(
-            "{sKsKsKsKsKsN}", "sites", (unsigned long long)a->sites[f],
-            "specialized", (unsigned long long)a->specialized[f],
-            "backing_off", (unsigned long long)a->backing_off[f],
-            "failed_attempts", (unsigned long long)a->failures[f],
-            "never_tried", (unsigned long long)a->never_tried[f], "forms",
-            forms);
+        d = Py_BuildValue("{sKsKsKsKsKsN}", "sites", (unsigned long long)a->sites[f], "specialized",
+                          (unsigned long long)a->specialized[f], "backing_off",
+                          (unsigned long long)a->backing_off[f], "failed_attempts",
+                          (unsigned long long)a->failures[f], "never_tried",
+                          (unsigned long long)a->never_tried[f], "forms", forms);
         if (d == NULL)
             goto done;
         err = PyDict_SetItemString(fams, pc_ct.name[f], d);
@@ -522,13 +500,10 @@ census_totals_fn(PyObject *self, PyObject *unused)
         if (err < 0)
             goto done;
     }
-    result = Py_BuildValue("{sssKsKsOsO}", "scope",
-                           scope_name(live_scope) ? scope_name(live_scope)
-                                                  : "census",
-                           "code_objects", (unsigned long long)a->code_objects,
-                           "instrumented_code_objects",
-                           (unsigned long long)a->instrumented_code_objects,
-                           "families", fams, "excluded", excl);
+    result = Py_BuildValue(
+        "{sssKsKsOsO}", "scope", scope_name(live_scope) ? scope_name(live_scope) : "census",
+        "code_objects", (unsigned long long)a->code_objects, "instrumented_code_objects",
+        (unsigned long long)a->instrumented_code_objects, "families", fams, "excluded", excl);
 done:
     Py_XDECREF(fams);
     Py_XDECREF(excl);

@@ -69,8 +69,8 @@ int pc_census_hooks(void);
 extern PyMethodDef pc_census_registry_methods[]; /* for _census.py */
 
 /* census_take.c */
-int pc_census_setup(void); /* tables, hooks; -1 with exception */
-int pc_census_take(void);  /* walk live code now; -1 with exception */
+int pc_census_setup(void);                   /* tables, hooks; -1 with exception */
+int pc_census_take(void);                    /* walk live code now; -1 with exception */
 extern PyMethodDef pc_census_take_methods[]; /* _census_take (atexit) */
 
 #endif

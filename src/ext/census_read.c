@@ -41,8 +41,7 @@ copy_hidden(const uint16_t *units, Py_ssize_t n, pc_census_scope scope)
     for (i = 0; i < n; i++) {
         int op = units[i] & 0xff;
         int kind = pc_ct.kind[op];
-        if (kind == PC_SITE_INSTRUMENTED ||
-            (kind == PC_SITE_SEGMENT && scope != PC_CENSUS_COUNT))
+        if (kind == PC_SITE_INSTRUMENTED || (kind == PC_SITE_SEGMENT && scope != PC_CENSUS_COUNT))
             return 1;
         i += pc_ct.caches[op];
     }
@@ -65,8 +64,8 @@ pc_census_hidden(PyObject *code, pc_census_scope scope)
 /* The state of the instruction at unit i of units[n] (tables ready),
  * read in scope; *fails is set for BACKING_OFF. */
 static pc_site_state
-site_state(const uint16_t *units, Py_ssize_t n, Py_ssize_t i,
-           pc_census_scope scope, unsigned *fails)
+site_state(const uint16_t *units, Py_ssize_t n, Py_ssize_t i, pc_census_scope scope,
+           unsigned *fails)
 {
     int op = units[i] & 0xff;
     int kind = pc_ct.kind[op];
@@ -122,8 +121,7 @@ state_rank(pc_site_state st)
 }
 
 static void
-read_copy(const uint16_t *units, Py_ssize_t n, Py_ssize_t i,
-          pc_census_scope scope, pc_site_read *r)
+read_copy(const uint16_t *units, Py_ssize_t n, Py_ssize_t i, pc_census_scope scope, pc_site_read *r)
 {
     r->fails = 0;
     r->state = site_state(units, n, i, scope, &r->fails);
@@ -132,8 +130,8 @@ read_copy(const uint16_t *units, Py_ssize_t n, Py_ssize_t i,
 }
 
 void
-pc_census_read_site(PyCodeObject *co, Py_ssize_t n, Py_ssize_t i,
-                    pc_census_scope scope, pc_site_read *r)
+pc_census_read_site(PyCodeObject *co, Py_ssize_t n, Py_ssize_t i, pc_census_scope scope,
+                    pc_site_read *r)
 {
     Py_ssize_t k, ncopies;
     int fam;
@@ -151,8 +149,7 @@ pc_census_read_site(PyCodeObject *co, Py_ssize_t n, Py_ssize_t i,
         read_copy(units, n, i, scope, &c);
         /* Only a form of copy 0's family is the same instruction (a
          * copy read while CPython still writes it may hold anything). */
-        if (pc_ct.base[c.op] == fam &&
-            state_rank(c.state) > state_rank(r->state)) {
+        if (pc_ct.base[c.op] == fam && state_rank(c.state) > state_rank(r->state)) {
             *r = c;
             if (c.state == PC_STATE_SPECIALIZED)
                 return;
@@ -161,11 +158,9 @@ pc_census_read_site(PyCodeObject *co, Py_ssize_t n, Py_ssize_t i,
 }
 
 static int
-append_site(PyObject *sites, Py_ssize_t i, int fam, unsigned fails,
-            unsigned counter)
+append_site(PyObject *sites, Py_ssize_t i, int fam, unsigned fails, unsigned counter)
 {
-    PyObject *t =
-        Py_BuildValue("(nsII)", i * 2, pc_ct.name[fam], fails, counter >> 4);
+    PyObject *t = Py_BuildValue("(nsII)", i * 2, pc_ct.name[fam], fails, counter >> 4);
     if (t == NULL || PyList_Append(sites, t) < 0) {
         Py_XDECREF(t);
         return -1;
@@ -175,8 +170,7 @@ append_site(PyObject *sites, Py_ssize_t i, int fam, unsigned fails,
 }
 
 int
-pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
-               pc_census_scope scope)
+pc_census_code(PyObject *code, pc_census *acc, PyObject *sites, pc_census_scope scope)
 {
     PyCodeObject *co;
     const uint16_t *units;
@@ -211,8 +205,7 @@ pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
         else if (r.state == PC_STATE_BACKING_OFF) {
             acc->backing_off[fam]++;
             acc->failures[fam] += r.fails;
-            if (sites != NULL &&
-                append_site(sites, i, fam, r.fails, r.counter) < 0)
+            if (sites != NULL && append_site(sites, i, fam, r.fails, r.counter) < 0)
                 return -1;
         }
         i += pc_ct.caches[op];

@@ -17,9 +17,9 @@ typedef enum pc_site_kind {
                                  (superinstructions) */
     PC_SITE_INSTRUMENTED = 5, /* instrumented by sys.monitoring: the site
                                  is hidden */
-    PC_SITE_SEGMENT = 6, /* INSTRUMENTED_X for an event of segment counting
-                            (FOR_ITER, RESUME, jumps, returns...): X's
-                            caches follow, X's state is hidden */
+    PC_SITE_SEGMENT = 6,      /* INSTRUMENTED_X for an event of segment counting
+                                 (FOR_ITER, RESUME, jumps, returns...): X's
+                                 caches follow, X's state is hidden */
 } pc_site_kind;
 
 /* Which census a dump period takes (docs/FORMAT.md 1.10):
@@ -50,10 +50,10 @@ typedef struct pc_census {
 typedef struct pc_census_tables {
     int ready;
     uint8_t kind[PC_NOPS];
-    uint8_t base[PC_NOPS];     /* deopt: opcode -> base opcode;
-                                  INSTRUMENTED_X -> X */
-    uint8_t caches[PC_NOPS];   /* inline cache entries after the opcode */
-    uint8_t excluded[PC_NOPS]; /* families scope count leaves out */
+    uint8_t base[PC_NOPS];             /* deopt: opcode -> base opcode;
+                                          INSTRUMENTED_X -> X */
+    uint8_t caches[PC_NOPS];           /* inline cache entries after the opcode */
+    uint8_t excluded[PC_NOPS];         /* families scope count leaves out */
     char name[PC_NOPS][PC_OPNAME_MAX]; /* every opcode, specialized ones too */
 } pc_census_tables;
 
@@ -88,8 +88,8 @@ typedef struct pc_site_read {
  * specialized > backing off > never tried > plain (a form without
  * counter), taken with its form, failed attempts and counter from the
  * lowest-numbered copy in that state.  One copy: copy 0's state. */
-void pc_census_read_site(PyCodeObject *co, Py_ssize_t n, Py_ssize_t i,
-                         pc_census_scope scope, pc_site_read *r);
+void pc_census_read_site(PyCodeObject *co, Py_ssize_t n, Py_ssize_t i, pc_census_scope scope,
+                         pc_site_read *r);
 /* code is hidden by another tool's instrumentation (not read): some
  * copy of its bytecode holds an instrumented opcode the scope does not
  * take (sys.monitoring instruments every copy alike). */
@@ -98,7 +98,6 @@ int pc_census_hidden(PyObject *code, pc_census_scope scope);
  * not NULL, append (offset, family, attempts, counter value) tuples for
  * the sites that failed and are backing off.  -1 with exception only
  * when appending fails. */
-int pc_census_code(PyObject *code, pc_census *acc, PyObject *sites,
-                   pc_census_scope scope);
+int pc_census_code(PyObject *code, pc_census *acc, PyObject *sites, pc_census_scope scope);
 
 #endif

@@ -68,8 +68,7 @@ reg_add(PyObject *co)
         reg_failed = 1;
         return;
     }
-    for (h = reg_hash(co, reg_cap); reg[h] != NULL;
-         h = (h + 1) & (reg_cap - 1)) {
+    for (h = reg_hash(co, reg_cap); reg[h] != NULL; h = (h + 1) & (reg_cap - 1)) {
         if (reg[h] == co)
             return;
         if (reg[h] == REG_TOMB && tomb == (size_t)-1)
@@ -92,8 +91,7 @@ reg_del(PyObject *co)
     size_t h;
     if (reg_cap == 0)
         return;
-    for (h = reg_hash(co, reg_cap); reg[h] != NULL;
-         h = (h + 1) & (reg_cap - 1)) {
+    for (h = reg_hash(co, reg_cap); reg[h] != NULL; h = (h + 1) & (reg_cap - 1)) {
         if (reg[h] == co) {
             reg[h] = REG_TOMB;
             reg_live--;
@@ -139,8 +137,7 @@ on_code_event(PyCodeEvent event, PyCodeObject *co)
     if (event == PY_CODE_EVENT_DESTROY) {
         reg_del((PyObject *)co);
         if (!pc_census_taken() && pc_census_period_scope() == PC_CENSUS_CENSUS)
-            pc_census_code((PyObject *)co, &pc_census_dead, NULL,
-                           PC_CENSUS_CENSUS);
+            pc_census_code((PyObject *)co, &pc_census_dead, NULL, PC_CENSUS_CENSUS);
     }
     pc_unlock();
     return 0;
@@ -263,8 +260,7 @@ census_gather_fn(PyObject *self, PyObject *objs)
     /* out grows while it is walked: every code found has its co_consts
      * looked at once. */
     for (i = 0; i < PyList_GET_SIZE(out); i++) {
-        PyObject *consts =
-            ((PyCodeObject *)PyList_GET_ITEM(out, i))->co_consts;
+        PyObject *consts = ((PyCodeObject *)PyList_GET_ITEM(out, i))->co_consts;
         Py_ssize_t j;
         for (j = 0; consts && j < PyTuple_GET_SIZE(consts); j++) {
             PyObject *c = PyTuple_GET_ITEM(consts, j);

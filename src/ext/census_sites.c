@@ -263,8 +263,8 @@ state_name(pc_site_state st)
 }
 
 static void
-put_row(sbuf *b, const char *key, Py_ssize_t i, int op, pc_site_state st,
-        unsigned fails, const int *pos, uint64_t executions)
+put_row(sbuf *b, const char *key, Py_ssize_t i, int op, pc_site_state st, unsigned fails,
+        const int *pos, uint64_t executions)
 {
     int k;
     sb_put(b, PSF_KEY_CODE);
@@ -300,8 +300,7 @@ put_row(sbuf *b, const char *key, Py_ssize_t i, int op, pc_site_state st,
  * h: its hot record (the sites' executions; NULL: 0); *last: the last
  * line of its co_lines(). */
 static size_t
-code_rows(PyCodeObject *co, const pc_hot *h, const char *key, sbuf *b,
-          int *last)
+code_rows(PyCodeObject *co, const pc_hot *h, const char *key, sbuf *b, int *last)
 {
     const uint16_t *units = pc_code_units(co);
     Py_ssize_t n = pc_code_nunits(co), i;
@@ -365,8 +364,7 @@ pc_sites_code_dead(pc_codeinfo *ci)
         pc_census_period_scope() != PC_CENSUS_COUNT)
         return;
     instr = hot_instructions(ci->hot);
-    if (instr == 0 || ci->hot->key == NULL ||
-        pc_census_hidden(ci->code, PC_CENSUS_COUNT))
+    if (instr == 0 || ci->hot->key == NULL || pc_census_hidden(ci->code, PC_CENSUS_COUNT))
         return;
     if (ndead >= PC_SITES_MAX_DEAD) {
         dead_dropped_rows += code_rows(co, NULL, "", NULL, NULL);
@@ -434,8 +432,7 @@ by_key(const void *x, const void *y)
     int c = strcmp(a->key, b->key);
     if (c)
         return c;
-    return (a->instructions < b->instructions) -
-           (a->instructions > b->instructions);
+    return (a->instructions < b->instructions) - (a->instructions > b->instructions);
 }
 
 static int
@@ -461,8 +458,7 @@ candidates(PyObject *list, size_t *n)
         PyObject *code = PyList_GET_ITEM(list, i);
         pc_hot *h = PyCode_Check(code) ? pc_census_hot_of(code) : NULL;
         uint64_t instr = hot_instructions(h);
-        if (instr == 0 || h->key == NULL ||
-            pc_census_hidden(code, PC_CENSUS_COUNT))
+        if (instr == 0 || h->key == NULL || pc_census_hidden(code, PC_CENSUS_COUNT))
             continue;
         memset(&c[k], 0, sizeof c[k]);
         c[k].key = h->site_key;
@@ -493,15 +489,13 @@ take_rows(site_entry *e, sbuf *b, size_t *codes, size_t *rows)
      * candidates(); dead: from pc_sites_code_dead()). */
     assert(e->instructions > 0 && e->key != NULL);
     if (e->code != NULL)
-        e->nrows =
-            code_rows((PyCodeObject *)e->code, NULL, e->key, NULL, NULL);
+        e->nrows = code_rows((PyCodeObject *)e->code, NULL, e->key, NULL, NULL);
     if (*codes >= PC_HOT_CAP || *rows + e->nrows > PC_SITES_MAX_ROWS) {
         omitted_rows += e->nrows;
         return 0;
     }
     if (e->code != NULL) {
-        code_rows((PyCodeObject *)e->code, pc_census_hot_of(e->code), e->key,
-                  &one, &e->last);
+        code_rows((PyCodeObject *)e->code, pc_census_hot_of(e->code), e->key, &one, &e->last);
         if (one.n)
             sb_putn(b, one.p, one.n);
         free(one.p);

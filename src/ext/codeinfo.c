@@ -73,8 +73,7 @@ codeinfo_new(PyObject *code)
         if (ci->first_resume == n && ci->op[i] == pc_g.resume_op)
             ci->first_resume = i;
     }
-    assert(ci->first_resume == n ||
-           ci->op[ci->first_resume] == pc_g.resume_op);
+    assert(ci->first_resume == n || ci->op[ci->first_resume] == pc_g.resume_op);
     ci->hot = pc_hot_new(code, ci->op, n);
     if (ci->hot == NULL) {
         PyMem_RawFree(ci);

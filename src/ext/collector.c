@@ -106,14 +106,12 @@ pc_desync_note(const char *file, const char *func, int line)
         return;
     psf_u64_to_str((uint64_t)line, num);
     psf_strlcpy(pc_g.desync_where, "desync in ", sizeof pc_g.desync_where);
-    psf_strlcat(pc_g.desync_where, base ? base + 1 : file,
-                sizeof pc_g.desync_where);
+    psf_strlcat(pc_g.desync_where, base ? base + 1 : file, sizeof pc_g.desync_where);
     psf_strlcat(pc_g.desync_where, " ", sizeof pc_g.desync_where);
     psf_strlcat(pc_g.desync_where, func, sizeof pc_g.desync_where);
     psf_strlcat(pc_g.desync_where, "() line ", sizeof pc_g.desync_where);
     psf_strlcat(pc_g.desync_where, num, sizeof pc_g.desync_where);
     n = strlen(pc_g.desync_where);
     if (pc_desync_describe != NULL)
-        pc_desync_describe(pc_g.desync_where + n,
-                           sizeof pc_g.desync_where - n);
+        pc_desync_describe(pc_g.desync_where + n, sizeof pc_g.desync_where - n);
 }

@@ -43,9 +43,9 @@
 #define PC_META_MAX 1024
 
 typedef enum pc_mode {
-    PC_MODE_COUNT = 0, /* exact per-instruction counts and pairs */
-    PC_MODE_NOOP = 1,  /* same events, callback does nothing: the cost floor */
-    PC_MODE_CENSUS = 2, /* no per-instruction events: specialization census */
+    PC_MODE_COUNT = 0,         /* exact per-instruction counts and pairs */
+    PC_MODE_NOOP = 1,          /* same events, callback does nothing: the cost floor */
+    PC_MODE_CENSUS = 2,        /* no per-instruction events: specialization census */
     PC_MODE_INSTRUCTIONS = 3,  /* exact, from one event per instruction
                                   (3.12+; on 3.11 COUNT is this) */
     PC_MODE_NOOP_QUIET = 5,    /* exactly the events COUNT receives (its
@@ -99,12 +99,12 @@ typedef struct pc_state {
     int yield_value_op;
     char opname[PC_NOPS][PC_OPNAME_MAX];
     pc_meta meta;
-    char dir[PSF_PATH_MAX]; /* output directory */
-    volatile int dumping;   /* a dump is being written (signal re-entry) */
-    uint64_t desync;        /* events segment counting could not place
-                               (PC_DESYNC), since the process started */
-    int desync_excused;     /* another tool moved a counted frame without
-                               an event: desyncs may follow, no bug */
+    char dir[PSF_PATH_MAX];             /* output directory */
+    volatile int dumping;               /* a dump is being written (signal re-entry) */
+    uint64_t desync;                    /* events segment counting could not place
+                                           (PC_DESYNC), since the process started */
+    int desync_excused;                 /* another tool moved a counted frame without
+                                           an event: desyncs may follow, no bug */
     char desync_where[PC_META_MAX * 2]; /* the first desync of the dump
                                period: where, plain text (pc_desync_note) */
     /* A settle, fold or clear in progress (lifecycle.c), and a SIGTERM
@@ -120,14 +120,12 @@ extern pc_state pc_g __attribute__((visibility("hidden")));
 
 /* The call statistics (hotcode.c writes them). */
 typedef struct pc_calls {
-    uint64_t python_starts, resumptions, throws, returns, yields, unwinds,
-        raises, handled;
+    uint64_t python_starts, resumptions, throws, returns, yields, unwinds, raises, handled;
 } pc_calls;
 
 /* The allocation statistics (stats.c). */
 typedef struct pc_allocs {
-    uint64_t allocations, allocations512, allocations4k, allocations_big,
-        frees, reallocs;
+    uint64_t allocations, allocations512, allocations4k, allocations_big, frees, reallocs;
 } pc_allocs;
 
 #if PC_FREE_THREADING

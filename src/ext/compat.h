@@ -68,8 +68,7 @@ static inline int32_t
 pc_offset_unit_nonzero(PyObject *o)
 {
     const PyLongObject *v = (const PyLongObject *)o;
-    if ((v->long_value.lv_tag & ~PC_LONG_TAG_FLAGS) ==
-        ((uintptr_t)1 << _PyLong_NON_SIZE_BITS))
+    if ((v->long_value.lv_tag & ~PC_LONG_TAG_FLAGS) == ((uintptr_t)1 << _PyLong_NON_SIZE_BITS))
         return (int32_t)(v->long_value.ob_digit[0] >> 1);
     return -1;
 }
@@ -81,10 +80,7 @@ pc_offset_unit(PyObject *o)
     int32_t u = pc_offset_unit_nonzero(o);
     if (u >= 0)
         return u;
-    return (((const PyLongObject *)o)->long_value.lv_tag &
-            ~PC_LONG_TAG_FLAGS) == 1
-               ? 0
-               : -1;
+    return (((const PyLongObject *)o)->long_value.lv_tag & ~PC_LONG_TAG_FLAGS) == 1 ? 0 : -1;
 }
 #endif
 
@@ -130,8 +126,7 @@ pc_offset_unit(PyObject *o)
 static inline Py_ssize_t
 pc_code_ncopies(PyCodeObject *co)
 {
-    const _PyCodeArray *a =
-        (const _PyCodeArray *)_Py_atomic_load_ptr_acquire(&co->co_tlbc);
+    const _PyCodeArray *a = (const _PyCodeArray *)_Py_atomic_load_ptr_acquire(&co->co_tlbc);
     return a != NULL ? a->size : 1;
 }
 
@@ -252,8 +247,7 @@ static inline PyObject *
 pc_iframe_code(pc_iframe *f)
 {
     PyObject *code = pc_iframe_executable(f);
-    if (f->owner >= PC_FRAME_OWNED_BY_CSTACK || code == NULL ||
-        !PyCode_Check(code))
+    if (f->owner >= PC_FRAME_OWNED_BY_CSTACK || code == NULL || !PyCode_Check(code))
         return NULL;
     return code;
 }

@@ -53,8 +53,8 @@ say(const char *a, const char *b, const char *c, const char *d)
  * name too long for a path). */
 static int dir_is_default;             /* may fall back to the private one */
 static char dir_private[PSF_PATH_MAX]; /* the default's fallback: DIR-EUID */
-static size_t dir_too_long; /* the length of a name that did not fit */
-static int fallback_said;   /* the private one was announced */
+static size_t dir_too_long;            /* the length of a name that did not fit */
+static int fallback_said;              /* the private one was announced */
 
 void
 pc_dump_set_dir(const char *dir, int is_default)
@@ -107,16 +107,14 @@ open_dir(int *fd, char *where, size_t size, long *owner)
         psf_u64_to_str((uint64_t)geteuid(), num);
         psf_strlcpy(dir_private, pc_g.dir, sizeof dir_private);
         psf_strlcat(dir_private, "-", sizeof dir_private);
-        if (psf_strlcat(dir_private, num, sizeof dir_private) >=
-            sizeof dir_private)
+        if (psf_strlcat(dir_private, num, sizeof dir_private) >= sizeof dir_private)
             return err;
     }
     if (!fallback_said) {
         char msg[PSF_PATH_MAX];
         fallback_said = 1;
         psf_strlcpy(msg, ": ", sizeof msg);
-        psf_strlcat(msg, psf_dir_strerror(err, *owner, why, sizeof why),
-                    sizeof msg);
+        psf_strlcat(msg, psf_dir_strerror(err, *owner, why, sizeof why), sizeof msg);
         psf_strlcat(msg, "; this user's dumps go to ", sizeof msg);
         say(pc_g.dir, msg, dir_private, " instead");
     }
@@ -158,18 +156,16 @@ write_report(int dirfd)
         return;
     if (mkdirat(dirfd, "desync", 0700) < 0 && errno != EEXIST)
         return;
-    sub = openat(dirfd, "desync",
-                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    sub = openat(dirfd, "desync", O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (sub < 0)
         return;
-    if (fstat(sub, &st) < 0 || st.st_uid != geteuid() ||
-        (st.st_mode & S_IWOTH) || psf_file_open(&f, sub, "pystats-desync")) {
+    if (fstat(sub, &st) < 0 || st.st_uid != geteuid() || (st.st_mode & S_IWOTH) ||
+        psf_file_open(&f, sub, "pystats-desync")) {
         close(sub);
         return;
     }
     psf_out_init(&o, f.fd);
-    psf_put(&o, "pystats desync report\ncollector: pystats " PSF_VERSION
-                "\npython: ");
+    psf_put(&o, "pystats desync report\ncollector: pystats " PSF_VERSION "\npython: ");
     psf_put(&o, pc_g.meta.sys_version);
     psf_put(&o, "\nmode: ");
     psf_put(&o, pc_mode_name(pc_g.mode));
@@ -279,8 +275,7 @@ write_dump(psf_out *o, pc_reason reason)
         psf_put_exec(o, pc_g.opname[i], pc_g.exec[i]);
         for (j = 0; j < PC_NOPS; j++)
             if (pc_g.pair[i][j])
-                psf_put_pair(o, pc_g.opname[i], pc_g.opname[j],
-                             pc_g.pair[i][j]);
+                psf_put_pair(o, pc_g.opname[i], pc_g.opname[j], pc_g.pair[i][j]);
     }
 }
 
@@ -308,8 +303,7 @@ mark_failure(int err)
     psf_u64_to_str((uint64_t)(err < 0 ? -(long)err : (long)err), num);
     if (psf_strlcat(path, num, sizeof path) >= sizeof path)
         return;
-    fd =
-        open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
     if (fd >= 0)
         close(fd);
 }
@@ -432,8 +426,7 @@ pc_dump_install_hooks(PyObject *os_module)
     if (done)
         return 0;
     if (Py_AtExit(at_exit) < 0) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "pystats: no room for an exit function");
+        PyErr_SetString(PyExc_RuntimeError, "pystats: no room for an exit function");
         return -1;
     }
     if (pthread_atfork(NULL, NULL, pc_after_fork) != 0) {
@@ -501,10 +494,8 @@ pc_snapshot(void)
             Py_DECREF(v);
         }
     }
-    result =
-        Py_BuildValue("{sOsO}", "execution_count", exec, "pair_count", pairs);
-    if (result != NULL &&
-        (pc_stats_snapshot(result) < 0 || pc_hot_snapshot(result) < 0))
+    result = Py_BuildValue("{sOsO}", "execution_count", exec, "pair_count", pairs);
+    if (result != NULL && (pc_stats_snapshot(result) < 0 || pc_hot_snapshot(result) < 0))
         Py_CLEAR(result);
 error:
     Py_XDECREF(exec);

@@ -12,12 +12,7 @@ typedef enum pc_reason {
     PC_REASON_SIGNAL,
 } pc_reason;
 
-enum {
-    PC_DUMP_FAILED = -1,
-    PC_DUMP_NOTHING = 0,
-    PC_DUMP_FILE = 1,
-    PC_DUMP_STDERR = 2
-};
+enum { PC_DUMP_FAILED = -1, PC_DUMP_NOTHING = 0, PC_DUMP_FILE = 1, PC_DUMP_STDERR = 2 };
 int pc_dump(pc_reason reason);
 /* The output directory, absolute; is_default: the default directory
  * (base/py_stats), which falls back to the user's private one when it

@@ -33,15 +33,15 @@
 #include <unistd.h>
 
 static struct {
-    uint64_t displaced;             /* threads whose trace function another
-                                       tool replaced while counting (3.11) */
-    uint64_t jumps;                 /* f_lineno assignments that moved a
-                                       frame counted by segments (3.12+) */
-    uint64_t lost;                  /* other tools' sys.settrace,
-                                       sys.setprofile, register_callback while
-                                       mode instructions counts (3.12+) */
-    unsigned long long desync_base; /* pc_g.desync at the last clear */
-    char cause[PC_META_MAX];        /* the first cause, free text (1.16) */
+    uint64_t displaced;                       /* threads whose trace function another
+                                                 tool replaced while counting (3.11) */
+    uint64_t jumps;                           /* f_lineno assignments that moved a
+                                                 frame counted by segments (3.12+) */
+    uint64_t lost;                            /* other tools' sys.settrace,
+                                                 sys.setprofile, register_callback while
+                                                 mode instructions counts (3.12+) */
+    unsigned long long desync_base;           /* pc_g.desync at the last clear */
+    char cause[PC_META_MAX];                  /* the first cause, free text (1.16) */
     int said_displaced, said_jump, said_lost; /* once per process */
 } g;
 
@@ -72,9 +72,8 @@ describe(const char *what, char *out, size_t cap, char *raw, size_t rawcap)
     frame = PyEval_GetFrame(); /* borrowed */
     if (frame != NULL) {
         PyCodeObject *code = PyFrame_GetCode(frame); /* owned */
-        text = PyUnicode_FromFormat(
-            "%s at \"%U\", line %d, in %U", what, code->co_filename,
-            PyFrame_GetLineNumber(frame), code->co_qualname);
+        text = PyUnicode_FromFormat("%s at \"%U\", line %d, in %U", what, code->co_filename,
+                                    PyFrame_GetLineNumber(frame), code->co_qualname);
         Py_DECREF(code);
     }
     else {
@@ -168,8 +167,7 @@ pc_guard_write(psf_out *o)
         /* Where the first desync happened (pc_desync_note), encoded as
          * free text (1.16); static: a signal handler may write this. */
         static char where[sizeof pc_g.desync_where * 3];
-        psf_text_encode(pc_g.desync_where, strlen(pc_g.desync_where), where,
-                        sizeof where);
+        psf_text_encode(pc_g.desync_where, strlen(pc_g.desync_where), where, sizeof where);
         psf_put_header(o, PSF_H_INEXACT_CAUSE, where);
     }
 }
@@ -186,8 +184,7 @@ pc_guard_write(psf_out *o)
 static void
 events_lost(const char *what)
 {
-    if (pc_guard_own || pc_g.mode != PC_MODE_INSTRUCTIONS ||
-        !(pc_g.on || pc_g.measuring))
+    if (pc_guard_own || pc_g.mode != PC_MODE_INSTRUCTIONS || !(pc_g.on || pc_g.measuring))
         return;
     g.lost++;
     note_cause(what, &g.said_lost,
@@ -230,8 +227,7 @@ audit_hook(const char *event, PyObject *args, void *data)
              strcmp(event, "sys.monitoring.register_callback") == 0) {
         if (PyInterpreterState_Get() != PyInterpreterState_Main())
             return 0;
-        events_lost(event[4] == 's' ? "sys.setprofile"
-                                    : "sys.monitoring.register_callback");
+        events_lost(event[4] == 's' ? "sys.setprofile" : "sys.monitoring.register_callback");
     }
 #endif
     return 0;
@@ -309,8 +305,7 @@ pc_guard_arm(void)
 
     /* Only the modes whose events another tool can take away need the
      * hook; once added it stays (CPython cannot remove one). */
-    if (done || pc_g.mode != (PC_HAVE_MONITORING ? PC_MODE_INSTRUCTIONS
-                                                 : PC_MODE_COUNT))
+    if (done || pc_g.mode != (PC_HAVE_MONITORING ? PC_MODE_INSTRUCTIONS : PC_MODE_COUNT))
         return;
     done = 1;
     /* The sys.addaudithook event reaches the program's own hooks: not

@@ -191,8 +191,8 @@ lines_whole(const pc_line_range *r, int32_t k, int32_t n)
     if (k < 1 || r[0].start != 0)
         return 0;
     for (i = 0; i < k; i++) {
-        if ((i > 0 && r[i].start <= r[i - 1].start) ||
-            (r[i].start >= n && n > 0) || r[i].line < PC_NO_LINE)
+        if ((i > 0 && r[i].start <= r[i - 1].start) || (r[i].start >= n && n > 0) ||
+            r[i].line < PC_NO_LINE)
             return 0;
     }
     return 1;
@@ -202,17 +202,15 @@ lines_whole(const pc_line_range *r, int32_t k, int32_t n)
 /* Writes the key "FILE:LINE:QUALNAME" at p, FILE and QUALNAME
  * (UTF-8 bytes) encoded; returns the end of what it wrote. */
 static char *
-put_code_key(char *p, PyObject *file, PyObject *qual, const char *line,
-             size_t llen, size_t flen, size_t qlen)
+put_code_key(char *p, PyObject *file, PyObject *qual, const char *line, size_t llen, size_t flen,
+             size_t qlen)
 {
-    p += psf_text_encode(PyBytes_AS_STRING(file),
-                         (size_t)PyBytes_GET_SIZE(file), p, flen + 1);
+    p += psf_text_encode(PyBytes_AS_STRING(file), (size_t)PyBytes_GET_SIZE(file), p, flen + 1);
     *p++ = ':';
     memcpy(p, line, llen);
     p += llen;
     *p++ = ':';
-    p += psf_text_encode(PyBytes_AS_STRING(qual),
-                         (size_t)PyBytes_GET_SIZE(qual), p, qlen + 1);
+    p += psf_text_encode(PyBytes_AS_STRING(qual), (size_t)PyBytes_GET_SIZE(qual), p, qlen + 1);
     return p;
 }
 
@@ -224,8 +222,7 @@ is_generated(PyObject *file)
 {
     const char *s = PyBytes_AS_STRING(file);
     size_t n = (size_t)PyBytes_GET_SIZE(file);
-    return n >= 2 && s[0] == '<' && s[n - 1] == '>' &&
-           strncmp(s, "<frozen ", 8) != 0;
+    return n >= 2 && s[0] == '<' && s[n - 1] == '>' && strncmp(s, "<frozen ", 8) != 0;
 }
 
 /* The function of the newest frame of this thread that runs code: the
@@ -273,8 +270,7 @@ put_part(char *p, PyObject *b)
 {
     size_t n = (size_t)PyBytes_GET_SIZE(b);
     *p++ = ':';
-    return p +
-           psf_text_encode(PyBytes_AS_STRING(b), n, p, PSF_TEXT_MAX(n) + 1);
+    return p + psf_text_encode(PyBytes_AS_STRING(b), n, p, PSF_TEXT_MAX(n) + 1);
 }
 
 pc_hot *
@@ -305,14 +301,13 @@ pc_hot_new(PyObject *code, const uint8_t *op, Py_ssize_t n)
      * the longest. */
     flen = PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(file));
     qlen = PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(qual));
-    llen = psf_u64_to_str(
-        (uint64_t)(co->co_firstlineno < 0 ? 0 : co->co_firstlineno), line);
+    llen = psf_u64_to_str((uint64_t)(co->co_firstlineno < 0 ? 0 : co->co_firstlineno), line);
     klen = flen + llen + qlen + 3;
     if (fq != NULL)
         extra = klen + PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(mod)) +
                 PSF_TEXT_MAX((size_t)PyBytes_GET_SIZE(fq)) + 4;
-    size = sizeof *h + (size_t)n * sizeof(uint64_t) +
-           (size_t)nlines * sizeof *lines + (size_t)n + klen + extra;
+    size = sizeof *h + (size_t)n * sizeof(uint64_t) + (size_t)nlines * sizeof *lines + (size_t)n +
+           klen + extra;
     p = calloc(1, size);
     if (p == NULL)
         goto done;
@@ -409,8 +404,7 @@ pc_hot_fold_all(void)
         hot_fold_shards(tab[i]);
     for (k = 0; k < PC_SHARDS; k++)
         if (pc_shard_get(k) != NULL)
-            pc_fold_u64((uint64_t *)&pc_calls_g,
-                        (uint64_t *)&pc_shard_get(k)->calls,
+            pc_fold_u64((uint64_t *)&pc_calls_g, (uint64_t *)&pc_shard_get(k)->calls,
                         sizeof(pc_calls) / sizeof(uint64_t));
 }
 
@@ -425,8 +419,7 @@ pc_hot_zero_shards(void)
     for (i = 0; i < tab_n; i++)
         for (k = 0; k < PC_SHARDS; k++)
             if (tab[i]->shard[k] != NULL)
-                memset(tab[i]->shard[k], 0,
-                       ((size_t)tab[i]->n + 1) * sizeof(uint64_t));
+                memset(tab[i]->shard[k], 0, ((size_t)tab[i]->n + 1) * sizeof(uint64_t));
 }
 #endif
 
@@ -538,8 +531,7 @@ sift(unsigned char *a, size_t root, size_t n, size_t size,
 }
 
 static void
-heap_sort(void *base, size_t n, size_t size,
-          int (*before)(const void *, const void *))
+heap_sort(void *base, size_t n, size_t size, int (*before)(const void *, const void *))
 {
     unsigned char *a = base;
     size_t i;
@@ -633,9 +625,7 @@ group_lines(const hot_group *g)
             for (u = h->lines[r].start; u < end; u++)
                 sum += h->counts[u];
             if (sum && m < lscratch_cap) {
-                lscratch[m].line = h->lines[r].line == PC_NO_LINE
-                                       ? INT64_MAX
-                                       : h->lines[r].line;
+                lscratch[m].line = h->lines[r].line == PC_NO_LINE ? INT64_MAX : h->lines[r].line;
                 lscratch[m++].n = sum;
             }
         }
@@ -668,9 +658,8 @@ static const struct {
     {                             \
 #f, offsetof(pc_calls, f) \
     }
-    CALL_KEY(python_starts), CALL_KEY(resumptions), CALL_KEY(throws),
-    CALL_KEY(returns),       CALL_KEY(yields),      CALL_KEY(unwinds),
-    CALL_KEY(raises),        CALL_KEY(handled),
+    CALL_KEY(python_starts), CALL_KEY(resumptions), CALL_KEY(throws), CALL_KEY(returns),
+    CALL_KEY(yields),        CALL_KEY(unwinds),     CALL_KEY(raises), CALL_KEY(handled),
 #undef CALL_KEY
 };
 #define NCALL_KEYS (sizeof call_keys / sizeof call_keys[0])
@@ -678,8 +667,7 @@ static const struct {
 static uint64_t
 call_count(size_t k)
 {
-    return *(const uint64_t *)((const char *)&pc_calls_g +
-                               call_keys[k].offset);
+    return *(const uint64_t *)((const char *)&pc_calls_g + call_keys[k].offset);
 }
 
 /* The group's top opcodes, by count, then by number. */
@@ -782,9 +770,8 @@ lines_dict(const hot_group *g)
     if (d == NULL)
         return NULL;
     for (i = 0; i < m; i++) {
-        k = lscratch[i].line == INT64_MAX
-                ? Py_NewRef(Py_None)
-                : PyLong_FromLongLong((long long)lscratch[i].line);
+        k = lscratch[i].line == INT64_MAX ? Py_NewRef(Py_None)
+                                          : PyLong_FromLongLong((long long)lscratch[i].line);
         v = PyLong_FromUnsignedLongLong(lscratch[i].n);
         if (k == NULL || v == NULL || PyDict_SetItem(d, k, v) < 0)
             break;
@@ -848,8 +835,7 @@ pc_hot_snapshot(PyObject *dict)
         ng = make_groups();
     for (k = 0; k < ng; k++) {
         entry = entry_dict(&groups[k]);
-        if (entry == NULL ||
-            PyDict_SetItemString(code, tab[groups[k].start]->key, entry) < 0)
+        if (entry == NULL || PyDict_SetItemString(code, tab[groups[k].start]->key, entry) < 0)
             goto done;
         Py_CLEAR(entry);
     }

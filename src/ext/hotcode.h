@@ -93,8 +93,7 @@ extern pc_calls pc_calls_g __attribute__((visibility("hidden")));
 /* A call statistic of this thread (its shard's on a free-threaded
  * build). */
 #if PC_FREE_THREADING
-#define PC_CALLS_ADD(field) \
-    PC_SHARD_ADD(pc_shard_mine(), calls, pc_calls_g, field)
+#define PC_CALLS_ADD(field) PC_SHARD_ADD(pc_shard_mine(), calls, pc_calls_g, field)
 #else
 #define PC_CALLS_ADD(field) ((void)pc_calls_g.field++)
 #endif

@@ -43,8 +43,7 @@ pc_lifecycle_init(PyObject *opnames)
     if (extra_index < 0) {
         extra_index = pc_request_code_extra_index(code_dead);
         if (extra_index < 0) {
-            PyErr_SetString(PyExc_RuntimeError,
-                            "pystats: no free co_extra slot");
+            PyErr_SetString(PyExc_RuntimeError, "pystats: no free co_extra slot");
             return -1;
         }
         pc_codeinfo_init(extra_index);
@@ -82,8 +81,8 @@ hold(void)
 static void
 release(void)
 {
-    if (__atomic_sub_fetch(&pc_g.settling, 1, __ATOMIC_SEQ_CST) == 0 &&
-        pc_g.term_pending && !pc_g.dumping) {
+    if (__atomic_sub_fetch(&pc_g.settling, 1, __ATOMIC_SEQ_CST) == 0 && pc_g.term_pending &&
+        !pc_g.dumping) {
         pc_g.term_pending = 0;
         raise(SIGTERM);
     }
@@ -301,8 +300,7 @@ exit_cut_fn(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-static PyMethodDef exit_cut_def = {"_exit_cut", exit_cut_fn, METH_NOARGS,
-                                   NULL};
+static PyMethodDef exit_cut_def = {"_exit_cut", exit_cut_fn, METH_NOARGS, NULL};
 
 /* In mode count, once: an atexit handler that makes the last cut of
  * every thread (pc_seg_exit_cut) while their frames can still be read.
@@ -341,8 +339,7 @@ exit_cut_register(void)
 int
 pc_has_data(void)
 {
-    return pc_counts_any() || pc_census_has_data() || pc_stats_has_data() ||
-           pc_hot_has_data();
+    return pc_counts_any() || pc_census_has_data() || pc_stats_has_data() || pc_hot_has_data();
 }
 
 /* pthread_atfork's child handler (dump.c installs it): the parent's

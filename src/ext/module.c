@@ -28,9 +28,8 @@ check_pending(void)
 {
     if (pc_g.error_pending) {
         pc_g.error_pending = 0;
-        PyErr_SetString(PyExc_MemoryError,
-                        "pystats: some instructions could not be counted "
-                        "(out of memory while reading a code object)");
+        PyErr_SetString(PyExc_MemoryError, "pystats: some instructions could not be counted "
+                                           "(out of memory while reading a code object)");
         return -1;
     }
     return 0;
@@ -52,8 +51,7 @@ static int
 refuse_without_gil(pc_mode mode)
 {
     if (!PC_FREE_THREADING ||
-        (mode != PC_MODE_COUNT && mode != PC_MODE_NOOP_SEGMENTS &&
-         mode != PC_MODE_NOOP_QUIET) ||
+        (mode != PC_MODE_COUNT && mode != PC_MODE_NOOP_SEGMENTS && mode != PC_MODE_NOOP_QUIET) ||
         !pc_gil_off())
         return 0;
     PyErr_Format(PyExc_RuntimeError,
@@ -108,8 +106,7 @@ parse_mode(PyObject *mode, pc_mode *out)
     PyErr_Format(PyExc_ValueError,
                  "pystats: unknown collection mode %R (known: 'count', "
                  "'instructions', 'census', 'noop'%s)",
-                 mode,
-                 PC_HAVE_MONITORING ? ", 'noop-segments', 'noop-quiet'" : "");
+                 mode, PC_HAVE_MONITORING ? ", 'noop-segments', 'noop-quiet'" : "");
     return -1;
 }
 
@@ -127,16 +124,14 @@ native_result(const char *what)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(
-    on_doc,
-    "on($module, /, mode=None, census=None)\n--\n\n"
-    "Start counting, in every thread, from the instruction after this call.\n"
-    "mode: 'count' (default, also '1'); 'census' (no per-instruction events:\n"
-    "the specialization state of every code object is taken at dump time);\n"
-    "'instructions'; 'noop' (the events, nothing counted: the cost floor).\n"
-    "census: mode 'count' on 3.12+ also takes the specialization census at\n"
-    "dump time, leaving out the families its events instrument; False\n"
-    "leaves it out (True where it cannot be taken is a ValueError).");
+PyDoc_STRVAR(on_doc, "on($module, /, mode=None, census=None)\n--\n\n"
+                     "Start counting, in every thread, from the instruction after this call.\n"
+                     "mode: 'count' (default, also '1'); 'census' (no per-instruction events:\n"
+                     "the specialization state of every code object is taken at dump time);\n"
+                     "'instructions'; 'noop' (the events, nothing counted: the cost floor).\n"
+                     "census: mode 'count' on 3.12+ also takes the specialization census at\n"
+                     "dump time, leaving out the families its events instrument; False\n"
+                     "leaves it out (True where it cannot be taken is a ValueError).");
 
 /* Does a window of this mode take the census alongside its counts?
  * Only mode count on 3.12+: its segment events leave most families free
@@ -155,8 +150,7 @@ census_option(pc_mode mode, PyObject *arg, int *census)
     *census = 0;
     if (mode == PC_MODE_CENSUS) {
         if (want == 0) {
-            PyErr_SetString(PyExc_ValueError,
-                            "pystats: mode 'census' always takes the census");
+            PyErr_SetString(PyExc_ValueError, "pystats: mode 'census' always takes the census");
             return -1;
         }
         return 0;
@@ -166,10 +160,9 @@ census_option(pc_mode mode, PyObject *arg, int *census)
         return 0;
     }
     if (want == 1) {
-        PyErr_SetString(PyExc_ValueError,
-                        "pystats: a census alongside counting needs mode "
-                        "'count' on Python 3.12+ (3.11's trace function and "
-                        "mode 'instructions' hold specialization back)");
+        PyErr_SetString(PyExc_ValueError, "pystats: a census alongside counting needs mode "
+                                          "'count' on Python 3.12+ (3.11's trace function and "
+                                          "mode 'instructions' hold specialization back)");
         return -1;
     }
     return 0;
@@ -183,8 +176,7 @@ pc_on(PyObject *self, PyObject *args, PyObject *kwargs)
     static char *kwlist[] = {"mode", "census", NULL};
     PyObject *mode_obj = NULL, *census_obj = NULL, *r;
     (void)self;
-    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:on", kwlist, &mode_obj,
-                                     &census_obj))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:on", kwlist, &mode_obj, &census_obj))
         return NULL;
     API_LOCK();
     r = on_locked(mode_obj, census_obj);
@@ -197,9 +189,8 @@ on_locked(PyObject *mode_obj, PyObject *census_obj)
 {
     pc_mode mode;
     int census;
-    if (parse_mode(mode_obj, &mode) < 0 ||
-        census_option(mode, census_obj, &census) < 0 || check_pending() < 0 ||
-        refuse_without_gil(mode) < 0)
+    if (parse_mode(mode_obj, &mode) < 0 || census_option(mode, census_obj, &census) < 0 ||
+        check_pending() < 0 || refuse_without_gil(mode) < 0)
         return NULL;
     if (pc_g.native) {
         pc_g.on = 1;
@@ -207,23 +198,19 @@ on_locked(PyObject *mode_obj, PyObject *census_obj)
     }
     if (pc_g.on) {
         if (mode != pc_g.mode) {
-            PyErr_SetString(
-                PyExc_ValueError,
-                "pystats: already on in another mode; off() first");
+            PyErr_SetString(PyExc_ValueError, "pystats: already on in another mode; off() first");
             return NULL;
         }
-        if (mode == PC_MODE_COUNT && census_obj != NULL &&
-            census_obj != Py_None && census != pc_census_count_option()) {
-            PyErr_SetString(PyExc_ValueError,
-                            "pystats: already on with another census "
-                            "option; off() first");
+        if (mode == PC_MODE_COUNT && census_obj != NULL && census_obj != Py_None &&
+            census != pc_census_count_option()) {
+            PyErr_SetString(PyExc_ValueError, "pystats: already on with another census "
+                                              "option; off() first");
             return NULL;
         }
         Py_RETURN_NONE;
     }
     if (pc_g.measuring && mode != pc_g.mode) {
-        PyErr_SetString(PyExc_ValueError,
-                        "pystats: measure() is running in another mode");
+        PyErr_SetString(PyExc_ValueError, "pystats: measure() is running in another mode");
         return NULL;
     }
     if (mode == PC_MODE_CENSUS && pc_census_setup() < 0)
@@ -241,11 +228,9 @@ on_locked(PyObject *mode_obj, PyObject *census_obj)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(
-    off_doc,
-    "off($module, /)\n--\n\n"
-    "Stop counting (the call instruction that invoked off() is the last one\n"
-    "counted) and remove the instrumentation.  Counts are kept.");
+PyDoc_STRVAR(off_doc, "off($module, /)\n--\n\n"
+                      "Stop counting (the call instruction that invoked off() is the last one\n"
+                      "counted) and remove the instrumentation.  Counts are kept.");
 
 static PyObject *off_locked(void);
 
@@ -275,9 +260,8 @@ off_locked(void)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(clear_doc,
-             "clear($module, /)\n--\n\n"
-             "Forget everything counted since the last dump or clear.");
+PyDoc_STRVAR(clear_doc, "clear($module, /)\n--\n\n"
+                        "Forget everything counted since the last dump or clear.");
 
 static PyObject *
 clear_locked(void)
@@ -303,10 +287,9 @@ pc_clear_fn(PyObject *self, PyObject *unused)
     return r;
 }
 
-PyDoc_STRVAR(benchmark_calls_doc,
-             "_benchmark_calls($module, n, /)\n--\n\n"
-             "Add n to the benchmark calls the next dump covers (its\n"
-             "benchmark.calls key; the pyperf hook counts them).");
+PyDoc_STRVAR(benchmark_calls_doc, "_benchmark_calls($module, n, /)\n--\n\n"
+                                  "Add n to the benchmark calls the next dump covers (its\n"
+                                  "benchmark.calls key; the pyperf hook counts them).");
 
 static PyObject *
 pc_benchmark_calls_fn(PyObject *self, PyObject *arg)
@@ -322,13 +305,11 @@ pc_benchmark_calls_fn(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(
-    dump_doc,
-    "dump($module, /)\n--\n\n"
-    "Write what was counted since the last dump or clear to a new file in\n"
-    "the output directory, then clear.  Returns True if a file was written,\n"
-    "False if there was nothing to write (or the directory failed and the\n"
-    "dump went to stderr, as said there).");
+PyDoc_STRVAR(dump_doc, "dump($module, /)\n--\n\n"
+                       "Write what was counted since the last dump or clear to a new file in\n"
+                       "the output directory, then clear.  Returns True if a file was written,\n"
+                       "False if there was nothing to write (or the directory failed and the\n"
+                       "dump went to stderr, as said there).");
 
 static PyObject *dump_locked(void);
 
@@ -370,8 +351,7 @@ dump_locked(void)
     }
     pc_settle_end(PC_SETTLE_API);
     if (r == PC_DUMP_FAILED) {
-        PyErr_SetString(PyExc_OSError,
-                        "pystats: the dump could not be written anywhere");
+        PyErr_SetString(PyExc_OSError, "pystats: the dump could not be written anywhere");
         return NULL;
     }
     return PyBool_FromLong(r == PC_DUMP_FILE);
@@ -388,21 +368,18 @@ pc_is_on(PyObject *self, PyObject *unused)
     return PyBool_FromLong(pc_g.on);
 }
 
-PyDoc_STRVAR(
-    snapshot_doc,
-    "snapshot($module, /)\n--\n\n"
-    "The counts a dump would write now, as a dict:\n"
-    "{'execution_count': {name: n}, 'pair_count': {(first, next): n}}.");
+PyDoc_STRVAR(snapshot_doc, "snapshot($module, /)\n--\n\n"
+                           "The counts a dump would write now, as a dict:\n"
+                           "{'execution_count': {name: n}, 'pair_count': {(first, next): n}}.");
 
 static PyObject *
 snapshot_locked(void)
 {
     PyObject *r;
     if (pc_g.native) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "pystats: the interpreter's own (--enable-pystats) "
-                        "counters cannot be read before they are dumped; "
-                        "use dump(), or set_backend('own')");
+        PyErr_SetString(PyExc_RuntimeError, "pystats: the interpreter's own (--enable-pystats) "
+                                            "counters cannot be read before they are dumped; "
+                                            "use dump(), or set_backend('own')");
         return NULL;
     }
     if (check_pending() < 0)
@@ -442,12 +419,11 @@ pc_census_fold_fn(PyObject *self, PyObject *unused)
     Py_RETURN_NONE;
 }
 
-PyDoc_STRVAR(
-    measure_doc,
-    "measure($module, fn, /, *args, **kwargs)\n--\n\n"
-    "Call fn(*args, **kwargs) and count exactly the instructions it runs in\n"
-    "this thread: none of the caller's, none of measure's own.  Returns fn's\n"
-    "result; an exception from fn propagates, counted up to the raise.");
+PyDoc_STRVAR(measure_doc,
+             "measure($module, fn, /, *args, **kwargs)\n--\n\n"
+             "Call fn(*args, **kwargs) and count exactly the instructions it runs in\n"
+             "this thread: none of the caller's, none of measure's own.  Returns fn's\n"
+             "result; an exception from fn propagates, counted up to the raise.");
 
 /* measure()'s start: the thread counts from here (the interpreter's
  * own counters: every thread, having no per-thread switch).  -1 with
@@ -465,9 +441,8 @@ measure_start(void)
         return 0;
     }
     if (pc_g.on && pc_g.mode == PC_MODE_CENSUS) {
-        PyErr_SetString(PyExc_ValueError,
-                        "pystats: measure() counts instructions, which a "
-                        "census window must not disturb; off() first");
+        PyErr_SetString(PyExc_ValueError, "pystats: measure() counts instructions, which a "
+                                          "census window must not disturb; off() first");
         return -1;
     }
     if (!pc_g.on && !pc_g.measuring && refuse_without_gil(measure_mode) < 0)
@@ -493,8 +468,7 @@ measure_end(void)
 }
 
 static PyObject *
-pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
-           PyObject *kwnames)
+pc_measure(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     Py_ssize_t nargs = PyVectorcall_NARGS(nargsf);
     PyObject *result; /* owned */
@@ -503,8 +477,7 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
     (void)self;
 
     if (nargs < 1) {
-        PyErr_SetString(PyExc_TypeError,
-                        "measure() missing required argument 'fn'");
+        PyErr_SetString(PyExc_TypeError, "measure() missing required argument 'fn'");
         return NULL;
     }
     API_LOCK();
@@ -512,8 +485,7 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
     API_UNLOCK();
     if (started < 0)
         return NULL;
-    result =
-        PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), kwnames);
+    result = PyObject_Vectorcall(args[0], args + 1, (size_t)(nargs - 1), kwnames);
     saved = pc_exc_save();
     API_LOCK();
     measure_end();
@@ -522,13 +494,11 @@ pc_measure(PyObject *self, PyObject *const *args, size_t nargsf,
     return result;
 }
 
-PyDoc_STRVAR(
-    configure_doc,
-    "_configure($module, /, meta, directory, label, default=False)\n--\n\n"
-    "Set the output directory, the label and the header facts of later\n"
-    "dumps (called by the pystats package).  default: directory is the\n"
-    "default one, which falls back to DIRECTORY-UID when it is not the\n"
-    "user's.");
+PyDoc_STRVAR(configure_doc, "_configure($module, /, meta, directory, label, default=False)\n--\n\n"
+                            "Set the output directory, the label and the header facts of later\n"
+                            "dumps (called by the pystats package).  default: directory is the\n"
+                            "default one, which falls back to DIRECTORY-UID when it is not the\n"
+                            "user's.");
 
 /* A free-text header value, in the dump's text encoding (text.h). */
 static int
@@ -590,8 +560,7 @@ copy_run_id(PyObject *d, char *dst)
     }
     for (i = 0; i < n; i++)
         if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
-              (s[i] >= '0' && s[i] <= '9') ||
-              (s[i] != '\0' && strchr("._:+-", s[i]) != NULL)))
+              (s[i] >= '0' && s[i] <= '9') || (s[i] != '\0' && strchr("._:+-", s[i]) != NULL)))
             break;
     if (n == 0 || n > PC_RUN_ID_MAX || i < n) {
         PyErr_Format(PyExc_ValueError,
@@ -653,26 +622,19 @@ pc_configure(PyObject *self, PyObject *args, PyObject *kwargs)
     (void)self;
     /* The directory as the file system spells it: a name that is not
      * UTF-8 (os.fsdecode's surrogates) is a name like any other. */
-    if (!PyArg_ParseTupleAndKeywords(
-            args, kwargs, "O!O&U|p:_configure", kwlist, &PyDict_Type, &meta,
-            PyUnicode_FSConverter, &dir, &label, &is_default))
+    if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O!O&U|p:_configure", kwlist, &PyDict_Type,
+                                     &meta, PyUnicode_FSConverter, &dir, &label, &is_default))
         return NULL;
-    if (copy_str(meta, "python_version", m->python_version,
-                 sizeof m->python_version) < 0 ||
-        copy_str(meta, "implementation", m->implementation,
-                 sizeof m->implementation) < 0 ||
-        copy_str(meta, "sys_version", m->sys_version, sizeof m->sys_version) <
-            0 ||
+    if (copy_str(meta, "python_version", m->python_version, sizeof m->python_version) < 0 ||
+        copy_str(meta, "implementation", m->implementation, sizeof m->implementation) < 0 ||
+        copy_str(meta, "sys_version", m->sys_version, sizeof m->sys_version) < 0 ||
         copy_str(meta, "git", m->git, sizeof m->git) < 0 ||
-        copy_str(meta, "config_args", m->config_args, sizeof m->config_args) <
-            0 ||
+        copy_str(meta, "config_args", m->config_args, sizeof m->config_args) < 0 ||
         copy_str(meta, "cwd", m->cwd, sizeof m->cwd) < 0 ||
-        copy_text_list(meta, "sys_path", m->sys_path, sizeof m->sys_path) <
-            0 ||
+        copy_text_list(meta, "sys_path", m->sys_path, sizeof m->sys_path) < 0 ||
         copy_int(meta, "pystats_build", &m->pystats_build) < 0 ||
         copy_int(meta, "free_threading", &m->free_threading) < 0 ||
-        copy_int(meta, "jit", &m->jit) < 0 ||
-        copy_run_id(meta, m->run_id) < 0) {
+        copy_int(meta, "jit", &m->jit) < 0 || copy_run_id(meta, m->run_id) < 0) {
         Py_DECREF(dir);
         return NULL;
     }
@@ -693,14 +655,12 @@ pc_set_native(PyObject *self, PyObject *arg)
     if (v < 0)
         return NULL;
     if (pc_g.on || pc_g.measuring) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "pystats: cannot change backend while collecting");
+        PyErr_SetString(PyExc_RuntimeError, "pystats: cannot change backend while collecting");
         return NULL;
     }
     if (v && !pc_native_available()) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "pystats: this interpreter was not built with "
-                        "--enable-pystats");
+        PyErr_SetString(PyExc_RuntimeError, "pystats: this interpreter was not built with "
+                                            "--enable-pystats");
         return NULL;
     }
     pc_g.native = v;
@@ -710,19 +670,16 @@ pc_set_native(PyObject *self, PyObject *arg)
 static PyObject *
 pc_state_fn(PyObject *self, PyObject *unused)
 {
-    static const char *const scopes[] = {[PC_CENSUS_NONE] = NULL,
-                                         [PC_CENSUS_CENSUS] = "census",
-                                         [PC_CENSUS_COUNT] = "count"};
+    static const char *const scopes[] = {
+        [PC_CENSUS_NONE] = NULL, [PC_CENSUS_CENSUS] = "census", [PC_CENSUS_COUNT] = "count"};
     (void)self;
     (void)unused;
-    return Py_BuildValue(
-        "{sisisssNsisKsisisssisz}", "on", pc_g.on, "measuring", pc_g.measuring,
-        "mechanism", pc_backend_name(), "directory",
-        PyUnicode_DecodeFSDefault(pc_g.dir), "installed", pc_g.installed,
-        "windows", (unsigned long long)pc_g.windows, "forked", pc_g.forked,
-        "native", pc_g.native, "mode", pc_mode_name(pc_g.mode),
-        "census_wanted", pc_g.census_wanted, "census_scope",
-        scopes[pc_census_period_scope()]);
+    return Py_BuildValue("{sisisssNsisKsisisssisz}", "on", pc_g.on, "measuring", pc_g.measuring,
+                         "mechanism", pc_backend_name(), "directory",
+                         PyUnicode_DecodeFSDefault(pc_g.dir), "installed", pc_g.installed,
+                         "windows", (unsigned long long)pc_g.windows, "forked", pc_g.forked,
+                         "native", pc_g.native, "mode", pc_mode_name(pc_g.mode), "census_wanted",
+                         pc_g.census_wanted, "census_scope", scopes[pc_census_period_scope()]);
 }
 
 /* The sys.monitoring events of segment counting, by name (none on
@@ -762,8 +719,7 @@ pc_seg_state_fn(PyObject *self, PyObject *unused)
 {
     (void)self;
     (void)unused;
-    return Py_BuildValue("{sssK}", "method",
-                         pc_seg_mode() ? "segments" : "instructions", "desync",
+    return Py_BuildValue("{sssK}", "method", pc_seg_mode() ? "segments" : "instructions", "desync",
                          (unsigned long long)pc_g.desync);
 }
 
@@ -775,8 +731,7 @@ pc_set_measure_mode(PyObject *self, PyObject *arg)
     if (parse_mode(arg, &mode) < 0)
         return NULL;
     if (mode == PC_MODE_CENSUS) {
-        PyErr_SetString(PyExc_ValueError,
-                        "pystats: measure() cannot take a census");
+        PyErr_SetString(PyExc_ValueError, "pystats: measure() cannot take a census");
         return NULL;
     }
     measure_mode = mode;
@@ -784,17 +739,16 @@ pc_set_measure_mode(PyObject *self, PyObject *arg)
 }
 
 static PyMethodDef module_methods[] = {
-    {"on", (PyCFunction)(void (*)(void))pc_on, METH_VARARGS | METH_KEYWORDS,
-     on_doc},
+    {"on", (PyCFunction)(void (*)(void))pc_on, METH_VARARGS | METH_KEYWORDS, on_doc},
     {"off", pc_off, METH_NOARGS, off_doc},
     {"clear", pc_clear_fn, METH_NOARGS, clear_doc},
     {"dump", pc_dump_fn, METH_NOARGS, dump_doc},
     {"is_on", pc_is_on, METH_NOARGS, is_on_doc},
     {"snapshot", pc_snapshot_fn, METH_NOARGS, snapshot_doc},
-    {"measure", (PyCFunction)(void (*)(void))pc_measure,
-     METH_FASTCALL | METH_KEYWORDS, measure_doc},
-    {"_configure", (PyCFunction)(void (*)(void))pc_configure,
-     METH_VARARGS | METH_KEYWORDS, configure_doc},
+    {"measure", (PyCFunction)(void (*)(void))pc_measure, METH_FASTCALL | METH_KEYWORDS,
+     measure_doc},
+    {"_configure", (PyCFunction)(void (*)(void))pc_configure, METH_VARARGS | METH_KEYWORDS,
+     configure_doc},
     {"_set_native", pc_set_native, METH_O, NULL},
     {"_benchmark_calls", pc_benchmark_calls_fn, METH_O, benchmark_calls_doc},
     {"_state", pc_state_fn, METH_NOARGS, NULL},
@@ -817,8 +771,7 @@ module_exec(PyObject *module)
     if (PyModule_AddFunctions(module, pc_census_methods) < 0 ||
         PyModule_AddFunctions(module, pc_census_registry_methods) < 0 ||
         PyModule_AddFunctions(module, pc_census_take_methods) < 0 ||
-        PyModule_AddStringConstant(module, "DEFAULT_MODE",
-                                   pc_mode_name(default_mode)) < 0 ||
+        PyModule_AddStringConstant(module, "DEFAULT_MODE", pc_mode_name(default_mode)) < 0 ||
         PyModule_AddFunctions(module, pc_sites_methods) < 0 ||
         PyModule_AddStringConstant(module, "__version__", PSF_VERSION) < 0 ||
         PyModule_AddStringConstant(module, "MECHANISM", pc_backend_name()) < 0)
@@ -830,8 +783,7 @@ module_exec(PyObject *module)
     if (opcode == NULL)
         goto done;
     opnames = PyObject_GetAttrString(opcode, "opname");
-    if (opnames == NULL || pc_lifecycle_init(opnames) < 0 ||
-        pc_stats_init() < 0)
+    if (opnames == NULL || pc_lifecycle_init(opnames) < 0 || pc_stats_init() < 0)
         goto done;
     os = PyImport_ImportModule("os");
     if (os == NULL || pc_dump_install_hooks(os) < 0)

@@ -83,19 +83,17 @@ cb_resume(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* The other call events only count (calls.*). */
-#define CALL_EVENT(fn, field)                                       \
-    static PyObject *fn(PyObject *self, PyObject *const *args,      \
-                        Py_ssize_t nargs)                           \
-    {                                                               \
-        (void)self;                                                 \
-        (void)args;                                                 \
-        (void)nargs;                                                \
-        if (pc_counting() && pc_g.mode == PC_MODE_INSTRUCTIONS)     \
-            PC_CALLS_ADD(field);                                    \
-        Py_RETURN_NONE;                                             \
-    }                                                               \
-    static PyMethodDef fn##_def = {"_pystats_" #field,              \
-                                   (PyCFunction)(void (*)(void))fn, \
+#define CALL_EVENT(fn, field)                                                           \
+    static PyObject *fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs)        \
+    {                                                                                   \
+        (void)self;                                                                     \
+        (void)args;                                                                     \
+        (void)nargs;                                                                    \
+        if (pc_counting() && pc_g.mode == PC_MODE_INSTRUCTIONS)                         \
+            PC_CALLS_ADD(field);                                                        \
+        Py_RETURN_NONE;                                                                 \
+    }                                                                                   \
+    static PyMethodDef fn##_def = {"_pystats_" #field, (PyCFunction)(void (*)(void))fn, \
                                    METH_FASTCALL, NULL}
 CALL_EVENT(cb_throw, throws);
 CALL_EVENT(cb_return, returns);
@@ -105,13 +103,10 @@ CALL_EVENT(cb_raise, raises);
 CALL_EVENT(cb_handled, handled);
 
 static PyMethodDef cb_instruction_def = {
-    "_pystats_instruction", (PyCFunction)(void (*)(void))cb_instruction,
-    METH_FASTCALL, NULL};
-static PyMethodDef cb_start_def = {"_pystats_start",
-                                   (PyCFunction)(void (*)(void))cb_start,
+    "_pystats_instruction", (PyCFunction)(void (*)(void))cb_instruction, METH_FASTCALL, NULL};
+static PyMethodDef cb_start_def = {"_pystats_start", (PyCFunction)(void (*)(void))cb_start,
                                    METH_FASTCALL, NULL};
-static PyMethodDef cb_resume_def = {"_pystats_resume",
-                                    (PyCFunction)(void (*)(void))cb_resume,
+static PyMethodDef cb_resume_def = {"_pystats_resume", (PyCFunction)(void (*)(void))cb_resume,
                                     METH_FASTCALL, NULL};
 
 static const pc_seg_callback instruction_callbacks[] = {
@@ -121,8 +116,7 @@ static const pc_seg_callback instruction_callbacks[] = {
     {"PY_UNWIND", &cb_unwind_def},          {"RAISE", &cb_raise_def},
     {"EXCEPTION_HANDLED", &cb_handled_def},
 };
-#define NCALLBACKS \
-    (sizeof instruction_callbacks / sizeof instruction_callbacks[0])
+#define NCALLBACKS (sizeof instruction_callbacks / sizeof instruction_callbacks[0])
 
 PyObject *
 pc_monitoring_module(void)
@@ -172,8 +166,7 @@ typedef struct {
 } pc_callback;
 
 static PyObject *
-callback_call(PyObject *self, PyObject *const *args, size_t nargsf,
-              PyObject *kwnames)
+callback_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
     (void)kwnames;
     return ((pc_callback *)self)->fn(NULL, args, PyVectorcall_NARGS(nargsf));
@@ -191,8 +184,7 @@ static PyObject *
 callback_new(const PyMethodDef *def)
 {
     pc_callback *cb;
-    if (!(pc_callback_type.tp_flags & Py_TPFLAGS_READY) &&
-        PyType_Ready(&pc_callback_type) < 0)
+    if (!(pc_callback_type.tp_flags & Py_TPFLAGS_READY) && PyType_Ready(&pc_callback_type) < 0)
         return NULL;
     cb = PyObject_New(pc_callback, &pc_callback_type);
     if (cb == NULL)
@@ -217,8 +209,7 @@ claim(PyObject *mon)
                                                                         : 0,
                                      &ncallbacks);
     for (k = 0; k < sizeof candidate_ids / sizeof candidate_ids[0]; k++) {
-        PyObject *r = PyObject_CallMethod(mon, "use_tool_id", "is",
-                                          candidate_ids[k], "pystats");
+        PyObject *r = PyObject_CallMethod(mon, "use_tool_id", "is", candidate_ids[k], "pystats");
         if (r != NULL) {
             Py_DECREF(r);
             tool_id = candidate_ids[k];
@@ -229,9 +220,8 @@ claim(PyObject *mon)
         PyErr_Clear();
     }
     if (tool_id < 0) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "pystats: sys.monitoring tool ids 3 and 4 are both "
-                        "in use by other tools; refusing to evict them");
+        PyErr_SetString(PyExc_RuntimeError, "pystats: sys.monitoring tool ids 3 and 4 are both "
+                                            "in use by other tools; refusing to evict them");
         return -1;
     }
     for (i = 0; i < ncallbacks; i++) {
@@ -243,8 +233,7 @@ claim(PyObject *mon)
         bitobj = PyLong_FromLong(bit);
         pc_guard_own++;
         if (fn && bitobj)
-            r = PyObject_CallMethod(mon, "register_callback", "iOO", tool_id,
-                                    bitobj, fn);
+            r = PyObject_CallMethod(mon, "register_callback", "iOO", tool_id, bitobj, fn);
         pc_guard_own--;
         Py_XDECREF(fn);
         Py_XDECREF(bitobj);

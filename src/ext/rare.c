@@ -23,21 +23,19 @@ static PyObject *watched_types; /* owned list */
 static PyObject *builtins_dict; /* borrowed identity, for telling apart */
 
 static int
-on_func(PyFunction_WatchEvent event, PyFunctionObject *func,
-        PyObject *new_value)
+on_func(PyFunction_WatchEvent event, PyFunctionObject *func, PyObject *new_value)
 {
     (void)func;
     (void)new_value;
-    if (pc_g.on && (event == PyFunction_EVENT_MODIFY_CODE ||
-                    event == PyFunction_EVENT_MODIFY_DEFAULTS ||
-                    event == PyFunction_EVENT_MODIFY_KWDEFAULTS))
+    if (pc_g.on &&
+        (event == PyFunction_EVENT_MODIFY_CODE || event == PyFunction_EVENT_MODIFY_DEFAULTS ||
+         event == PyFunction_EVENT_MODIFY_KWDEFAULTS))
         PC_ATOMIC_ADD(pc_rare_counts.func_modification, 1);
     return 0;
 }
 
 static int
-on_dict(PyDict_WatchEvent event, PyObject *dict, PyObject *key,
-        PyObject *new_value)
+on_dict(PyDict_WatchEvent event, PyObject *dict, PyObject *key, PyObject *new_value)
 {
     (void)key;
     (void)new_value;
@@ -116,8 +114,7 @@ watch_types(void)
         PyObject *t = PyList_GET_ITEM(objs, i);
         if (!PyType_Check(t))
             continue;
-        if (PyType_Watch(type_watcher, t) < 0 ||
-            PyList_Append(watched_types, t) < 0)
+        if (PyType_Watch(type_watcher, t) < 0 || PyList_Append(watched_types, t) < 0)
             goto done;
         pc_rare_counts.watched_types++;
     }
@@ -161,15 +158,13 @@ pc_rare_remove(void)
     int ret = 0;
     if (watched_dicts != NULL) {
         for (i = 0; i < PyList_GET_SIZE(watched_dicts); i++)
-            if (PyDict_Unwatch(dict_watcher,
-                               PyList_GET_ITEM(watched_dicts, i)) < 0)
+            if (PyDict_Unwatch(dict_watcher, PyList_GET_ITEM(watched_dicts, i)) < 0)
                 ret = -1;
         Py_CLEAR(watched_dicts);
     }
     if (watched_types != NULL) {
         for (i = 0; i < PyList_GET_SIZE(watched_types); i++)
-            if (PyType_Unwatch(type_watcher,
-                               PyList_GET_ITEM(watched_types, i)) < 0)
+            if (PyType_Unwatch(type_watcher, PyList_GET_ITEM(watched_types, i)) < 0)
                 ret = -1;
         Py_CLEAR(watched_types);
     }
@@ -203,8 +198,7 @@ pc_rare_remove(void)
 void
 pc_rare_clear(void)
 {
-    uint64_t d = pc_rare_counts.watched_dicts,
-             t = pc_rare_counts.watched_types;
+    uint64_t d = pc_rare_counts.watched_dicts, t = pc_rare_counts.watched_types;
     memset(&pc_rare_counts, 0, sizeof pc_rare_counts);
     /* What is being watched stays true across a clear. */
     pc_rare_counts.watched_dicts = d;
@@ -214,10 +208,8 @@ pc_rare_clear(void)
 int
 pc_rare_has_data(void)
 {
-    return pc_rare_counts.func_modification ||
-           pc_rare_counts.builtins_modification ||
-           pc_rare_counts.globals_modification ||
-           pc_rare_counts.type_modification;
+    return pc_rare_counts.func_modification || pc_rare_counts.builtins_modification ||
+           pc_rare_counts.globals_modification || pc_rare_counts.type_modification;
 }
 
 void
@@ -226,8 +218,7 @@ pc_rare_write(psf_out *o)
     if (!PC_HAVE_CODE_WATCHER)
         return;
     psf_put_counter(o, PSF_RARE_FUNC, pc_rare_counts.func_modification);
-    psf_put_counter(o, PSF_RARE_BUILTINS,
-                    pc_rare_counts.builtins_modification);
+    psf_put_counter(o, PSF_RARE_BUILTINS, pc_rare_counts.builtins_modification);
     psf_put_counter(o, PSF_RARE_GLOBALS, pc_rare_counts.globals_modification);
     psf_put_counter(o, PSF_RARE_TYPE, pc_rare_counts.type_modification);
     psf_put_counter(o, PSF_RARE_DICTS, pc_rare_counts.watched_dicts);

@@ -90,12 +90,10 @@ seg_ops_init(PyObject *mon)
             if ((i = opcode_of(not_eager[k])) >= 0)
                 seg_op.eager[i] = 0;
     }
-    if (seg_op.cache < 0 || seg_op.send < 0 || seg_op.jbni < 0 ||
-        seg_op.jump_backward < 0 || seg_op.jump_forward < 0 ||
-        seg_op.for_iter < 0 || seg_op.extended_arg < 0 || seg_op.resume < 0) {
-        PyErr_SetString(
-            PyExc_RuntimeError,
-            "pystats: an opcode segment counting needs is missing");
+    if (seg_op.cache < 0 || seg_op.send < 0 || seg_op.jbni < 0 || seg_op.jump_backward < 0 ||
+        seg_op.jump_forward < 0 || seg_op.for_iter < 0 || seg_op.extended_arg < 0 ||
+        seg_op.resume < 0) {
+        PyErr_SetString(PyExc_RuntimeError, "pystats: an opcode segment counting needs is missing");
         return -1;
     }
     {
@@ -150,8 +148,7 @@ seg_ops_init(PyObject *mon)
 static int
 always_fires(int op)
 {
-    return op == seg_op.for_iter || is_return_op(op) ||
-           op == seg_op.yield_value || is_pop_jump(op);
+    return op == seg_op.for_iter || is_return_op(op) || op == seg_op.yield_value || is_pop_jump(op);
 }
 
 /* Quiet branches.  A POP_JUMP_IF_* (3.12, 3.13: or a FOR_ITER) goes one
@@ -196,17 +193,15 @@ fork_run_end(const seg_code *sc, int32_t u, const uint8_t *anchored)
         int op = sc->op[u];
         if (sc->quiet_ok[u] == SEG_QUIET_FORK)
             return -1;
-        if (op == seg_op.for_iter || is_return_op(op) ||
-            op == seg_op.raise_varargs)
+        if (op == seg_op.for_iter || is_return_op(op) || op == seg_op.raise_varargs)
             return u;
         if (is_pop_jump(op)) {
             if (!PC_BRANCH_LEFT_RIGHT || (anchored[u / 8] & (1u << (u % 8))))
                 return u;
             continue;
         }
-        if (op == seg_op.jump_forward || op == seg_op.jump_backward ||
-            op == seg_op.jbni || op == seg_op.send ||
-            op == seg_op.yield_value || op == seg_op.reraise ||
+        if (op == seg_op.jump_forward || op == seg_op.jump_backward || op == seg_op.jbni ||
+            op == seg_op.send || op == seg_op.yield_value || op == seg_op.reraise ||
             op == seg_op.resume)
             return -1;
     }
@@ -224,16 +219,14 @@ choose_forks(seg_code *sc, const uint8_t *anchored)
             (anchored[b / 8] & (1u << (b % 8))))
             continue;
         tg = jump_target(sc, b);
-        for (k = 0; loop && k < PC_FOR_ITER_EXIT_SKIP && valid_unit(sc, tg) &&
-                    sc->span[tg] > 0;
+        for (k = 0; loop && k < PC_FOR_ITER_EXIT_SKIP && valid_unit(sc, tg) && sc->span[tg] > 0;
              k++)
             tg = next_unit(sc, tg); /* where an exhausted FOR_ITER goes */
         if (tg <= b || !valid_unit(sc, tg) || sc->span[tg] <= 0)
             continue;
         tf = fork_run_end(sc, next_unit(sc, b), anchored);
         tt = fork_run_end(sc, tg, anchored);
-        if (tf < 0 || tt < 0 || tf == tt ||
-            (is_return_op(sc->op[tf]) && is_return_op(sc->op[tt])))
+        if (tf < 0 || tt < 0 || tf == tt || (is_return_op(sc->op[tf]) && is_return_op(sc->op[tt])))
             continue;
         /* 3.14: the BRANCH_LEFT of a branch ending the run names the
          * NOT_TAKEN after it (branch_fixup), which is in no other run */
@@ -267,8 +260,8 @@ quiet_eligible(const seg_code *sc, int32_t u, int32_t *anchor)
             *anchor = v;
             return 1;
         }
-        if (v == u || o == seg_op.jump_forward || o == seg_op.jump_backward ||
-            o == seg_op.jbni || o == seg_op.send || sc->span[v] <= 0)
+        if (v == u || o == seg_op.jump_forward || o == seg_op.jump_backward || o == seg_op.jbni ||
+            o == seg_op.send || sc->span[v] <= 0)
             return 0;
     }
     return 0;
@@ -310,9 +303,8 @@ fill_tables(seg_code *sc, const uint8_t *raw, uint8_t *anchored)
     }
     for (i = 0; i < n; i++) {
         int32_t tg = i;
-        if (sc->span[i] > 0 &&
-            (op[i] == seg_op.send || op[i] == seg_op.jbni ||
-             op[i] == seg_op.jump_forward || op[i] == seg_op.jump_backward)) {
+        if (sc->span[i] > 0 && (op[i] == seg_op.send || op[i] == seg_op.jbni ||
+                                op[i] == seg_op.jump_forward || op[i] == seg_op.jump_backward)) {
             tg = jump_target(sc, i);
             if (tg < 0 || tg >= n)
                 tg = i; /* never: seg_walk_silent's guard stops it */
@@ -347,8 +339,7 @@ static int
 silent_capable(const seg_code *sc, int32_t u)
 {
     int op = sc->op[u];
-    return op == seg_op.send || op == seg_op.jbni ||
-           sc->quiet_ok[u] == SEG_QUIET_FORK;
+    return op == seg_op.send || op == seg_op.jbni || sc->quiet_ok[u] == SEG_QUIET_FORK;
 }
 
 /* seg_code.h's invariants of a table just built (DEBUG=1 builds only:
@@ -381,15 +372,12 @@ check_tables(const seg_code *sc, const pc_codeinfo *ci, const uint8_t *raw)
     }
     for (u = 0; u < n; u++) {
         int op = sc->op[u], q = sc->quiet_ok[u];
-        int jumps = sc->span[u] > 0 &&
-                    (op == seg_op.send || op == seg_op.jbni ||
-                     op == seg_op.jump_forward || op == seg_op.jump_backward);
+        int jumps = sc->span[u] > 0 && (op == seg_op.send || op == seg_op.jbni ||
+                                        op == seg_op.jump_forward || op == seg_op.jump_backward);
         assert(q == 0 || sc->span[u] > 0);
-        assert(q != SEG_QUIET_JUMP || op == seg_op.jump_forward ||
-               op == seg_op.jump_backward);
+        assert(q != SEG_QUIET_JUMP || op == seg_op.jump_forward || op == seg_op.jump_backward);
         assert(q != SEG_QUIET_LEFT || op == seg_op.not_taken);
-        assert(q != SEG_QUIET_FORK || is_pop_jump(op) ||
-               op == seg_op.for_iter);
+        assert(q != SEG_QUIET_FORK || is_pop_jump(op) || op == seg_op.for_iter);
         if (q == SEG_QUIET_FORK) {
             int32_t t = sc->target[u], f = sc->fork[u];
             /* the jumping side's run [t, f], which the other side's,
@@ -403,8 +391,7 @@ check_tables(const seg_code *sc, const pc_codeinfo *ci, const uint8_t *raw)
         else {
             assert(sc->fork[u] == -1);
             assert(sc->target[u] == u || jumps);
-            assert(!jumps || sc->target[u] == u ||
-                   sc->target[u] == jump_target(sc, u));
+            assert(!jumps || sc->target[u] == u || sc->target[u] == jump_target(sc, u));
         }
     }
 }
@@ -439,11 +426,10 @@ seg_code_slow(pc_codeinfo *ci)
     assert(ci->seg == NULL && PyGILState_Check());
     saved = pc_exc_save();
     bytes = PyCode_GetCode((PyCodeObject *)ci->code);
-    if (bytes == NULL || !PyBytes_Check(bytes) ||
-        PyBytes_GET_SIZE(bytes) / 2 != ci->n)
+    if (bytes == NULL || !PyBytes_Check(bytes) || PyBytes_GET_SIZE(bytes) / 2 != ci->n)
         goto done;
-    size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) +
-           4 * (size_t)n * sizeof(int32_t) + 3 * (size_t)n + 1;
+    size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) + 4 * (size_t)n * sizeof(int32_t) +
+           3 * (size_t)n + 1;
     anchored = calloc((size_t)n / 8 + 1, 1); /* a bit per unit */
     p = anchored ? calloc(1, size) : NULL;
     if (p == NULL)
@@ -472,10 +458,9 @@ seg_code_slow(pc_codeinfo *ci)
     sc->op = ci->op;
     sc->hot = ci->hot;
     sc->quiet = quiet_kind(((PyCodeObject *)ci->code)->co_flags, ci);
-    sc->drop_start =
-        seg_test_desync != NULL &&
-        PyUnicode_CompareWithASCIIString(
-            ((PyCodeObject *)ci->code)->co_qualname, seg_test_desync) == 0;
+    sc->drop_start = seg_test_desync != NULL &&
+                     PyUnicode_CompareWithASCIIString(((PyCodeObject *)ci->code)->co_qualname,
+                                                      seg_test_desync) == 0;
     fill_tables(sc, (const uint8_t *)PyBytes_AS_STRING(bytes), anchored);
 #ifndef NDEBUG
     check_tables(sc, ci, (const uint8_t *)PyBytes_AS_STRING(bytes));
@@ -515,8 +500,7 @@ seg_loop_exit(const seg_code *sc, int32_t v)
 {
     int32_t e = owner_unit(sc, v - 1), u;
     for (u = e - 1; u >= 0; u--)
-        if (sc->span[u] > 0 && sc->op[u] == seg_op.for_iter &&
-            jump_target(sc, u) == e)
+        if (sc->span[u] > 0 && sc->op[u] == seg_op.for_iter && jump_target(sc, u) == e)
             return u;
     return -1;
 }

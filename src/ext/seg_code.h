@@ -89,9 +89,9 @@ typedef struct seg_code {
  * or fire an event of their own, are not in it).  Set once by
  * seg_ops_init(). */
 typedef struct seg_ops {
-    int cache, send, jbni, jump_backward, jump_forward, for_iter, extended_arg,
-        resume, exit_init_check, not_taken, pop_iter, end_async_for,
-        return_value, return_const, yield_value, raise_varargs, reraise;
+    int cache, send, jbni, jump_backward, jump_forward, for_iter, extended_arg, resume,
+        exit_init_check, not_taken, pop_iter, end_async_for, return_value, return_const,
+        yield_value, raise_varargs, reraise;
     int pop_jump[4]; /* POP_JUMP_IF_FALSE, _TRUE, _NONE, _NOT_NONE */
     uint8_t eager[PC_NOPS];
 } seg_ops;
@@ -163,8 +163,8 @@ jump_target(const seg_code *sc, int32_t u)
 static inline int
 is_pop_jump(int op)
 {
-    return op == seg_op.pop_jump[0] || op == seg_op.pop_jump[1] ||
-           op == seg_op.pop_jump[2] || op == seg_op.pop_jump[3];
+    return op == seg_op.pop_jump[0] || op == seg_op.pop_jump[1] || op == seg_op.pop_jump[2] ||
+           op == seg_op.pop_jump[3];
 }
 
 static inline int
@@ -203,8 +203,7 @@ typedef struct seg_cache_entry {
     PyObject *code;
     seg_code *sc;
 } seg_cache_entry;
-extern seg_cache_entry seg_cache[SEG_CACHE]
-    __attribute__((visibility("hidden")));
+extern seg_cache_entry seg_cache[SEG_CACHE] __attribute__((visibility("hidden")));
 
 static inline unsigned
 cache_slot(PyObject *code)
@@ -239,8 +238,7 @@ static inline int32_t
 fork_side(const seg_code *sc, int32_t b, int32_t e)
 {
     int32_t t = sc->target[b];
-    if (e < 0 ? is_return_op(sc->op[sc->fork[b]])
-              : (e >= t && e <= sc->fork[b]))
+    if (e < 0 ? is_return_op(sc->op[sc->fork[b]]) : (e >= t && e <= sc->fork[b]))
         return t;
     return next_unit(sc, b);
 }

@@ -39,8 +39,7 @@ caller_stop_slow(seg_thread *t)
         return;
     c = seg_caller_instruction(t, f);
     if (f->start >= 0 && f->at < 0 && f->raised >= 0 && c != f->raised &&
-        f->sc->op[f->raised] != seg_op.for_iter &&
-        f->sc->op[f->raised] != seg_op.send) {
+        f->sc->op[f->raised] != seg_op.for_iter && f->sc->op[f->raised] != seg_op.send) {
         /* An exception is in flight: the callee runs from the stack
          * unwinding (a __del__, a weakref callback), and RERAISE may have
          * set the frame's instruction back to where the exception first
@@ -68,8 +67,7 @@ caller_stop(seg_thread *t)
         seg_frame *f = &t->stack[t->depth - 1];
         pc_iframe *cur, *p;
         int32_t c;
-        if (running(f) && (p = caller_fast(t, &cur)) == f->iframe &&
-            (c = caller_unit(f, p)) >= 0) {
+        if (running(f) && (p = caller_fast(t, &cur)) == f->iframe && (c = caller_unit(f, p)) >= 0) {
             close_round(t, f, c);
             f->at = c;
             return f->sc->op[c];
@@ -246,8 +244,7 @@ branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
     if (kind == BR_LEFT)
         return !(op == seg_op.for_iter && dst == next_unit(sc, src));
     v = owner_unit(sc, dst - 1);
-    if (v < 0 ||
-        (sc->op[v] != seg_op.pop_iter && sc->op[v] != seg_op.end_async_for))
+    if (v < 0 || (sc->op[v] != seg_op.pop_iter && sc->op[v] != seg_op.end_async_for))
         return 0;
     if (v == src)
         return sc->op[v] == seg_op.pop_iter;
@@ -331,8 +328,7 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
         SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
-    if ((kind == BR_LEFT || kind == BR_RIGHT) &&
-        branch_fixup(t, f, &src, &dst, kind) != 0)
+    if ((kind == BR_LEFT || kind == BR_RIGHT) && branch_fixup(t, f, &src, &dst, kind) != 0)
         Py_RETURN_NONE;
     if (f->start >= 0 && f->at != src && straight(sc, f->start, src)) {
         /* Running straight-line code (or restarted eagerly, which this
@@ -379,8 +375,7 @@ counting_thread(void)
      * which is why the segment modes are refused without it.  Asserted
      * in DEBUG=1 builds only: no cost on the fast path of a release. */
     assert(PyGILState_Check());
-    if (t != NULL && t->gen == seg_gen && (pc_g.on | t->measuring) &&
-        t->depth > 0)
+    if (t != NULL && t->gen == seg_gen && (pc_g.on | t->measuring) && t->depth > 0)
         return t;
     return NULL;
 }
@@ -408,15 +403,13 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     off = unit_arg(args[1]); /* RESUME is often at offset 0 */
     if ((uint32_t)off >= (uint32_t)nsc->n)
         goto other;
-    if ((p = caller_fast(t, &cur)) != f->iframe &&
-        (f = pop_quiet(t, f, p)) == NULL)
+    if ((p = caller_fast(t, &cur)) != f->iframe && (f = pop_quiet(t, f, p)) == NULL)
         goto other;
     /* f is the caller: an open segment (or restarted eagerly, which this
      * call confirms unless it is at the same instruction), no exception
      * in flight, at an instruction the fast path can stop at. */
     sc = f->sc;
-    if (f->start < 0 || f->raised >= 0 || (c = caller_unit(f, p)) < 0 ||
-        c == f->at)
+    if (f->start < 0 || f->raised >= 0 || (c = caller_unit(f, p)) < 0 || c == f->at)
         goto other;
     f->at = -1;
     close_round(t, f, c);
@@ -469,8 +462,8 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
          * through to the YIELD_VALUE right after it): that one
          * instruction runs, its predecessor the sub-iterator's last.  As
          * settle() would do it (restart there, close at once). */
-        if (!yielding || f->at < 0 || f->resume >= 0 || f->seeded ||
-            sc->op[f->at] != seg_op.send || off != next_unit(sc, f->at))
+        if (!yielding || f->at < 0 || f->resume >= 0 || f->seeded || sc->op[f->at] != seg_op.send ||
+            off != next_unit(sc, f->at))
             goto other;
         pair(t->last, sc->op[off]);
         f->at = f->raised = -1;
@@ -513,12 +506,10 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
     if (f->iframe != cur && (f = pop_quiet(t, f, cur)) == NULL)
         goto other;
     sc = f->sc;
-    if (sc->code != code || (uint32_t)src >= (uint32_t)sc->n ||
-        (uint32_t)dst >= (uint32_t)sc->n)
+    if (sc->code != code || (uint32_t)src >= (uint32_t)sc->n || (uint32_t)dst >= (uint32_t)sc->n)
         goto other;
-    if (kind == BR_LEFT && sc->op[src] != seg_op.for_iter &&
-        (nt = next_unit(sc, src)) < dst && sc->op[nt] == seg_op.not_taken &&
-        next_unit(sc, nt) == dst) {
+    if (kind == BR_LEFT && sc->op[src] != seg_op.for_iter && (nt = next_unit(sc, src)) < dst &&
+        sc->op[nt] == seg_op.not_taken && next_unit(sc, nt) == dst) {
         /* the commonest moved event: a POP_JUMP_IF_*'s NOT_TAKEN */
         src = nt;
         kind = BR_FIXED;
@@ -807,16 +798,14 @@ cb_noop_left(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     if ((uint32_t)src >= (uint32_t)sc->n || sc->span[src] <= 0)
         Py_RETURN_NONE;
     nt = next_unit(sc, src);
-    if (nt < sc->n && sc->quiet_ok[nt] == SEG_QUIET_LEFT &&
-        unit_arg(args[2]) == next_unit(sc, nt))
+    if (nt < sc->n && sc->quiet_ok[nt] == SEG_QUIET_LEFT && unit_arg(args[2]) == next_unit(sc, nt))
         return Py_NewRef(seg_disable);
     Py_RETURN_NONE;
 }
 #endif
 
-#define DEF(name, fn)                                                     \
-    static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, \
-                                   METH_FASTCALL, NULL}
+#define DEF(name, fn) \
+    static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, NULL}
 DEF("_pystats_seg_start", cb_start);
 DEF("_pystats_seg_resume", cb_resume);
 DEF("_pystats_seg_throw", cb_throw);
@@ -873,9 +862,7 @@ pc_seg_callbacks(int noop, size_t *n)
     for (i = 0; i < NSEG; i++) {
         pc_seg_callback *cb = &noop_callbacks[noop == 2][i];
         cb->event = seg_callbacks[i].event;
-        cb->def = noop == 2 && strcmp(cb->event, "JUMP") == 0
-                      ? &cb_noop_jump_def
-                      : &cb_noop_def;
+        cb->def = noop == 2 && strcmp(cb->event, "JUMP") == 0 ? &cb_noop_jump_def : &cb_noop_def;
         if (noop == 2 && strcmp(cb->event, "PY_RETURN") == 0)
             cb->def = &cb_noop_return_def;
         if (noop == 2 && strcmp(cb->event, "PY_YIELD") == 0)

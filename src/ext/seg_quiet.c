@@ -9,8 +9,7 @@ static int32_t
 exit_walk(const seg_code *sc, int32_t u)
 {
     int32_t guard;
-    for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0;
-         guard++) {
+    for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0; guard++) {
         int op = sc->op[u];
         if (is_return_op(op))
             return (sc->quiet & SEG_QUIET_RETURNS) ? u : -1;
@@ -55,8 +54,7 @@ returned(seg_thread *t)
     seg_frame *f = &t->stack[t->depth - 1];
     int32_t u = -1, r;
     if (f->start < 0 && f->at >= 0 && f->resume < 0 && !f->seeded &&
-        (is_return_op(f->sc->op[f->at]) ||
-         f->sc->op[f->at] == seg_op.yield_value)) {
+        (is_return_op(f->sc->op[f->at]) || f->sc->op[f->at] == seg_op.yield_value)) {
         /* Stopped at its return or yield itself, already counted: a cut
          * while the thread was inside another tool's INSTRUCTION (or
          * LINE) callback for it.  It did not go on past it (it has no

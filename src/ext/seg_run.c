@@ -8,8 +8,7 @@
 static inline int32_t
 walk_next(seg_code *sc, int32_t j, int32_t e)
 {
-    return sc->quiet_ok[j] == SEG_QUIET_FORK ? fork_side(sc, j, e)
-                                             : sc->target[j];
+    return sc->quiet_ok[j] == SEG_QUIET_FORK ? fork_side(sc, j, e) : sc->target[j];
 }
 
 /* A walk that does not reach e: take back its first n steps' runs and

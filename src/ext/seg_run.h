@@ -57,8 +57,8 @@ close_to(seg_thread *t, seg_frame *f, int32_t e, int yielding)
     if (straight(sc, s, e)) {
         close_run(sc, s, e);
     }
-    else if (s <= e && sc->quiet_ok[j] == SEG_QUIET_FORK &&
-             (u = fork_side(sc, j, e)) <= e && sc->silent[u] >= e) {
+    else if (s <= e && sc->quiet_ok[j] == SEG_QUIET_FORK && (u = fork_side(sc, j, e)) <= e &&
+             sc->silent[u] >= e) {
         close_run(sc, s, j);
         pc_g.pair[sc->op[j]][sc->op[u]]++;
         close_run(sc, u, e);
@@ -107,8 +107,7 @@ resume_unit(const seg_frame *f, int32_t e, int yielding)
         return (yielding && e == nx) ? nx : jump_target(sc, c);
     if (op == seg_op.jbni)
         return jump_target(sc, c);
-    if ((op == seg_op.jump_backward || op == seg_op.jump_forward) &&
-        sc->silent[c] == c)
+    if ((op == seg_op.jump_backward || op == seg_op.jump_forward) && sc->silent[c] == c)
         return jump_target(sc, c); /* a quiet jump (no event) */
     if (f->seeded) {
         /* The instruction was under way, uninstrumented, when collection
@@ -218,8 +217,7 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 static inline void
 seeded_went_on(seg_frame *g, const seg_code *sc, int yielding)
 {
-    if (g->start < 0 && g->at >= 0 && g->resume < 0 &&
-        g->sc->op[g->at] == seg_op.for_iter &&
+    if (g->start < 0 && g->at >= 0 && g->resume < 0 && g->sc->op[g->at] == seg_op.for_iter &&
         (yielding || !(((PyCodeObject *)sc->code)->co_flags & CO_GENERATOR)))
         g->resume = next_unit(g->sc, g->at);
 }
@@ -232,8 +230,7 @@ popped(seg_thread *t, const seg_code *sc, int last, int yielding)
     t->depth--;
     if (t->depth > 0 && t->stack[t->depth - 1].seeded)
         seeded_went_on(&t->stack[t->depth - 1], sc, yielding);
-    if (last < 0 || t->depth == 0 ||
-        !eager_restart(t, &t->stack[t->depth - 1], last))
+    if (last < 0 || t->depth == 0 || !eager_restart(t, &t->stack[t->depth - 1], last))
         t->last = last;
 }
 
@@ -266,9 +263,8 @@ stop_at(seg_thread *t, seg_frame *f, int32_t c)
     eager_settle(t, f, c);
     if (f->start < 0 && (f->at < 0 || f->at == c))
         return;
-    if (PC_JUMP_EVENT_BEFORE_BREAKER && f->start >= 0 &&
-        f->sc->op[c] == seg_op.jump_backward && f->jumped == c &&
-        f->start == jump_target(f->sc, c)) {
+    if (PC_JUMP_EVENT_BEFORE_BREAKER && f->start >= 0 && f->sc->op[c] == seg_op.jump_backward &&
+        f->jumped == c && f->start == jump_target(f->sc, c)) {
         /* 3.12: the JUMP event of c came before c's eval breaker ran
          * this callee (or before the thread stopped there): the jump
          * and its pair are not done yet; the frame goes on at the

@@ -153,8 +153,7 @@ public_skipped(PyFrameObject *fr, PyCodeObject *code)
     }
     ci = pc_codeinfo_get((PyObject *)code);
     lasti = PyFrame_GetLasti(fr);
-    return ci != NULL && lasti >= 0 && lasti / 2 < ci->n &&
-           ci->op[lasti / 2] == seg_op.resume;
+    return ci != NULL && lasti >= 0 && lasti / 2 < ci->n && ci->op[lasti / 2] == seg_op.resume;
 }
 
 /* The public API's way, for comparison (see docs/FORMAT.md 1.9): it
@@ -176,8 +175,7 @@ frame_unit_public(const seg_frame *f, int caller)
     if (fr == NULL)
         goto done;
     code = PyFrame_GetCode(fr);
-    while (caller && (PyObject *)code != f->sc->code &&
-           public_skipped(fr, code)) {
+    while (caller && (PyObject *)code != f->sc->code && public_skipped(fr, code)) {
         PyFrameObject *back = PyFrame_GetBack(fr);
         Py_DECREF(code);
         Py_DECREF(fr);
@@ -204,8 +202,8 @@ static inline int
 init_shim(pc_iframe *p)
 {
     return seg_op.exit_init_check >= 0 &&
-           (((PyCodeObject *)pc_iframe_executable(p))->co_code_adaptive[0] &
-            0xff) == seg_op.exit_init_check;
+           (((PyCodeObject *)pc_iframe_executable(p))->co_code_adaptive[0] & 0xff) ==
+               seg_op.exit_init_check;
 }
 
 
@@ -232,8 +230,7 @@ seg_caller_instruction(seg_thread *t, const seg_frame *f)
      * frame chain but not entered (no event, nothing executed): skip
      * them. */
     while (p != NULL && pc_iframe_executable(p) != f->sc->code &&
-           (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) ||
-            seg_at_resume(p)))
+           (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) || seg_at_resume(p)))
         p = python_frame(p->previous);
     return iframe_instruction(p, f);
 #endif
@@ -260,8 +257,7 @@ seg_seed(seg_thread *t, PyThreadState *ts)
     int n = 0, i;
     pc_iframe **frames = NULL;
 
-    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL;
-         p = python_frame(p->previous))
+    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL; p = python_frame(p->previous))
         n++;
     if (n == 0)
         return 0;
@@ -269,8 +265,7 @@ seg_seed(seg_thread *t, PyThreadState *ts)
     if (frames == NULL)
         return -1;
     i = n;
-    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL;
-         p = python_frame(p->previous))
+    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL; p = python_frame(p->previous))
         frames[--i] = p;
     for (i = 0; i < n; i++) {
         seg_frame *f;
@@ -401,8 +396,7 @@ put_code(char *buf, size_t cap, PyObject *code)
 }
 
 static void
-put_unit(char *buf, size_t cap, const char *what, const seg_code *sc,
-         int32_t u)
+put_unit(char *buf, size_t cap, const char *what, const seg_code *sc, int32_t u)
 {
     if (u < 0)
         return;

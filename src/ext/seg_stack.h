@@ -90,8 +90,7 @@ extern uint64_t seg_gen __attribute__((visibility("hidden")));
 /* After the exit cut (pc_seg_exit_cut): the only thread state that may
  * still count; NULL before. */
 extern PyThreadState *seg_exit_ts __attribute__((visibility("hidden")));
-extern __thread seg_thread *seg_t
-    __attribute__((tls_model("initial-exec"), visibility("hidden")));
+extern __thread seg_thread *seg_t __attribute__((tls_model("initial-exec"), visibility("hidden")));
 
 int seg_stack_init(void); /* module init; -1 with exception */
 /* Hands pc_desync_describe its describer (the thread's shadow stack and
@@ -207,8 +206,7 @@ caller_unit(const seg_frame *f, pc_iframe *p)
     if (pc_iframe_executable(p) != f->sc->code)
         return -1;
     c = owner_unit(f->sc, pc_iframe_unit(p));
-    if (c < 0 || f->sc->op[c] == seg_op.jump_backward ||
-        f->sc->op[c] == seg_op.resume)
+    if (c < 0 || f->sc->op[c] == seg_op.jump_backward || f->sc->op[c] == seg_op.resume)
         return -1;
     return c;
 }

@@ -121,8 +121,7 @@ pc_seg_window_start(void)
     seg_gen++;
     pthread_mutex_lock(&seg_threads_lock);
     reap(0); /* ended threads of an earlier window: cut already */
-    for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL;
-         ts = PyThreadState_Next(ts)) {
+    for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL; ts = PyThreadState_Next(ts)) {
         seg_thread *t = seg_thread_find(ts, 1);
         if (t == NULL) {
             ret = -1;
@@ -181,8 +180,7 @@ cut_thread(seg_thread *t, PyThreadState *ts)
     /* By identity, not by code: the thread may be waiting at the eval
      * breaker of a new frame's RESUME, whose PY_START has not fired yet
      * (it is not on the stack), or of a recursive call's. */
-    for (p = pc_tstate_iframe(ts); p != NULL && p != f->iframe;
-         p = p->previous)
+    for (p = pc_tstate_iframe(ts); p != NULL && p != f->iframe; p = p->previous)
         ;
     c = iframe_instruction(p, f);
     if (c < 0) {
@@ -198,8 +196,7 @@ static int
 alive(const seg_thread *t, PyInterpreterState *interp)
 {
     PyThreadState *ts;
-    for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL;
-         ts = PyThreadState_Next(ts))
+    for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL; ts = PyThreadState_Next(ts))
         if (ts == t->ts && ts->id == t->ts_id)
             return 1;
     return 0;
@@ -239,8 +236,7 @@ static void
 cut_all(PyInterpreterState *interp)
 {
     PyThreadState *ts;
-    for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL;
-         ts = PyThreadState_Next(ts)) {
+    for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL; ts = PyThreadState_Next(ts)) {
         seg_thread *t = seg_thread_find(ts, 0);
         if (t != NULL)
             cut_thread(t, ts);
@@ -354,8 +350,7 @@ pc_seg_exit(void)
         /* This thread ran the last Python code there was; a thread that
          * ended returned from all its frames too.  Any other is a daemon
          * thread stopped where it was: its frames never returned. */
-        if (t->gen == seg_gen && (t == seg_t || t->ts == NULL) &&
-            (pc_g.on || t->measuring))
+        if (t->gen == seg_gen && (t == seg_t || t->ts == NULL) && (pc_g.on || t->measuring))
             seg_returned(t, 0);
     }
     pthread_mutex_unlock(&seg_threads_lock);

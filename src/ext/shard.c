@@ -138,8 +138,7 @@ pc_shards_fold_opcodes(void)
         if (shards[i] == NULL)
             continue;
         pc_fold_u64(pc_g.exec, shards[i]->exec, PC_NOPS);
-        pc_fold_u64(&pc_g.pair[0][0], &shards[i]->pair[0][0],
-                    PC_NOPS * PC_NOPS);
+        pc_fold_u64(&pc_g.pair[0][0], &shards[i]->pair[0][0], PC_NOPS * PC_NOPS);
     }
 }
 

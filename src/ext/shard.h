@@ -29,8 +29,7 @@ pc_shard *pc_shard_get(int i);
 void pc_fold_u64(uint64_t *dst, uint64_t *src, size_t n);
 
 /* Add to a counter others may add to at once. */
-#define PC_ATOMIC_ADD(x, n) \
-    ((void)__atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED))
+#define PC_ATOMIC_ADD(x, n) ((void)__atomic_fetch_add(&(x), (n), __ATOMIC_RELAXED))
 
 /* Add one to field of this thread's part of its shard s (NULL: none),
  * else to the total's with an atomic add. */

@@ -36,8 +36,7 @@ ns_since(const struct timespec *t0)
 {
     struct timespec t1;
     clock_gettime(CLOCK_MONOTONIC, &t1);
-    return (uint64_t)(t1.tv_sec - t0->tv_sec) * 1000000000u +
-           (uint64_t)(t1.tv_nsec - t0->tv_nsec);
+    return (uint64_t)(t1.tv_sec - t0->tv_sec) * 1000000000u + (uint64_t)(t1.tv_nsec - t0->tv_nsec);
 }
 
 static uint64_t
@@ -61,8 +60,7 @@ gc_cb(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 {
     const char *phase;
     (void)self;
-    if (nargs < 2 || !pc_g.on || !PyUnicode_Check(args[0]) ||
-        !PyDict_Check(args[1]))
+    if (nargs < 2 || !pc_g.on || !PyUnicode_Check(args[0]) || !PyDict_Check(args[1]))
         Py_RETURN_NONE;
     phase = PyUnicode_AsUTF8(args[0]);
     if (phase == NULL) {
@@ -84,8 +82,8 @@ gc_cb(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-static PyMethodDef gc_cb_def = {
-    "_pystats_gc", (PyCFunction)(void (*)(void))gc_cb, METH_FASTCALL, NULL};
+static PyMethodDef gc_cb_def = {"_pystats_gc", (PyCFunction)(void (*)(void))gc_cb, METH_FASTCALL,
+                                NULL};
 
 /* Imported when the module is, not when a window opens: a first import
  * of gc inside a window would run importlib's Python code there and be
@@ -159,8 +157,7 @@ typedef struct {
     int installed;
 } wrapped;
 
-static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0},
-                             {PYMEM_DOMAIN_OBJ, {0}, {0}, 0}};
+static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0}, {PYMEM_DOMAIN_OBJ, {0}, {0}, 0}};
 
 /* The buckets of CPython's own statistics (Objects/obmalloc.c):
  * < 512 bytes, < 4094 bytes, larger; calloc is bucketed by elsize. */
@@ -192,8 +189,7 @@ pc_stats_fold_shards(void)
     int k;
     for (k = 0; k < PC_SHARDS; k++)
         if (pc_shard_get(k) != NULL)
-            pc_fold_u64((uint64_t *)&pc_st.allocs,
-                        (uint64_t *)&pc_shard_get(k)->allocs,
+            pc_fold_u64((uint64_t *)&pc_st.allocs, (uint64_t *)&pc_shard_get(k)->allocs,
                         sizeof(pc_allocs) / sizeof(uint64_t));
 }
 
@@ -287,8 +283,7 @@ pc_stats_install(void)
     /* Watching every module dict and class walks the heap: worth it for
      * a census window, too slow for the short, frequent count windows of
      * benchmark harnesses. */
-    if (gc_install() < 0 ||
-        (pc_g.mode == PC_MODE_CENSUS && pc_rare_install() < 0))
+    if (gc_install() < 0 || (pc_g.mode == PC_MODE_CENSUS && pc_rare_install() < 0))
         return -1;
     alloc_install();
     return 0;
@@ -320,8 +315,8 @@ pc_stats_has_data(void)
     for (g = 0; g < PC_GC_GENERATIONS; g++)
         if (pc_st.gc_collections[g])
             return 1;
-    return pc_st.allocs.allocations || pc_st.allocs.frees ||
-           pc_st.allocs.reallocs || pc_rare_has_data();
+    return pc_st.allocs.allocations || pc_st.allocs.frees || pc_st.allocs.reallocs ||
+           pc_rare_has_data();
 }
 
 static void
@@ -343,12 +338,9 @@ pc_stats_write(psf_out *o)
 {
     int g;
     for (g = 0; g < PC_GC_GENERATIONS; g++) {
-        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTIONS,
-                 pc_st.gc_collections[g]);
-        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTED,
-                 pc_st.gc_collected[g]);
-        put_line(o, PSF_KEY_GC, g, PSF_GC_UNCOLLECTABLE,
-                 pc_st.gc_uncollectable[g]);
+        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTIONS, pc_st.gc_collections[g]);
+        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTED, pc_st.gc_collected[g]);
+        put_line(o, PSF_KEY_GC, g, PSF_GC_UNCOLLECTABLE, pc_st.gc_uncollectable[g]);
         put_line(o, PSF_KEY_GC, g, PSF_GC_TIME_NS, pc_st.gc_time_ns[g]);
     }
     put_line(o, PSF_OBJ_ALLOCATIONS, -1, "", pc_st.allocs.allocations);
@@ -369,39 +361,32 @@ pc_stats_snapshot(PyObject *dict)
     if (gc == NULL)
         return -1;
     for (g = 0; g < PC_GC_GENERATIONS; g++) {
-        PyObject *d = Py_BuildValue(
-            "{sKsKsKsK}", "collections",
-            (unsigned long long)pc_st.gc_collections[g], "collected",
-            (unsigned long long)pc_st.gc_collected[g], "uncollectable",
-            (unsigned long long)pc_st.gc_uncollectable[g], "time_ns",
-            (unsigned long long)pc_st.gc_time_ns[g]);
+        PyObject *d =
+            Py_BuildValue("{sKsKsKsK}", "collections", (unsigned long long)pc_st.gc_collections[g],
+                          "collected", (unsigned long long)pc_st.gc_collected[g], "uncollectable",
+                          (unsigned long long)pc_st.gc_uncollectable[g], "time_ns",
+                          (unsigned long long)pc_st.gc_time_ns[g]);
         if (d == NULL)
             goto done;
         PyList_SET_ITEM(gc, g, d);
     }
-    obj = Py_BuildValue(
-        "{sKsKsKsKsKsK}", "allocations",
-        (unsigned long long)pc_st.allocs.allocations, "allocations512",
-        (unsigned long long)pc_st.allocs.allocations512, "allocations4k",
-        (unsigned long long)pc_st.allocs.allocations4k, "allocations_big",
-        (unsigned long long)pc_st.allocs.allocations_big, "frees",
-        (unsigned long long)pc_st.allocs.frees, "reallocs",
-        (unsigned long long)pc_st.allocs.reallocs);
+    obj =
+        Py_BuildValue("{sKsKsKsKsKsK}", "allocations", (unsigned long long)pc_st.allocs.allocations,
+                      "allocations512", (unsigned long long)pc_st.allocs.allocations512,
+                      "allocations4k", (unsigned long long)pc_st.allocs.allocations4k,
+                      "allocations_big", (unsigned long long)pc_st.allocs.allocations_big, "frees",
+                      (unsigned long long)pc_st.allocs.frees, "reallocs",
+                      (unsigned long long)pc_st.allocs.reallocs);
     if (obj == NULL)
         goto done;
-    if (PyDict_SetItemString(dict, "gc", gc) < 0 ||
-        PyDict_SetItemString(dict, "objects", obj) < 0)
+    if (PyDict_SetItemString(dict, "gc", gc) < 0 || PyDict_SetItemString(dict, "objects", obj) < 0)
         goto done;
     Py_CLEAR(obj);
     obj = Py_BuildValue(
-        "{sKsKsKsKsKsK}", "func_modification",
-        (unsigned long long)pc_rare_counts.func_modification,
-        "builtins_modification",
-        (unsigned long long)pc_rare_counts.builtins_modification,
-        "globals_modification",
-        (unsigned long long)pc_rare_counts.globals_modification,
-        "type_modification",
-        (unsigned long long)pc_rare_counts.type_modification, "watched_dicts",
+        "{sKsKsKsKsKsK}", "func_modification", (unsigned long long)pc_rare_counts.func_modification,
+        "builtins_modification", (unsigned long long)pc_rare_counts.builtins_modification,
+        "globals_modification", (unsigned long long)pc_rare_counts.globals_modification,
+        "type_modification", (unsigned long long)pc_rare_counts.type_modification, "watched_dicts",
         (unsigned long long)pc_rare_counts.watched_dicts, "watched_types",
         (unsigned long long)pc_rare_counts.watched_types);
     if (obj == NULL || PyDict_SetItemString(dict, "rare", obj) < 0)

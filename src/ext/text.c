@@ -8,8 +8,7 @@ static PyObject *
 utf8_bytes(PyObject *s)
 {
     if (!PyUnicode_Check(s)) {
-        PyErr_Format(PyExc_TypeError, "pystats: text must be str, not %.100s",
-                     Py_TYPE(s)->tp_name);
+        PyErr_Format(PyExc_TypeError, "pystats: text must be str, not %.100s", Py_TYPE(s)->tp_name);
         return NULL;
     }
     return PyUnicode_AsEncodedString(s, "utf-8", "surrogatepass");
@@ -23,8 +22,7 @@ pc_text_encode(PyObject *s, char *dst, size_t cap, int *cut)
 
     if (b == NULL)
         return -1;
-    n = psf_text_encode(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b), dst,
-                        cap);
+    n = psf_text_encode(PyBytes_AS_STRING(b), (size_t)PyBytes_GET_SIZE(b), dst, cap);
     Py_DECREF(b);
     *cut = n >= cap;
     return (Py_ssize_t)(n >= cap ? strlen(dst) : n);

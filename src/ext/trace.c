@@ -25,12 +25,11 @@
 
 #define MAX_MEASURING 64
 
-static Py_ssize_t trace_opcodes_offset =
-    -1; /* of f_trace_opcodes in a frame */
+static Py_ssize_t trace_opcodes_offset = -1; /* of f_trace_opcodes in a frame */
 static int installed_all;
 static PyThreadState *measuring[MAX_MEASURING];
 static PyObject *thread_hook; /* owned: our threading hook */
-static int own_settrace; /* in one of the collector's own SetTrace calls */
+static int own_settrace;      /* in one of the collector's own SetTrace calls */
 
 /* Threads another tool's trace function displaced in the open window
  * (guard.c): a thread state and its thread id, since a dead thread's
@@ -45,8 +44,7 @@ static struct lost_thread {
 static __thread uint64_t lost_in_window;
 static uint64_t window_gen = 1; /* bumped when a window installs */
 
-static int trace_func(PyObject *obj, PyFrameObject *frame, int what,
-                      PyObject *arg);
+static int trace_func(PyObject *obj, PyFrameObject *frame, int what, PyObject *arg);
 static int other_event(PyFrameObject *frame, int what, PyObject *arg);
 
 /* Where the frame keeps f_trace_opcodes, read from the frame type's own
@@ -62,8 +60,7 @@ find_trace_opcodes_offset(void)
             return 0;
         }
     }
-    PyErr_SetString(PyExc_RuntimeError,
-                    "pystats: frame has no f_trace_opcodes member");
+    PyErr_SetString(PyExc_RuntimeError, "pystats: frame has no f_trace_opcodes member");
     return -1;
 }
 
@@ -264,9 +261,8 @@ threading_hook_is_ours(void)
         return 0;
     saved = pc_exc_save();
     modules = PySys_GetObject("modules");
-    threading = modules && PyDict_Check(modules)
-                    ? PyDict_GetItemString(modules, "threading")
-                    : NULL;
+    threading =
+        modules && PyDict_Check(modules) ? PyDict_GetItemString(modules, "threading") : NULL;
     if (threading != NULL) {
         hook = PyObject_GetAttrString(threading, "_trace_hook");
         ours = hook == thread_hook;
@@ -390,8 +386,7 @@ thread_hook_fn(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 static PyMethodDef thread_hook_def = {
-    "_pystats_thread_start", (PyCFunction)(void (*)(void))thread_hook_fn,
-    METH_FASTCALL, NULL};
+    "_pystats_thread_start", (PyCFunction)(void (*)(void))thread_hook_fn, METH_FASTCALL, NULL};
 
 static int
 set_threading_hook(int on)
@@ -411,14 +406,12 @@ set_threading_hook(int on)
     if (cur == NULL)
         goto done;
     if (cur != Py_None && cur != thread_hook) {
-        PyErr_SetString(PyExc_RuntimeError,
-                        "pystats: threading.settrace() is in use by another "
-                        "tool; refusing to replace it");
+        PyErr_SetString(PyExc_RuntimeError, "pystats: threading.settrace() is in use by another "
+                                            "tool; refusing to replace it");
         goto done;
     }
     if (on || cur == thread_hook) {
-        r = PyObject_CallMethod(threading, "settrace", "O",
-                                on ? thread_hook : Py_None);
+        r = PyObject_CallMethod(threading, "settrace", "O", on ? thread_hook : Py_None);
         if (r == NULL)
             goto done;
     }
@@ -439,10 +432,9 @@ pc_backend_check(void)
     for (ts = PyInterpreterState_ThreadHead(PyInterpreterState_Get()); ts;
          ts = PyThreadState_Next(ts)) {
         if (taken(ts)) {
-            PyErr_SetString(PyExc_RuntimeError,
-                            "pystats: a trace function (a debugger, "
-                            "coverage, a profiler?) is already set; "
-                            "refusing to replace it");
+            PyErr_SetString(PyExc_RuntimeError, "pystats: a trace function (a debugger, "
+                                                "coverage, a profiler?) is already set; "
+                                                "refusing to replace it");
             return -1;
         }
     }
@@ -468,8 +460,7 @@ pc_backend_sync(void)
             return -1;
         memset(lost, 0, sizeof lost);
         window_gen++;
-        for (ts = PyInterpreterState_ThreadHead(interp); ts;
-             ts = PyThreadState_Next(ts))
+        for (ts = PyInterpreterState_ThreadHead(interp); ts; ts = PyThreadState_Next(ts))
             if (install_on(ts) < 0)
                 return -1;
         installed_all = 1;
@@ -477,8 +468,7 @@ pc_backend_sync(void)
     else if (!want_all && installed_all) {
         if (set_threading_hook(0) < 0)
             return -1;
-        for (ts = PyInterpreterState_ThreadHead(interp); ts;
-             ts = PyThreadState_Next(ts))
+        for (ts = PyInterpreterState_ThreadHead(interp); ts; ts = PyThreadState_Next(ts))
             if (!is_measuring(ts) && remove_from(ts) < 0)
                 return -1;
         installed_all = 0;

@@ -179,15 +179,13 @@ close_at(pc_thread *t, lt_entry *e, int32_t c, int count)
     else {
         /* c is in a range the run went on in quietly: from where? */
         int32_t from = -1, q = p->start[c];
-        if (e->cand >= 0 && (p->fl[e->cand] & LT_JSIL) &&
-            p->jt[e->cand] == q) {
+        if (e->cand >= 0 && (p->fl[e->cand] & LT_JSIL) && p->jt[e->cand] == q) {
             from = e->cand;
         }
         else if (!e->fresh && s < p->n && p->end[s] >= 0) {
             b = p->end[s];
             for (x = s; x <= b && from < 0; x++)
-                if (op[x] != pc_lines_cache_op && (p->fl[x] & LT_JSIL) &&
-                    p->jt[x] == q)
+                if (op[x] != pc_lines_cache_op && (p->fl[x] & LT_JSIL) && p->jt[x] == q)
                     from = x;
             if (from < 0 && (p->fl[b] & LT_FSIL) && p->next[b] == q)
                 from = b;
@@ -279,8 +277,7 @@ pc_lines_call_caller(PyFrameObject *frame)
 }
 
 int
-pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
-               int lasti)
+pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci, int lasti)
 {
     const lt_plan *p = pc_lines_plan(code, ci);
     lt_thread *lt;
@@ -300,8 +297,7 @@ pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
          * first (pc_lines_call_caller): only the top has instructions
          * not yet counted. */
         PyFrameObject *back = PyFrame_GetBack(frame); /* owned */
-        assert(back != lt->stack[lt->depth - 1].frame ||
-               lt->stack[lt->depth - 1].nested > 0);
+        assert(back != lt->stack[lt->depth - 1].frame || lt->stack[lt->depth - 1].nested > 0);
         Py_XDECREF(back);
     }
 #endif
@@ -325,8 +321,7 @@ pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
     /* After the first RESUME a line event always comes; after a later
      * one (a generator resumed), when the next instruction's line
      * differs. */
-    e->fresh =
-        u == ci->first_resume || (p->end[u] == u && !(p->fl[u] & LT_FSIL));
+    e->fresh = u == ci->first_resume || (p->end[u] == u && !(p->fl[u] & LT_FSIL));
     /* A generator resumed inside a line counted from opcode events. */
     e->ops = u != ci->first_resume && !e->fresh && (p->fl[u] & LT_OPS);
     __atomic_signal_fence(__ATOMIC_SEQ_CST);

@@ -44,8 +44,7 @@ void pc_lines_call_caller(PyFrameObject *frame);
  * trace function leaves its opcode events off), 2 if line-counted but
  * starting in a line counted from opcode events (turned on), 0 if not a
  * line-counted frame (opcode events). */
-int pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci,
-                   int lasti);
+int pc_lines_start(PyFrameObject *frame, PyCodeObject *code, pc_codeinfo *ci, int lasti);
 /* 'line', 'return' and 'exception' events. */
 void pc_lines_line(PyFrameObject *frame);
 void pc_lines_return(PyFrameObject *frame);

@@ -85,17 +85,14 @@ kinds_init(void)
     for (op = 0; op < PC_NOPS; op++) {
         const char *nm = pc_g.opname[op];
         kind[op] = K_NONE;
-        nofall[op] = strcmp(nm, "JUMP_FORWARD") == 0 ||
-                     strcmp(nm, "JUMP_BACKWARD") == 0 ||
+        nofall[op] = strcmp(nm, "JUMP_FORWARD") == 0 || strcmp(nm, "JUMP_BACKWARD") == 0 ||
                      strcmp(nm, "JUMP_BACKWARD_NO_INTERRUPT") == 0 ||
-                     strcmp(nm, "RETURN_VALUE") == 0 ||
-                     strcmp(nm, "RAISE_VARARGS") == 0;
+                     strcmp(nm, "RETURN_VALUE") == 0 || strcmp(nm, "RAISE_VARARGS") == 0;
         if (strcmp(nm, "CACHE") == 0)
             pc_lines_cache_op = op;
         if (strcmp(nm, "FOR_ITER") == 0 || strcmp(nm, "JUMP_FORWARD") == 0 ||
             strncmp(nm, "POP_JUMP_FORWARD_IF_", 20) == 0 ||
-            strcmp(nm, "JUMP_IF_FALSE_OR_POP") == 0 ||
-            strcmp(nm, "JUMP_IF_TRUE_OR_POP") == 0)
+            strcmp(nm, "JUMP_IF_FALSE_OR_POP") == 0 || strcmp(nm, "JUMP_IF_TRUE_OR_POP") == 0)
             kind[op] = K_FORWARD;
         else if (strcmp(nm, "JUMP_BACKWARD") == 0 ||
                  strcmp(nm, "JUMP_BACKWARD_NO_INTERRUPT") == 0 ||
@@ -212,8 +209,7 @@ plan_ranges(const pc_codeinfo *ci, const int32_t *line, lt_plan *p)
 
 /* The jumps (p->jt) and the flags; 0 if one breaks the rules. */
 static int
-plan_jumps(const pc_codeinfo *ci, const uint8_t *raw, const int32_t *line,
-           lt_plan *p)
+plan_jumps(const pc_codeinfo *ci, const uint8_t *raw, const int32_t *line, lt_plan *p)
 {
     Py_ssize_t n = ci->n, fr = ci->first_resume, u;
     uint32_t ext = 0;
@@ -229,8 +225,7 @@ plan_jumps(const pc_codeinfo *ci, const uint8_t *raw, const int32_t *line,
             return 0;
         if (nofall[op])
             p->fl[u] |= LT_NOFALL;
-        if (p->end[u] == u && !nofall[op] && p->next[u] < n &&
-            line[p->next[u]] < 0)
+        if (p->end[u] == u && !nofall[op] && p->next[u] < n && line[p->next[u]] < 0)
             p->fl[u] |= LT_FSIL;
         arg = (ext << 8) | raw[2 * u + 1];
         if (op == pc_g.extended_arg_op) {
@@ -248,10 +243,8 @@ plan_jumps(const pc_codeinfo *ci, const uint8_t *raw, const int32_t *line,
         }
         if (kind[op] == K_NONE)
             continue;
-        t = kind[op] == K_FORWARD ? u + 1 + (Py_ssize_t)arg
-                                  : u + 1 - (Py_ssize_t)arg;
-        if (t <= fr || t >= n || ci->op[t] == pc_lines_cache_op ||
-            ci->op[t] == pc_g.resume_op ||
+        t = kind[op] == K_FORWARD ? u + 1 + (Py_ssize_t)arg : u + 1 - (Py_ssize_t)arg;
+        if (t <= fr || t >= n || ci->op[t] == pc_lines_cache_op || ci->op[t] == pc_g.resume_op ||
             ci->op[t - 1] == pc_g.extended_arg_op)
             return 0;
         if (p->start[t] == p->start[u]) {
@@ -275,8 +268,7 @@ plan_jumps(const pc_codeinfo *ci, const uint8_t *raw, const int32_t *line,
  * (entries) whose own ways out must then be told (silent_exits); 0 if
  * they cannot. */
 static int
-way_out(const lt_plan *p, int32_t t, int silent, int32_t *obs, int *k,
-        int32_t *entries, int *m)
+way_out(const lt_plan *p, int32_t t, int silent, int32_t *obs, int *k, int32_t *entries, int *m)
 {
     if (!silent) {
         obs[(*k)++] = t;
@@ -309,12 +301,10 @@ plan_exits(const pc_codeinfo *ci, lt_plan *p)
                 continue;
             if (k > 120 || m > 60)
                 return 0;
-            if (p->jt[x] >= 0 && !way_out(p, p->jt[x], p->fl[x] & LT_JSIL, obs,
-                                          &k, entries, &m))
+            if (p->jt[x] >= 0 && !way_out(p, p->jt[x], p->fl[x] & LT_JSIL, obs, &k, entries, &m))
                 ok = 0;
             if (x == b && !(p->fl[b] & LT_NOFALL) &&
-                !way_out(p, p->next[b], p->fl[b] & LT_FSIL, obs, &k, entries,
-                         &m))
+                !way_out(p, p->next[b], p->fl[b] & LT_FSIL, obs, &k, entries, &m))
                 ok = 0;
         }
         for (i = 0; i < k; i++)
@@ -355,8 +345,7 @@ plan_ops(const pc_codeinfo *ci, const int32_t *line, lt_plan *p)
             continue;
         if ((p->fl[u] & LT_JSIL) && (p->fl[p->start[p->jt[u]]] & LT_OPS))
             return 0;
-        if ((p->fl[u] & LT_FSIL) && p->next[u] < n &&
-            (p->fl[p->start[p->next[u]]] & LT_OPS))
+        if ((p->fl[u] & LT_FSIL) && p->next[u] < n && (p->fl[p->start[p->next[u]]] & LT_OPS))
             return 0;
     }
     for (u = fr + 1; u < n; u++)
@@ -381,9 +370,8 @@ plan_whole(const pc_codeinfo *ci, const lt_plan *p)
             return 0;
         if (u <= fr || ci->op[u] == pc_lines_cache_op)
             continue;
-        if (p->start[u] <= fr || p->start[u] > u || p->end[u] < u ||
-            p->end[u] >= n || ci->op[p->start[u]] == pc_lines_cache_op ||
-            ci->op[p->end[u]] == pc_lines_cache_op)
+        if (p->start[u] <= fr || p->start[u] > u || p->end[u] < u || p->end[u] >= n ||
+            ci->op[p->start[u]] == pc_lines_cache_op || ci->op[p->end[u]] == pc_lines_cache_op)
             return 0;
         if (j != -1 && (j <= fr || j >= n || ci->op[j] == pc_lines_cache_op))
             return 0;
@@ -394,14 +382,13 @@ plan_whole(const pc_codeinfo *ci, const lt_plan *p)
 
 /* Does code (ci) meet the rules above?  Fills p's tables; 0 if not. */
 static int
-plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
-           const int32_t *line, lt_plan *p)
+plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw, const int32_t *line,
+           lt_plan *p)
 {
     Py_ssize_t n = ci->n, fr = ci->first_resume, u;
 
     if (fr >= n || n > INT32_MAX / 2 || code->co_exceptiontable == NULL ||
-        !PyBytes_Check(code->co_exceptiontable) ||
-        PyBytes_GET_SIZE(code->co_exceptiontable) != 0)
+        !PyBytes_Check(code->co_exceptiontable) || PyBytes_GET_SIZE(code->co_exceptiontable) != 0)
         return 0;
     for (u = 0; u < n; u++) {
         p->jt[u] = -1;
@@ -409,8 +396,8 @@ plan_check(PyCodeObject *code, const pc_codeinfo *ci, const uint8_t *raw,
         p->start[u] = -1;
         p->fl[u] = 0;
     }
-    return plan_ranges(ci, line, p) && plan_jumps(ci, raw, line, p) &&
-           plan_exits(ci, p) && plan_ops(ci, line, p);
+    return plan_ranges(ci, line, p) && plan_jumps(ci, raw, line, p) && plan_exits(ci, p) &&
+           plan_ops(ci, line, p);
 }
 
 static const lt_plan *
@@ -426,8 +413,7 @@ plan_build(PyCodeObject *code, const pc_codeinfo *ci)
     saved = pc_exc_save();
     if (kinds_init() < 0)
         goto done;
-    p = PyMem_RawMalloc(sizeof(lt_plan) + 5 * sizeof(int32_t) * (size_t)n +
-                        (size_t)n);
+    p = PyMem_RawMalloc(sizeof(lt_plan) + 5 * sizeof(int32_t) * (size_t)n + (size_t)n);
     line = PyMem_RawMalloc(sizeof(int32_t) * (size_t)(n ? n : 1));
     bytes = PyCode_GetCode(code);
     if (p == NULL || line == NULL || bytes == NULL || !PyBytes_Check(bytes) ||
@@ -442,8 +428,7 @@ plan_build(PyCodeObject *code, const pc_codeinfo *ci)
     p->fl = (uint8_t *)(p->nj + n);
     if (read_lines(code, line, n) < 0)
         goto done;
-    if (plan_check(code, ci, (const uint8_t *)PyBytes_AS_STRING(bytes), line,
-                   p)) {
+    if (plan_check(code, ci, (const uint8_t *)PyBytes_AS_STRING(bytes), line, p)) {
         assert(plan_whole(ci, p));
         p->eligible = 1;
         r = p;
@@ -454,8 +439,7 @@ done:
     PyMem_RawFree(p);
     PyMem_RawFree(line);
     Py_XDECREF(bytes);
-    if (lt_extra < 0 ||
-        pc_code_set_extra((PyObject *)code, lt_extra, (void *)r) != 0) {
+    if (lt_extra < 0 || pc_code_set_extra((PyObject *)code, lt_extra, (void *)r) != 0) {
         if (r != &lt_ineligible)
             PyMem_RawFree((void *)r);
         r = &lt_ineligible;
@@ -476,8 +460,7 @@ pc_lines_plan(PyCodeObject *code, const pc_codeinfo *ci)
     }
     if (code == last_code)
         return last_plan;
-    if (pc_code_get_extra((PyObject *)code, lt_extra, &extra) != 0 ||
-        extra == NULL)
+    if (pc_code_get_extra((PyObject *)code, lt_extra, &extra) != 0 || extra == NULL)
         extra = (void *)plan_build(code, ci);
     last_code = code;
     last_plan = extra;

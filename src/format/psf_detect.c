@@ -95,8 +95,7 @@ psf_version_from_name(const char *path)
             q++;
         /* "-3.15.0a8+-": a version, then a release part. */
         if (q > p + 3 && *q == '.' && q[1] >= '0' && q[1] <= '9' &&
-            (minor = psf_parse_version(p + 1, (unsigned long)(q - p - 1))) >=
-                11)
+            (minor = psf_parse_version(p + 1, (unsigned long)(q - p - 1))) >= 11)
             return minor;
     }
     return 0;

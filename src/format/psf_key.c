@@ -100,14 +100,12 @@ parse_opcode(const char *rest, size_t rn, psf_key *k)
         k->kind = PSF_K_OP_SPECIALIZABLE;
     }
     else if (starts(rest, rn, ".pair_count") &&
-             (used = bracket(rest + 11, rn - 11, &k->b, &k->b_len)) != 0 &&
-             used == rn - 11) {
+             (used = bracket(rest + 11, rn - 11, &k->b, &k->b_len)) != 0 && used == rn - 11) {
         k->kind = PSF_K_OP_PAIR;
         k->b_num = as_num(k->b, k->b_len);
     }
     else if (starts(rest, rn, ".specialization.failure_kinds") &&
-             (used = bracket(rest + 29, rn - 29, &k->b, &k->b_len)) != 0 &&
-             used == rn - 29) {
+             (used = bracket(rest + 29, rn - 29, &k->b, &k->b_len)) != 0 && used == rn - 29) {
         k->kind = PSF_K_OP_FAIL_KIND;
         k->b_num = as_num(k->b, k->b_len);
     }
@@ -195,8 +193,8 @@ static const struct sub {
  * ']' closes, non-empty.  Returns 1 with k set if one of subs[0..nsub)
  * follows A. */
 static int
-bracketed_sub(const char *s, size_t n, const char *a, psf_key *k,
-              const struct sub *subs, size_t nsub)
+bracketed_sub(const char *s, size_t n, const char *a, psf_key *k, const struct sub *subs,
+              size_t nsub)
 {
     const char *e = s + n, *close = memchr(a, ']', (size_t)(e - a));
     size_t i, m;
@@ -205,8 +203,7 @@ bracketed_sub(const char *s, size_t n, const char *a, psf_key *k,
         return 0;
     for (i = 0; i < nsub; i++) {
         m = strlen(subs[i].lit);
-        if ((size_t)(e - close) > m + 1 &&
-            memcmp(close, subs[i].lit, m) == 0) {
+        if ((size_t)(e - close) > m + 1 && memcmp(close, subs[i].lit, m) == 0) {
             set_a(k, a, close);
             set_b(k, close + m, e - 1);
             k->kind = subs[i].kind;
@@ -219,8 +216,7 @@ bracketed_sub(const char *s, size_t n, const char *a, psf_key *k,
 static int
 code_sub(const char *s, size_t n, const char *a, psf_key *k)
 {
-    return bracketed_sub(s, n, a, k, sub_code,
-                         sizeof sub_code / sizeof sub_code[0]);
+    return bracketed_sub(s, n, a, k, sub_code, sizeof sub_code / sizeof sub_code[0]);
 }
 
 /* census.*, code[...].*: the collector's own structured keys.  Returns 1
@@ -283,8 +279,8 @@ parse_own(const char *s, size_t n, psf_key *k)
         if (p == NULL || p + 1 >= e || p[1] != '.')
             return 0;
         set_a(k, f, p);
-        if (starts(p + 2, (size_t)(e - p - 2), "specialized[") &&
-            s[n - 1] == ']' && e - 1 > p + 2 + LEN("specialized[")) {
+        if (starts(p + 2, (size_t)(e - p - 2), "specialized[") && s[n - 1] == ']' &&
+            e - 1 > p + 2 + LEN("specialized[")) {
             set_b(k, p + 2 + LEN("specialized["), e - 1);
             k->kind = PSF_K_CENSUS_FORM;
             return 1;
@@ -295,8 +291,7 @@ parse_own(const char *s, size_t n, psf_key *k)
         }
         return 0;
     }
-    if (starts(s, n, PSF_KEY_CENSUS) &&
-        plain_field(s + LEN(PSF_KEY_CENSUS), e, k)) {
+    if (starts(s, n, PSF_KEY_CENSUS) && plain_field(s + LEN(PSF_KEY_CENSUS), e, k)) {
         k->kind = PSF_K_CENSUS;
         return 1;
     }
@@ -312,8 +307,7 @@ parse_own(const char *s, size_t n, psf_key *k)
         return bracketed_sub(s, n, s + LEN(PSF_KEY_SOURCE), k, sub_source, 2);
     if (starts(s, n, PSF_KEY_CODE) && n > LEN(PSF_KEY_CODE)) {
         const char *a = s + LEN(PSF_KEY_CODE);
-        if (ends(s, n, PSF_KEY_CODE_INSTRUCTIONS) ||
-            ends(s, n, PSF_KEY_CODE_CALLS)) {
+        if (ends(s, n, PSF_KEY_CODE_INSTRUCTIONS) || ends(s, n, PSF_KEY_CODE_CALLS)) {
             p = find_last(s, n, PSF_KEY_FIELD);
             set_a(k, a, p);
             set_b(k, p + LEN(PSF_KEY_FIELD), e);
@@ -323,8 +317,7 @@ parse_own(const char *s, size_t n, psf_key *k)
         if (code_sub(s, n, a, k))
             return 1;
         p = find_last(s, n, PSF_KEY_CODE_OPCODE);
-        if (p != NULL && p >= a && s[n - 1] == ']' &&
-            e - 1 > p + LEN(PSF_KEY_CODE_OPCODE)) {
+        if (p != NULL && p >= a && s[n - 1] == ']' && e - 1 > p + LEN(PSF_KEY_CODE_OPCODE)) {
             set_a(k, a, p);
             set_b(k, p + LEN(PSF_KEY_CODE_OPCODE), e - 1);
             k->kind = PSF_K_CODE_OP;
@@ -338,9 +331,8 @@ parse_own(const char *s, size_t n, psf_key *k)
 /* The free-threading lines of CPython 3.15's print_ft_stats()
  * (Python/pystats.c, free-threaded builds only): "LABEL (FIELD)", the
  * label CPython's, the field its FTStats member. */
-static const char *const ft_fields[][2] = {{"Mutex sleeps", "mutex_sleeps"},
-                                           {"QSBR polls", "qsbr_polls"},
-                                           {"World stops", "world_stops"}};
+static const char *const ft_fields[][2] = {
+    {"Mutex sleeps", "mutex_sleeps"}, {"QSBR polls", "qsbr_polls"}, {"World stops", "world_stops"}};
 
 static int
 ft_line(const char *s, size_t n, psf_key *k)
@@ -351,8 +343,8 @@ ft_line(const char *s, size_t n, psf_key *k)
         ln = strlen(ft_fields[i][0]);
         fn = strlen(ft_fields[i][1]);
         if (n == ln + 2 + fn + 1 && memcmp(s, ft_fields[i][0], ln) == 0 &&
-            memcmp(s + ln, " (", 2) == 0 &&
-            memcmp(s + ln + 2, ft_fields[i][1], fn) == 0 && s[n - 1] == ')') {
+            memcmp(s + ln, " (", 2) == 0 && memcmp(s + ln + 2, ft_fields[i][1], fn) == 0 &&
+            s[n - 1] == ')') {
             k->kind = PSF_K_FT;
             k->a = s;
             k->a_len = ln;
@@ -388,20 +380,16 @@ parse_dotted(const char *s, size_t n, psf_key *k)
     size_t used;
 
     if ((rest = prefixed(s, n, "gc", k)) != NULL) {
-        if (k->a_num >= 0 && rest < e && *rest == '.' &&
-            plain_field(rest + 1, e, k))
+        if (k->a_num >= 0 && rest < e && *rest == '.' && plain_field(rest + 1, e, k))
             k->kind = PSF_K_OWN_GC;
     }
-    else if (starts(s, n, PSF_KEY_OBJECTS) &&
-             plain_field(s + LEN(PSF_KEY_OBJECTS), e, k)) {
+    else if (starts(s, n, PSF_KEY_OBJECTS) && plain_field(s + LEN(PSF_KEY_OBJECTS), e, k)) {
         k->kind = PSF_K_OWN_OBJECT;
     }
-    else if (starts(s, n, PSF_KEY_RARE) &&
-             plain_field(s + LEN(PSF_KEY_RARE), e, k)) {
+    else if (starts(s, n, PSF_KEY_RARE) && plain_field(s + LEN(PSF_KEY_RARE), e, k)) {
         k->kind = PSF_K_OWN_RARE;
     }
-    else if (starts(s, n, PSF_KEY_CALLS) &&
-             plain_field(s + LEN(PSF_KEY_CALLS), e, k)) {
+    else if (starts(s, n, PSF_KEY_CALLS) && plain_field(s + LEN(PSF_KEY_CALLS), e, k)) {
         k->kind = PSF_K_OWN_CALL;
     }
     else if ((rest = prefixed(s, n, "opcode", k)) != NULL) {
@@ -415,8 +403,7 @@ parse_dotted(const char *s, size_t n, psf_key *k)
     }
     else if ((rest = prefixed(s, n, "uop", k)) != NULL) {
         if (starts(rest, (size_t)(e - rest), ".pair_count") &&
-            (used = bracket(rest + 11, (size_t)(e - rest) - 11, &k->b,
-                            &k->b_len)) != 0 &&
+            (used = bracket(rest + 11, (size_t)(e - rest) - 11, &k->b, &k->b_len)) != 0 &&
             rest + 11 + used == e)
             k->kind = PSF_K_UOP_PAIR;
     }
@@ -443,8 +430,7 @@ hist_bucket(const char *s, size_t n, psf_key *k)
 
     while (open > s && *open != '[')
         open--;
-    bucket =
-        open > s ? as_bucket(open + 1, (size_t)(s + n - 1 - open - 1)) : -1;
+    bucket = open > s ? as_bucket(open + 1, (size_t)(s + n - 1 - open - 1)) : -1;
     if (bucket >= 0) {
         k->kind = PSF_K_HIST;
         k->b = s;
@@ -521,8 +507,7 @@ psf_key_parse(const char *s, size_t n, psf_key *k)
     assert(k->a == NULL || (k->a >= s && k->a + k->a_len <= s + n));
     assert(k->b == NULL || (k->b >= s && k->b + k->b_len <= s + n));
     assert(k->a_num >= -1 && k->b_num >= -1);
-    assert(k->kind != PSF_K_OP_SPEC ||
-           (k->field >= 0 && k->field < PSF_SPEC_COUNT));
+    assert(k->kind != PSF_K_OP_SPEC || (k->field >= 0 && k->field < PSF_SPEC_COUNT));
     return k->kind;
 }
 
@@ -637,8 +622,7 @@ put(char *buf, size_t size, size_t *pos, const char *s, size_t n)
 }
 
 static int
-put_op(char *buf, size_t size, size_t *pos, const char *x, size_t xn, long num,
-       int minor)
+put_op(char *buf, size_t size, size_t *pos, const char *x, size_t xn, long num, int minor)
 {
     const char *name = num >= 0 ? psf_tab_opname(minor, (int)num) : NULL;
 
@@ -648,8 +632,7 @@ put_op(char *buf, size_t size, size_t *pos, const char *x, size_t xn, long num,
 }
 
 size_t
-psf_key_canon(const psf_key *k, const char *s, size_t n, int minor, char *buf,
-              size_t size)
+psf_key_canon(const psf_key *k, const char *s, size_t n, int minor, char *buf, size_t size)
 {
     size_t pos = 0;
     int ok = 1;
@@ -678,8 +661,7 @@ psf_key_canon(const psf_key *k, const char *s, size_t n, int minor, char *buf,
         }
         break;
     case PSF_K_EVAL_CALL: {
-        const char *name =
-            k->a_num >= 0 ? psf_tab_eval_call_kind((int)k->a_num) : NULL;
+        const char *name = k->a_num >= 0 ? psf_tab_eval_call_kind((int)k->a_num) : NULL;
         ok = put(buf, size, &pos, "Calls via PyEval_EvalFrame[", 27) &&
              (name ? put(buf, size, &pos, name, strlen(name))
                    : put(buf, size, &pos, k->a, k->a_len)) &&

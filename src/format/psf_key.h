@@ -26,17 +26,17 @@ typedef enum psf_key_kind {
     PSF_K_UOP_PAIR,         /* uop[A].pair_count[B] */
     PSF_K_UNSUPPORTED,      /* unsupported_opcode[A].count */
     PSF_K_ERROR_IN_OPCODE,  /* error_in_opcode[A].count */
-    PSF_K_CALL,      /* Calls to ..., Frames pushed, Frame objects created */
-    PSF_K_EVAL_CALL, /* Calls via PyEval_EvalFrame[A] */
-    PSF_K_OBJECT,    /* Object ... */
-    PSF_K_GC,        /* GC[A] <field> */
-    PSF_K_OPT,  /* Optimization ..., Optimizer ..., Executors invalidated */
-    PSF_K_JIT,  /* JIT ... */
-    PSF_K_HIST, /* <name>[A], a histogram bucket */
-    PSF_K_RARE, /* Rare event (A) */
-    PSF_K_FT,   /* free-threaded builds, 3.15+: "Mutex sleeps (mutex_sleeps)",
-                 * "QSBR polls (qsbr_polls)", "World stops (world_stops)";
-                 * a = the label, b = the field */
+    PSF_K_CALL,             /* Calls to ..., Frames pushed, Frame objects created */
+    PSF_K_EVAL_CALL,        /* Calls via PyEval_EvalFrame[A] */
+    PSF_K_OBJECT,           /* Object ... */
+    PSF_K_GC,               /* GC[A] <field> */
+    PSF_K_OPT,              /* Optimization ..., Optimizer ..., Executors invalidated */
+    PSF_K_JIT,              /* JIT ... */
+    PSF_K_HIST,             /* <name>[A], a histogram bucket */
+    PSF_K_RARE,             /* Rare event (A) */
+    PSF_K_FT,               /* free-threaded builds, 3.15+: "Mutex sleeps (mutex_sleeps)",
+                             * "QSBR polls (qsbr_polls)", "World stops (world_stops)";
+                             * a = the label, b = the field */
     /* The collector's own keys (docs/FORMAT.md 1.10-1.12 and hot code). */
     PSF_K_CENSUS,         /* census.B (a empty) or census.family[A].B */
     PSF_K_CENSUS_FORM,    /* census.family[A].specialized[B] */
@@ -124,7 +124,6 @@ unsigned psf_key_marks(const psf_key *k, const char *s, size_t n);
  * that version knows them, "Calls via PyEval_EvalFrame[1]" becomes
  * "Calls via PyEval_EvalFrame[VECTOR]", old "uops[X]" gets its "_".
  * Returns the length, or 0 if buf is too small. */
-size_t psf_key_canon(const psf_key *k, const char *s, size_t n, int minor,
-                     char *buf, size_t size);
+size_t psf_key_canon(const psf_key *k, const char *s, size_t n, int minor, char *buf, size_t size);
 
 #endif

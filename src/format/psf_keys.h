@@ -77,7 +77,7 @@
 #define PSF_KEY_CENSUS_DEAD "census.dead_code_objects"
 #define PSF_KEY_CENSUS_INSTRUMENTED "census.instrumented_code_objects"
 #define PSF_KEY_CENSUS_FAMILY "census.family[" /* census.family[F].field */
-#define PSF_KEY_FIELD "]." /* between a bracket and its field */
+#define PSF_KEY_FIELD "]."                     /* between a bracket and its field */
 #define PSF_KEY_CENSUS_EXCLUDED "census.excluded_family["
 #define PSF_KEY_CENSUS_SITE "census.site[" /* census.site[I] : a row */
 /* Scope count: site rows and source lines left out by their bounds

@@ -16,8 +16,7 @@ is_blank(char c)
 int
 psf_is_header_key(const char *s, size_t n)
 {
-    return (n >= 8 && memcmp(s, "pystats.", 8) == 0) ||
-           (n >= 5 && memcmp(s, "meta.", 5) == 0);
+    return (n >= 8 && memcmp(s, "pystats.", 8) == 0) || (n >= 5 && memcmp(s, "meta.", 5) == 0);
 }
 
 int
@@ -60,8 +59,7 @@ psf_line_split(const char *s, size_t n, psf_line *out)
     out->val_len = (size_t)(e - v);
     /* psf_line.h: the key (never empty) and the value borrowed from s,
      * the key first. */
-    assert(out->key >= s && out->key_len > 0 &&
-           out->key + out->key_len <= out->val &&
+    assert(out->key >= s && out->key_len > 0 && out->key + out->key_len <= out->val &&
            out->val + out->val_len <= s + n);
     return PSF_LINE_OK;
 }
@@ -112,15 +110,13 @@ psf_parse_line(const char *s, size_t n, long *out)
 }
 
 size_t
-psf_split_fields(const char *s, size_t n, const char **f, size_t *fl,
-                 size_t max)
+psf_split_fields(const char *s, size_t n, const char **f, size_t *fl, size_t max)
 {
     const char *p = s, *e = s + n, *sep;
     size_t k = 0;
 
     for (;;) {
-        for (sep = p; sep + 3 <= e && memcmp(sep, PSF_SEP_FIELD, 3) != 0;
-             sep++)
+        for (sep = p; sep + 3 <= e && memcmp(sep, PSF_SEP_FIELD, 3) != 0; sep++)
             ;
         if (sep + 3 > e)
             sep = e;
@@ -137,8 +133,7 @@ psf_split_fields(const char *s, size_t n, const char **f, size_t *fl,
 }
 
 const char *const psf_site_state_name[PSF_SITE_STATES] = {
-    PSF_SITE_SPECIALIZED, PSF_SITE_BACKING_OFF, PSF_SITE_NEVER_TRIED,
-    PSF_SITE_EXCLUDED};
+    PSF_SITE_SPECIALIZED, PSF_SITE_BACKING_OFF, PSF_SITE_NEVER_TRIED, PSF_SITE_EXCLUDED};
 
 int
 psf_site_state(const char *s, size_t n)
@@ -146,8 +141,7 @@ psf_site_state(const char *s, size_t n)
     int i;
 
     for (i = 0; i < PSF_SITE_STATES; i++)
-        if (strlen(psf_site_state_name[i]) == n &&
-            memcmp(s, psf_site_state_name[i], n) == 0)
+        if (strlen(psf_site_state_name[i]) == n && memcmp(s, psf_site_state_name[i], n) == 0)
             return i;
     return -1;
 }

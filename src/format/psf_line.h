@@ -51,8 +51,7 @@ int psf_parse_line(const char *s, size_t n, long *out);
 /* Split a row value s[0..n) at each PSF_SEP_FIELD (" | ") into at most
  * max fields (f[i], fl[i]; the last holds the rest).  Returns how many
  * fields there are, max + 1 if s has more than max. */
-size_t psf_split_fields(const char *s, size_t n, const char **f, size_t *fl,
-                        size_t max);
+size_t psf_split_fields(const char *s, size_t n, const char **f, size_t *fl, size_t max);
 
 /* The states of a source-view site row (FORMAT.md 1.18), in the order
  * of psf_keys.h's PSF_SITE_*; psf_site_state() gives the index of the

@@ -133,8 +133,7 @@ psf_tab_fail_prefix(int minor, const char *family)
     if (minor == 11) {
         if (strcmp(family, "PRECALL") == 0)
             return "CALL";
-        if (strcmp(family, "LOAD_METHOD") == 0 ||
-            strcmp(family, "FOR_ITER") == 0)
+        if (strcmp(family, "LOAD_METHOD") == 0 || strcmp(family, "FOR_ITER") == 0)
             return family;
     }
     else {
@@ -168,8 +167,7 @@ fail_table(int minor)
 }
 
 int
-psf_tab_fail_kind(int minor, const char *family, int kind, char *buf,
-                  size_t size)
+psf_tab_fail_kind(int minor, const char *family, int kind, char *buf, size_t size)
 {
     const psf_tab_kind *t = fail_table(minor);
     int shared_max = minor == 11 ? 6 : 8;
@@ -224,18 +222,16 @@ pretty(char *buf, size_t size, const char *name)
     size_t i;
 
     for (i = 0; name[i] && i + 1 < size; i++)
-        buf[i] = name[i] == '_' ? ' '
-                                : (char)(name[i] >= 'A' && name[i] <= 'Z'
-                                             ? name[i] - 'A' + 'a'
-                                             : name[i]);
+        buf[i] = name[i] == '_'
+                     ? ' '
+                     : (char)(name[i] >= 'A' && name[i] <= 'Z' ? name[i] - 'A' + 'a' : name[i]);
     if (size)
         buf[i] = '\0';
 }
 
 int
-psf_tab_fail_label(int minor, const char *opname, int kind,
-                   const char *const *names, size_t nnames, char *buf,
-                   size_t size, const char **matched)
+psf_tab_fail_label(int minor, const char *opname, int kind, const char *const *names, size_t nnames,
+                   char *buf, size_t size, const char **matched)
 {
     const char *prefix = opname;
     size_t i, plen;
@@ -276,8 +272,7 @@ psf_tab_fail_label(int minor, const char *opname, int kind,
     for (i = 0; i < nnames; i++)
         if (strncmp(names[i], prefix, plen) == 0) {
             /* The script drops the prefix and one more character. */
-            const char *rest =
-                names[i][plen] ? names[i] + plen + 1 : names[i] + plen;
+            const char *rest = names[i][plen] ? names[i] + plen + 1 : names[i] + plen;
             pretty(buf, size, rest);
             if (matched)
                 *matched = names[i];

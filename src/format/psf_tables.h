@@ -53,8 +53,7 @@ const char *psf_tab_family(int minor, const char *name);
  * "ATTR_PROPERTY", "OTHER" (shared kinds), or "kind N" where no name is
  * known (3.12 has no table).  Returns 1 if a name was found, 0 for the
  * "kind N" fallback. */
-int psf_tab_fail_kind(int minor, const char *family, int kind, char *buf,
-                      size_t size);
+int psf_tab_fail_kind(int minor, const char *family, int kind, char *buf, size_t size);
 
 /* The failure-kind name prefix CPython uses for a family on 3.minor:
  * "ATTR" for LOAD_ATTR and STORE_ATTR, "ITER" for FOR_ITER and SEND on
@@ -79,9 +78,8 @@ size_t psf_tab_fail_names(int minor, int kind, const char **names, size_t max);
  * and "_", lowercased, "_" as spaces ("mutable class").  "kind N" when no
  * name fits.  Returns 1 if a name was found (*matched, if not NULL, is
  * then that name: "ATTR_MUTABLE_CLASS"), 0 for "kind N". */
-int psf_tab_fail_label(int minor, const char *opname, int kind,
-                       const char *const *names, size_t nnames, char *buf,
-                       size_t size, const char **matched);
+int psf_tab_fail_label(int minor, const char *opname, int kind, const char *const *names,
+                       size_t nnames, char *buf, size_t size, const char **matched);
 
 /* EVAL_CALL_* name of index kind ("VECTOR"), or NULL. */
 const char *psf_tab_eval_call_kind(int kind);

@@ -45,8 +45,7 @@ psf_utf8_seq(const unsigned char *s, size_t n, int allow_surrogates)
             return 0;
         cp = (cp << 6) | (s[i] & 0x3F);
     }
-    if ((len == 3 && cp < 0x800) ||
-        (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+    if ((len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
         return 0;
     if (cp >= 0xD800 && cp <= 0xDFFF && !allow_surrogates)
         return 0;
@@ -56,8 +55,7 @@ psf_utf8_seq(const unsigned char *s, size_t n, int allow_surrogates)
 static int
 reserved(unsigned char c)
 {
-    return c < 0x20 || c == 0x7F || c == '%' || c == '|' || c == ':' ||
-           c == '[' || c == ']';
+    return c < 0x20 || c == 0x7F || c == '%' || c == '|' || c == ':' || c == '[' || c == ']';
 }
 
 /* U+0085, U+2028 and U+2029, which some readers (Python's
@@ -66,8 +64,7 @@ static int
 line_break(const unsigned char *u, size_t len)
 {
     return (len == 2 && u[0] == 0xC2 && u[1] == 0x85) ||
-           (len == 3 && u[0] == 0xE2 && u[1] == 0x80 &&
-            (u[2] == 0xA8 || u[2] == 0xA9));
+           (len == 3 && u[0] == 0xE2 && u[1] == 0x80 && (u[2] == 0xA8 || u[2] == 0xA9));
 }
 
 /* The output: whole units (an escape, a UTF-8 sequence) or nothing, so
@@ -95,8 +92,7 @@ emit(dst_t *d, const unsigned char *u, size_t n)
 static void
 emit_escape(dst_t *d, unsigned char c)
 {
-    unsigned char esc[3] = {'%', (unsigned char)hex[c >> 4],
-                            (unsigned char)hex[c & 15]};
+    unsigned char esc[3] = {'%', (unsigned char)hex[c >> 4], (unsigned char)hex[c & 15]};
 
     emit(d, esc, 3);
 }
@@ -110,8 +106,7 @@ psf_text_encode(const char *s, size_t n, char *out, size_t cap)
 
     while (i < n) {
         len = psf_utf8_seq(u + i, n - i, 0);
-        if (len == 1 &&
-            (reserved(u[i]) || (u[i] == ' ' && (i == 0 || i == n - 1))))
+        if (len == 1 && (reserved(u[i]) || (u[i] == ' ' && (i == 0 || i == n - 1))))
             len = 0;
         if (len == 0) {
             emit_escape(&d, u[i]);

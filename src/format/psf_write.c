@@ -221,8 +221,7 @@ psf_dir_open(const char *dir, unsigned mode, int *fd, long *owner)
     *fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
     if (*fd < 0) {
         err = errno;
-        if (err == ELOOP ||
-            (err == ENOTDIR && lstat(tmp, &st) == 0 && S_ISLNK(st.st_mode)))
+        if (err == ELOOP || (err == ENOTDIR && lstat(tmp, &st) == 0 && S_ISLNK(st.st_mode)))
             return PSF_EDIR_SYMLINK;
         return err;
     }
@@ -231,8 +230,7 @@ psf_dir_open(const char *dir, unsigned mode, int *fd, long *owner)
     if (fstat(*fd, &st) != 0)
         err = errno;
     else
-        err =
-            psf_dir_check((unsigned long)st.st_mode, (unsigned long)st.st_uid);
+        err = psf_dir_check((unsigned long)st.st_mode, (unsigned long)st.st_uid);
     if (owner && err == PSF_EDIR_OWNER)
         *owner = (long)st.st_uid;
     if (err) {
@@ -311,8 +309,7 @@ psf_default_dir(const char *base, char *out, size_t size)
         ok = errno == ENOENT; /* the collector would make it */
     else {
         ok = fstat(fd, &st) == 0 &&
-             psf_dir_check((unsigned long)st.st_mode,
-                           (unsigned long)st.st_uid) == 0 &&
+             psf_dir_check((unsigned long)st.st_mode, (unsigned long)st.st_uid) == 0 &&
              psf_dir_writable(fd) == 0;
         close(fd);
     }
@@ -328,15 +325,13 @@ random_u64(void)
 {
     uint64_t r = 0;
 #ifdef SYS_getrandom
-    if (syscall(SYS_getrandom, &r, sizeof r, 1 /* GRND_NONBLOCK */) ==
-        (long)sizeof r)
+    if (syscall(SYS_getrandom, &r, sizeof r, 1 /* GRND_NONBLOCK */) == (long)sizeof r)
         return r;
 #endif
     {
         struct timespec ts;
         clock_gettime(CLOCK_REALTIME, &ts);
-        r = ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^
-            ((uint64_t)getpid() << 40);
+        r = ((uint64_t)ts.tv_sec * 1000000007u) ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 40);
         r ^= r >> 33;
         r *= 0xff51afd7ed558ccdULL;
         r ^= r >> 33;
@@ -388,9 +383,7 @@ psf_file_open(psf_file *f, int dirfd, const char *prefix)
         if (fstatat(dirfd, f->name, &st, AT_SYMLINK_NOFOLLOW) == 0)
             continue;
         /* O_EXCL: never through a symbolic link, never an old file. */
-        f->fd =
-            openat(dirfd, f->tmp,
-                   O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        f->fd = openat(dirfd, f->tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
         if (f->fd >= 0)
             return 0;
         if (errno != EEXIST) {

@@ -78,8 +78,7 @@ const char *psf_dir_strerror(int err, long owner, char *buf, size_t size);
  * the shared one if it is missing, or passes the rules and the user may
  * write into it; the private one otherwise.  Returns 1 when it chose
  * the private one, 0 for the shared one, -1 if the names do not fit. */
-int psf_default_dirs(const char *base, char *shared, char *private_,
-                     size_t size);
+int psf_default_dirs(const char *base, char *shared, char *private_, size_t size);
 int psf_default_dir(const char *base, char *out, size_t size);
 
 /* A dump being written: a hidden temporary file in the open output
