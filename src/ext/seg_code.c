@@ -148,7 +148,8 @@ seg_ops_init(PyObject *mon)
 static int
 always_fires(int op)
 {
-    return op == seg_op.for_iter || is_return_op(op) || op == seg_op.yield_value || is_pop_jump(op);
+    return op == seg_op.for_iter || seg_is_return_op(op) || op == seg_op.yield_value ||
+           seg_is_pop_jump(op);
 }
 
 /* Quiet branches.  A POP_JUMP_IF_* (3.12, 3.13: or a FOR_ITER) goes one
@@ -163,7 +164,7 @@ always_fires(int op)
  * stopped at the FOR_ITER, which goes on as its next event says).  Then all
  * its events are turned off at its first one (3.14: both sides; its
  * BRANCH_LEFT is off already), and a segment is closed across it by
- * fork_side(), which looks up the next event's instruction in the taken side's
+ * seg_fork_side(), which looks up the next event's instruction in the taken side's
  * run.  The conditions, checked once per code object:
  *  - neither run holds a jump, a SEND, a yield or a RERAISE (they stay
  *    straight: one interval of code each, and two runs that meet share
@@ -188,14 +189,14 @@ static int32_t
 fork_run_end(const seg_code *sc, int32_t u, const uint8_t *anchored)
 {
     int32_t guard;
-    for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0;
-         guard++, u = next_unit(sc, u)) {
+    for (guard = 0; guard <= sc->n && seg_valid_unit(sc, u) && sc->span[u] > 0;
+         guard++, u = seg_next_unit(sc, u)) {
         int op = sc->op[u];
         if (sc->quiet_ok[u] == SEG_QUIET_FORK)
             return -1;
-        if (op == seg_op.for_iter || is_return_op(op) || op == seg_op.raise_varargs)
+        if (op == seg_op.for_iter || seg_is_return_op(op) || op == seg_op.raise_varargs)
             return u;
-        if (is_pop_jump(op)) {
+        if (seg_is_pop_jump(op)) {
             if (!PC_BRANCH_LEFT_RIGHT || (anchored[u / 8] & (1u << (u % 8))))
                 return u;
             continue;
@@ -215,24 +216,25 @@ choose_forks(seg_code *sc, const uint8_t *anchored)
     for (b = sc->n - 1; b >= 0; b--) {
         int32_t tf, tt, tg, k;
         int loop = !PC_BRANCH_LEFT_RIGHT && sc->op[b] == seg_op.for_iter;
-        if (sc->span[b] <= 0 || (!is_pop_jump(sc->op[b]) && !loop) ||
+        if (sc->span[b] <= 0 || (!seg_is_pop_jump(sc->op[b]) && !loop) ||
             (anchored[b / 8] & (1u << (b % 8))))
             continue;
-        tg = jump_target(sc, b);
-        for (k = 0; loop && k < PC_FOR_ITER_EXIT_SKIP && valid_unit(sc, tg) && sc->span[tg] > 0;
+        tg = seg_jump_target(sc, b);
+        for (k = 0; loop && k < PC_FOR_ITER_EXIT_SKIP && seg_valid_unit(sc, tg) && sc->span[tg] > 0;
              k++)
-            tg = next_unit(sc, tg); /* where an exhausted FOR_ITER goes */
-        if (tg <= b || !valid_unit(sc, tg) || sc->span[tg] <= 0)
+            tg = seg_next_unit(sc, tg); /* where an exhausted FOR_ITER goes */
+        if (tg <= b || !seg_valid_unit(sc, tg) || sc->span[tg] <= 0)
             continue;
-        tf = fork_run_end(sc, next_unit(sc, b), anchored);
+        tf = fork_run_end(sc, seg_next_unit(sc, b), anchored);
         tt = fork_run_end(sc, tg, anchored);
-        if (tf < 0 || tt < 0 || tf == tt || (is_return_op(sc->op[tf]) && is_return_op(sc->op[tt])))
+        if (tf < 0 || tt < 0 || tf == tt ||
+            (seg_is_return_op(sc->op[tf]) && seg_is_return_op(sc->op[tt])))
             continue;
         /* 3.14: the BRANCH_LEFT of a branch ending the run names the
          * NOT_TAKEN after it (branch_fixup), which is in no other run */
-        if (is_pop_jump(sc->op[tt]) && next_unit(sc, tt) < sc->n &&
-            sc->op[next_unit(sc, tt)] == seg_op.not_taken)
-            tt = next_unit(sc, tt);
+        if (seg_is_pop_jump(sc->op[tt]) && seg_next_unit(sc, tt) < sc->n &&
+            sc->op[seg_next_unit(sc, tt)] == seg_op.not_taken)
+            tt = seg_next_unit(sc, tt);
         sc->quiet_ok[b] = SEG_QUIET_FORK;
         sc->target[b] = tg;
         sc->fork[b] = tt;
@@ -254,7 +256,7 @@ quiet_eligible(const seg_code *sc, int32_t u, int32_t *anchor)
         return 1;
     if (op != seg_op.jump_backward)
         return 0;
-    for (v = jump_target(sc, u); v >= 0 && v < sc->n; v = next_unit(sc, v)) {
+    for (v = seg_jump_target(sc, u); v >= 0 && v < sc->n; v = seg_next_unit(sc, v)) {
         int o = sc->op[v];
         if (always_fires(o)) {
             *anchor = v;
@@ -305,7 +307,7 @@ fill_tables(seg_code *sc, const uint8_t *raw, uint8_t *anchored)
         int32_t tg = i;
         if (sc->span[i] > 0 && (op[i] == seg_op.send || op[i] == seg_op.jbni ||
                                 op[i] == seg_op.jump_forward || op[i] == seg_op.jump_backward)) {
-            tg = jump_target(sc, i);
+            tg = seg_jump_target(sc, i);
             if (tg < 0 || tg >= n)
                 tg = i; /* never: seg_walk_silent's guard stops it */
         }
@@ -320,8 +322,8 @@ fill_tables(seg_code *sc, const uint8_t *raw, uint8_t *anchored)
     }
 #if PC_BRANCH_LEFT_RIGHT
     for (i = 0; i<n; i += sc->span[i]> 0 ? sc->span[i] : 1) {
-        int32_t nt = next_unit(sc, i);
-        if (is_pop_jump(op[i]) && nt < n && op[nt] == seg_op.not_taken &&
+        int32_t nt = seg_next_unit(sc, i);
+        if (seg_is_pop_jump(op[i]) && nt < n && op[nt] == seg_op.not_taken &&
             !(anchored[i / 8] & (1u << (i % 8))))
             sc->quiet_ok[nt] = SEG_QUIET_LEFT;
     }
@@ -344,7 +346,7 @@ silent_capable(const seg_code *sc, int32_t u)
 
 /* seg_code.h's invariants of a table just built (DEBUG=1 builds only:
  * a walk of the whole code).  The quiet jumps are not silent yet (their
- * first JUMP event makes them so, quiet_site()), exit[] is all unknown,
+ * first JUMP event makes them so, seg_quiet_site()), exit[] is all unknown,
  * starts[] and ends[] zero: those are asserted where they change. */
 static void
 check_tables(const seg_code *sc, const pc_codeinfo *ci, const uint8_t *raw)
@@ -377,21 +379,21 @@ check_tables(const seg_code *sc, const pc_codeinfo *ci, const uint8_t *raw)
         assert(q == 0 || sc->span[u] > 0);
         assert(q != SEG_QUIET_JUMP || op == seg_op.jump_forward || op == seg_op.jump_backward);
         assert(q != SEG_QUIET_LEFT || op == seg_op.not_taken);
-        assert(q != SEG_QUIET_FORK || is_pop_jump(op) || op == seg_op.for_iter);
+        assert(q != SEG_QUIET_FORK || seg_is_pop_jump(op) || op == seg_op.for_iter);
         if (q == SEG_QUIET_FORK) {
             int32_t t = sc->target[u], f = sc->fork[u];
             /* the jumping side's run [t, f], which the other side's,
-             * from next_unit(u), does not enter */
-            assert(valid_unit(sc, t) && sc->span[t] > 0 && t > u);
-            assert(valid_unit(sc, f) && sc->span[f] > 0 && f >= t);
-            assert(next_unit(sc, u) < t || next_unit(sc, u) > f);
-            for (v = t; v < f; v = next_unit(sc, v))
+             * from seg_next_unit(u), does not enter */
+            assert(seg_valid_unit(sc, t) && sc->span[t] > 0 && t > u);
+            assert(seg_valid_unit(sc, f) && sc->span[f] > 0 && f >= t);
+            assert(seg_next_unit(sc, u) < t || seg_next_unit(sc, u) > f);
+            for (v = t; v < f; v = seg_next_unit(sc, v))
                 assert(!silent_capable(sc, v));
         }
         else {
             assert(sc->fork[u] == -1);
             assert(sc->target[u] == u || jumps);
-            assert(!jumps || sc->target[u] == u || sc->target[u] == jump_target(sc, u));
+            assert(!jumps || sc->target[u] == u || sc->target[u] == seg_jump_target(sc, u));
         }
     }
 }
@@ -498,9 +500,9 @@ seg_code_miss(PyObject *code, unsigned k)
 int32_t
 seg_loop_exit(const seg_code *sc, int32_t v)
 {
-    int32_t e = owner_unit(sc, v - 1), u;
+    int32_t e = seg_owner_unit(sc, v - 1), u;
     for (u = e - 1; u >= 0; u--)
-        if (sc->span[u] > 0 && sc->op[u] == seg_op.for_iter && jump_target(sc, u) == e)
+        if (sc->span[u] > 0 && sc->op[u] == seg_op.for_iter && seg_jump_target(sc, u) == e)
             return u;
     return -1;
 }
@@ -517,7 +519,7 @@ fold_code(seg_code *sc)
     while (u < sc->n && op[u] == seg_op.cache)
         u++;
     while (u < sc->n) {
-        v = next_unit(sc, u);
+        v = seg_next_unit(sc, u);
         run += sc->starts[u];
         if (sc->ends[u] > run) {
             PC_DESYNC();
@@ -545,7 +547,7 @@ seg_code_release(pc_codeinfo *ci)
     unsigned k;
     if (sc == NULL)
         return;
-    k = cache_slot(ci->code);
+    k = seg_cache_slot(ci->code);
     if (seg_cache[k].code == ci->code)
         seg_cache[k].code = NULL;
 #ifndef NDEBUG

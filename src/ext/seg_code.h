@@ -11,7 +11,7 @@
  *    the distance back to the instruction that owns it.
  *  - silent[u] is the first unit v >= u whose instruction may jump
  *    without an event (SEND, JUMP_BACKWARD_NO_INTERRUPT, a quiet jump,
- *    a quiet branch); n if none.  Only ever lowered (quiet_site()),
+ *    a quiet branch); n if none.  Only ever lowered (seg_quiet_site()),
  *    never raised.
  *  - target[u] is the jump target of a SEND, JUMP_BACKWARD_NO_INTERRUPT,
  *    JUMP_FORWARD, JUMP_BACKWARD or quiet branch at u, else u itself.
@@ -19,12 +19,12 @@
  *    u may be turned off, SEG_QUIET_LEFT (3.14) where u is the NOT_TAKEN
  *    of a POP_JUMP_IF_* whose BRANCH_LEFT may be turned off,
  *    SEG_QUIET_FORK where u is a quiet branch (every event of its
- *    POP_JUMP_IF_* turned off: fork_side()), else 0.  Set once, when the
+ *    POP_JUMP_IF_* turned off: seg_fork_side()), else 0.  Set once, when the
  *    table is built.
  *  - fork[u] of a quiet branch u: the last instruction of the straight
  *    run from its target (3.14: or the NOT_TAKEN after it, which its
  *    BRANCH_LEFT names); every instruction of that run lies in
- *    [target[u], fork[u]], and none of the run from next_unit(u) does.
+ *    [target[u], fork[u]], and none of the run from seg_next_unit(u) does.
  *  - exit[u], once set, never changes: the straight run from u to a
  *    return only gains silent jumps.
  *  - starts[s] and ends[e] count the closed segments that began at s and
@@ -36,7 +36,7 @@
  * Asserted in DEBUG=1 builds: the tables as built (check_tables(),
  * seg_code.c: n, op, arg, span, silent, target, quiet_ok, fork, and
  * exit[], starts[], ends[] still empty); silent[] lowered by
- * quiet_site(); exit[] rechecked by seg_exit_unit() whenever it is read
+ * seg_quiet_site(); exit[] rechecked by seg_exit_unit() whenever it is read
  * there; the fold's sums by fold_code() (PC_DESYNC, an assert unless
  * another tool moved a frame); the list and the cache when a table is
  * freed (seg_code_release()).
@@ -124,14 +124,14 @@ int seg_ops_init(PyObject *monitoring);
 
 /* The next instruction after the one starting at u. */
 static inline int32_t
-next_unit(const seg_code *sc, int32_t u)
+seg_next_unit(const seg_code *sc, int32_t u)
 {
     return u + sc->span[u];
 }
 
 /* The instruction a unit belongs to (a cache unit's owner). */
 static inline int32_t
-owner_unit(const seg_code *sc, Py_ssize_t u)
+seg_owner_unit(const seg_code *sc, Py_ssize_t u)
 {
     if (u < 0 || u >= sc->n)
         return -1;
@@ -139,7 +139,7 @@ owner_unit(const seg_code *sc, Py_ssize_t u)
 }
 
 static inline int32_t
-oparg(const seg_code *sc, int32_t u)
+seg_oparg(const seg_code *sc, int32_t u)
 {
     int32_t a = sc->arg[u], k = u - 1, shift = 8;
     while (k >= 0 && sc->op[k] == seg_op.extended_arg && shift < 32) {
@@ -151,44 +151,44 @@ oparg(const seg_code *sc, int32_t u)
 }
 
 static inline int32_t
-jump_target(const seg_code *sc, int32_t u)
+seg_jump_target(const seg_code *sc, int32_t u)
 {
     int op = sc->op[u];
-    int32_t nx = next_unit(sc, u);
+    int32_t nx = seg_next_unit(sc, u);
     if (op == seg_op.jbni || op == seg_op.jump_backward)
-        return nx - oparg(sc, u);
-    return nx + oparg(sc, u);
+        return nx - seg_oparg(sc, u);
+    return nx + seg_oparg(sc, u);
 }
 
 static inline int
-is_pop_jump(int op)
+seg_is_pop_jump(int op)
 {
     return op == seg_op.pop_jump[0] || op == seg_op.pop_jump[1] || op == seg_op.pop_jump[2] ||
            op == seg_op.pop_jump[3];
 }
 
 static inline int
-is_return_op(int op)
+seg_is_return_op(int op)
 {
     return op == seg_op.return_value || op == seg_op.return_const;
 }
 
 /* An event's offset argument (bytes) as a code unit; -1 if odd. */
 static inline int32_t
-unit_arg(PyObject *o)
+seg_unit_arg(PyObject *o)
 {
     return pc_offset_unit(o);
 }
 
 static inline void
-pair(int a, int b)
+seg_pair(int a, int b)
 {
     if (a >= 0)
         pc_g.pair[a][b]++;
 }
 
 static inline int
-valid_unit(const seg_code *sc, int32_t u)
+seg_valid_unit(const seg_code *sc, int32_t u)
 {
     return u >= 0 && u < sc->n;
 }
@@ -206,7 +206,7 @@ typedef struct seg_cache_entry {
 extern seg_cache_entry seg_cache[SEG_CACHE] __attribute__((visibility("hidden")));
 
 static inline unsigned
-cache_slot(PyObject *code)
+seg_cache_slot(PyObject *code)
 {
     uintptr_t p = (uintptr_t)code;
     return (unsigned)((p >> 4) ^ (p >> 12)) & (SEG_CACHE - 1);
@@ -219,13 +219,13 @@ seg_code *seg_code_miss(PyObject *code, unsigned k);
 static inline seg_code *
 seg_code_for(PyObject *code)
 {
-    unsigned k = cache_slot(code);
+    unsigned k = seg_cache_slot(code);
     if (seg_cache[k].code == code)
         return seg_cache[k].sc;
     return seg_code_miss(code, k);
 }
 
-#define SEG_QUIET_JUMP 1 /* a quiet jump: quiet_site() */
+#define SEG_QUIET_JUMP 1 /* a quiet jump: seg_quiet_site() */
 #define SEG_QUIET_LEFT 2 /* a branch that falls through silently */
 #define SEG_QUIET_FORK 3 /* a branch with no event either way */
 
@@ -235,22 +235,22 @@ seg_code_for(PyObject *code)
  * frame left quietly, by the side whose run ends at a return (at most
  * one does). */
 static inline int32_t
-fork_side(const seg_code *sc, int32_t b, int32_t e)
+seg_fork_side(const seg_code *sc, int32_t b, int32_t e)
 {
     int32_t t = sc->target[b];
-    if (e < 0 ? is_return_op(sc->op[sc->fork[b]]) : (e >= t && e <= sc->fork[b]))
+    if (e < 0 ? seg_is_return_op(sc->op[sc->fork[b]]) : (e >= t && e <= sc->fork[b]))
         return t;
-    return next_unit(sc, b);
+    return seg_next_unit(sc, b);
 }
 
 /* The JUMP event of the jump at u has been counted: make u silent and
  * tell CPython to stop reporting it.  Idempotent (another tool's
  * restart_events() brings the event back). */
 static inline PyObject *
-quiet_site(seg_code *sc, int32_t u)
+seg_quiet_site(seg_code *sc, int32_t u)
 {
     int32_t v;
-    assert(valid_unit(sc, u) && sc->quiet_ok[u] == SEG_QUIET_JUMP);
+    assert(seg_valid_unit(sc, u) && sc->quiet_ok[u] == SEG_QUIET_JUMP);
     for (v = u; v >= 0 && sc->silent[v] > u; v--)
         sc->silent[v] = u; /* only ever lowered */
     assert(sc->silent[u] == u);

@@ -7,13 +7,13 @@
  *
  * Invariants (on top of seg_run.h's):
  *  - A callback never raises and returns None (or DISABLE for a quiet
- *    jump, quiet_site()); what does not fit is SEG_DESYNC and dropped,
+ *    jump, seg_quiet_site()); what does not fit is SEG_DESYNC and dropped,
  *    and the thread's stack is rebuilt at its next event (seg_rebuild).
  *  - Only counting threads count: pc_g.on, or the thread's measure()
  *    depth (seg_thread.measuring, mirrored so that one thread-local
  *    access suffices).
  *  - A fast path only ever handles a top frame that runs straight-line
- *    code (running()) of the event's code; it changes exactly what its
+ *    code (seg_running()) of the event's code; it changes exactly what its
  *    *_other twin would in that case.
  *  - The call statistics (pc_calls_g) count each event once, in
  *    whichever path takes it.
@@ -52,9 +52,9 @@ caller_stop_slow(seg_thread *t)
         SEG_DESYNC(t);
         return;
     }
-    stop_at(t, f, c);
+    seg_stop_at(t, f, c);
     if (!in_flight)
-        f->raised = -1; /* restart() resets it; eager_restart() reads it */
+        f->raised = -1; /* seg_restart() resets it; seg_eager_restart() reads it */
 }
 
 
@@ -67,8 +67,9 @@ caller_stop(seg_thread *t)
         seg_frame *f = &t->stack[t->depth - 1];
         pc_iframe *cur, *p;
         int32_t c;
-        if (running(f) && (p = caller_fast(t, &cur)) == f->iframe && (c = caller_unit(f, p)) >= 0) {
-            close_round(t, f, c);
+        if (seg_running(f) && (p = seg_caller_fast(t, &cur)) == f->iframe &&
+            (c = seg_caller_unit(f, p)) >= 0) {
+            seg_close_round(t, f, c);
             f->at = c;
             return f->sc->op[c];
         }
@@ -120,13 +121,13 @@ start_other(PyObject *const *args, Py_ssize_t nargs, int call)
         pc_calls_g.resumptions++;
     if (nargs < 2)
         Py_RETURN_NONE;
-    resync_caller(t);
+    seg_resync_caller(t);
     prev = caller_stop(t);
-    f = push(t, args[0]);
+    f = seg_push(t, args[0]);
     if (f == NULL)
         Py_RETURN_NONE;
-    off = unit_arg(args[1]);
-    if (!valid_unit(f->sc, off) || f->sc->drop_start) {
+    off = seg_unit_arg(args[1]);
+    if (!seg_valid_unit(f->sc, off) || f->sc->drop_start) {
         /* (drop_start: the tests' forced desync, at the first sight of
          * the code, which always comes here; no bug, so no assert) */
         if (f->sc->drop_start)
@@ -136,7 +137,7 @@ start_other(PyObject *const *args, Py_ssize_t nargs, int call)
         t->depth--;
         Py_RETURN_NONE;
     }
-    pair(prev, f->sc->op[off]);
+    seg_pair(prev, f->sc->op[off]);
     f->start = off;
     t->last = SEG_TOP;
     if (call)
@@ -169,9 +170,9 @@ cb_throw(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     pc_calls_g.throws++;
     if (nargs < 1)
         Py_RETURN_NONE;
-    resync_caller(t);
+    seg_resync_caller(t);
     t->last = caller_stop(t);
-    push(t, args[0]);
+    seg_push(t, args[0]);
     Py_RETURN_NONE;
 }
 
@@ -189,16 +190,16 @@ leave_other(PyObject *const *args, Py_ssize_t nargs, int yielding)
         pc_calls_g.yields++;
     else
         pc_calls_g.returns++;
-    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+    if (nargs < 2 || (f = seg_top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     sc = f->sc;
-    off = unit_arg(args[1]);
-    if (!valid_unit(sc, off)) {
+    off = seg_unit_arg(args[1]);
+    if (!seg_valid_unit(sc, off)) {
         SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
-    left(t, f, off, yielding);
-    return return_result(sc, yielding);
+    seg_left(t, f, off, yielding);
+    return seg_return_result(sc, yielding);
 }
 
 /* PY_RETURN: (code, offset, value) */
@@ -242,15 +243,15 @@ branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
     int32_t v;
     int op = sc->op[src];
     if (kind == BR_LEFT)
-        return !(op == seg_op.for_iter && dst == next_unit(sc, src));
-    v = owner_unit(sc, dst - 1);
+        return !(op == seg_op.for_iter && dst == seg_next_unit(sc, src));
+    v = seg_owner_unit(sc, dst - 1);
     if (v < 0 || (sc->op[v] != seg_op.pop_iter && sc->op[v] != seg_op.end_async_for))
         return 0;
     if (v == src)
         return sc->op[v] == seg_op.pop_iter;
     /* A POP_JUMP_IF_* jumping: its target may well follow a POP_ITER
      * (the end of a loop it jumps over). */
-    return !(is_pop_jump(op) && dst == jump_target(sc, src));
+    return !(seg_is_pop_jump(op) && dst == seg_jump_target(sc, src));
 }
 
 /* The instruction v that fired a moved branch event runs right before
@@ -272,7 +273,7 @@ branch_fixup(seg_thread *t, seg_frame *f, int32_t *src, int32_t *dst, int kind)
     int32_t v;
     if (!branch_moved(sc, *src, *dst, kind))
         return 0;
-    v = owner_unit(sc, *dst - 1);
+    v = seg_owner_unit(sc, *dst - 1);
     if (v < 0) {
         SEG_DESYNC(t);
         return -1;
@@ -303,9 +304,9 @@ jump_slow(seg_thread *t, seg_frame *f, int32_t src, int32_t dst)
 {
     seg_code *sc = f->sc;
     int prev;
-    eager_settle(t, f, src);
-    prev = settle(t, f, src, 0);
-    pair(prev, sc->op[dst]);
+    seg_eager_settle(t, f, src);
+    prev = seg_settle(t, f, src, 0);
+    seg_pair(prev, sc->op[dst]);
     f->at = f->raised = -1;
     f->seeded = 0;
     t->last = SEG_TOP;
@@ -321,19 +322,19 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
     seg_frame *f;
     seg_code *sc;
     ENTER(t, 1);
-    if ((f = top_for(t, code)) == NULL)
+    if ((f = seg_top_for(t, code)) == NULL)
         Py_RETURN_NONE;
     sc = f->sc;
-    if (!valid_unit(sc, src) || !valid_unit(sc, dst)) {
+    if (!seg_valid_unit(sc, src) || !seg_valid_unit(sc, dst)) {
         SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
     if ((kind == BR_LEFT || kind == BR_RIGHT) && branch_fixup(t, f, &src, &dst, kind) != 0)
         Py_RETURN_NONE;
-    if (f->start >= 0 && f->at != src && straight(sc, f->start, src)) {
+    if (f->start >= 0 && f->at != src && seg_straight(sc, f->start, src)) {
         /* Running straight-line code (or restarted eagerly, which this
          * event confirms). */
-        close_run(sc, f->start, src);
+        seg_close_run(sc, f->start, src);
         pc_g.pair[sc->op[src]][sc->op[dst]]++;
         f->at = f->raised = -1;
         f->start = dst;
@@ -341,7 +342,7 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
     else if (f->start < 0 && f->at == src && f->resume < 0 && !f->seeded) {
         /* Stopped at src while Python code ran for it (a generator that
          * FOR_ITER resumed, a __bool__): src branches now. */
-        pair(t->last, sc->op[dst]);
+        seg_pair(t->last, sc->op[dst]);
         f->at = f->raised = -1;
         f->seeded = 0;
         f->start = dst;
@@ -352,7 +353,7 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
     }
     f->jumped = src;
     if (sc->quiet_ok[src] == SEG_QUIET_JUMP)
-        return quiet_site(sc, src);
+        return seg_quiet_site(sc, src);
     if ((sc->quiet_ok[src] == SEG_QUIET_LEFT && kind == BR_LEFT) ||
         sc->quiet_ok[src] == SEG_QUIET_FORK)
         return Py_NewRef(seg_disable); /* silent now */
@@ -396,23 +397,23 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
         goto other;
     f = &t->stack[t->depth - 1];
     code = args[0];
-    k = cache_slot(code);
+    k = seg_cache_slot(code);
     if (seg_cache[k].code != code)
         goto other;
     nsc = seg_cache[k].sc;
-    off = unit_arg(args[1]); /* RESUME is often at offset 0 */
+    off = seg_unit_arg(args[1]); /* RESUME is often at offset 0 */
     if ((uint32_t)off >= (uint32_t)nsc->n)
         goto other;
-    if ((p = caller_fast(t, &cur)) != f->iframe && (f = pop_quiet(t, f, p)) == NULL)
+    if ((p = seg_caller_fast(t, &cur)) != f->iframe && (f = seg_pop_quiet(t, f, p)) == NULL)
         goto other;
     /* f is the caller: an open segment (or restarted eagerly, which this
      * call confirms unless it is at the same instruction), no exception
      * in flight, at an instruction the fast path can stop at. */
     sc = f->sc;
-    if (f->start < 0 || f->raised >= 0 || (c = caller_unit(f, p)) < 0 || c == f->at)
+    if (f->start < 0 || f->raised >= 0 || (c = seg_caller_unit(f, p)) < 0 || c == f->at)
         goto other;
     f->at = -1;
-    close_round(t, f, c);
+    seg_close_round(t, f, c);
     f->at = c;
     pc_g.pair[sc->op[c]][nsc->op[off]]++;
     g = &t->stack[t->depth];
@@ -450,7 +451,7 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
         goto other;
     f = &t->stack[t->depth - 1];
     cur = pc_tstate_iframe(t->ts);
-    if (f->iframe != cur && (f = pop_quiet(t, f, cur)) == NULL)
+    if (f->iframe != cur && (f = seg_pop_quiet(t, f, cur)) == NULL)
         goto other;
     sc = f->sc;
     off = pc_offset_unit_nonzero(args[1]);
@@ -461,11 +462,11 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
          * sub-iterator yielded a value, and which yields it on (SEND fell
          * through to the YIELD_VALUE right after it): that one
          * instruction runs, its predecessor the sub-iterator's last.  As
-         * settle() would do it (restart there, close at once). */
+         * seg_settle() would do it (restart there, close at once). */
         if (!yielding || f->at < 0 || f->resume >= 0 || f->seeded || sc->op[f->at] != seg_op.send ||
-            off != next_unit(sc, f->at))
+            off != seg_next_unit(sc, f->at))
             goto other;
-        pair(t->last, sc->op[off]);
+        seg_pair(t->last, sc->op[off]);
         f->at = f->raised = -1;
         sc->starts[off]++;
         sc->ends[off]++;
@@ -473,15 +474,15 @@ leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
     else {
         if (f->at == off)
             goto other;
-        close_to(t, f, off, yielding);
+        seg_close_to(t, f, off, yielding);
     }
     last = sc->op[off];
     if (yielding)
         pc_calls_g.yields++;
     else
         pc_calls_g.returns++;
-    popped(t, sc, last, yielding);
-    return return_result(sc, yielding);
+    seg_popped(t, sc, last, yielding);
+    return seg_return_result(sc, yielding);
 other:
     return leave_other(args, nargs, yielding);
 }
@@ -503,13 +504,13 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
         goto other;
     f = &t->stack[t->depth - 1];
     cur = pc_tstate_iframe(t->ts);
-    if (f->iframe != cur && (f = pop_quiet(t, f, cur)) == NULL)
+    if (f->iframe != cur && (f = seg_pop_quiet(t, f, cur)) == NULL)
         goto other;
     sc = f->sc;
     if (sc->code != code || (uint32_t)src >= (uint32_t)sc->n || (uint32_t)dst >= (uint32_t)sc->n)
         goto other;
-    if (kind == BR_LEFT && sc->op[src] != seg_op.for_iter && (nt = next_unit(sc, src)) < dst &&
-        sc->op[nt] == seg_op.not_taken && next_unit(sc, nt) == dst) {
+    if (kind == BR_LEFT && sc->op[src] != seg_op.for_iter && (nt = seg_next_unit(sc, src)) < dst &&
+        sc->op[nt] == seg_op.not_taken && seg_next_unit(sc, nt) == dst) {
         /* the commonest moved event: a POP_JUMP_IF_*'s NOT_TAKEN */
         src = nt;
         kind = BR_FIXED;
@@ -523,7 +524,7 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
         if (f->at == src)
             goto other;
         /* Running (or restarted eagerly, which this event confirms). */
-        close_round(t, f, src);
+        seg_close_round(t, f, src);
         pc_g.pair[sc->op[src]][sc->op[dst]]++;
     }
     else {
@@ -538,7 +539,7 @@ jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
     f->start = dst;
     f->jumped = src;
     if (may_quiet && sc->quiet_ok[src] == SEG_QUIET_JUMP)
-        return quiet_site(sc, src);
+        return seg_quiet_site(sc, src);
     if ((kind == BR_FIXED && sc->quiet_ok[src] == SEG_QUIET_LEFT) ||
         sc->quiet_ok[src] == SEG_QUIET_FORK)
         return Py_NewRef(seg_disable); /* silent now */
@@ -557,9 +558,9 @@ jump(PyObject *const *args, Py_ssize_t nargs, int may_quiet, int kind)
     src = pc_offset_unit_nonzero(args[1]);
     dst = pc_offset_unit_nonzero(args[2]);
     if (src < 0)
-        src = unit_arg(args[1]);
+        src = seg_unit_arg(args[1]);
     if (dst < 0)
-        dst = unit_arg(args[2]);
+        dst = seg_unit_arg(args[2]);
     return jump_units(args[0], src, dst, may_quiet, kind);
 }
 
@@ -603,7 +604,7 @@ raised_at(seg_thread *t, seg_frame *f, int32_t r)
     if (f->start < 0) {
         if (f->at < 0 || f->at == r)
             return; /* thrown in, or raised where it stopped */
-        restart(t, f, r, 0);
+        seg_restart(t, f, r, 0);
     }
     f->raised = r;
 }
@@ -618,7 +619,7 @@ cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     ENTER(t, 1);
     pc_calls_g.raises++;
-    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+    if (nargs < 2 || (f = seg_top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     if (f->start < 0 && f->at < 0)
         Py_RETURN_NONE; /* after PY_THROW: its YIELD_VALUE already ran */
@@ -627,7 +628,7 @@ cb_raise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
         SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
-    eager_settle(t, f, r);
+    seg_eager_settle(t, f, r);
     raised_at(t, f, r);
     Py_RETURN_NONE;
 }
@@ -641,16 +642,16 @@ cb_reraise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     int32_t r;
     (void)self;
     ENTER(t, 1);
-    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+    if (nargs < 2 || (f = seg_top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     if (f->start < 0 && f->at < 0)
         Py_RETURN_NONE;
-    r = owner_unit(f->sc, unit_arg(args[1]));
+    r = seg_owner_unit(f->sc, seg_unit_arg(args[1]));
     if (r < 0) {
         SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
-    eager_settle(t, f, r);
+    seg_eager_settle(t, f, r);
     raised_at(t, f, r);
     Py_RETURN_NONE;
 }
@@ -660,24 +661,24 @@ cb_reraise(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 static int
 close_raised(seg_thread *t, seg_frame *f)
 {
-    if (f->start >= 0 && !valid_unit(f->sc, f->raised)) {
+    if (f->start >= 0 && !seg_valid_unit(f->sc, f->raised)) {
         /* No RAISE came: another tool's RAISE callback (a trace
          * function's 'exception' event) raised before ours was called.
          * The frame is still at its raise site: do now what RAISE would
          * have done. */
         int32_t r = seg_own_instruction(t, f);
         if (r >= 0) {
-            eager_settle(t, f, r);
+            seg_eager_settle(t, f, r);
             raised_at(t, f, r);
         }
     }
     if (f->start >= 0) {
-        if (!valid_unit(f->sc, f->raised)) {
+        if (!seg_valid_unit(f->sc, f->raised)) {
             SEG_DESYNC(t);
             f->start = -1;
             return SEG_NONE;
         }
-        close_to(t, f, f->raised, 0);
+        seg_close_to(t, f, f->raised, 0);
         return f->sc->op[f->raised];
     }
     return t->last;
@@ -694,15 +695,15 @@ cb_handled(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     ENTER(t, 1);
     pc_calls_g.handled++;
-    if (nargs < 2 || (f = top_for(t, args[0])) == NULL)
+    if (nargs < 2 || (f = seg_top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
-    h = unit_arg(args[1]);
-    if (!valid_unit(f->sc, h)) {
+    h = seg_unit_arg(args[1]);
+    if (!seg_valid_unit(f->sc, h)) {
         SEG_DESYNC(t);
         Py_RETURN_NONE;
     }
     prev = close_raised(t, f);
-    pair(prev == SEG_TOP ? SEG_NONE : prev, f->sc->op[h]);
+    seg_pair(prev == SEG_TOP ? SEG_NONE : prev, f->sc->op[h]);
     f->start = h;
     f->at = f->raised = -1;
     f->seeded = 0;
@@ -719,7 +720,7 @@ cb_unwind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     ENTER(t, 1);
     pc_calls_g.unwinds++;
-    if (nargs < 1 || (f = top_for(t, args[0])) == NULL)
+    if (nargs < 1 || (f = seg_top_for(t, args[0])) == NULL)
         Py_RETURN_NONE;
     t->last = close_raised(t, f);
     if (t->last == SEG_TOP)
@@ -749,11 +750,11 @@ cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     if (nargs < 2 || (sc = seg_code_for(args[0])) == NULL)
         Py_RETURN_NONE;
-    src = unit_arg(args[1]);
+    src = seg_unit_arg(args[1]);
     if ((uint32_t)src >= (uint32_t)sc->n)
         Py_RETURN_NONE;
     if (sc->quiet_ok[src] == SEG_QUIET_JUMP)
-        return quiet_site(sc, src);
+        return seg_quiet_site(sc, src);
     if (sc->quiet_ok[src] == SEG_QUIET_FORK)
         return Py_NewRef(seg_disable);
     Py_RETURN_NONE;
@@ -767,7 +768,7 @@ noop_leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
     seg_code *sc;
     if (nargs < 1 || (sc = seg_code_for(args[0])) == NULL)
         Py_RETURN_NONE;
-    return return_result(sc, yielding);
+    return seg_return_result(sc, yielding);
 }
 
 static PyObject *
@@ -794,11 +795,12 @@ cb_noop_left(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     (void)self;
     if (nargs < 3 || (sc = seg_code_for(args[0])) == NULL)
         Py_RETURN_NONE;
-    src = unit_arg(args[1]);
+    src = seg_unit_arg(args[1]);
     if ((uint32_t)src >= (uint32_t)sc->n || sc->span[src] <= 0)
         Py_RETURN_NONE;
-    nt = next_unit(sc, src);
-    if (nt < sc->n && sc->quiet_ok[nt] == SEG_QUIET_LEFT && unit_arg(args[2]) == next_unit(sc, nt))
+    nt = seg_next_unit(sc, src);
+    if (nt < sc->n && sc->quiet_ok[nt] == SEG_QUIET_LEFT &&
+        seg_unit_arg(args[2]) == seg_next_unit(sc, nt))
         return Py_NewRef(seg_disable);
     Py_RETURN_NONE;
 }

@@ -9,14 +9,14 @@ static int32_t
 exit_walk(const seg_code *sc, int32_t u)
 {
     int32_t guard;
-    for (guard = 0; guard <= sc->n && valid_unit(sc, u) && sc->span[u] > 0; guard++) {
+    for (guard = 0; guard <= sc->n && seg_valid_unit(sc, u) && sc->span[u] > 0; guard++) {
         int op = sc->op[u];
-        if (is_return_op(op))
+        if (seg_is_return_op(op))
             return (sc->quiet & SEG_QUIET_RETURNS) ? u : -1;
         if (op == seg_op.yield_value)
             return (sc->quiet & SEG_QUIET_YIELDS) ? u : -1;
         if (sc->quiet_ok[u] == SEG_QUIET_FORK)
-            u = fork_side(sc, u, -1); /* the side that returns */
+            u = seg_fork_side(sc, u, -1); /* the side that returns */
         else if (op == seg_op.for_iter)
             return -1; /* fires: the frame did not get past it */
         else if (sc->silent[u] == u)
@@ -24,7 +24,7 @@ exit_walk(const seg_code *sc, int32_t u)
         else if (op == seg_op.jump_forward || op == seg_op.jump_backward)
             return -1; /* a jump not (yet) quiet fires JUMP */
         else
-            u = next_unit(sc, u); /* a branch not taken, or anything */
+            u = seg_next_unit(sc, u); /* a branch not taken, or anything */
     }
     return -1;
 }
@@ -33,7 +33,7 @@ int32_t
 seg_exit_unit(seg_code *sc, int32_t u)
 {
     int32_t r;
-    if (!valid_unit(sc, u))
+    if (!seg_valid_unit(sc, u))
         return -1;
     if (sc->exit[u] > 0) {
         /* once set, never changed: the run only gains silent jumps */
@@ -54,20 +54,20 @@ returned(seg_thread *t)
     seg_frame *f = &t->stack[t->depth - 1];
     int32_t u = -1, r;
     if (f->start < 0 && f->at >= 0 && f->resume < 0 && !f->seeded &&
-        (is_return_op(f->sc->op[f->at]) || f->sc->op[f->at] == seg_op.yield_value)) {
+        (seg_is_return_op(f->sc->op[f->at]) || f->sc->op[f->at] == seg_op.yield_value)) {
         /* Stopped at its return or yield itself, already counted: a cut
          * while the thread was inside another tool's INSTRUCTION (or
          * LINE) callback for it.  It did not go on past it (it has no
          * "after"): it left there, as its PY_RETURN (PY_YIELD) would
          * have said. */
-        left_quietly(t, f, f->at);
+        seg_left_quietly(t, f, f->at);
         return;
     }
     if (f->sc->quiet) {
         if (f->start >= 0)
             u = f->start;
         else if (f->at >= 0)
-            u = resume_unit(f, -1, 0); /* a SEND jumped: no PY_YIELD */
+            u = seg_resume_unit(f, -1, 0); /* a SEND jumped: no PY_YIELD */
     }
     r = seg_exit_unit(f->sc, u);
     if (r < 0) {
@@ -78,7 +78,7 @@ returned(seg_thread *t)
         t->last = SEG_NONE;
         return;
     }
-    left_quietly(t, f, r);
+    seg_left_quietly(t, f, r);
 }
 
 void
@@ -95,7 +95,7 @@ seg_resync(seg_thread *t, pc_iframe *p, int own)
     int k;
     if (t->depth == 0 || (own && t->stack[t->depth - 1].iframe == p))
         return;
-    for (q = p; q != NULL; q = python_frame(q->previous)) {
+    for (q = p; q != NULL; q = seg_python_frame(q->previous)) {
         int unreported = !(own && q == p) && seg_unreported(q);
         for (k = t->depth - 1; k >= 0; k--) {
             const seg_frame *f = &t->stack[k];
@@ -118,7 +118,7 @@ seg_resync(seg_thread *t, pc_iframe *p, int own)
 __attribute__((noinline, cold)) seg_frame *
 seg_top_mismatch(seg_thread *t, PyObject *code)
 {
-    pc_iframe *p = python_frame(pc_tstate_iframe(t->ts));
+    pc_iframe *p = seg_python_frame(pc_tstate_iframe(t->ts));
     int i;
     seg_resync(t, p, 1);
     if (t->depth > 0) {

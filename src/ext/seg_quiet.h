@@ -10,7 +10,7 @@
  * thread's next event, whose frame is not the top of the shadow stack
  * any more: every frame above the one the event belongs to has returned.
  * So do generators and coroutines (a SEND that their return ends jumps,
- * which resume_unit() finds as when PY_RETURN fires).  A generator
+ * which seg_resume_unit() finds as when PY_RETURN fires).  A generator
  * without `yield from` (no SEND) leaves its frame by a yield the same
  * way: its yields are quiet, and its next PY_RESUME, which always fires,
  * finds it again.
@@ -31,7 +31,7 @@
  *    end of measure(), when the code of such a frame dies, and, for a
  *    thread that ended, at the next cut (the stack is kept until then,
  *    its seg_thread's ts NULL).  Settling does exactly what PY_RETURN
- *    would have done at that return (left()).
+ *    would have done at that return (seg_left()).
  *  - A stale frame's iframe can be the address of a frame that has not
  *    yet reported its start (waiting at the eval breaker of its RESUME),
  *    of a 3.13 __init__ shim, or of one that runs with events off
@@ -65,7 +65,7 @@ void seg_settle_code(seg_code *sc);
 
 /* The top frame for an event of code (the thread's current frame). */
 static inline seg_frame *
-top_for(seg_thread *t, PyObject *code)
+seg_top_for(seg_thread *t, PyObject *code)
 {
     if (t->depth > 0) {
         seg_frame *f = &t->stack[t->depth - 1];
@@ -77,14 +77,14 @@ top_for(seg_thread *t, PyObject *code)
 
 /* The top frame f left quietly at r, its return or yield. */
 static inline __attribute__((always_inline)) void
-left_quietly(seg_thread *t, seg_frame *f, int32_t r)
+seg_left_quietly(seg_thread *t, seg_frame *f, int32_t r)
 {
     int yields = f->sc->op[r] == seg_op.yield_value;
     if (yields)
         pc_calls_g.yields++;
     else
         pc_calls_g.returns++;
-    left(t, f, r, yields);
+    seg_left(t, f, r, yields);
 }
 
 /* The commonest quiet returns, inline: the event belongs to cur, the
@@ -95,7 +95,7 @@ left_quietly(seg_thread *t, seg_frame *f, int32_t r)
  * general path decides the rest). */
 #define SEG_QUIET_LEVELS 4
 static inline __attribute__((always_inline)) seg_frame *
-pop_quiet(seg_thread *t, seg_frame *f, pc_iframe *cur)
+seg_pop_quiet(seg_thread *t, seg_frame *f, pc_iframe *cur)
 {
     seg_frame *g = f;
     int32_t r;
@@ -108,7 +108,7 @@ pop_quiet(seg_thread *t, seg_frame *f, pc_iframe *cur)
     for (; f > g; f--) {
         if ((f->start | ~f->raised) < 0 || (r = f->sc->exit[f->start] - 1) < 0)
             return NULL;
-        left_quietly(t, f, r);
+        seg_left_quietly(t, f, r);
     }
     return g;
 }
@@ -116,18 +116,18 @@ pop_quiet(seg_thread *t, seg_frame *f, pc_iframe *cur)
 /* A new frame (the thread's current one) is entered, or a generator
  * thrown into: settle the quiet returns above its caller. */
 static inline void
-resync_caller(seg_thread *t)
+seg_resync_caller(seg_thread *t)
 {
     pc_iframe *cur = pc_tstate_iframe(t->ts);
     if (t->depth > 0 && cur != NULL)
-        seg_resync(t, python_frame(cur->previous), 0);
+        seg_resync(t, seg_python_frame(cur->previous), 0);
 }
 
 /* What a PY_RETURN or PY_YIELD callback returns: DISABLE for a
  * function's return or a generator's yield (seg_code.quiet), None
  * otherwise. */
 static inline PyObject *
-return_result(const seg_code *sc, int yielding)
+seg_return_result(const seg_code *sc, int yielding)
 {
     if (sc->quiet & (yielding ? SEG_QUIET_YIELDS : SEG_QUIET_RETURNS))
         return Py_NewRef(seg_disable);

@@ -8,7 +8,7 @@
 static inline int32_t
 walk_next(seg_code *sc, int32_t j, int32_t e)
 {
-    return sc->quiet_ok[j] == SEG_QUIET_FORK ? fork_side(sc, j, e) : sc->target[j];
+    return sc->quiet_ok[j] == SEG_QUIET_FORK ? seg_fork_side(sc, j, e) : sc->target[j];
 }
 
 /* A walk that does not reach e: take back its first n steps' runs and
@@ -41,15 +41,15 @@ seg_walk_silent(seg_thread *t, seg_frame *f, int32_t e, int yielding)
             f->start = -1;
             return;
         }
-        if (yielding && sc->op[j] == seg_op.send && e == next_unit(sc, j))
+        if (yielding && sc->op[j] == seg_op.send && e == seg_next_unit(sc, j))
             break;
         u = walk_next(sc, j, e);
-        close_run(sc, s, j);
+        seg_close_run(sc, s, j);
         pc_g.pair[sc->op[j]][sc->op[u]]++;
         s = u;
         steps++;
     }
-    close_run(sc, s, e);
+    seg_close_run(sc, s, e);
     f->start = -1;
 }
 

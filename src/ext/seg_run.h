@@ -25,11 +25,11 @@
 #if PC_HAVE_MONITORING
 
 static inline __attribute__((always_inline)) void
-close_run(seg_code *sc, int32_t s, int32_t e)
+seg_close_run(seg_code *sc, int32_t s, int32_t e)
 {
     /* A segment runs between two instructions of the code (no cache
      * unit, nothing outside it). */
-    assert(valid_unit(sc, s) && valid_unit(sc, e));
+    assert(seg_valid_unit(sc, s) && seg_valid_unit(sc, e));
     assert(sc->span[s] > 0 && sc->span[e] > 0);
     sc->starts[s]++;
     sc->ends[e]++;
@@ -42,7 +42,7 @@ void seg_walk_silent(seg_thread *t, seg_frame *f, int32_t e, int yielding);
 
 /* No silent jump between the segment's start s and e: one run. */
 static inline int
-straight(const seg_code *sc, int32_t s, int32_t e)
+seg_straight(const seg_code *sc, int32_t s, int32_t e)
 {
     return s <= e && sc->silent[s] >= e;
 }
@@ -50,18 +50,18 @@ straight(const seg_code *sc, int32_t s, int32_t e)
 /* Close f's open segment at e: one run, or two across one quiet branch,
  * inline; anything else walks. */
 static inline __attribute__((always_inline)) void
-close_to(seg_thread *t, seg_frame *f, int32_t e, int yielding)
+seg_close_to(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
     seg_code *sc = f->sc;
     int32_t s = f->start, j = sc->silent[s], u;
-    if (straight(sc, s, e)) {
-        close_run(sc, s, e);
+    if (seg_straight(sc, s, e)) {
+        seg_close_run(sc, s, e);
     }
-    else if (s <= e && sc->quiet_ok[j] == SEG_QUIET_FORK && (u = fork_side(sc, j, e)) <= e &&
+    else if (s <= e && sc->quiet_ok[j] == SEG_QUIET_FORK && (u = seg_fork_side(sc, j, e)) <= e &&
              sc->silent[u] >= e) {
-        close_run(sc, s, j);
+        seg_close_run(sc, s, j);
         pc_g.pair[sc->op[j]][sc->op[u]]++;
-        close_run(sc, u, e);
+        seg_close_run(sc, u, e);
     }
     else {
         seg_walk_silent(t, f, e, yielding);
@@ -69,11 +69,11 @@ close_to(seg_thread *t, seg_frame *f, int32_t e, int yielding)
     f->start = -1;
 }
 
-/* close_to() for an event at e that is not a yield, with the commonest
+/* seg_close_to() for an event at e that is not a yield, with the commonest
  * walk inline: round a loop, from the body through its quiet back edge
  * j to its head e (a FOR_ITER or a test), which fires the event. */
 static inline __attribute__((always_inline)) void
-close_round(seg_thread *t, seg_frame *f, int32_t e)
+seg_close_round(seg_thread *t, seg_frame *f, int32_t e)
 {
     seg_code *sc = f->sc;
     int32_t s = f->start, j = sc->silent[s];
@@ -86,40 +86,40 @@ close_round(seg_thread *t, seg_frame *f, int32_t e)
         f->start = -1;
         return;
     }
-    close_to(t, f, e, 0);
+    seg_close_to(t, f, e, 0);
 }
 
 /* Where a frame stopped at f->at goes on, given that its next event is
  * at e. */
 static inline int32_t
-resume_unit(const seg_frame *f, int32_t e, int yielding)
+seg_resume_unit(const seg_frame *f, int32_t e, int yielding)
 {
     const seg_code *sc = f->sc;
-    int32_t c = f->at, nx = next_unit(sc, c);
+    int32_t c = f->at, nx = seg_next_unit(sc, c);
     int op = sc->op[c];
 
     if (f->resume >= 0)
         return f->resume;
     if (sc->quiet_ok[c] == SEG_QUIET_FORK)
-        return fork_side(sc, c, e); /* Python code ran for it: a __bool__
+        return seg_fork_side(sc, c, e); /* Python code ran for it: a __bool__
                                        (3.12), an iterator (FOR_ITER) */
     if (op == seg_op.send)
-        return (yielding && e == nx) ? nx : jump_target(sc, c);
+        return (yielding && e == nx) ? nx : seg_jump_target(sc, c);
     if (op == seg_op.jbni)
-        return jump_target(sc, c);
+        return seg_jump_target(sc, c);
     if ((op == seg_op.jump_backward || op == seg_op.jump_forward) && sc->silent[c] == c)
-        return jump_target(sc, c); /* a quiet jump (no event) */
+        return seg_jump_target(sc, c); /* a quiet jump (no event) */
     if (f->seeded) {
         /* The instruction was under way, uninstrumented, when collection
          * started: a jump fires no event for it any more. */
         if (op == seg_op.jump_backward || op == seg_op.jump_forward)
-            return jump_target(sc, c);
+            return seg_jump_target(sc, c);
         if (op == seg_op.for_iter) {
-            int32_t tg = jump_target(sc, c), k;
+            int32_t tg = seg_jump_target(sc, c), k;
             if (e >= nx && e < tg)
                 return nx;
             for (k = 0; k < PC_FOR_ITER_EXIT_SKIP && tg < sc->n; k++)
-                tg = next_unit(sc, tg);
+                tg = seg_next_unit(sc, tg);
             return tg;
         }
     }
@@ -128,15 +128,15 @@ resume_unit(const seg_frame *f, int32_t e, int yielding)
 
 /* A stopped frame runs again: open its segment where it went on. */
 static inline void
-restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
+seg_restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
-    int32_t u = resume_unit(f, e, yielding);
-    if (!valid_unit(f->sc, u)) {
+    int32_t u = seg_resume_unit(f, e, yielding);
+    if (!seg_valid_unit(f->sc, u)) {
         SEG_DESYNC(t);
         u = e;
     }
-    assert(valid_unit(f->sc, u));
-    pair(t->last, f->sc->op[u]);
+    assert(seg_valid_unit(f->sc, u));
+    seg_pair(t->last, f->sc->op[u]);
     f->start = u;
     f->at = f->raised = f->resume = -1;
     f->seeded = 0;
@@ -149,10 +149,10 @@ restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
  * that its next event finds it running (the cheap path of every
  * callback).  Should it not go on -- the instruction calls Python code
  * again, raises or branches where it stands -- its next event is at the
- * same instruction and eager_settle() takes the restart back.  Returns
+ * same instruction and seg_eager_settle() takes the restart back.  Returns
  * whether it restarted g. */
 static inline int
-eager_restart(seg_thread *t, seg_frame *g, int last)
+seg_eager_restart(seg_thread *t, seg_frame *g, int last)
 {
     seg_code *sc = g->sc;
     int32_t u;
@@ -160,8 +160,8 @@ eager_restart(seg_thread *t, seg_frame *g, int last)
     if ((g->start & g->resume & g->raised & ~g->at) >= 0 || g->seeded ||
         !seg_op.eager[sc->op[g->at]])
         return 0;
-    assert(valid_unit(sc, g->at));
-    u = next_unit(sc, g->at);
+    assert(seg_valid_unit(sc, g->at));
+    u = seg_next_unit(sc, g->at);
     if (u >= sc->n)
         return 0;
     pc_g.pair[last][sc->op[u]]++;
@@ -174,7 +174,7 @@ eager_restart(seg_thread *t, seg_frame *g, int last)
 /* The first event of f, at e, after an eager restart: if e is where f
  * stopped, f never went on. */
 static inline void
-eager_settle(seg_thread *t, seg_frame *f, int32_t e)
+seg_eager_settle(seg_thread *t, seg_frame *f, int32_t e)
 {
     if (f->start < 0 || f->at < 0)
         return;
@@ -192,7 +192,7 @@ eager_settle(seg_thread *t, seg_frame *f, int32_t e)
 /* f has executed up to and including e: close what is open there.
  * Returns the thread's last executed instruction afterwards. */
 static inline int
-settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
+seg_settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
     if (f->start < 0) {
         /* Still at the instruction it stopped at, the same execution:
@@ -202,9 +202,9 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
          * instruction. */
         if (f->at < 0 || (f->at == e && f->resume < 0 && !f->seeded))
             return t->last;
-        restart(t, f, e, yielding);
+        seg_restart(t, f, e, yielding);
     }
-    close_to(t, f, e, yielding);
+    seg_close_to(t, f, e, yielding);
     return f->sc->op[e];
 }
 
@@ -213,24 +213,24 @@ settle(seg_thread *t, seg_frame *f, int32_t e, int yielding)
  * yield, or a return that is no generator's (a __next__), its value goes
  * round the loop, so g goes on at the next instruction.  Said now: its
  * next event may be later than one quiet exit (seg_quiet.h), and a
- * generator's return (the iterator exhausted) is resume_unit()'s case. */
+ * generator's return (the iterator exhausted) is seg_resume_unit()'s case. */
 static inline void
-seeded_went_on(seg_frame *g, const seg_code *sc, int yielding)
+seg_seeded_went_on(seg_frame *g, const seg_code *sc, int yielding)
 {
     if (g->start < 0 && g->at >= 0 && g->resume < 0 && g->sc->op[g->at] == seg_op.for_iter &&
         (yielding || !(((PyCodeObject *)sc->code)->co_flags & CO_GENERATOR)))
-        g->resume = next_unit(g->sc, g->at);
+        g->resume = seg_next_unit(g->sc, g->at);
 }
 
 /* The top frame, of sc, has left (its segment closed, last its last
  * opcode): pop it; its caller may go on. */
 static inline __attribute__((always_inline)) void
-popped(seg_thread *t, const seg_code *sc, int last, int yielding)
+seg_popped(seg_thread *t, const seg_code *sc, int last, int yielding)
 {
     t->depth--;
     if (t->depth > 0 && t->stack[t->depth - 1].seeded)
-        seeded_went_on(&t->stack[t->depth - 1], sc, yielding);
-    if (last < 0 || t->depth == 0 || !eager_restart(t, &t->stack[t->depth - 1], last))
+        seg_seeded_went_on(&t->stack[t->depth - 1], sc, yielding);
+    if (last < 0 || t->depth == 0 || !seg_eager_restart(t, &t->stack[t->depth - 1], last))
         t->last = last;
 }
 
@@ -238,33 +238,33 @@ popped(seg_thread *t, const seg_code *sc, int last, int yielding)
  * quiet return found later (seg_quiet.h): close its segment at off; its
  * caller may go on. */
 static inline __attribute__((always_inline)) void
-left(seg_thread *t, seg_frame *f, int32_t off, int yielding)
+seg_left(seg_thread *t, seg_frame *f, int32_t off, int yielding)
 {
     seg_code *sc = f->sc;
     int last;
     assert(f == &t->stack[t->depth - 1]);
-    if (f->start >= 0 && f->at != off && straight(sc, f->start, off)) {
-        close_run(sc, f->start, off);
+    if (f->start >= 0 && f->at != off && seg_straight(sc, f->start, off)) {
+        seg_close_run(sc, f->start, off);
         last = sc->op[off];
     }
     else {
-        eager_settle(t, f, off);
-        last = settle(t, f, off, yielding);
+        seg_eager_settle(t, f, off);
+        last = seg_settle(t, f, off, yielding);
     }
-    popped(t, sc, last, yielding);
+    seg_popped(t, sc, last, yielding);
 }
 
 /* f is stopped at its current instruction c (a callee starts, or
  * counts are taken): close up to c; it resumes after c. */
 static inline void
-stop_at(seg_thread *t, seg_frame *f, int32_t c)
+seg_stop_at(seg_thread *t, seg_frame *f, int32_t c)
 {
-    assert(valid_unit(f->sc, c));
-    eager_settle(t, f, c);
+    assert(seg_valid_unit(f->sc, c));
+    seg_eager_settle(t, f, c);
     if (f->start < 0 && (f->at < 0 || f->at == c))
         return;
     if (PC_JUMP_EVENT_BEFORE_BREAKER && f->start >= 0 && f->sc->op[c] == seg_op.jump_backward &&
-        f->jumped == c && f->start == jump_target(f->sc, c)) {
+        f->jumped == c && f->start == seg_jump_target(f->sc, c)) {
         /* 3.12: the JUMP event of c came before c's eval breaker ran
          * this callee (or before the thread stopped there): the jump
          * and its pair are not done yet; the frame goes on at the
@@ -278,7 +278,7 @@ stop_at(seg_thread *t, seg_frame *f, int32_t c)
         t->last = sc->op[c];
         return;
     }
-    t->last = settle(t, f, c, 0);
+    t->last = seg_settle(t, f, c, 0);
     f->at = c;
     f->seeded = 0;
     f->resume = -1;
@@ -287,7 +287,7 @@ stop_at(seg_thread *t, seg_frame *f, int32_t c)
 /* A frame running straight-line code: an open segment, not stopped, no
  * exception in flight (start >= 0, at < 0, raised < 0, in one test). */
 static inline int
-running(const seg_frame *f)
+seg_running(const seg_frame *f)
 {
     return (f->start | ~f->at | ~f->raised) >= 0;
 }

@@ -185,7 +185,7 @@ frame_unit_public(const seg_frame *f, int caller)
     }
     lasti = PyFrame_GetLasti(fr);
     if ((PyObject *)code == f->sc->code && lasti >= 0)
-        r = owner_unit(f->sc, lasti / 2);
+        r = seg_owner_unit(f->sc, lasti / 2);
     Py_DECREF(code);
     Py_DECREF(fr);
 done:
@@ -224,15 +224,15 @@ seg_caller_instruction(seg_thread *t, const seg_frame *f)
     pc_iframe *cur = pc_tstate_iframe(t->ts), *p;
     if (cur == NULL)
         return -1;
-    p = python_frame(cur->previous);
+    p = seg_python_frame(cur->previous);
     /* throw() into a generator suspended in `yield from`/`await` throws
      * into the innermost one first, with the outer ones linked into the
      * frame chain but not entered (no event, nothing executed): skip
      * them. */
     while (p != NULL && pc_iframe_executable(p) != f->sc->code &&
            (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) || seg_at_resume(p)))
-        p = python_frame(p->previous);
-    return iframe_instruction(p, f);
+        p = seg_python_frame(p->previous);
+    return seg_iframe_instruction(p, f);
 #endif
 }
 
@@ -244,7 +244,7 @@ seg_own_instruction(seg_thread *t, const seg_frame *f)
     (void)t;
     return frame_unit_public(f, 0);
 #else
-    return iframe_instruction(python_frame(pc_tstate_iframe(t->ts)), f);
+    return seg_iframe_instruction(seg_python_frame(pc_tstate_iframe(t->ts)), f);
 #endif
 }
 
@@ -257,7 +257,7 @@ seg_seed(seg_thread *t, PyThreadState *ts)
     int n = 0, i;
     pc_iframe **frames = NULL;
 
-    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL; p = python_frame(p->previous))
+    for (p = seg_python_frame(pc_tstate_iframe(ts)); p != NULL; p = seg_python_frame(p->previous))
         n++;
     if (n == 0)
         return 0;
@@ -265,19 +265,19 @@ seg_seed(seg_thread *t, PyThreadState *ts)
     if (frames == NULL)
         return -1;
     i = n;
-    for (p = python_frame(pc_tstate_iframe(ts)); p != NULL; p = python_frame(p->previous))
+    for (p = seg_python_frame(pc_tstate_iframe(ts)); p != NULL; p = seg_python_frame(p->previous))
         frames[--i] = p;
     for (i = 0; i < n; i++) {
         seg_frame *f;
         int32_t c;
         p = frames[i];
-        f = push(t, pc_iframe_executable(p));
+        f = seg_push(t, pc_iframe_executable(p));
         if (f == NULL) {
             free(frames);
             return -1;
         }
         f->iframe = p;
-        c = iframe_instruction(p, f);
+        c = seg_iframe_instruction(p, f);
         if (c < f->sc->first_resume) {
             /* Not started yet (before RESUME): PY_START will come. */
             t->depth--;
@@ -303,7 +303,7 @@ rebuilt_frame(seg_thread *t, int i, pc_iframe *p, int cur)
         return -1;
     f->sc = sc;
     f->iframe = p;
-    c = iframe_instruction(p, f);
+    c = seg_iframe_instruction(p, f);
     if (c < sc->first_resume || (!cur && seg_unreported(p)))
         return 0; /* its PY_START is still to come */
     f->start = f->raised = f->resume = f->jumped = -1;
@@ -316,19 +316,19 @@ rebuilt_frame(seg_thread *t, int i, pc_iframe *p, int cur)
 void
 seg_rebuild(seg_thread *t, int own)
 {
-    pc_iframe *cur = python_frame(pc_tstate_iframe(t->ts)), *p;
+    pc_iframe *cur = seg_python_frame(pc_tstate_iframe(t->ts)), *p;
     int n = 0, k = 0, r;
 
     t->lost = 0;
     seg_thread_reset(t);
-    for (p = cur; p != NULL; p = python_frame(p->previous))
+    for (p = cur; p != NULL; p = seg_python_frame(p->previous))
         n++;
     while (t->cap < n)
         if (seg_stack_grow(t) < 0)
             return;
     /* Innermost first, from the top of [0, n) down: the frames kept end
      * in [n - k, n) outermost first, then move to the bottom. */
-    for (p = cur; p != NULL; p = python_frame(p->previous)) {
+    for (p = cur; p != NULL; p = seg_python_frame(p->previous)) {
         if (p == cur && !own)
             continue;
         r = rebuilt_frame(t, n - 1 - k, p, p == cur);
@@ -449,8 +449,8 @@ describe(char *buf, size_t cap)
         psf_strlcat(buf, " (no thread state)", cap);
         return;
     }
-    for (p = python_frame(pc_tstate_iframe(ts)), k = 0; p != NULL && k < 8;
-         p = python_frame(p->previous), k++) {
+    for (p = seg_python_frame(pc_tstate_iframe(ts)), k = 0; p != NULL && k < 8;
+         p = seg_python_frame(p->previous), k++) {
         psf_strlcat(buf, k ? ", " : " ", cap);
         put_code(buf, cap, pc_iframe_executable(p));
         put_num(buf, cap, " offset ", 2LL * pc_iframe_unit(p));
@@ -520,8 +520,8 @@ build_report(void)
         for (i = t->depth - 1; i >= 0 && t->depth - i <= 8; i--)
             report_code(t->stack[i].sc->code);
     if (ts != NULL)
-        for (p = python_frame(pc_tstate_iframe(ts)), i = 0; p != NULL && i < 8;
-             p = python_frame(p->previous), i++)
+        for (p = seg_python_frame(pc_tstate_iframe(ts)), i = 0; p != NULL && i < 8;
+             p = seg_python_frame(p->previous), i++)
             report_code(pc_iframe_executable(p));
     nreported = 0;
 }

@@ -66,7 +66,7 @@ typedef struct seg_frame {
 /* A frame with start < 0 and at < 0 was entered by PY_THROW: nothing of
  * it runs until EXCEPTION_HANDLED or PY_UNWIND.  A frame with start >= 0
  * and at >= 0 was restarted eagerly when its callee returned (see
- * eager_restart()): not yet confirmed by an event of its own. */
+ * seg_eager_restart()): not yet confirmed by an event of its own. */
 
 typedef struct seg_thread {
     struct seg_thread *next;
@@ -129,7 +129,7 @@ seg_lose(seg_thread *t)
 }
 
 static inline seg_thread *
-thread_get(void)
+seg_thread_get(void)
 {
     seg_thread *t = seg_t;
     if (t != NULL && t->gen == seg_gen)
@@ -138,7 +138,7 @@ thread_get(void)
 }
 
 static inline seg_frame *
-push(seg_thread *t, PyObject *code)
+seg_push(seg_thread *t, PyObject *code)
 {
     seg_code *sc;
     seg_frame *f;
@@ -161,15 +161,15 @@ push(seg_thread *t, PyObject *code)
 /* The unit of the current instruction of the Python frame p, if it runs
  * the code of f; else -1. */
 static inline int32_t
-iframe_instruction(pc_iframe *p, const seg_frame *f)
+seg_iframe_instruction(pc_iframe *p, const seg_frame *f)
 {
     if (p == NULL || pc_iframe_executable(p) != f->sc->code)
         return -1;
-    return owner_unit(f->sc, pc_iframe_unit(p));
+    return seg_owner_unit(f->sc, pc_iframe_unit(p));
 }
 
 static inline pc_iframe *
-python_frame(pc_iframe *p)
+seg_python_frame(pc_iframe *p)
 {
     while (p != NULL && pc_iframe_code(p) == NULL)
         p = p->previous;
@@ -181,7 +181,7 @@ python_frame(pc_iframe *p)
  * call from C; NULL if none (or with PC_FRAME_READ_PUBLIC: the general
  * path decides). */
 static inline pc_iframe *
-caller_fast(seg_thread *t, pc_iframe **cur)
+seg_caller_fast(seg_thread *t, pc_iframe **cur)
 {
     pc_iframe *p;
     *cur = pc_tstate_iframe(t->ts);
@@ -196,16 +196,16 @@ caller_fast(seg_thread *t, pc_iframe **cur)
 
 /* The current instruction of f's frame p, the new frame's caller; -1
  * if p does not run f's code (a shim), or at a JUMP_BACKWARD (whose 3.12
- * eval-breaker case stop_at() handles) or a RESUME (a frame that has not
+ * eval-breaker case seg_stop_at() handles) or a RESUME (a frame that has not
  * reported its start, PC_RESUME_BREAKER_FIRST, at the address of one that
  * returned): the general path decides. */
 static inline int32_t
-caller_unit(const seg_frame *f, pc_iframe *p)
+seg_caller_unit(const seg_frame *f, pc_iframe *p)
 {
     int32_t c;
     if (pc_iframe_executable(p) != f->sc->code)
         return -1;
-    c = owner_unit(f->sc, pc_iframe_unit(p));
+    c = seg_owner_unit(f->sc, pc_iframe_unit(p));
     if (c < 0 || f->sc->op[c] == seg_op.jump_backward || f->sc->op[c] == seg_op.resume)
         return -1;
     return c;

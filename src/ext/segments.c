@@ -30,14 +30,14 @@
  * closing event is PY_YIELD at the YIELD_VALUE right after it (its
  * fall-through path always reaches that YIELD_VALUE, which always fires
  * PY_YIELD).  Unconditional jumps whose events are turned off after
- * their first one ("quiet jumps", see quiet_site()) are resolved the
+ * their first one ("quiet jumps", see seg_quiet_site()) are resolved the
  * same way, and so are branches whose events are all turned off ("quiet
  * branches", seg_code.c), on the side whose straight run holds the
- * closing event's instruction (fork_side()).
+ * closing event's instruction (seg_fork_side()).
  *
  * A frame whose Python callee returned goes on at the next instruction:
- * its segment is reopened there at once (eager_restart()), and taken
- * back if its next event is where it stopped (eager_settle()).  Each
+ * its segment is reopened there at once (seg_eager_restart()), and taken
+ * back if its next event is where it stopped (seg_eager_settle()).  Each
  * callback first tries the common case inline (start(), leave(),
  * cb_jump()) and hands everything else to a *_other function.
  *
@@ -150,13 +150,13 @@ pc_seg_measure_start(void)
 void
 pc_seg_measure_set(int depth)
 {
-    seg_thread *t = thread_get();
+    seg_thread *t = seg_thread_get();
     if (t == NULL)
         return;
     if (depth == 0 && t->measuring > 0 && !pc_g.on) {
         /* fn is over: its quiet returns count before counting stops */
         pc_iframe *cur = pc_tstate_iframe(t->ts);
-        seg_resync(t, cur != NULL ? python_frame(cur) : NULL, 0);
+        seg_resync(t, cur != NULL ? seg_python_frame(cur) : NULL, 0);
     }
     t->measuring = depth;
 }
@@ -171,7 +171,7 @@ cut_thread(seg_thread *t, PyThreadState *ts)
     if (t->gen != seg_gen || t->depth == 0 || !(pc_g.on || t->measuring))
         return;
     p = pc_tstate_iframe(ts);
-    seg_resync(t, p != NULL ? python_frame(p) : NULL, 0);
+    seg_resync(t, p != NULL ? seg_python_frame(p) : NULL, 0);
     if (t->depth == 0)
         return;
     f = &t->stack[t->depth - 1];
@@ -182,12 +182,12 @@ cut_thread(seg_thread *t, PyThreadState *ts)
      * (it is not on the stack), or of a recursive call's. */
     for (p = pc_tstate_iframe(ts); p != NULL && p != f->iframe; p = p->previous)
         ;
-    c = iframe_instruction(p, f);
+    c = seg_iframe_instruction(p, f);
     if (c < 0) {
         SEG_DESYNC(t);
         return;
     }
-    stop_at(t, f, c);
+    seg_stop_at(t, f, c);
 }
 
 /* Is t's thread state still one of interp's?  By address and id: the
