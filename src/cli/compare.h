@@ -76,16 +76,9 @@ typedef struct cmp_section {
     void *index; /* owned: name -> row while building */
 } cmp_section;
 
-/* A text seen in a side's dumps and how many files had it. */
-typedef struct cmp_tally {
-    const char *text; /* borrowed from the side's summary */
-    uint64_t n;
-} cmp_tally;
-
-typedef struct cmp_tallies {
-    cmp_tally *v; /* owned */
-    size_t n;
-} cmp_tallies;
+/* Texts seen in a side's dumps and how many files had each: the
+ * summary's own type (summary_texts_of()). */
+typedef summary_texts cmp_tallies;
 
 /* A header key of the Python build (python.*) and its values. */
 typedef struct cmp_build_key {

@@ -30,20 +30,6 @@ rename_pair(cmp *c)
     }
 }
 
-/* g's values of a header key or a counted text, as tallies. */
-static void
-tallies_of(cmp_tallies *t, const agg_strs *s)
-{
-    size_t i;
-
-    t->n = s->n;
-    t->v = cli_xcalloc(s->n ? s->n : 1, sizeof *t->v);
-    for (i = 0; i < s->n; i++) {
-        t->v[i].text = s->v[i].text;
-        t->v[i].n = s->v[i].n;
-    }
-}
-
 /* What the reports say of a side's dumps, from its group g. */
 static void
 side_about(cmp_about *a, const agg_group *g)
@@ -59,8 +45,8 @@ side_about(cmp_about *a, const agg_group *g)
     a->time_start = g->time_start;
     a->time_end = g->time_end;
     a->leftover_bound = agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND);
-    tallies_of(&a->how, &g->how);
-    tallies_of(&a->collectors, &g->collectors);
+    summary_texts_of(&a->how, &g->how);
+    summary_texts_of(&a->collectors, &g->collectors);
     a->formats.v = cli_xcalloc(AGG_FMT_COUNT, sizeof *a->formats.v);
     for (k = 0; k < AGG_FMT_COUNT; k++)
         if (g->fmt[k]) {
@@ -71,7 +57,7 @@ side_about(cmp_about *a, const agg_group *g)
     for (k = 0; k < g->nhdr; k++)
         if (strncmp(g->hdr[k].key, PSF_H_PREFIX_PYTHON, sizeof PSF_H_PREFIX_PYTHON - 1) == 0) {
             a->build[a->nbuild].key = g->hdr[k].key;
-            tallies_of(&a->build[a->nbuild++].vals, &g->hdr[k].vals);
+            summary_texts_of(&a->build[a->nbuild++].vals, &g->hdr[k].vals);
         }
 }
 

@@ -96,8 +96,8 @@ summary_mix_warning(const agg *a, char *buf, size_t size)
     return buf;
 }
 
-static void
-texts_of(summary_texts *t, const agg_strs *s)
+void
+summary_texts_of(summary_texts *t, const agg_strs *s)
 {
     size_t i;
 
@@ -115,7 +115,7 @@ hdr_of(summary_hdr *h, const char *key, const agg_strs *vals)
     h->key = key;
     h->free_text = text_header_is_free(key, strlen(key));
     h->self = summary_hdr_is_self_description(key);
-    texts_of(&h->vals, vals);
+    summary_texts_of(&h->vals, vals);
 }
 
 /* The headers of g, and apart the CPython run's metadata of a published
@@ -153,8 +153,8 @@ meta_build(summary_meta *m, const agg_group *g)
             m->formats.v[n++].n = g->fmt[i];
         }
     m->formats.n = n;
-    texts_of(&m->how, &g->how);
-    texts_of(&m->collectors, &g->collectors);
+    summary_texts_of(&m->how, &g->how);
+    summary_texts_of(&m->collectors, &g->collectors);
     meta_headers(m, g);
     m->leftover_bound = agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND);
     m->time_start = g->time_start;

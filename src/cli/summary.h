@@ -42,6 +42,9 @@ typedef struct summary_texts {
     size_t n;
 } summary_texts;
 
+/* t: the texts of s and their counts (the texts borrowed from s). */
+void summary_texts_of(summary_texts *t, const agg_strs *s);
+
 /* A header key of a group's files with the values seen. */
 typedef struct summary_hdr {
     const char *key; /* borrowed */

@@ -7,14 +7,13 @@ check each folder's own layering; this file checks what holds for all."""
 import os
 import re
 
+import test_layers
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SRC = os.path.join(ROOT, "src")
 MAX_FILE_LINES = 900
 MAX_FUNCTION_LINES = 100
 
-# The return type on its own line, then NAME( at column 0, the body
-# between a "{" and a "}" at column 0 (the house style).
-DEF = re.compile(r"^([A-Za-z_]\w*)\(")
 
 
 def sources():
@@ -43,25 +42,9 @@ def long_files(files, limit=MAX_FILE_LINES):
 
 def long_functions(files, limit=MAX_FUNCTION_LINES):
     """(file, function, lines) for each definition longer than limit, its
-    return-type line and closing brace included."""
-    out = []
-    for name, text in files.items():
-        lines = text.split("\n")
-        for i, line in enumerate(lines):
-            m = DEF.match(line)
-            if not m or i == 0 or not lines[i - 1] or lines[i - 1][0] in " #/*}":
-                continue
-            j = i
-            while j < len(lines) and lines[j] != "{" and not lines[j].endswith(";"):
-                j += 1
-            if j == len(lines) or lines[j] != "{":
-                continue
-            k = j
-            while k < len(lines) and lines[k] != "}":
-                k += 1
-            if k - (i - 1) + 1 > limit:
-                out.append((name, m.group(1), k - (i - 1) + 1))
-    return out
+    return-type line and closing brace included (test_layers.py's
+    reading of a definition, applied to every folder)."""
+    return test_layers.long_functions(files, limit)
 
 
 def strip(text):
