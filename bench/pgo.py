@@ -89,7 +89,7 @@ def main():
               "PGO / plain | count's extra time removed |")
         print("| --- | ---: | ---: | ---: | ---: | ---: | ---: |")
         for name in names:
-            units = real.UNITS[name] * 3
+            units = real.UNITS[name] * 10
             best = {"plain": [], "o2": [], "pgo": []}
             for _ in range(args.rounds):
                 best["plain"].append(timed(interp, "plain", name, units, o2))
