@@ -290,6 +290,7 @@ run_add(doc *d, int style, int input, const char *s, size_t n)
     in->v[in->n].style = style;
     in->v[in->n].input = input;
     in->v[in->n].text = text_copy(d, s, n);
+    in->v[in->n].ref = NULL;
     in->n++;
 }
 
@@ -347,6 +348,13 @@ void
 doc_code(doc *d, const char *s)
 {
     run_add(d, DOC_CODE, 0, s, strlen(s));
+}
+
+void
+doc_link(doc *d, const char *s, const char *heading)
+{
+    run_add(d, d->style, 0, s, strlen(s));
+    d->cur->v[d->cur->n - 1].ref = heading;
 }
 
 void

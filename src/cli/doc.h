@@ -88,6 +88,9 @@ typedef struct doc_run {
     int style;        /* doc_style */
     int input;        /* text from the inputs: escaped by the printers */
     const char *text; /* owned by the document */
+    const char *ref;  /* NULL, or the text of the heading this run links
+                       * to: the next with that text in the same group
+                       * (a static string; the page links, Markdown not) */
 } doc_run;
 
 typedef struct doc_inline {
@@ -172,6 +175,9 @@ void doc_textf(doc *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 void doc_name(doc *d, const char *s); /* text from the inputs */
 void doc_bold(doc *d, const char *s); /* one bold run of the report's own text */
 void doc_code(doc *d, const char *s); /* one code run of the report's own text */
+/* One run of the report's own text that the page links to the section
+ * headed heading (a static string) after it, in the same group. */
+void doc_link(doc *d, const char *s, const char *heading);
 
 /* Cells: a new cell holding one run. */
 void doc_cell_text(doc *d, const char *s);

@@ -126,14 +126,16 @@ code_where(rdoc *m, const m_code *k)
     doc_textf(m->d, ":%.*s)", (int)k->line_len, k->line);
 }
 
-/* "Where to look" items of the overview (overview.h). */
+/* "Where to look" items of the overview (overview.h), each led by a link
+ * to its section on the page. */
 /* An overview item's "Fails to specialize: FAMILY at " and " in FUNC",
  * around the site's place (by attempts or by executions). */
 static void
 fails_lead(rdoc *m, const char *family)
 {
     doc_item(m->d);
-    doc_text(m->d, "Fails to specialize: ");
+    doc_link(m->d, "Fails to specialize", "Sites that fail to specialize");
+    doc_text(m->d, ": ");
     rdoc_name_text(m->d, family);
     doc_text(m->d, " at ");
 }
@@ -154,7 +156,8 @@ overview_items(rdoc *m, const overview *o, uint64_t den)
 
     for (i = 0; i < o->ncode; i++) {
         doc_item(m->d);
-        doc_text(m->d, "Hot code: ");
+        doc_link(m->d, "Hot code", "Hot code");
+        doc_text(m->d, ": ");
         code_where(m, o->code[i]);
         cli_count_str(c, sizeof c, o->code[i]->instructions);
         rdoc_pct_str(p, o->code[i]->instructions, den);
@@ -182,7 +185,8 @@ overview_items(rdoc *m, const overview *o, uint64_t den)
     }
     for (i = 0; i < o->nfam; i++) {
         doc_item(m->d);
-        doc_text(m->d, "Runs unspecialized: ");
+        doc_link(m->d, "Runs unspecialized", "Specialization effectiveness");
+        doc_text(m->d, ": ");
         doc_name(m->d, o->fam[i].family);
         cli_count_str(c, sizeof c, o->fam[i].generic);
         rdoc_pct_str(p, o->fam[i].generic, o->fam[i].exec);
@@ -231,13 +235,16 @@ report_group(rdoc *m, const summary_group *sg, const char *verdict)
 {
     const m_group *g = &sg->m;
 
+    /* What to act on first, then the long tables (and a published
+     * summary's run, before both). */
     sec_overview(m, sg, verdict);
     cpython_metadata(m, &sg->info);
-    rdoc_ops(m, g);
-    rdoc_census(m, g);
+    rdoc_hot_code(m, g);
     rdoc_sites(m, g);
     report_sitefx(m->d, m->level, g);
-    rdoc_hot_code(m, g);
+    rdoc_source_view(m, g);
+    rdoc_census(m, g);
+    rdoc_ops(m, g);
     rdoc_stats(m, g);
     sec_group_meta(m, &sg->info);
 }

@@ -42,7 +42,8 @@ static const char css[] =
     "code{background:#f3f4f6;padding:0 3px;border-radius:3px}\n"
     ".tw{overflow-x:auto;margin:.4em 0 1em}\n"
     "table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
-    "th,td{border:1px solid #d8dee4;padding:2px 8px;text-align:left;white-space:nowrap}\n"
+    "th,td{border:1px solid #d8dee4;padding:2px 8px;text-align:left}\n"
+    "th,td.n{white-space:nowrap}td{overflow-wrap:anywhere}\n"
     "th{background:#f6f8fa;cursor:pointer;user-select:none;position:sticky;top:0}\n"
     "th.n,td.n{text-align:right}tbody tr:nth-child(even){background:#fafbfc}\n"
     "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' "
@@ -116,10 +117,27 @@ page_end(FILE *out)
 
 /* ---- the document ----------------------------------------------------------- */
 
+/* The page being printed, for the links of runs (doc_link()): its
+ * document, the headings' anchors and the block being printed. */
+typedef struct anchors anchors;
+static struct {
+    const doc *d;
+    const anchors *an;
+    size_t at;
+} page;
+
+static const char *link_target(const char *heading);
+
 static void
 html_text(FILE *out, const doc_run *r)
 {
+    const char *id = r->ref ? link_target(r->ref) : NULL;
+
+    if (id)
+        fprintf(out, "<a href=\"#%s\">", id);
     esc(out, r->text);
+    if (id)
+        fputs("</a>", out);
 }
 
 static const doc_markup html_markup = {
@@ -241,11 +259,11 @@ html_table(FILE *out, const doc_block *b)
 
 /* Section anchors: the heading's words ("pair-counts"), under a group
  * its number first ("g2-pair-counts"), made unique with -2, -3 ... */
-typedef struct anchors {
+struct anchors {
     char (*id)[96]; /* per block of the document (headings only) */
     size_t n;
     int group;
-} anchors;
+};
 
 static void
 anchor_make(anchors *a, size_t at, const doc_block *h)
@@ -285,6 +303,31 @@ anchor_make(anchors *a, size_t at, const doc_block *h)
             snprintf(out, size, "%s-%zu", base, ++dup + 1);
             i = (size_t)-1; /* again from the start */
         }
+}
+
+/* The anchor of the first heading reading `heading` after the block
+ * being printed, before the next group's heading; NULL if none (the
+ * run is then plain text). */
+static const char *
+link_target(const char *heading)
+{
+    size_t j;
+
+    for (j = page.at + 1; page.d && j < page.d->n; j++) {
+        const doc_block *b = &page.d->b[j];
+        char *text;
+        int same;
+        if (b->kind != DOC_HEADING)
+            continue;
+        if (b->level == 2 && b->group)
+            return NULL;
+        text = runs_text(&b->in, 0);
+        same = strcmp(text, heading) == 0;
+        free(text);
+        if (same)
+            return page.an->id[j];
+    }
+    return NULL;
 }
 
 /* Every heading's anchor, once: the headings and the contents use it. */
@@ -378,8 +421,11 @@ html_doc(FILE *out, const doc *d)
     int open_details = 0; /* level of the open <details>, 0: none */
 
     anchors_make(&an, d);
+    page.d = d;
+    page.an = &an;
     for (i = 0; i < d->n; i++) {
         const doc_block *b = &d->b[i];
+        page.at = i;
         if (b->kind != DOC_HEADING) {
             html_block(out, b, an.id[sec], d->b[sec].kind == DOC_HEADING ? d->b[sec].level : 1);
             continue;
@@ -401,6 +447,7 @@ html_doc(FILE *out, const doc *d)
     }
     if (open_details)
         fputs("</details>\n", out);
+    page.d = NULL;
     free(an.id);
 }
 

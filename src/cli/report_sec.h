@@ -28,6 +28,7 @@ void rdoc_census(rdoc *m, const m_group *g);
  * its source view. */
 void rdoc_sites(rdoc *m, const m_group *g);
 void rdoc_hot_code(rdoc *m, const m_group *g);
+void rdoc_source_view(rdoc *m, const m_group *g);
 /* report_stats.c: calls, objects, GC, the optimizer, free-threading,
  * rare events, the other counters. */
 void rdoc_stats(rdoc *m, const m_group *g);

@@ -298,5 +298,10 @@ void
 rdoc_hot_code(rdoc *m, const m_group *g)
 {
     sec_hot_code(m, g);
+}
+
+void
+rdoc_source_view(rdoc *m, const m_group *g)
+{
     sec_source_view(m, g);
 }
