@@ -151,9 +151,13 @@ build_runs(doc *d, const cmp_about *a)
         doc_name(d, keys[i] + strlen(PSF_H_PREFIX_PYTHON));
         doc_text(d, ": ");
         for (k = 0; k < v->n; k++) {
+            /* free text in the dump's encoding, shown decoded */
+            char *t =
+                text_header_is_free(keys[i], strlen(keys[i])) ? text_display(v->v[k].text) : NULL;
             if (k)
                 doc_text(d, ", ");
-            doc_name(d, v->v[k].text);
+            doc_name(d, t ? t : v->v[k].text);
+            free(t);
         }
     }
     if (!shown)
@@ -571,14 +575,17 @@ set(json_t *o, const char *k, json_t *v)
 }
 
 
+/* {text: files}; encoded: the texts are free text in the dump's
+ * encoding, written decoded (one that does not decode, as it is). */
 static json_t *
-strs_obj(const cmp_tallies *s)
+strs_obj(const cmp_tallies *s, int encoded)
 {
     json_t *o = json_object();
     size_t i;
 
     for (i = 0; i < s->n; i++)
-        set(o, s->v[i].text, text_json_count(s->v[i].n));
+        if (!encoded || text_json_set(o, s->v[i].text, text_json_count(s->v[i].n)) < 0)
+            set(o, s->v[i].text, text_json_count(s->v[i].n));
     return o;
 }
 
@@ -610,9 +617,11 @@ side_obj(const cmp *c, int i)
     for (k = 0; k < a->formats.n; k++)
         set(f, a->formats.v[k].text, text_json_count(a->formats.v[k].n));
     set(o, "formats", f);
-    set(o, "collectors", strs_obj(&a->collectors));
+    set(o, "collectors", strs_obj(&a->collectors, 0));
     for (k = 0; k < a->nbuild; k++)
-        set(b, a->build[k].key, strs_obj(&a->build[k].vals));
+        set(b, a->build[k].key,
+            strs_obj(&a->build[k].vals,
+                     text_header_is_free(a->build[k].key, strlen(a->build[k].key))));
     set(o, "build", b);
     set(o, "pair_counts", json_boolean(sd->m->has_pairs));
     set(o, "total_execution_count", text_json_count(sd->m->total_exec));

@@ -55,6 +55,24 @@ strs_text(const agg_strs *s, char *buf, size_t size)
         used += (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", s->v[i].text);
 }
 
+/* The same for the values of header key, decoded for display where
+ * they are free text in the dump's encoding (a build string's ':'
+ * and '[' are %3A and %5B there). */
+static void
+hdr_text(const char *key, const agg_strs *s, char *buf, size_t size)
+{
+    size_t i, used = 0;
+    int free_text = text_header_is_free(key, strlen(key));
+
+    buf[0] = '\0';
+    for (i = 0; i < s->n && used < size; i++) {
+        char *t = free_text ? text_display(s->v[i].text) : NULL;
+        used +=
+            (size_t)snprintf(buf + used, size - used, "%s%s", i ? ", " : "", t ? t : s->v[i].text);
+        free(t);
+    }
+}
+
 /* "FOR_ITER, RESUME": the families a census alongside counting left out. */
 static void
 excluded_text(const m_group *m, char *buf, size_t size)
@@ -240,9 +258,14 @@ cmp_warnings(cmp *c)
     }
     for (i = 0; i < sizeof build_keys / sizeof build_keys[0]; i++) {
         const agg_strs *vb = agg_hdr_vals(b, build_keys[i]), *vh = agg_hdr_vals(h, build_keys[i]);
+        /* Another version is another build: the version's warning says
+         * it, and the Build row shows both strings. */
+        if (strcmp(build_keys[i], PSF_H_PY_SYS_VERSION) == 0 && b->minor && h->minor &&
+            b->minor != h->minor)
+            continue;
         if (vb && vh && !strs_same(vb, vh)) {
-            strs_text(vb, tb, sizeof tb);
-            strs_text(vh, th, sizeof th);
+            hdr_text(build_keys[i], vb, tb, sizeof tb);
+            hdr_text(build_keys[i], vh, th, sizeof th);
             warn(c, "different builds: %s is '%s' in base and '%s' in head", build_keys[i], tb, th);
         }
     }
