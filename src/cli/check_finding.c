@@ -83,8 +83,6 @@ ck_new_finding(check_set *c, int id, int severity, const char *fmt, ...)
 void
 ck_finding_file(ck_finding *d, const char *path)
 {
-    /* check_int.h: a finding's files sorted (and each once). */
-    assert(d->nfiles == 0 || strcmp(d->files[d->nfiles - 1], path) <= 0);
     if (d->nfiles && strcmp(d->files[d->nfiles - 1], path) == 0)
         return;
     d->files = cli_xrealloc(d->files, (d->nfiles + 1) * sizeof *d->files);

@@ -88,7 +88,10 @@ typedef struct ck_finding {
     int id;        /* ck_id */
     int severity;  /* check_severity */
     char *summary; /* owned: one line with the figures */
-    char **files;  /* owned: "path" or "path:line", sorted */
+    char **files;  /* owned: "path" or "path:line", in the order the
+                    * check found them (a check of a whole set goes
+                    * group by group, so not sorted); a path added again
+                    * right after itself is kept once */
     size_t nfiles;
     char **details; /* owned: per-file or per-value lines */
     size_t ndetails;

@@ -93,9 +93,9 @@ sec_census(rdoc *m, const m_group *g)
         {"code_objects", "Code objects read"},
         {"dead_code_objects", "Code objects read as they were destroyed"},
         {"instrumented_code_objects", "Code objects skipped (instrumented by another tool)"},
-        {PSF_KEY_CENSUS_OMITTED_ROWS + sizeof PSF_KEY_CENSUS - 1,
+        {&PSF_KEY_CENSUS_OMITTED_ROWS[sizeof PSF_KEY_CENSUS - 1],
          "Site rows left out (past the source view's bound)"},
-        {PSF_KEY_CENSUS_OMITTED_SOURCE + sizeof PSF_KEY_CENSUS - 1,
+        {&PSF_KEY_CENSUS_OMITTED_SOURCE[sizeof PSF_KEY_CENSUS - 1],
          "Source lines left out (past the source view's bound)"},
     };
 
