@@ -13,38 +13,30 @@
  * opcode names for families (names are stable, numbers are not). */
 #define PSF_TAB_NEWEST 14
 
+/* The tables of 3.minor (the generated index), or NULL. */
+static const psf_tab_version *
+tab_version(int minor)
+{
+    const psf_tab_version *v;
+
+    for (v = psf_tab_versions; v->minor; v++)
+        if (v->minor == minor)
+            return v;
+    return NULL;
+}
+
 static const char *const *
 tab_names(int minor)
 {
-    switch (minor) {
-    case 11:
-        return psf_tab_opcodes_3_11_name;
-    case 12:
-        return psf_tab_opcodes_3_12_name;
-    case 13:
-        return psf_tab_opcodes_3_13_name;
-    case 14:
-        return psf_tab_opcodes_3_14_name;
-    default:
-        return NULL;
-    }
+    const psf_tab_version *v = tab_version(minor);
+    return v ? v->opnames : NULL;
 }
 
 static const char *const *
 tab_families(int minor)
 {
-    switch (minor) {
-    case 11:
-        return psf_tab_opcodes_3_11_family;
-    case 12:
-        return psf_tab_opcodes_3_12_family;
-    case 13:
-        return psf_tab_opcodes_3_13_family;
-    case 14:
-        return psf_tab_opcodes_3_14_family;
-    default:
-        return NULL;
-    }
+    const psf_tab_version *v = tab_version(minor);
+    return v ? v->families : NULL;
 }
 
 int
@@ -151,19 +143,12 @@ psf_tab_fail_prefix(int minor, const char *family)
     return family;
 }
 
+/* 3.12: no table; 3.15+: numbers may move (no table either). */
 static const psf_tab_kind *
 fail_table(int minor)
 {
-    switch (minor) {
-    case 11:
-        return psf_tab_spec_fail_kinds_3_11;
-    case 13:
-        return psf_tab_spec_fail_kinds_3_13;
-    case 14:
-        return psf_tab_spec_fail_kinds_3_14;
-    default:
-        return NULL; /* 3.12: no table; 3.15+: numbers may move */
-    }
+    const psf_tab_version *v = tab_version(minor);
+    return v ? v->fail_kinds : NULL;
 }
 
 int
@@ -299,17 +284,14 @@ psf_tab_script_tables(int minor, psf_tab_script *out)
 {
     /* Include/cpython/pystats.h's EVAL_CALL_* are the same in 3.13.5 and
      * 3.14.7. */
-    out->call_kinds = psf_tab_eval_call_kinds_3_13;
-    out->fail_kinds = fail_table(minor);
-    switch (minor) {
-    case 13:
-        out->specialized = psf_tab_specialized_3_13;
-        return 0;
-    case 14:
-        out->specialized = psf_tab_specialized_3_14;
-        return 0;
-    default:
+    const psf_tab_version *v = tab_version(minor);
+
+    if (v == NULL || v->specialized == NULL) {
         out->specialized = out->fail_kinds = out->call_kinds = NULL;
         return -1;
     }
+    out->call_kinds = psf_tab_eval_call_kinds_3_13;
+    out->fail_kinds = v->fail_kinds;
+    out->specialized = v->specialized;
+    return 0;
 }

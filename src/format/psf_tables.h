@@ -34,6 +34,15 @@ extern const psf_tab_kind psf_tab_eval_call_kinds_3_13[];
 extern const psf_tab_kind psf_tab_specialized_3_13[];
 extern const psf_tab_kind psf_tab_specialized_3_14[];
 
+/* The tables of each version (NULL where it has none), in order of
+ * version, ended by minor 0: the one index of them. */
+typedef struct psf_tab_version {
+    int minor;
+    const char *const *opnames, *const *families; /* [256] */
+    const psf_tab_kind *fail_kinds, *specialized, *call_kinds;
+} psf_tab_version;
+extern const psf_tab_version psf_tab_versions[];
+
 /* Whether built-in opcode numbers exist for 3.minor (11, 12, 13, 14). */
 int psf_tab_has_opcodes(int minor);
 

@@ -2265,3 +2265,10 @@ const psf_tab_kind psf_tab_specialized_3_14[] = {
     {-1, 0}
 };
 
+const psf_tab_version psf_tab_versions[] = {
+    {11, psf_tab_opcodes_3_11_name, psf_tab_opcodes_3_11_family, psf_tab_spec_fail_kinds_3_11, NULL, NULL},
+    {12, psf_tab_opcodes_3_12_name, psf_tab_opcodes_3_12_family, NULL, NULL, NULL},
+    {13, psf_tab_opcodes_3_13_name, psf_tab_opcodes_3_13_family, psf_tab_spec_fail_kinds_3_13, psf_tab_specialized_3_13, psf_tab_eval_call_kinds_3_13},
+    {14, psf_tab_opcodes_3_14_name, psf_tab_opcodes_3_14_family, psf_tab_spec_fail_kinds_3_14, psf_tab_specialized_3_14, NULL},
+    {0, NULL, NULL, NULL, NULL, NULL},
+};

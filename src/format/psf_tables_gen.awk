@@ -1,6 +1,8 @@
 # psf_tables_gen.awk: turns the TSV files in data/tables/ into psf_tables_data.c.
 #
 # Usage: awk -f psf_tables_gen.awk the TSV files in data/tables/ > psf_tables_data.c
+# Each file KIND-3.MINOR.tsv is one table; psf_tab_versions, at the end,
+# indexes them by version (psf_tables.c looks versions up there only).
 # The output is committed so that src/format builds without awk or the
 # tables; "make tables" regenerates it and the C unit tests check that the
 # committed file matches the TSVs.
@@ -52,6 +54,14 @@ FNR == 1 {
     flush()
     cur = ident(FILENAME)
     kind = (cur ~ /^opcodes_/) ? "op" : "kind"
+    # The index by version: which table of each kind 3.minor has.
+    minor = cur
+    sub(/.*_3_/, "", minor)
+    minor += 0
+    seen[minor] = 1
+    table = cur
+    sub(/_3_[0-9]+$/, "", table)
+    has[table, minor] = cur
 }
 
 /^#/ || NF < 2 { next }
@@ -67,4 +77,21 @@ FNR == 1 {
     }
 }
 
-END { flush() }
+function ref(table, minor) {
+    return ((table, minor) in has) ? "psf_tab_" has[table, minor] : "NULL"
+}
+
+END {
+    flush()
+    print "const psf_tab_version psf_tab_versions[] = {"
+    for (minor = 0; minor < 100; minor++) {
+        if (!(minor in seen))
+            continue
+        op = ref("opcodes", minor)
+        printf "    {%d, %s, %s, %s, %s, %s},\n", minor, \
+            op == "NULL" ? "NULL" : op "_name", op == "NULL" ? "NULL" : op "_family", \
+            ref("spec_fail_kinds", minor), ref("specialized", minor), ref("eval_call_kinds", minor)
+    }
+    print "    {0, NULL, NULL, NULL, NULL, NULL},"
+    print "};"
+}
