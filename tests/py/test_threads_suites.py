@@ -85,8 +85,11 @@ def test_threaded_suite_is_trusted(tmp_path, module):
     assert c.returncode in (0, 6), c.stderr
     errors = [f for f in json.loads(c.stdout)["findings"]
               if f["severity"] == "error"]
-    print("%s: %d tests (%d failed, %d skipped), %d dumps, %d desync" % (
-        module, tests, bad, skipped, len(dumps), len(desync)))
+    leftover = sum(int(d.header.get("meta.collection.leftover_bound", 0))
+                   for d in dumps)
+    print("%s: %d tests (%d failed, %d skipped), %d dumps, %d desync, "
+          "leftover bound %d instructions" % (
+              module, tests, bad, skipped, len(dumps), len(desync), leftover))
     assert not desync, "\n".join("%s: desync %s; %s" % (p, n, where)
                                   for p, (n, where) in desync.items())
     assert not errors, errors
