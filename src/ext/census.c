@@ -24,6 +24,18 @@ static int count_census;
 static int count_option = 1;
 static int taken;
 static pc_census_scope live_scope;
+/* Periods cleared (census_gen) and the one a walk began in (walk_gen):
+ * the walk calls Python, which lets other threads run, and another
+ * thread's dump() may write and clear the period meanwhile.  Such a walk
+ * is overtaken: what it still reads is dropped, and it takes no census
+ * (the period it began in was dumped with the other thread's). */
+static unsigned long census_gen, walk_gen;
+
+static int
+overtaken(void)
+{
+    return walk_gen != census_gen || live_scope == PC_CENSUS_NONE;
+}
 /* Why this period's census could not be taken (free text, FORMAT.md
  * 1.16), or "": the dump's meta.census.error. */
 static char census_error[PC_META_MAX];
@@ -97,6 +109,7 @@ pc_census_clear(void)
     taken = 0;
     census_error[0] = '\0';
     live_scope = PC_CENSUS_NONE;
+    census_gen++;
     /* The next period takes one if the count window open now does. */
     count_census = PC_HAVE_MONITORING && pc_g.on && pc_g.mode == PC_MODE_COUNT && count_option;
 }
@@ -218,11 +231,16 @@ pc_census_taking(pc_census_scope scope)
 {
     assert(scope != PC_CENSUS_NONE);
     live_scope = scope;
+    walk_gen = census_gen;
 }
 
 void
 pc_census_took(int ok)
 {
+    if (ok && overtaken()) {
+        taken = 0; /* the period it began in was dumped by another thread */
+        return;
+    }
     if (ok) {
         census_error[0] = '\0';
         return;
@@ -340,6 +358,7 @@ census_begin_fn(PyObject *self, PyObject *args)
         return NULL;
     }
     live_scope = scope;
+    walk_gen = census_gen;
     taken = 0;
     memset(&pc_census_live, 0, sizeof pc_census_live);
     PyMem_RawFree(site_lines);
@@ -358,6 +377,8 @@ census_code_fn(PyObject *self, PyObject *args)
         PyErr_SetString(PyExc_TypeError, "sites must be a list or None");
         return NULL;
     }
+    if (overtaken())
+        Py_RETURN_NONE;
     if (pc_census_code(code, &pc_census_live, sites == Py_None ? NULL : sites, live_scope) < 0)
         return NULL;
     Py_RETURN_NONE;
@@ -433,10 +454,13 @@ census_sites_fn(PyObject *self, PyObject *arg)
     }
     memcpy(copy, s, (size_t)n + 1);
     Py_DECREF(text);
+    if (overtaken()) { /* another thread's dump wrote and cleared the period */
+        PyMem_RawFree(copy);
+        Py_RETURN_NONE;
+    }
     PyMem_RawFree(site_lines);
     site_lines = copy;
-    assert(live_scope != PC_CENSUS_NONE); /* _census_begin chose it */
-    taken = 1;                            /* the walk's last step: the census is whole */
+    taken = 1; /* the walk's last step: the census is whole */
     Py_RETURN_NONE;
 }
 

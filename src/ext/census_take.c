@@ -44,14 +44,24 @@ pc_census_setup(void)
     return call_census("setup");
 }
 
+/* One walk at a time: a dump() of another thread that comes while a
+ * walk lets Python run takes none (it shares the walk's tally); its
+ * clear then makes the walk overtaken (census.c), so neither dump
+ * writes a census of that period.  Counts are not touched. */
+static int walking;
+
 int
 pc_census_take(void)
 {
     pc_census_scope scope = pc_census_period_scope();
-    if (scope == PC_CENSUS_NONE || !pc_ct.ready)
+    int r;
+    if (scope == PC_CENSUS_NONE || !pc_ct.ready || walking)
         return 0;
     pc_census_taking(scope);
-    if (call_census("take") == 0) {
+    walking = 1;
+    r = call_census("take");
+    walking = 0;
+    if (r == 0) {
         pc_census_took(1);
         return 0;
     }
