@@ -8,19 +8,6 @@
 
 const char *const cmp_only_name[3] = {"", "base", "head"};
 
-static void
-about_free(cmp_about *a)
-{
-    size_t i;
-
-    free(a->how.v);
-    free(a->collectors.v);
-    free(a->formats.v);
-    for (i = 0; i < a->nbuild; i++)
-        free(a->build[i].vals.v);
-    free(a->build);
-}
-
 void
 cmp_free(cmp *c)
 {
@@ -33,8 +20,6 @@ cmp_free(cmp *c)
     }
     free(c->sec);
     free(c->ren);
-    for (i = 0; i < 2; i++)
-        about_free(&c->side[i].about);
     for (i = 0; i < c->nwarn; i++)
         free(c->warn[i]);
     free(c->warn);

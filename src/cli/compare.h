@@ -76,34 +76,6 @@ typedef struct cmp_section {
     void *index; /* owned: name -> row while building */
 } cmp_section;
 
-/* Texts seen in a side's dumps and how many files had each: the
- * summary's own type (summary_texts_of()). */
-typedef summary_texts cmp_tallies;
-
-/* A header key of the Python build (python.*) and its values. */
-typedef struct cmp_build_key {
-    const char *key; /* borrowed */
-    cmp_tallies vals;
-} cmp_build_key;
-
-/* What the reports say of a side's dumps, taken from its group's
- * metadata when the comparison is built (the reports read this, never
- * the aggregate). */
-typedef struct cmp_about {
-    uint64_t files;
-    int minor;                         /* 3.minor; 0 if unknown */
-    int native;                        /* CPython's own --enable-pystats dumps */
-    const char *source;                /* "native", "own" */
-    const char *counts;                /* what an instruction count counts */
-    const char *time_start, *time_end; /* NULL if unknown */
-    uint64_t leftover_bound;           /* summed PSF_H_LEFTOVER_BOUND, 0 if none */
-    cmp_tallies how;                   /* how the version was found */
-    cmp_tallies formats;               /* the files of each format (name, files), nonzero */
-    cmp_tallies collectors;
-    cmp_build_key *build; /* owned: the python.* header keys, in the group's order */
-    size_t nbuild;
-} cmp_about;
-
 typedef struct cmp_side {
     const char *label; /* "base" / "head" */
     char **inputs;     /* borrowed */
@@ -113,7 +85,8 @@ typedef struct cmp_side {
     const agg_group *g;      /* borrowed: its metadata (sg->meta), for building */
     const m_group *m;        /* borrowed: its model (&sg->m) */
     uint64_t problems;
-    cmp_about about; /* what the reports say of its dumps (from g) */
+    const summary_meta *about; /* borrowed: what the reports say of its
+                                * dumps (&sg->info) */
 } cmp_side;
 
 typedef struct cmp {

@@ -30,37 +30,6 @@ rename_pair(cmp *c)
     }
 }
 
-/* What the reports say of a side's dumps, from its group g. */
-static void
-side_about(cmp_about *a, const agg_group *g)
-{
-    size_t k;
-
-    memset(a, 0, sizeof *a);
-    a->files = g->files;
-    a->minor = g->minor;
-    a->native = g->source == AGG_NATIVE;
-    a->source = agg_source_name[g->source];
-    a->counts = g->counts;
-    a->time_start = g->time_start;
-    a->time_end = g->time_end;
-    a->leftover_bound = agg_hdr_sum(g, PSF_H_LEFTOVER_BOUND);
-    summary_texts_of(&a->how, &g->how);
-    summary_texts_of(&a->collectors, &g->collectors);
-    a->formats.v = cli_xcalloc(AGG_FMT_COUNT, sizeof *a->formats.v);
-    for (k = 0; k < AGG_FMT_COUNT; k++)
-        if (g->fmt[k]) {
-            a->formats.v[a->formats.n].text = agg_format_name[k];
-            a->formats.v[a->formats.n++].n = g->fmt[k];
-        }
-    a->build = cli_xcalloc(g->nhdr ? g->nhdr : 1, sizeof *a->build);
-    for (k = 0; k < g->nhdr; k++)
-        if (strncmp(g->hdr[k].key, PSF_H_PREFIX_PYTHON, sizeof PSF_H_PREFIX_PYTHON - 1) == 0) {
-            a->build[a->nbuild].key = g->hdr[k].key;
-            summary_texts_of(&a->build[a->nbuild++].vals, &g->hdr[k].vals);
-        }
-}
-
 void
 cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t nbase,
                  const summary *head, size_t gh, char **head_in, size_t nhead, double min_change,
@@ -86,7 +55,7 @@ cmp_build_groups(cmp *c, const summary *base, size_t gb, char **base_in, size_t 
         c->side[k].g = c->side[k].sg->meta;
         c->side[k].m = &c->side[k].sg->m;
         c->side[k].problems = sides[k]->nproblems;
-        side_about(&c->side[k].about, c->side[k].g);
+        c->side[k].about = &c->side[k].sg->info;
     }
     c->by_family = c->side[0].g->source != c->side[1].g->source ||
                    strcmp(c->side[0].g->counts, c->side[1].g->counts) != 0;

@@ -108,7 +108,7 @@ fmt_share(char *buf, size_t size, double x)
 /* ---- the document ------------------------------------------------------------- */
 
 static void
-strs_runs(doc *d, const cmp_tallies *s)
+strs_runs(doc *d, const summary_texts *s)
 {
     size_t i;
     char t[512];
@@ -122,20 +122,20 @@ strs_runs(doc *d, const cmp_tallies *s)
     }
 }
 
-/* The values of a build key of a side, or NULL where no file has it. */
-static const cmp_tallies *
-build_vals(const cmp_about *a, const char *key)
+/* A header key of a side and its values, or NULL where no file has it. */
+static const summary_hdr *
+build_hdr(const summary_meta *a, const char *key)
 {
     size_t i;
 
-    for (i = 0; i < a->nbuild; i++)
-        if (strcmp(a->build[i].key, key) == 0)
-            return &a->build[i].vals;
+    for (i = 0; i < a->nhdr; i++)
+        if (strcmp(a->hdr[i].key, key) == 0)
+            return &a->hdr[i];
     return NULL;
 }
 
 static void
-build_runs(doc *d, const cmp_about *a)
+build_runs(doc *d, const summary_meta *a)
 {
     static const char *const keys[] = {PSF_H_PY_SYS_VERSION, PSF_H_PY_CONFIG_ARGS,
                                        PSF_H_PY_PYSTATS_BUILD, PSF_H_PY_JIT,
@@ -143,7 +143,8 @@ build_runs(doc *d, const cmp_about *a)
     size_t i, k, shown = 0;
 
     for (i = 0; i < sizeof keys / sizeof keys[0]; i++) {
-        const cmp_tallies *v = build_vals(a, keys[i]);
+        const summary_hdr *h = build_hdr(a, keys[i]);
+        const summary_texts *v = h ? &h->vals : NULL;
         if (v == NULL)
             continue;
         if (shown++)
@@ -152,8 +153,7 @@ build_runs(doc *d, const cmp_about *a)
         doc_text(d, ": ");
         for (k = 0; k < v->n; k++) {
             /* free text in the dump's encoding, shown decoded */
-            char *t =
-                text_header_is_free(keys[i], strlen(keys[i])) ? text_display(v->v[k].text) : NULL;
+            char *t = h->free_text ? text_display(v->v[k].text) : NULL;
             if (k)
                 doc_text(d, ", ");
             doc_name(d, t ? t : v->v[k].text);
@@ -161,8 +161,9 @@ build_runs(doc *d, const cmp_about *a)
         }
     }
     if (!shown)
-        doc_text(d,
-                 a->native ? "CPython --enable-pystats build (native dumps name no build)" : "—");
+        doc_text(d, strcmp(a->source, "native") == 0
+                        ? "CPython --enable-pystats build (native dumps name no build)"
+                        : "—");
 }
 
 /* The runs of side i's cell of header row `which`. */
@@ -170,7 +171,7 @@ static void
 header_runs(doc *d, const cmp *c, int i, int which)
 {
     const cmp_side *sd = &c->side[i];
-    const cmp_about *a = &sd->about;
+    const summary_meta *a = sd->about;
     size_t k;
     char t[256];
 
@@ -332,7 +333,7 @@ section_only(doc *d, const cmp *c, const cmp_section *s, int k)
             continue;
         if (listed == 0) {
             doc_para(d);
-            doc_textf(d, "Only in 3.%d (%s): ", c->side[k].about.minor, k == 0 ? "base" : "head");
+            doc_textf(d, "Only in 3.%d (%s): ", c->side[k].about->minor, k == 0 ? "base" : "head");
         }
         if (listed < 40) {
             if (listed)
@@ -372,7 +373,7 @@ section_table(doc *d, const cmp *c, const cmp_section *s)
         unfolded++;
         if (shown >= (size_t)c->top)
             continue;
-        row_cells(d, s, &s->rows[i], c->side[0].about.minor, c->side[1].about.minor);
+        row_cells(d, s, &s->rows[i], c->side[0].about->minor, c->side[1].about->minor);
         shown++;
     }
     if (shown == 0) {
@@ -437,7 +438,7 @@ headline_renames(doc *d, const cmp *c)
     done = cli_xcalloc(c->nren, 1);
     doc_item(d);
     doc_textf(d, "Renamed, split or merged between 3.%d and 3.%d, counted by meaning: ",
-              c->side[c->ren_old].about.minor, c->side[!c->ren_old].about.minor);
+              c->side[c->ren_old].about->minor, c->side[!c->ren_old].about->minor);
     for (i = 0; i < c->nren && i < HEADLINE_RENAMES; i++) {
         best = c->nren;
         for (k = 0; k < c->nren; k++)
@@ -447,7 +448,7 @@ headline_renames(doc *d, const cmp *c)
         if (shown++)
             doc_text(d, "; ");
         doc_code(d, c->ren[best].row->name);
-        doc_textf(d, " (3.%d, %s) as ", c->side[c->ren[best].side].about.minor,
+        doc_textf(d, " (3.%d, %s) as ", c->side[c->ren[best].side].about->minor,
                   ren_kind_name[c->ren[best].row->kind]);
         doc_code(d, c->ren[best].row->units);
         cli_count_str(t, sizeof t, c->ren[best].n);
@@ -578,7 +579,7 @@ set(json_t *o, const char *k, json_t *v)
 /* {text: files}; encoded: the texts are free text in the dump's
  * encoding, written decoded (one that does not decode, as it is). */
 static json_t *
-strs_obj(const cmp_tallies *s, int encoded)
+strs_obj(const summary_texts *s, int encoded)
 {
     json_t *o = json_object();
     size_t i;
@@ -593,7 +594,7 @@ static json_t *
 side_obj(const cmp *c, int i)
 {
     const cmp_side *sd = &c->side[i];
-    const cmp_about *a = &sd->about;
+    const summary_meta *a = sd->about;
     json_t *o = json_object(), *in = json_array(), *f = json_object(), *b = json_object();
     char t[256];
     size_t k;
@@ -618,10 +619,9 @@ side_obj(const cmp *c, int i)
         set(f, a->formats.v[k].text, text_json_count(a->formats.v[k].n));
     set(o, "formats", f);
     set(o, "collectors", strs_obj(&a->collectors, 0));
-    for (k = 0; k < a->nbuild; k++)
-        set(b, a->build[k].key,
-            strs_obj(&a->build[k].vals,
-                     text_header_is_free(a->build[k].key, strlen(a->build[k].key))));
+    for (k = 0; k < a->nhdr; k++) /* the python.* keys, in the group's order */
+        if (strncmp(a->hdr[k].key, PSF_H_PREFIX_PYTHON, sizeof PSF_H_PREFIX_PYTHON - 1) == 0)
+            set(b, a->hdr[k].key, strs_obj(&a->hdr[k].vals, a->hdr[k].free_text));
     set(o, "build", b);
     set(o, "pair_counts", json_boolean(sd->m->has_pairs));
     set(o, "total_execution_count", text_json_count(sd->m->total_exec));
@@ -679,7 +679,7 @@ renames_arr(const cmp *c)
     for (k = 0; k < c->nren; k++) {
         json_t *o = json_object();
         set(o, "name", json_string(c->ren[k].row->name));
-        snprintf(t, sizeof t, "3.%d", c->side[c->ren[k].side].about.minor);
+        snprintf(t, sizeof t, "3.%d", c->side[c->ren[k].side].about->minor);
         set(o, "python_version", json_string(t));
         set(o, "side", json_string(c->side[c->ren[k].side].label));
         set(o, "as", json_string(c->ren[k].row->units));
