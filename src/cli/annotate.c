@@ -425,7 +425,7 @@ annotate_build(annotate *a, const m_group *m, const annotate_opts *o)
     a->fn = cli_xcalloc(m->ncode ? m->ncode : 1, sizeof *a->fn);
     for (i = 0; i < m->ncode; i++) {
         const m_code *c = &m->code[i];
-        if (c->nlines == 0)
+        if (c->nlines == 0 || c->out)
             continue;
         a->with_lines++;
         a->total += c->instructions;

@@ -40,10 +40,11 @@ static const char usage[] =
     "  --json FILE         the JSON summary (default: DIR/report/summary.json)\n"
     "  --html FILE         the HTML report (default: DIR/report/summary.html)\n"
     "  --quiet             the verdict line on stdout, nothing else there\n"
-    "  --code PREFIX       the reports' sites that fail to specialize, of this\n"
-    "                      code only: a module and its submodules, or, with a\n"
-    "                      '/', a path prefix; up to 16 times (as summarize)\n"
-    "  --no-stdlib         leave the standard library's sites out of the reports\n"
+    "  --code PREFIX       the reports' hot code, source view and sites that\n"
+    "                      fail to specialize, of this code only: a module and\n"
+    "                      its submodules, or, with a '/', a path prefix; up\n"
+    "                      to 16 times (as summarize)\n"
+    "  --no-stdlib         leave the standard library's code out of the same\n"
     "\n"
     "After the command, a headline on stderr: the dumps, the trust verdict, the\n"
     "instructions executed, the three findings that matter most (the hottest\n"
@@ -58,7 +59,7 @@ static const char usage[] =
 
 typedef struct run_opts {
     const char *out, *mode, *label;
-    m_site_filter sites; /* --code, --no-stdlib: which sites the reports show */
+    m_code_filter filter; /* --code, --no-stdlib: which code the reports show */
     const char *prefix[SUBCMD_CODE_PREFIXES];
 } run_opts;
 
@@ -78,9 +79,9 @@ own_option(void *ctx, int c, const char *arg)
         o->label = arg;
         return 0;
     case 'C':
-        return subcmd_code_prefix(&o->sites, o->prefix, arg);
+        return subcmd_code_prefix(&o->filter, o->prefix, arg);
     case 'N':
-        o->sites.no_stdlib = 1;
+        o->filter.no_stdlib = 1;
         return 0;
     default:
         return CLI_EXIT_USAGE;
@@ -123,7 +124,7 @@ after_run(const subcmd_common *co, const run_opts *o, const run_dir *rd, const c
             run_explain_no_dump(cmd, rd->path, status_known, exit_code);
         return CLI_EXIT_INPUT;
     }
-    ret = run_report(co, &o->sites, rd->path, ndumps);
+    ret = run_report(co, &o->filter, rd->path, ndumps);
     if (failed && ret == CLI_EXIT_OK)
         ret = CLI_EXIT_INPUT; /* the reports lack those processes */
     if (exit_code != 0) {

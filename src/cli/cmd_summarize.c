@@ -57,11 +57,13 @@ static const char usage[] =
     "  --by-label          a group per label (meta.label, PYSTATS_LABEL)\n"
     "  --equal-weight      scale each label's counts to the same total before\n"
     "                      adding them, so that every label weighs the same\n"
-    "  --code PREFIX       the sites that fail to specialize of this code only:\n"
+    "  --code PREFIX       the hot code, source view, \"where to look\" and\n"
+    "                      sites that fail to specialize of this code only:\n"
     "                      a module and its submodules (\"requests\"), or, with\n"
     "                      a '/', a path prefix; may be given up to 16 times\n"
-    "                      (default: every code that ran, libraries included)\n"
-    "  --no-stdlib         leave the standard library's sites out\n"
+    "                      (default: every code that ran, libraries included;\n"
+    "                      the instruction counts stay the whole run's)\n"
+    "  --no-stdlib         leave the standard library's code out of the same\n"
     "  --run newest|all|ID  which run to read, a run being the dumps of one\n"
     "                      process tree (their meta.run.id): the newest, all,\n"
     "                      or the one with that id (or its start); default:\n"
@@ -103,9 +105,9 @@ own_option(void *ctx, int c, const char *arg)
                    ? CLI_EXIT_USAGE
                    : 0;
     case 'C':
-        return subcmd_code_prefix(&so->ro.sites, so->prefix, arg);
+        return subcmd_code_prefix(&so->ro.filter, so->prefix, arg);
     case 'N':
-        so->ro.sites.no_stdlib = 1;
+        so->ro.filter.no_stdlib = 1;
         return 0;
     default:
         return CLI_EXIT_USAGE;

@@ -152,6 +152,7 @@ typedef struct m_code {
      * executions summed over the dumps; by offset */
     m_line *sexec;
     size_t nsexec, sexec_cap;
+    int out; /* hot code the reports leave out (model_filter_code) */
 } m_code;
 
 /* A site that ran without being specialized (FORMAT.md 1.18: a
@@ -250,10 +251,14 @@ typedef struct m_group {
     size_t nsxfam;
     int sx_read; /* the figures came back from a JSON summary (its
                   * census.site_executions): rows are not added again */
-    /* What the site list shows (model_filter_sites): the sites of the
+    /* What the site list shows (model_filter_code): the sites of the
      * standard library among them (or left out by no_stdlib), and the
      * sites left out by the code prefixes. */
     uint64_t fs_stdlib, fs_stdlib_out, fs_prefix_out;
+    /* The hot code the report's options left out (m_code.out): how many
+     * code objects, and their instructions. */
+    size_t hot_out;
+    uint64_t hot_out_instructions;
     /* Ties (equal counts) keep the input's order, as CPython's report
      * does, where that order is the file's own: a group read from one
      * CPython summary. Otherwise ties go by name (several files are read
@@ -275,19 +280,24 @@ void model_view_free(m_group *m);
 uint64_t model_site_executions(const m_code *c, long offset);
 /* The code entry called name (FILE:LINE:QUALNAME, FILE portable), or NULL. */
 const m_code *model_code(const m_group *m, const char *name);
-/* Which code the site list shows, a report option (--code, --no-stdlib):
+/* Which code the reports show, an option (--code, --no-stdlib): the hot
+ * code, the source view, "where to look" and the site list, never the
+ * counts of the run (opcodes, pairs, families: they are the whole run's).
+ * The filter:
  * prefix[0..nprefix), each a module (the code's file named by module,
  * or a generated function's module, is it or lies under it: "pkg"
  * takes "pkg.sub") or, holding a '/', a path prefix (of the file as
  * named or as the dump wrote it); no_stdlib leaves out the standard
  * library (a file under lib/pythonX.Y that is not in site-packages or
  * dist-packages, lib-dynload, "<frozen ...>"). */
-typedef struct m_site_filter {
+typedef struct m_code_filter {
     const char *const *prefix;
     size_t nprefix;
     int no_stdlib;
-} m_site_filter;
-void model_filter_sites(m_group *m, const m_site_filter *f);
+} m_code_filter;
+void model_filter_code(m_group *m, const m_code_filter *f);
+/* Whether f keeps c (model_filter_code's rule). */
+int model_code_kept(const m_code *c, const m_code_filter *f);
 
 /* Site executions by state (model_sitefx.c): model_sitefx_add() takes
  * a key read back from a JSON summary (1 if it is one, else 0);

@@ -347,7 +347,7 @@ model_fsite_source(const m_group *g, const m_fsite *f)
 }
 
 /* Whether the file of c (as the dump wrote it) is the standard
- * library's (model.h, m_site_filter). */
+ * library's (model.h, m_code_filter). */
 static int
 code_is_stdlib(const m_code *c)
 {
@@ -383,6 +383,22 @@ under_module(const char *name, size_t len, const char *module)
     return len >= m && memcmp(name, module, m) == 0 && (len == m || name[m] == '.');
 }
 
+/* Whether the relative path name[0..len) is the file of module or lies
+ * under its package (module "a.b": "a/b.py", "a/b/c.py"): code named by
+ * its path relative to the working directory (where.h). */
+static int
+under_module_path(const char *name, size_t len, const char *module)
+{
+    size_t i, m = strlen(module);
+
+    if (len <= m || name[0] == '/')
+        return 0;
+    for (i = 0; i < m; i++)
+        if (name[i] != (module[i] == '.' ? '/' : module[i]))
+            return 0;
+    return name[m] == '/' || (len == m + 3 && memcmp(name + m, ".py", 3) == 0);
+}
+
 static int
 code_matches(const m_code *c, const char *prefix)
 {
@@ -391,34 +407,50 @@ code_matches(const m_code *c, const char *prefix)
     if (strchr(prefix, '/') != NULL)
         return (fl >= m && memcmp(c->name, prefix, m) == 0) ||
                (c->path != NULL && strncmp(c->path, prefix, m) == 0);
-    return under_module(c->name, fl, prefix) ||
+    return under_module(c->name, fl, prefix) || under_module_path(c->name, fl, prefix) ||
            (c->module != NULL && under_module(c->module, c->module_len, prefix));
 }
 
-void
-model_filter_sites(m_group *m, const m_site_filter *f)
+int
+model_code_kept(const m_code *c, const m_code_filter *f)
 {
-    size_t i, j, k = 0;
+    size_t j;
 
+    if (f->no_stdlib && code_is_stdlib(c))
+        return 0;
+    for (j = 0; j < f->nprefix; j++)
+        if (code_matches(c, f->prefix[j]))
+            return 1;
+    return f->nprefix == 0;
+}
+
+void
+model_filter_code(m_group *m, const m_code_filter *f)
+{
+    size_t i, k = 0;
+
+    for (i = 0; i < m->nhot; i++) {
+        m_code *c = &m->code[i];
+        c->out = !model_code_kept(c, f);
+        if (c->out) {
+            m->hot_out++;
+            m->hot_out_instructions = cli_sat_add(m->hot_out_instructions, c->instructions);
+        }
+    }
     for (i = 0; i < m->nfsites; i++) {
         m_fsite *s = &m->fsites[i];
-        int std = code_is_stdlib(s->code), keep = 1;
+        int std = code_is_stdlib(s->code), keep = model_code_kept(s->code, f);
         if (std)
             m->fs_stdlib++;
-        if (std && f->no_stdlib) {
-            m->fs_stdlib_out++;
-            keep = 0;
-        }
-        else if (f->nprefix) {
-            for (j = 0, keep = 0; j < f->nprefix && !keep; j++)
-                keep = code_matches(s->code, f->prefix[j]);
-            if (!keep)
+        if (!keep) {
+            if (std && f->no_stdlib)
+                m->fs_stdlib_out++;
+            else
                 m->fs_prefix_out++;
-        }
-        if (keep)
-            m->fsites[k++] = *s;
-        else
             free(s->fields);
+        }
+        else
+            m->fsites[k++] = *s;
     }
     m->nfsites = k;
 }

@@ -81,8 +81,9 @@ overview_build(overview *o, const m_group *g)
 {
     size_t i;
     memset(o, 0, sizeof *o);
-    for (i = 0; i < g->nhot && i < OVERVIEW_TOP; i++)
-        o->code[o->ncode++] = &g->code[i];
+    for (i = 0; i < g->nhot && o->ncode < OVERVIEW_TOP; i++)
+        if (!g->code[i].out)
+            o->code[o->ncode++] = &g->code[i];
     for (i = 0; i < g->nfsites && i < OVERVIEW_TOP; i++)
         o->fsite[o->nfsite++] = &g->fsites[i];
     for (i = 0; o->nfsite == 0 && i < g->nsites && i < OVERVIEW_TOP; i++)

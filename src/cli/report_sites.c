@@ -73,20 +73,20 @@ sites_left_out(rdoc *m, const m_group *g)
     char c[32], d[32];
 
     doc_para(m->d);
-    if (o->sites.no_stdlib || o->sites.nprefix) {
+    if (o->filter.no_stdlib || o->filter.nprefix) {
         doc_text(m->d, "Left out by this report's options:");
-        if (o->sites.no_stdlib) {
+        if (o->filter.no_stdlib) {
             cli_count_str(c, sizeof c, g->fs_stdlib_out);
             doc_textf(m->d, " %s sites of the standard library (--no-stdlib)%s", c,
-                      o->sites.nprefix ? ";" : ".");
+                      o->filter.nprefix ? ";" : ".");
         }
-        if (o->sites.nprefix) {
+        if (o->filter.nprefix) {
             size_t i;
             cli_count_str(d, sizeof d, g->fs_prefix_out);
             doc_textf(m->d, " %s sites of code outside ", d);
-            for (i = 0; i < o->sites.nprefix; i++) {
+            for (i = 0; i < o->filter.nprefix; i++) {
                 doc_text(m->d, i ? ", " : "");
-                doc_code(m->d, o->sites.prefix[i]);
+                doc_code(m->d, o->filter.prefix[i]);
             }
             doc_text(m->d, " (--code).");
         }
@@ -239,26 +239,65 @@ hot_code_row(rdoc *m, const m_code *k, uint64_t den)
     }
 }
 
+/* What the report's options (--code, --no-stdlib) left out of the hot
+ * code and the source view. */
+static void
+hot_left_out(rdoc *m, const m_group *g, uint64_t den)
+{
+    const m_code_filter *f = &m->opt->filter;
+    char n[32], c[32], p[32];
+    size_t i;
+
+    if (g->hot_out == 0)
+        return;
+    cli_count_str(n, sizeof n, g->hot_out);
+    cli_count_str(c, sizeof c, g->hot_out_instructions);
+    rdoc_pct_str(p, g->hot_out_instructions, den);
+    doc_textf(m->d, " Left out by this report's options: %s code objects, %s instructions (%s),",
+              n, c, p);
+    if (f->no_stdlib)
+        doc_text(m->d, f->nprefix ? " of the standard library (--no-stdlib) or"
+                                  : " of the standard library (--no-stdlib).");
+    if (f->nprefix) {
+        doc_text(m->d, " of code outside ");
+        for (i = 0; i < f->nprefix; i++) {
+            doc_text(m->d, i ? ", " : "");
+            doc_code(m->d, f->prefix[i]);
+        }
+        doc_text(m->d, " (--code).");
+    }
+}
+
 static void
 sec_hot_code(rdoc *m, const m_group *g)
 {
     uint64_t den = g->total_exec ? g->total_exec : g->code_instructions;
-    size_t i;
+    size_t i, n, shown = g->nhot - g->hot_out;
 
+    assert(g->hot_out <= g->nhot);
     if (g->nhot == 0)
         return;
     rdoc_heading(m, 0, "Hot code");
     doc_para(m->d);
     doc_text(m->d, "The code objects that executed the most instructions (");
     doc_code(m->d, "code[...]");
-    doc_textf(m->d, " keys); the share is of all executed instructions (%s). %s%zu of %zu.",
-              g->total_exec ? "the execution counts" : "the code objects listed",
-              g->nhot > HOT_CODE_MAX ? "Top " : "All ",
-              g->nhot > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : g->nhot, g->nhot);
+    doc_textf(m->d, " keys); the share is of all executed instructions (%s).",
+              g->total_exec ? "the execution counts" : "the code objects listed");
+    if (shown)
+        doc_textf(m->d, " %s%zu of %zu.", shown > HOT_CODE_MAX ? "Top " : "All ",
+                  shown > HOT_CODE_MAX ? (size_t)HOT_CODE_MAX : shown, shown);
+    else
+        doc_text(m->d, " None of the code asked for is among the code objects the dumps hold.");
+    hot_left_out(m, g, den);
+    if (shown == 0)
+        return;
     doc_table(m->d, "llrrrrl", "Function", "Where", "Instructions", "Share", "Calls", "Per call",
               "Top opcodes");
-    for (i = 0; i < g->nhot && i < HOT_CODE_MAX; i++)
-        hot_code_row(m, &g->code[i], den);
+    for (i = 0, n = 0; i < g->nhot && n < HOT_CODE_MAX; i++)
+        if (!g->code[i].out) {
+            hot_code_row(m, &g->code[i], den);
+            n++;
+        }
 }
 
 /* The hottest functions' source, as `pystats annotate --html` shows
@@ -269,7 +308,7 @@ sec_source_view(rdoc *m, const m_group *g)
     size_t i, n = 0;
 
     for (i = 0; i < g->ncode; i++)
-        n += g->code[i].nlines > 0;
+        n += g->code[i].nlines > 0 && !g->code[i].out;
     if (n == 0)
         return;
     rdoc_heading(m, 0, "Source view");

@@ -73,6 +73,6 @@ void run_explain_no_dump(char **cmd, const char *dir, int status_known, int exit
 /* Read, check and summarize what the run wrote into dir, once; the
  * reports, the headline and, with --quiet, the verdict on stdout.
  * Returns a cli_exit. */
-int run_report(const subcmd_common *co, const m_site_filter *sites, char *dir, size_t ndumps);
+int run_report(const subcmd_common *co, const m_code_filter *filter, char *dir, size_t ndumps);
 
 #endif

@@ -196,9 +196,9 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
  * headline and, with --quiet, the verdict on stdout.  Returns a
  * cli_exit. */
 int
-run_report(const subcmd_common *co, const m_site_filter *sites, char *dir, size_t ndumps)
+run_report(const subcmd_common *co, const m_code_filter *filter, char *dir, size_t ndumps)
 {
-    summary_opts so = {.top_pairs = 100, .top_sites = 50, .sites = *sites};
+    summary_opts so = {.top_pairs = 100, .top_sites = 50, .filter = *filter};
     load_opts lo = {.quiet = 1};
     char verdict[1024];
     run_reports rr;

@@ -337,7 +337,7 @@ subcmd_say_no_files(const char *what, char **inputs, size_t ninputs)
 }
 
 int
-subcmd_code_prefix(struct m_site_filter *f, const char **slots, const char *arg)
+subcmd_code_prefix(struct m_code_filter *f, const char **slots, const char *arg)
 {
     if (f->nprefix == SUBCMD_CODE_PREFIXES || *arg == '\0') {
         fputs(*arg ? "pystats: error: --code: at most 16 prefixes\n"

@@ -59,8 +59,8 @@ typedef struct subcmd_spec {
  * slots (SUBCMD_CODE_PREFIXES of them).  0, or CLI_EXIT_USAGE after
  * saying why (an empty prefix, too many). */
 #define SUBCMD_CODE_PREFIXES 16
-struct m_site_filter;
-int subcmd_code_prefix(struct m_site_filter *f, const char **slots, const char *arg);
+struct m_code_filter;
+int subcmd_code_prefix(struct m_code_filter *f, const char **slots, const char *arg);
 
 /* Parse argv (argv[0] the subcommand) into co (zeroed here).  Returns
  * -1 when the subcommand is to go on, with optind at its first operand;

@@ -213,7 +213,7 @@ summary_build(summary *s, const agg *a, const summary_opts *opt)
         s->g[i].meta = a->g[i];
         meta_build(&s->g[i].info, a->g[i]);
         model_build(&s->g[i].m, a->g[i]);
-        model_filter_sites(&s->g[i].m, &opt->sites);
+        model_filter_code(&s->g[i].m, &opt->filter);
         summary_group_title(a->g[i], s->g[i].title, sizeof s->g[i].title);
     }
 }

@@ -23,12 +23,12 @@
 #define SUMMARY_P_COUNT AGG_P_COUNT
 
 typedef struct summary_opts {
-    int top_pairs;       /* rows of the pair table (CPython: 100) */
-    int top_sites;       /* rows of the census table of failing sites */
-    const char *trust;   /* the check verdict line (check.h), or NULL */
-    const char *verdict; /* its word (check_verdict_word), or NULL */
-    m_site_filter sites; /* which code the site list shows (--code,
-                          * --no-stdlib) */
+    int top_pairs;        /* rows of the pair table (CPython: 100) */
+    int top_sites;        /* rows of the census table of failing sites */
+    const char *trust;    /* the check verdict line (check.h), or NULL */
+    const char *verdict;  /* its word (check_verdict_word), or NULL */
+    m_code_filter filter; /* which code the hot code, the source view and
+                           * the site list show (--code, --no-stdlib) */
 } summary_opts;
 
 /* A text seen in a group's files, with how many files had it. */

@@ -212,3 +212,115 @@ def test_run_takes_the_same_options_for_its_reports(tmp_path):
     line = [x for x in r.stderr.splitlines() if "fails to specialize:" in x]
     assert line and ("at %s:%s " % (own[0]["file"], own[0]["line"])) in line[0], (
         line, own[0])
+
+
+def code_instructions(run_dir):
+    """{code key: instructions} summed over the run's dumps, read from
+    their own code[K].instructions lines, and each key's file as the dump
+    wrote it (FILE:LINE:QUALNAME, the file before the last two ':')."""
+    from conftest import dumps_in
+    out = {}
+    for d in dumps_in(run_dir):
+        with open(d.path, encoding="utf-8", errors="replace") as f:
+            for line in f:
+                if line.startswith("code[") and "].instructions : " in line:
+                    key, v = line[5:].rsplit("].instructions : ", 1)
+                    out[key] = out.get(key, 0) + int(v)
+    return {k: (v, k.rsplit(":", 2)[0]) for k, v in out.items()}
+
+
+def hot_code_rows(md):
+    """The Markdown report's hot code table: (where, instructions)."""
+    part = md.split("\n## Hot code\n", 1)[1].split("\n## ", 1)[0]
+    rows = [r.split(" | ") for r in part.splitlines()
+            if r.startswith("| ") and not r.startswith("| Function")
+            and not r.startswith("| :")]
+    return [(r[1], int(r[2].replace(",", ""))) for r in rows]
+
+
+def test_code_and_no_stdlib_keep_the_hot_code_they_name(run_dir):
+    """--code and --no-stdlib choose the hot code too: the table holds the
+    library's code objects, hottest first, as many as the dumps' own
+    code[K].instructions lines say, and the report says how much it left
+    out; where-to-look's hot code is the table's first rows."""
+    import sortedcontainers
+    pkg = os.path.dirname(os.path.realpath(sortedcontainers.__file__))
+    code = code_instructions(run_dir)
+    lib = sorted((v for v, f in code.values()
+                  if os.path.realpath(f).startswith(pkg + os.sep)),
+                 reverse=True)
+    assert lib and len(lib) < len(code)
+    md = subprocess.run([CLI, "summarize", run_dir, "--code",
+                         "sortedcontainers"], capture_output=True, text=True,
+                        check=True).stdout
+    rows = hot_code_rows(md)
+    assert [n for _, n in rows] == lib[:50]
+    assert all(w.startswith("sortedcontainers") for w, _ in rows), rows
+    out = sum(v for v, f in code.values()) - sum(lib)
+    assert ("Left out by this report's options: %s code objects, %s "
+            "instructions" % (format(len(code) - len(lib), ","),
+                              format(out, ","))) in md
+    look = md.split("Where to look:", 1)[1].split("\n## ", 1)[0]
+    hot = [x for x in look.splitlines() if x.startswith("- Hot code:")]
+    assert hot and all("(sortedcontainers" in x for x in hot), hot
+    assert "%s instructions" % format(lib[0], ",") in hot[0]
+
+    std = [v for v, f in code.values() if in_stdlib(f)]
+    md = subprocess.run([CLI, "summarize", run_dir, "--no-stdlib"],
+                        capture_output=True, text=True, check=True).stdout
+    rows = hot_code_rows(md)
+    kept = sorted((v for v, f in code.values() if not in_stdlib(f)),
+                  reverse=True)
+    assert std and [n for _, n in rows] == kept[:50]
+    assert ("Left out by this report's options: %s code objects, %s "
+            "instructions" % (format(len(std), ","),
+                              format(sum(std), ","))) in md
+    # Without the options every code object is a candidate.
+    md = subprocess.run([CLI, "summarize", run_dir], capture_output=True,
+                        text=True, check=True).stdout
+    assert [n for _, n in hot_code_rows(md)] == sorted(
+        (v for v, _ in code.values()), reverse=True)[:50]
+
+
+LIB = '''
+class P:
+    def __init__(self, x):
+        self.x = x
+
+
+def work(n):
+    t = 0
+    for i in range(n):
+        t += P(i).x * 2
+    return t
+'''
+
+
+def test_code_names_a_package_run_from_the_working_directory(tmp_path):
+    """A package imported from the working directory is named by its
+    relative path (mylib/core.py), not by module: --code mylib takes it
+    all the same, and only it."""
+    (tmp_path / "mylib").mkdir()
+    (tmp_path / "mylib" / "__init__.py").write_text("")
+    (tmp_path / "mylib" / "core.py").write_text(LIB)
+    (tmp_path / "mylibx.py").write_text("def f():\n    return sum(range(9))\n")
+    (tmp_path / "main.py").write_text(
+        "import json, mylib.core, mylibx\n"
+        "for _ in range(10):\n"
+        "    mylib.core.work(500); mylibx.f(); json.dumps(list(range(50)))\n")
+    out = str(tmp_path / "run")
+    r = subprocess.run([CLI, "run", "-o", out, "--", sys.executable,
+                        "main.py"], capture_output=True, text=True,
+                       cwd=str(tmp_path), env=clean_env(), timeout=120)
+    assert r.returncode == 0, r.stderr
+    code = code_instructions(out)
+    mine = sorted((v for v, f in code.values()
+                   if f.startswith("mylib/") or
+                   os.path.realpath(f).startswith(
+                       str(tmp_path / "mylib") + os.sep)), reverse=True)
+    assert len(mine) >= 3, code    # the package, core and its functions
+    md = subprocess.run([CLI, "summarize", out, "--code", "mylib"],
+                        capture_output=True, text=True, check=True).stdout
+    rows = hot_code_rows(md)
+    assert [n for _, n in rows] == mine, (rows, code)
+    assert all(w.startswith("mylib/") for w, _ in rows), rows
