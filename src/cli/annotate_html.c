@@ -385,6 +385,10 @@ annotate_html(FILE *out, const annotate *a)
     if (a->minor)
         fprintf(out, " (Python 3.%d)", a->minor);
     fputs(".", out);
+    if (a->m->hot_out) {
+        cli_count_str(t, sizeof t, a->m->hot_out);
+        fprintf(out, " %s code objects of other code left out (--code, --no-stdlib).", t);
+    }
     if (a->m->lines_omitted)
         fprintf(out,
                 " <span class=\"note\" data-lines-omitted=\"%llu\">%llu more code objects "

@@ -150,6 +150,10 @@ annotate_text(FILE *out, const annotate *a)
     if (a->minor)
         fprintf(out, " (Python 3.%d)", a->minor);
     fputs(".\n", out);
+    if (a->m->hot_out) {
+        cli_count_str(t, sizeof t, a->m->hot_out);
+        fprintf(out, "%s code objects of other code left out (--code, --no-stdlib).\n", t);
+    }
     if (a->m->lines_omitted)
         fprintf(out,
                 "%llu more code objects ran but have no per-line counts: past the dump's "

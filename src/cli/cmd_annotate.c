@@ -15,7 +15,8 @@
 static const char usage[] =
     "usage: pystats annotate [INPUT ...] [--html FILE [--read-files]] [--function NAME]\n"
     "                        [--top N] [--base INPUT] [--python-version X.Y] [--jobs N]\n"
-    "                        [--quiet] [--run newest|all|ID]\n"
+    "                        [--quiet] [--run newest|all|ID] [--code PREFIX ...]\n"
+    "                        [--no-stdlib]\n"
     "\n"
     "Show the source of the hottest functions, each line with the exact number\n"
     "of bytecode instructions it executed (dumps of modes count and\n"
@@ -46,6 +47,10 @@ static const char usage[] =
     "                    change, per site its state there; functions matched\n"
     "                    by file and qualified name, lines from the first line\n"
     "                    (every run of INPUT, whatever --run says)\n"
+    "  --code PREFIX     the functions of this code only: a module and its\n"
+    "                    submodules, or, with a '/', a path prefix; up to 16\n"
+    "                    times (as summarize)\n"
+    "  --no-stdlib       leave the standard library's functions out\n"
     "  --python-version X.Y, --jobs N, --quiet, --run  as for summarize\n"
     "\n"
     "The dumps of one Python version are shown: with several, the version\n"
@@ -56,6 +61,8 @@ static const char usage[] =
 
 typedef struct annotate_cmd {
     annotate_opts ao;
+    m_code_filter filter; /* --code, --no-stdlib: which functions */
+    const char *prefix[SUBCMD_CODE_PREFIXES];
     int top_set;
     int read_files;
     const char *base;
@@ -75,6 +82,11 @@ own_option(void *ctx, int c, const char *arg)
         return 0;
     case 'R':
         ac->read_files = 1;
+        return 0;
+    case 'C':
+        return subcmd_code_prefix(&ac->filter, ac->prefix, arg);
+    case 'N':
+        ac->filter.no_stdlib = 1;
         return 0;
     case 'T':
         ac->top_set = 1;
@@ -127,7 +139,8 @@ typedef struct side {
 } side;
 
 static int
-side_load(side *s, char **inputs, size_t ninputs, const subcmd_common *co, const annotate_opts *ao)
+side_load(side *s, char **inputs, size_t ninputs, const subcmd_common *co, const annotate_opts *ao,
+          const m_code_filter *filter)
 {
     memset(s, 0, sizeof *s);
     s->cs = check_load(inputs, ninputs, &co->lo, &s->a);
@@ -146,6 +159,7 @@ side_load(side *s, char **inputs, size_t ninputs, const subcmd_common *co, const
         return CLI_EXIT_INPUT;
     }
     s->built = 1;
+    model_filter_code(&s->m, filter);
     if (annotate_build(&s->view, &s->m, ao) == 0 && ao->function) {
         fputs("pystats: error: no function with per-line counts matches '", stderr);
         cli_fput_esc(stderr, ao->function);
@@ -174,9 +188,12 @@ cmd_annotate(int argc, char **argv)
     subcmd_common co;
     annotate_cmd ac = {.top_set = 0};
     const subcmd_spec spec = {
-        usage, "h", "html function top base read-files python-version jobs quiet run help",
+        usage, "h",
+        "html function top base read-files python-version jobs quiet run code no-stdlib "
+        "help",
         own_option, &ac};
     annotate_opts all = {.top = 0, .no_text = 1};
+    const m_code_filter no_filter = {.nprefix = 0}; /* the base: every function, to match */
     char **inputs, *base_in[1];
     size_t ninputs;
     int ret, r, base_loaded = 0;
@@ -192,13 +209,13 @@ cmd_annotate(int argc, char **argv)
     /* A page is made to be shared: like summarize's, it shows the dumps'
      * own copies of the source unless told to read the files. */
     ac.ao.dump_text_only = co.html && !ac.read_files;
-    ret = side_load(&head, inputs, ninputs, &co, &ac.ao);
+    ret = side_load(&head, inputs, ninputs, &co, &ac.ao, &ac.filter);
     if (ret == CLI_EXIT_OK && ac.base) {
         base_in[0] = (char *)ac.base;
         /* A named input, and another run: all of it (runs.h). */
         co.lo.run = "all";
         co.lo.run_given = 0;
-        ret = side_load(&base, base_in, 1, &co, &all);
+        ret = side_load(&base, base_in, 1, &co, &all, &no_filter);
         base_loaded = 1;
         if (ret == CLI_EXIT_OK)
             annotate_against(&head.view, &base.view);

@@ -353,6 +353,16 @@ is_measuring(PyThreadState *ts)
     return 0;
 }
 
+static int
+any_measuring(void)
+{
+    int i;
+    for (i = 0; i < MAX_MEASURING; i++)
+        if (measuring[i] != NULL)
+            return 1;
+    return 0;
+}
+
 static void
 set_measuring(PyThreadState *ts, int on)
 {
@@ -423,6 +433,66 @@ done:
     return ret;
 }
 
+/* sys.settrace while the collector traces.  The collector's trace
+ * function carries no object, so sys.gettrace() says None to a program
+ * being counted, and the idiom "save = sys.gettrace(); ...;
+ * sys.settrace(save)" (doctest.DocTestRunner.run, for one) ends in
+ * sys.settrace(None): CPython's own settrace would remove the
+ * collector's function and leave the thread uncounted.  So while the
+ * collector's function is installed, sys.settrace is this pass-through:
+ * sys.settrace(None) in a thread the collector traces asks for the state
+ * sys.gettrace() already shows, and leaves the collector in place;
+ * anything else goes to CPython's own (a real trace function displaces
+ * the collector there, as it says: pc_trace_settrace_event). Code that
+ * took sys.settrace before the window opened calls CPython's own. */
+static PyObject *orig_settrace; /* owned: sys.settrace as it was */
+static PyObject *pass_settrace; /* owned: settrace_fn */
+
+static PyObject *
+settrace_fn(PyObject *self, PyObject *fn)
+{
+    (void)self;
+    if (fn == Py_None && pc_tstate_tracefunc(PyThreadState_Get()) == trace_func)
+        Py_RETURN_NONE;
+    if (orig_settrace == NULL) {
+        PyErr_SetString(PyExc_RuntimeError, "pystats: sys.settrace is gone");
+        return NULL;
+    }
+    return PyObject_CallOneArg(orig_settrace, fn);
+}
+
+static PyMethodDef settrace_def = {
+    "settrace", (PyCFunction)settrace_fn, METH_O,
+    "settrace(function)\n--\n\nsys.settrace while pystats counts: None leaves the "
+    "collector in place in a thread it counts (sys.gettrace() shows None there); "
+    "anything else is sys.settrace's own."};
+
+/* Put the pass-through in sys (on) or CPython's own back (off), unless
+ * something else replaced it meanwhile. */
+static int
+set_settrace_pass(int on)
+{
+    PyObject *cur = PySys_GetObject("settrace"); /* borrowed */
+
+    if (pass_settrace == NULL) {
+        pass_settrace = PyCFunction_New(&settrace_def, NULL);
+        if (pass_settrace == NULL)
+            return -1;
+    }
+    if (on && cur != NULL && cur != pass_settrace) {
+        Py_INCREF(cur);
+        Py_XSETREF(orig_settrace, cur);
+        if (PySys_SetObject("settrace", pass_settrace) < 0)
+            return -1;
+    }
+    if (!on && cur == pass_settrace && orig_settrace != NULL) {
+        if (PySys_SetObject("settrace", orig_settrace) < 0)
+            return -1;
+        Py_CLEAR(orig_settrace);
+    }
+    return 0;
+}
+
 int
 pc_backend_check(void)
 {
@@ -490,6 +560,10 @@ pc_backend_sync(void)
             return -1;
     }
     pc_g.installed = installed_all || pc_tstate_tracefunc(me) == trace_func;
+    /* Best effort: without the pass-through (a sys being torn down),
+     * sys.settrace(None) displaces the collector, as it says. */
+    if (set_settrace_pass(installed_all || any_measuring()) < 0)
+        PyErr_Clear();
     return 0;
 }
 

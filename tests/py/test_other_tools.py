@@ -125,6 +125,51 @@ def test_sys_settrace_while_counting(tmp_path):
         assert SETTRACE_AT in detail
 
 
+DOCTESTED = SETS + """
+import doctest, sys
+import pystats
+
+
+def checked():
+    \"\"\"
+    >>> sets(2)
+    >>> sys.gettrace() is None
+    True
+    \"\"\"
+
+
+original = sys.settrace
+pystats.on()
+sets(3)
+failed, tried = doctest.run_docstring_examples(checked, globals()) or (0, 2)
+sets(5)
+pystats.off()
+print("restored:", sys.settrace is original)
+assert pystats.dump()
+"""
+
+
+def test_doctest_saving_and_restoring_no_trace_function(tmp_path):
+    """doctest saves sys.gettrace() (None: the collector's trace function
+    carries no object) and restores it with sys.settrace(None) after
+    each example run.  The collector keeps counting through it on 3.11
+    (its sys.settrace pass-through; 3.12+ has no trace function to lose):
+    all 10 MATCH_CLASS counted (3, 2 in the doctest, 5 after), nothing
+    displaced, and sys.settrace is CPython's own again after off()."""
+    out = tmp_path / "dumps"
+    p = subprocess.run([sys.executable, "-c", DOCTESTED],
+                       env=clean_env(PYSTATS_DIR=out), capture_output=True,
+                       text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "restored: True" in p.stdout, p.stdout
+    assert "pystats:" not in p.stderr, p.stderr
+    [d] = dumps_in(str(out))
+    assert d.counts["MATCH_CLASS"] == 10
+    assert "meta.collection.displaced" not in d.header
+    rc, report, errors = check(out)
+    assert "inexact-counts" not in errors, errors
+
+
 @pytest.mark.skipif(not HAVE_COVERAGE, reason="coverage is not installed")
 @pytest.mark.parametrize("core", ["ctrace", "sysmon"])
 def test_coverage_while_counting(tmp_path, core):

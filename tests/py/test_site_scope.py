@@ -324,3 +324,13 @@ def test_code_names_a_package_run_from_the_working_directory(tmp_path):
     rows = hot_code_rows(md)
     assert [n for _, n in rows] == mine, (rows, code)
     assert all(w.startswith("mylib/") for w, _ in rows), rows
+    # annotate --code shows the same functions, and says what it left out.
+    text = subprocess.run([CLI, "annotate", out, "--code", "mylib", "--top",
+                           "50"], capture_output=True, text=True,
+                          check=True).stdout
+    shown = [int(x.split(": ", 1)[1].split(" instructions", 1)[0]
+                 .replace(",", ""))
+             for x in text.splitlines() if x.startswith("== ")]
+    assert shown == mine, (text, mine)
+    assert "%s code objects of other code left out" % format(
+        len(code) - len(mine), ",") in text
