@@ -43,7 +43,7 @@ static const char css[] =
     ".tw{overflow-x:auto;margin:.4em 0 1em}\n"
     "table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
     "th,td{border:1px solid #d8dee4;padding:2px 8px;text-align:left}\n"
-    "th,td.n{white-space:nowrap}td{overflow-wrap:anywhere}\n"
+    "td.n{white-space:nowrap}td{overflow-wrap:anywhere}\n"
     "th{background:#f6f8fa;cursor:pointer;user-select:none;position:sticky;top:0}\n"
     "th.n,td.n{text-align:right}tbody tr:nth-child(even){background:#fafbfc}\n"
     "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' "

@@ -201,3 +201,22 @@ def test_source_view_bars_and_badges_at_1400px(tmp_path, cmd):
         assert len(got["badges"]) > 20
         assert any("\u00d7" in t for t, _ in got["badges"])     # a failing site
     assert [b for b in got["badges"] if b[1] > got["width"]] == []
+
+
+def test_compare_of_two_versions_keeps_every_table_in_the_window(tmp_path):
+    """Hot code has the widest tables (13 columns): across 3.12 and 3.13
+    (tests/golden/moves), with moved rows' long names, they fit too."""
+    moves = os.path.join(ROOT, "tests", "golden", "moves")
+    page = tmp_path / "c.html"
+    pystats("compare", os.path.join(moves, "3.12"), os.path.join(moves, "3.13"), "--html", page,
+            "--quiet")
+    with cdp.Browser(width=WIDTH) as b:
+        p = b.open("file://" + str(page))
+        assert not p.errors, p.errors
+        got = p.eval("[document.documentElement.clientWidth, Array.from("
+                     "document.querySelectorAll('table')).map(t => [t.rows[0].cells.length, "
+                     "t.getBoundingClientRect().right])]")
+        b.close_page(p)
+    w, tables = got
+    assert any(n == 13 for n, _ in tables)
+    assert [t for t in tables if t[1] > w] == []
