@@ -27,8 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MOVE_ARROW " \xe2\x86\x92 " /* " → " */
-
 /* One component of a location: its bytes. */
 typedef struct span {
     const char *s;
@@ -147,10 +145,13 @@ lone_rows(const cmp_section *s, ktab *quals, size_t *n)
     return v;
 }
 
-/* Row h takes row b's base figures and the name of the move. */
+/* Row h takes row b's base figures, its name (moved_from) and the name
+ * of the move; b is removed. */
 static void
 merge(cmp_row *b, cmp_row *h, char *name)
 {
+    h->moved_from = b->name;
+    b->name = NULL; /* removed */
     free(h->name);
     h->name = name;
     h->has_base = 1;
@@ -158,18 +159,16 @@ merge(cmp_row *b, cmp_row *h, char *name)
     h->base_calls = b->base_calls;
     h->base_num = b->base_num;
     h->base_den = b->base_den;
-    free(b->name);
-    b->name = NULL; /* removed */
 }
 
 /* "BASE_LOC → HEAD_LOC:QUALNAME", or NULL if a row has that name. */
 static char *
 move_name(const cmp_section *s, const char *b, const char *h)
 {
-    size_t nb = loc_len(b), len = nb + strlen(MOVE_ARROW) + strlen(h) + 1;
+    size_t nb = loc_len(b), len = nb + strlen(CMP_MOVE_ARROW) + strlen(h) + 1;
     char *name = cli_xmalloc(len);
 
-    snprintf(name, len, "%.*s%s%s", (int)nb, b, MOVE_ARROW, h);
+    snprintf(name, len, "%.*s%s%s", (int)nb, b, CMP_MOVE_ARROW, h);
     if (ktab_find(s->index, name, strlen(name)) != (size_t)-1) {
         free(name);
         return NULL;

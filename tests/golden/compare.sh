@@ -360,6 +360,11 @@ check "compare moves: the dumps have pathlib's moves to compute" True \
     "$(python3 -c 'import sys; print(sys.argv[1].count("pathlib \u2192 pathlib._local:") >= 10)' "$want")"
 check "compare moves: hot code rows moved, as the dumps' rows say, with both sides' instructions" "$want" \
     "$(jget "$T/mv.json" '"; ".join(sorted("%s %d %d" % (r["name"], r["base"], r["head"]) for r in d["sections"]["hot_code"]["rows"] if "\u2192" in r["name"]))')"
+check "compare moves: JSON names each side's row" True \
+    "$(jget "$T/mv.json" 'all(r["base_name"] == r["name"].split(" \u2192 ")[0] + ":" + r["name"].rsplit(":", 1)[1] and r["head_name"] == r["name"].split(" \u2192 ", 1)[1] for r in d["sections"]["hot_code"]["rows"] if "\u2192" in r["name"])')"
+check "compare moves: the headline counts them" \
+    "- Hot code moved between modules: $(echo "$want" | awk -F'; ' '{ print NF }') code objects, each one row (pathlib → pathlib.\\_local: $(echo "$want" | awk -F'; ' '{ for (i = 1; i <= NF; i++) n += index($i, "pathlib → pathlib._local:") == 1; print n }'))" \
+    "$(grep '^- Hot code moved' "$T/mv.md")"
 check "compare moves: calls moved too" \
     "$(jget "$T/mv.json" '" ".join(sorted(r["name"] for r in d["sections"]["hot_code"]["rows"] if "\u2192" in r["name"]))')" \
     "$(jget "$T/mv.json" '" ".join(sorted(r["name"] for r in d["sections"]["hot_code_calls"]["rows"] if "\u2192" in r["name"]))')"
