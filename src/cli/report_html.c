@@ -179,6 +179,34 @@ runs_text(const doc_inline *in, int only_plain)
  * markup goes into a title attribute). */
 #define CELL_MAX 48
 
+/* Cell text as shown: a long word (a qualified name, a module) may
+ * break after each '.' and ':' (<wbr>), so that a narrow column wraps
+ * it there rather than inside a name. */
+#define WBR_MIN 16
+
+static void
+cell_text(FILE *out, const char *s, size_t n)
+{
+    size_t i, from = 0, word = 0, end;
+
+    for (i = 0; i < n; i++) {
+        if (s[i] == ' ') {
+            word = i + 1;
+            continue;
+        }
+        if ((s[i] != '.' && s[i] != ':') || i + 1 == n || s[i + 1] == ' ')
+            continue;
+        for (end = i; end < n && s[end] != ' '; end++)
+            ;
+        if (end - word < WBR_MIN)
+            continue;
+        esc_n(out, s + from, i + 1 - from);
+        fputs("<wbr>", out);
+        from = i + 1;
+    }
+    esc_n(out, s + from, n - from);
+}
+
 /* Text over 2 * CELL_MAX bytes cut to its start, at a space if one is
  * near, the whole on hover. */
 static void
@@ -187,7 +215,7 @@ short_start(FILE *out, const char *s, size_t n)
     size_t cut;
 
     if (n <= 2 * CELL_MAX) {
-        esc_n(out, s, n);
+        cell_text(out, s, n);
         return;
     }
     for (cut = 2 * CELL_MAX; cut > CELL_MAX && s[cut] != ' '; cut--)
@@ -205,7 +233,7 @@ short_cell(FILE *out, const char *s, size_t n)
     size_t cut;
 
     if (n <= CELL_MAX) {
-        esc_n(out, s, n);
+        cell_text(out, s, n);
         return;
     }
     if (memchr(s, '/', n) == NULL) {
@@ -215,13 +243,13 @@ short_cell(FILE *out, const char *s, size_t n)
     for (cut = n - CELL_MAX; cut < n && s[cut] != '/'; cut++)
         ;
     if (cut >= n) {
-        esc_n(out, s, n);
+        cell_text(out, s, n);
         return;
     }
     fputs("<span class=\"short\" title=\"", out);
     esc_n(out, s, n);
     fputs("\">\u2026", out);
-    esc_n(out, s + cut, n - cut);
+    cell_text(out, s + cut, n - cut);
     fputs("</span>", out);
 }
 
