@@ -28,10 +28,13 @@ static const char *const fn_css[][2] = {
     {"table.src td,table.src th", "padding:0 .5em;white-space:pre;vertical-align:top;border:0;"
                                   "background:none;position:static;cursor:auto"},
     {"table.src tr", "background:none"},
+    /* A long line wraps in its own cell (a badge as a whole), so that
+     * the table keeps to the page and its bar column keeps its width. */
+    {"table.src td.code", "white-space:pre-wrap;overflow-wrap:anywhere"},
     {"td.n", "text-align:right;color:#333"},
     {"td.ln", "text-align:right;color:#999"},
-    {"td.bar", "width:8em"},
-    {"td.bar span", "display:block;height:.9em;margin-top:.2em;background:#e8743b"},
+    {"td.bar", "width:8em;min-width:8em"},
+    {"td.bar span", "display:block;min-width:2px;height:.9em;margin-top:.2em;background:#e8743b"},
     {"tr.cold td.n", "color:#bbb"},
     {"tr.gap td", "color:#999;padding-left:9em"},
     {".site", "border-bottom:2px solid"},
@@ -39,8 +42,8 @@ static const char *const fn_css[][2] = {
     {".s-backing_off", "border-color:#d62828"},
     {".s-never_tried", "border-color:#999;border-bottom-style:dotted"},
     {".s-excluded", "border-color:#7b61c9;border-bottom-style:dashed"},
-    {".badge", "display:inline;font:11px system-ui,sans-serif;border-radius:3px;padding:0 .3em;"
-               "margin-left:.4em;color:#fff"},
+    {".badge", "display:inline-block;white-space:nowrap;font:11px/1.35 system-ui,sans-serif;"
+               "border-radius:3px;padding:0 .3em;margin-left:.4em;color:#fff"},
     {".badge.s-specialized", "background:#2a9d3f"},
     {".badge.s-backing_off", "background:#d62828"},
     {".badge.s-never_tried", "background:#999"},

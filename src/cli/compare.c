@@ -14,8 +14,10 @@ cmp_free(cmp *c)
     size_t i, j;
 
     for (i = 0; i < c->nsec; i++) {
-        for (j = 0; j < c->sec[i].n; j++)
+        for (j = 0; j < c->sec[i].n; j++) {
             free(c->sec[i].rows[j].name);
+            free(c->sec[i].rows[j].moved_from);
+        }
         free(c->sec[i].rows);
     }
     free(c->sec);

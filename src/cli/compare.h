@@ -35,6 +35,9 @@
 
 #define CMP_MAX_SECTIONS 32
 
+/* Between the two locations of hot code that moved (compare_moves.c). */
+#define CMP_MOVE_ARROW " \xe2\x86\x92 " /* " → " */
+
 /* Hot code this share of a side's instructions or more is never folded. */
 #define CMP_HOT_KEEP 0.03
 
@@ -59,6 +62,10 @@ typedef struct cmp_row {
      * count per call (NaN without calls). */
     uint64_t base_calls, head_calls;
     double base_per_call, head_per_call, rel_per_call;
+    /* Hot code that moved between modules (compare_moves.c): the base
+     * row's own name (owned), name being "BASE_LOC → HEAD_LOC:QUALNAME";
+     * else NULL. */
+    char *moved_from;
 } cmp_row;
 
 typedef struct cmp_section {

@@ -1,6 +1,6 @@
 /* compare_int.h: what the files that build a comparison share
- * (compare_build.c over compare_fill.c, compare_lists.c, compare_warn.c,
- * all over compare_rows.c); the rest of the command reads compare.h. */
+ * (compare_build.c over compare_fill.c, compare_lists.c, compare_moves.c,
+ * compare_warn.c, all over compare_rows.c); the rest of the command reads compare.h. */
 #ifndef COMPARE_INT_H
 #define COMPARE_INT_H
 
@@ -39,6 +39,13 @@ void cmp_sec_finish(cmp *c, cmp_section *s);
 void cmp_fill(cmp *c);
 /* The sections after the instructions' (compare_lists.c). */
 void cmp_fill_lists(cmp *c);
+
+/* ---- compare_moves.c ---- */
+
+/* Hot code rows of one side only that moved between modules, each pair
+ * made one row named "BASE_LOC → HEAD_LOC:QUALNAME" (the rule:
+ * compare_moves.c, docs/CLI.md).  Before cmp_sec_finish(). */
+void cmp_moves(cmp_section *s);
 
 /* ---- compare_warn.c ---- */
 

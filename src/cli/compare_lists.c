@@ -124,6 +124,10 @@ fill_own(cmp *c)
                 free(cn);
             }
     }
+    if (hot) {
+        cmp_moves(hot);
+        cmp_moves(hotc);
+    }
 }
 
 /* Site executions by state (model_sitefx.c), when either side has them:

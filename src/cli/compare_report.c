@@ -459,6 +459,54 @@ headline_renames(doc *d, const cmp *c)
     free(done);
 }
 
+/* "Hot code moved between modules: 22 code objects (pathlib →
+ * pathlib._local: 22)", the first HEADLINE_MOVES pairs of locations in
+ * the section's order. */
+#define HEADLINE_MOVES 3
+
+static size_t
+move_locs(const cmp_row *r)
+{
+    return (size_t)(strrchr(r->name, ':') - r->name);
+}
+
+static void
+headline_moves(doc *d, const cmp *c)
+{
+    const cmp_section *s = cmp_find_section(c, "hot_code");
+    size_t i, k, n = 0, shown = 0, first[HEADLINE_MOVES];
+
+    for (i = 0; s && i < s->n; i++)
+        n += s->rows[i].moved_from != NULL;
+    if (n == 0)
+        return;
+    doc_item(d);
+    doc_textf(d, "Hot code moved between modules: %zu code objects, each one row (", n);
+    for (i = 0; i < s->n && shown < HEADLINE_MOVES; i++) {
+        const cmp_row *r = &s->rows[i];
+        size_t len = move_locs(r), same = 0;
+        char *locs;
+        if (r->moved_from == NULL)
+            continue;
+        for (k = 0; k < shown; k++)
+            if (move_locs(&s->rows[first[k]]) == len &&
+                memcmp(s->rows[first[k]].name, r->name, len) == 0)
+                break;
+        if (k < shown)
+            continue;
+        first[shown++] = i;
+        for (k = 0; k < s->n; k++)
+            same += s->rows[k].moved_from && move_locs(&s->rows[k]) == len &&
+                    memcmp(s->rows[k].name, r->name, len) == 0;
+        locs = cli_xstrndup(r->name, len);
+        doc_text(d, shown > 1 ? "; " : "");
+        doc_name(d, locs);
+        doc_textf(d, ": %zu", same);
+        free(locs);
+    }
+    doc_text(d, ")");
+}
+
 static void
 headline(doc *d, const cmp *c)
 {
@@ -499,6 +547,7 @@ headline(doc *d, const cmp *c)
             doc_text(d, "No execution count changed by more than the threshold");
     }
     headline_renames(d, c);
+    headline_moves(d, c);
     if (c->fail_if != NULL && c->fail_result >= 0) {
         doc_item(d);
         doc_code(d, "--fail-if");
@@ -639,6 +688,12 @@ row_obj(const cmp_section *s, const cmp_row *r)
     set(o, "name", text_json_str(r->name));
     if (r->only)
         set(o, "only", json_string(cmp_only_name[r->only]));
+    if (r->moved_from) {
+        /* The move's name is the base's location, the arrow, the head's name. */
+        size_t at = (size_t)(strrchr(r->moved_from, ':') - r->moved_from);
+        set(o, "base_name", text_json_str(r->moved_from));
+        set(o, "head_name", text_json_str(r->name + at + strlen(CMP_MOVE_ARROW)));
+    }
     if (s->kind == CMP_COUNT) {
         set(o, "base", text_json_count(r->base_n));
         set(o, "head", text_json_count(r->head_n));

@@ -43,7 +43,7 @@ static const char css[] =
     ".tw{overflow-x:auto;margin:.4em 0 1em}\n"
     "table{border-collapse:collapse;font-variant-numeric:tabular-nums}\n"
     "th,td{border:1px solid #d8dee4;padding:2px 8px;text-align:left}\n"
-    "th,td.n{white-space:nowrap}td{overflow-wrap:anywhere}\n"
+    "td.n{white-space:nowrap}td{overflow-wrap:anywhere}\n"
     "th{background:#f6f8fa;cursor:pointer;user-select:none;position:sticky;top:0}\n"
     "th.n,td.n{text-align:right}tbody tr:nth-child(even){background:#fafbfc}\n"
     "th[aria-sort=ascending]::after{content:' \\25B2'}th[aria-sort=descending]::after{content:' "
@@ -62,7 +62,7 @@ static const char css[] =
     "text-decoration:none}\n"
     "@media(min-width:1100px){main{margin-left:240px}}@media(max-width:1099px){nav.toc{"
     "position:static;width:auto;height:auto;border:1px solid #d0d7de}}\n"
-    "span.short{border-bottom:1px dotted #8c959f}\n"
+    "span.short{border-bottom:1px dotted #8c959f}table.rows td:first-child{white-space:nowrap}\n"
     "details>summary{cursor:pointer;color:#0969da;margin:.3em 0}\n"
     ".badge{display:inline-block;padding:2px 10px;border-radius:12px;font-weight:600;"
     "color:#fff}.badge.ok{background:#1a7f37}.badge.caution{background:#bf8700}"
@@ -179,39 +179,77 @@ runs_text(const doc_inline *in, int only_plain)
  * markup goes into a title attribute). */
 #define CELL_MAX 48
 
+/* Cell text as shown: a long word (a qualified name, a module) may
+ * break after each '.' and ':' (<wbr>), so that a narrow column wraps
+ * it there rather than inside a name. */
+#define WBR_MIN 16
+
+static void
+cell_text(FILE *out, const char *s, size_t n)
+{
+    size_t i, from = 0, word = 0, end;
+
+    for (i = 0; i < n; i++) {
+        if (s[i] == ' ') {
+            word = i + 1;
+            continue;
+        }
+        if ((s[i] != '.' && s[i] != ':') || i + 1 == n || s[i + 1] == ' ')
+            continue;
+        for (end = i; end < n && s[end] != ' '; end++)
+            ;
+        if (end - word < WBR_MIN)
+            continue;
+        esc_n(out, s + from, i + 1 - from);
+        fputs("<wbr>", out);
+        from = i + 1;
+    }
+    esc_n(out, s + from, n - from);
+}
+
+/* Text over 2 * CELL_MAX bytes cut to its start, at a space if one is
+ * near, the whole on hover. */
+static void
+short_start(FILE *out, const char *s, size_t n)
+{
+    size_t cut;
+
+    if (n <= 2 * CELL_MAX) {
+        cell_text(out, s, n);
+        return;
+    }
+    for (cut = 2 * CELL_MAX; cut > CELL_MAX && s[cut] != ' '; cut--)
+        ;
+    fputs("<span class=\"short\" title=\"", out);
+    esc_n(out, s, n);
+    fputs("\">", out);
+    esc_n(out, s, cut);
+    fputs("\u2026</span>", out);
+}
+
 static void
 short_cell(FILE *out, const char *s, size_t n)
 {
     size_t cut;
 
     if (n <= CELL_MAX) {
-        esc_n(out, s, n);
+        cell_text(out, s, n);
         return;
     }
     if (memchr(s, '/', n) == NULL) {
-        if (n <= 2 * CELL_MAX) {
-            esc_n(out, s, n);
-            return;
-        }
-        for (cut = 2 * CELL_MAX; cut > CELL_MAX && s[cut] != ' '; cut--)
-            ;
-        fputs("<span class=\"short\" title=\"", out);
-        esc_n(out, s, n);
-        fputs("\">", out);
-        esc_n(out, s, cut);
-        fputs("\u2026</span>", out);
+        short_start(out, s, n);
         return;
     }
     for (cut = n - CELL_MAX; cut < n && s[cut] != '/'; cut++)
         ;
     if (cut >= n) {
-        esc_n(out, s, n);
+        cell_text(out, s, n);
         return;
     }
     fputs("<span class=\"short\" title=\"", out);
     esc_n(out, s, n);
     fputs("\">\u2026", out);
-    esc_n(out, s + cut, n - cut);
+    cell_text(out, s + cut, n - cut);
     fputs("</span>", out);
 }
 
@@ -228,13 +266,58 @@ cell_html(FILE *out, const doc_tcell *c)
     free(s);
 }
 
+/* A run of a cell of a table of labelled rows: text from the inputs
+ * shortened run by run (a build's configure arguments among its other
+ * keys), free text to its start, a path to its end. */
+static void
+label_row_text(FILE *out, const doc_run *r)
+{
+    char *t;
+    size_t n;
+
+    if (!r->input || r->ref) {
+        html_text(out, r);
+        return;
+    }
+    t = cli_esc_dup(r->text);
+    n = strlen(t);
+    if (memchr(t, ' ', n))
+        short_start(out, t, n);
+    else
+        short_cell(out, t, n);
+    free(t);
+}
+
+static const doc_markup label_row_markup = {
+    {"", "<strong>", "<code>"}, {"", "</strong>", "</code>"}, label_row_text};
+
+/* A table of labelled rows: an empty first header cell over the labels,
+ * the other columns headed (compare's Base and Head).  Its labels stay
+ * on one line and its long values are shortened, so that every column
+ * stays in the window. */
+static int
+label_rows(const doc_block *b)
+{
+    size_t k;
+
+    if (b->head.n < 2 || b->head.v[0].in.n > 0)
+        return 0;
+    for (k = 1; k < b->head.n; k++)
+        if (b->head.v[k].in.n == 0)
+            return 0;
+    return 1;
+}
+
 static void
 html_table(FILE *out, const doc_block *b)
 {
     size_t i, k, ncols = b->head.n;
+    int labels = label_rows(b);
 
 #define RIGHT(k) ((k) < b->ncols && b->align[k] == 'r')
-    fputs("<div class=\"tw\"><table class=\"sortable\"><thead><tr>", out);
+    fputs(labels ? "<div class=\"tw\"><table class=\"sortable rows\"><thead><tr>"
+                 : "<div class=\"tw\"><table class=\"sortable\"><thead><tr>",
+          out);
     for (k = 0; k < ncols; k++) {
         fputs(RIGHT(k) ? "<th class=\"n\" title=\"sort\">" : "<th title=\"sort\">", out);
         html_inline(out, &b->head.v[k].in);
@@ -246,7 +329,10 @@ html_table(FILE *out, const doc_block *b)
         fputs("<tr>", out);
         for (k = 0; k < r->n && k < ncols; k++) {
             fputs(RIGHT(k) ? "<td class=\"n\">" : "<td>", out);
-            cell_html(out, &r->v[k]);
+            if (labels && k > 0)
+                doc_print_runs(out, &r->v[k].in, &label_row_markup);
+            else
+                cell_html(out, &r->v[k]);
             fputs("</td>", out);
         }
         for (; k < ncols; k++)

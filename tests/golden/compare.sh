@@ -289,3 +289,101 @@ check "compare label mix: a warning naming each label with its dumps" \
     "$(jget "$T/mix.json" '[w for w in d["warnings"] if w.startswith("the label mix")][0].split("):")[0] + ")"')"
 run compare "$T/mix-h" "$T/mix-h" --json "$T/mix-same.json"
 check "compare label mix: the same mix, no warning" "[]" "$(jget "$T/mix-same.json" 'd["warnings"]')"
+
+# ---- hot code that moved between modules ----------------------------------------
+# moves/3.12 and moves/3.13: the collector's dumps of one program using
+# pathlib (3.12's pathlib.py is 3.13's pathlib/_local.py), run by CPython
+# 3.12.1 and 3.13.0, cut to their headers, execution counts and code
+# objects' instructions and calls, paths made neutral.  The moves
+# expected are computed here from the dumps' rows by the rule of
+# docs/CLI.md ("Hot code that moved").
+moves_want() {
+    python3 - "$1" "$2" <<'PY'
+import glob, re, sys
+def side(d):
+    rows, path = {}, []
+    for p in glob.glob(d + "/*"):
+        for line in open(p, encoding="utf-8"):
+            k, _, v = line.rstrip("\n").rpartition(" : ")
+            if k == "meta.python.path":
+                path = [e for e in v.split("|") if e]
+            m = re.match(r"^code\[(.*):(\d+):([^:]*)\]\.instructions$", k)
+            if m:
+                rows.setdefault((m.group(1), m.group(3)), 0)
+                rows[(m.group(1), m.group(3))] += int(v)
+    out = {}
+    for (f, q), n in rows.items():
+        for e in sorted(path, key=len, reverse=True):
+            if f.startswith(e + "/") and f.endswith(".py"):
+                f = f[len(e) + 1:-3]
+                f = f[:-len("/__init__")] if f.endswith("/__init__") else f
+                f = f.replace("/", ".")
+                break
+        out[f + ":" + q] = out.get(f + ":" + q, 0) + n
+    return out
+def ends(loc):
+    if loc.startswith("<"):
+        return "", ""
+    if loc.endswith(".py"):
+        loc = loc[:-3]
+        loc = loc[:-len("/__init__")] if loc.endswith("/__init__") else loc
+        parts = [p for p in loc.split("/")]
+        while parts and parts[0] == "":
+            parts.pop(0)
+    else:
+        parts = loc.split(".")
+    return (parts[0], parts[-1]) if parts else ("", "")
+def related(a, b):
+    if a == b:
+        return False
+    (fa, la), (fb, lb) = ends(a), ends(b)
+    return bool(fa and fa == fb) or bool(la and la == lb)
+b, h = side(sys.argv[1]), side(sys.argv[2])
+bo = [n for n in b if n not in h]
+ho = [n for n in h if n not in b]
+def cands(n, others):
+    loc, q = n.rsplit(":", 1)
+    return [o for o in others if o.rsplit(":", 1)[1] == q and related(loc, o.rsplit(":", 1)[0])]
+moves = []
+for n in bo:
+    c = cands(n, ho)
+    if len(c) == 1 and len(cands(c[0], bo)) == 1:
+        moves.append("%s \u2192 %s %d %d" % (n.rsplit(":", 1)[0], c[0], b[n], h[c[0]]))
+print("; ".join(sorted(moves)))
+PY
+}
+MV=$HERE/moves
+run compare "$MV/3.12" "$MV/3.13" --json "$T/mv.json" --markdown "$T/mv.md"
+check "compare moves: exit status" 0 "$rc"
+want=$(moves_want "$MV/3.12" "$MV/3.13")
+check "compare moves: the dumps have pathlib's moves to compute" True \
+    "$(python3 -c 'import sys; print(sys.argv[1].count("pathlib \u2192 pathlib._local:") >= 10)' "$want")"
+check "compare moves: hot code rows moved, as the dumps' rows say, with both sides' instructions" "$want" \
+    "$(jget "$T/mv.json" '"; ".join(sorted("%s %d %d" % (r["name"], r["base"], r["head"]) for r in d["sections"]["hot_code"]["rows"] if "\u2192" in r["name"]))')"
+check "compare moves: JSON names each side's row" True \
+    "$(jget "$T/mv.json" 'all(r["base_name"] == r["name"].split(" \u2192 ")[0] + ":" + r["name"].rsplit(":", 1)[1] and r["head_name"] == r["name"].split(" \u2192 ", 1)[1] for r in d["sections"]["hot_code"]["rows"] if "\u2192" in r["name"])')"
+check "compare moves: the headline counts them" \
+    "- Hot code moved between modules: $(echo "$want" | awk -F'; ' '{ print NF }') code objects, each one row (pathlib → pathlib.\\_local: $(echo "$want" | awk -F'; ' '{ for (i = 1; i <= NF; i++) n += index($i, "pathlib → pathlib._local:") == 1; print n }'))" \
+    "$(grep '^- Hot code moved' "$T/mv.md")"
+check "compare moves: calls moved too" \
+    "$(jget "$T/mv.json" '" ".join(sorted(r["name"] for r in d["sections"]["hot_code"]["rows"] if "\u2192" in r["name"]))')" \
+    "$(jget "$T/mv.json" '" ".join(sorted(r["name"] for r in d["sections"]["hot_code_calls"]["rows"] if "\u2192" in r["name"]))')"
+check "compare moves: a moved row is not also a row of its own" "[]" \
+    "$(jget "$T/mv.json" '[r["name"] for r in d["sections"]["hot_code"]["rows"] for m in d["sections"]["hot_code"]["rows"] if "\u2192" in m["name"] and r["name"] in (m["name"].split(" \u2192 ")[0] + ":" + m["name"].rsplit(":", 1)[1], m["name"].split(" \u2192 ")[1])]')"
+check "compare moves: Markdown shows a move as one row (in each hot code table)" 2 \
+    "$(grep -c -F '| pathlib → pathlib.\_local:PurePath.\_parse_path |' "$T/mv.md")"
+# Two candidates: no move.  Base: pkg/a.py's f and g, tools/x.py's h;
+# head: pkg/b.py's f and pkg/c.py's f (two candidates for f), pkg/b.py's
+# g (one), lib/x.py's h (the same file name), other/y.py's g2 (unrelated).
+mkdir -p "$T/amb-b" "$T/amb-h"
+amb_dump() {  # amb_dump FILE CODE...
+    f=$1; shift
+    printf 'pystats.format : 1\npystats.collector : pystats 0.1.0\npystats.counts : base-instructions\nmeta.python.version : 3.13.0\nmeta.python.implementation : cpython\nmeta.collection.mode : count\nmeta.collection.mechanism : monitoring\nmeta.collection.method : segments\nmeta.dump.reason : explicit\nopcode[LOAD_FAST].execution_count : %d\n' $((100 * $#)) > "$f"
+    for c in "$@"; do printf 'code[%s].instructions : 100\ncode[%s].calls : 1\n' "$c" "$c" >> "$f"; done
+}
+amb_dump "$T/amb-b/d.txt" /srv/pkg/a.py:1:f /srv/pkg/a.py:5:g /srv/tools/x.py:1:h
+amb_dump "$T/amb-h/d.txt" /srv/pkg/b.py:1:f /srv/pkg/c.py:1:f /srv/pkg/b.py:5:g /opt/lib/x.py:1:h /opt/other/y.py:1:g2
+run compare "$T/amb-b" "$T/amb-h" --json "$T/amb.json"
+check "compare moves: one candidate moves, two do not" \
+    "/opt/other/y.py:g2 /srv/pkg/a.py → /srv/pkg/b.py:g /srv/pkg/a.py:f /srv/pkg/b.py:f /srv/pkg/c.py:f /srv/tools/x.py → /opt/lib/x.py:h" \
+    "$(jget "$T/amb.json" '" ".join(sorted(r["name"] for r in d["sections"]["hot_code"]["rows"]))')"

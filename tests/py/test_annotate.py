@@ -284,7 +284,7 @@ def test_summary_page_shows_the_hottest_functions_as_annotate_does(tmp_path):
     assert view["cellBorder"] == "0px" and view["reportCellBorder"] == "1px"
     assert view["verdictRadius"] == "12px"
     if V >= (3, 12):
-        assert view["badgeRadius"] == "3px" and view["badgeDisplay"] == "inline"
+        assert view["badgeRadius"] == "3px" and view["badgeDisplay"] == "inline-block"
     assert set(view["rowBackgrounds"]) == {"rgba(0, 0, 0, 0)"}
     assert view["thSticky"] == "sticky"
     # The page only: the Markdown report and the JSON summary say nothing
