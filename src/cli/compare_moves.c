@@ -12,7 +12,8 @@
  *   module or file name (last component: "a/util.py" and "b/util.py",
  *   "util" and "pkg.util"), a location's components being its dotted
  *   names, or for a file (".py") its '/'-separated directories and name
- *   without ".py" and without a final "__init__";
+ *   without ".py" and without a final "__init__"; an absolute path
+ *   ("/srv/app/util.py") is related by its name only;
  * - neither row has another such candidate on the other side (two
  *   candidates: no move, both rows stay as they are).
  *
@@ -107,6 +108,9 @@ related(const char *a, const char *b)
         return 0;
     loc_ends(a, na, &fa, &la);
     loc_ends(b, nb, &fb, &lb);
+    /* An absolute path's first directory ("home", "usr") says nothing. */
+    if (a[0] == '/' || b[0] == '/')
+        return span_eq(la, lb);
     return span_eq(fa, fb) || span_eq(la, lb);
 }
 
