@@ -337,6 +337,8 @@ def related(a, b):
     if a == b:
         return False
     (fa, la), (fb, lb) = ends(a), ends(b)
+    if a.startswith("/") or b.startswith("/"):
+        return bool(la and la == lb)
     return bool(fa and fa == fb) or bool(la and la == lb)
 b, h = side(sys.argv[1]), side(sys.argv[2])
 bo = [n for n in b if n not in h]
@@ -372,18 +374,20 @@ check "compare moves: a moved row is not also a row of its own" "[]" \
     "$(jget "$T/mv.json" '[r["name"] for r in d["sections"]["hot_code"]["rows"] for m in d["sections"]["hot_code"]["rows"] if "\u2192" in m["name"] and r["name"] in (m["name"].split(" \u2192 ")[0] + ":" + m["name"].rsplit(":", 1)[1], m["name"].split(" \u2192 ")[1])]')"
 check "compare moves: Markdown shows a move as one row (in each hot code table)" 2 \
     "$(grep -c -F '| pathlib → pathlib.\_local:PurePath.\_parse_path |' "$T/mv.md")"
-# Two candidates: no move.  Base: pkg/a.py's f and g, tools/x.py's h;
-# head: pkg/b.py's f and pkg/c.py's f (two candidates for f), pkg/b.py's
-# g (one), lib/x.py's h (the same file name), other/y.py's g2 (unrelated).
+# Two candidates: no move.  Base: pkg/a.py's f and g, tools/x.py's h,
+# /srv/app/m.py's k; head: pkg/b.py's f and pkg/c.py's f (two candidates
+# for f), pkg/b.py's g (one), lib/x.py's h (the same file name),
+# other/y.py's g2 (unrelated), /srv/app/n.py's k (absolute paths are
+# related by file name only: no move).
 mkdir -p "$T/amb-b" "$T/amb-h"
 amb_dump() {  # amb_dump FILE CODE...
     f=$1; shift
     printf 'pystats.format : 1\npystats.collector : pystats 0.1.0\npystats.counts : base-instructions\nmeta.python.version : 3.13.0\nmeta.python.implementation : cpython\nmeta.collection.mode : count\nmeta.collection.mechanism : monitoring\nmeta.collection.method : segments\nmeta.dump.reason : explicit\nopcode[LOAD_FAST].execution_count : %d\n' $((100 * $#)) > "$f"
     for c in "$@"; do printf 'code[%s].instructions : 100\ncode[%s].calls : 1\n' "$c" "$c" >> "$f"; done
 }
-amb_dump "$T/amb-b/d.txt" /srv/pkg/a.py:1:f /srv/pkg/a.py:5:g /srv/tools/x.py:1:h
-amb_dump "$T/amb-h/d.txt" /srv/pkg/b.py:1:f /srv/pkg/c.py:1:f /srv/pkg/b.py:5:g /opt/lib/x.py:1:h /opt/other/y.py:1:g2
+amb_dump "$T/amb-b/d.txt" pkg/a.py:1:f pkg/a.py:5:g /srv/tools/x.py:1:h /srv/app/m.py:1:k
+amb_dump "$T/amb-h/d.txt" pkg/b.py:1:f pkg/c.py:1:f pkg/b.py:5:g /opt/lib/x.py:1:h /opt/other/y.py:1:g2 /srv/app/n.py:1:k
 run compare "$T/amb-b" "$T/amb-h" --json "$T/amb.json"
 check "compare moves: one candidate moves, two do not" \
-    "/opt/other/y.py:g2 /srv/pkg/a.py → /srv/pkg/b.py:g /srv/pkg/a.py:f /srv/pkg/b.py:f /srv/pkg/c.py:f /srv/tools/x.py → /opt/lib/x.py:h" \
+    "/opt/other/y.py:g2 /srv/app/m.py:k /srv/app/n.py:k /srv/tools/x.py → /opt/lib/x.py:h pkg/a.py → pkg/b.py:g pkg/a.py:f pkg/b.py:f pkg/c.py:f" \
     "$(jget "$T/amb.json" '" ".join(sorted(r["name"] for r in d["sections"]["hot_code"]["rows"]))')"
