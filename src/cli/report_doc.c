@@ -149,7 +149,7 @@ fails_in(rdoc *m, const char *func)
     doc_style(m->d, DOC_PLAIN);
 }
 static void
-overview_items(rdoc *m, const overview *o, uint64_t den)
+overview_items(rdoc *m, const m_group *g, const overview *o, uint64_t den)
 {
     char c[32], p[32];
     size_t i;
@@ -174,7 +174,7 @@ overview_items(rdoc *m, const overview *o, uint64_t den)
     for (i = 0; i < o->nfsite; i++) {
         const m_fsite *f = o->fsite[i];
         fails_lead(m, f->family);
-        rdoc_fsite_where(m, f);
+        rdoc_fsite_where(m, g, f);
         fails_in(m, f->code->qual ? f->code->qual : f->code->name);
         cli_count_str(c, sizeof c, f->executions);
         rdoc_pct_str(p, f->executions, f->family_exec);
@@ -227,7 +227,7 @@ sec_overview(rdoc *m, const summary_group *sg, const char *verdict)
         return;
     doc_para(m->d);
     doc_text(m->d, "Where to look:");
-    overview_items(m, &o, g->total_exec ? g->total_exec : g->code_instructions);
+    overview_items(m, g, &o, g->total_exec ? g->total_exec : g->code_instructions);
 }
 
 static void
