@@ -175,3 +175,87 @@ check_verdict(const check_set *c, char *buf, size_t size)
     }
     return buf;
 }
+
+check_item *
+check_items(const check_set *c, size_t *n)
+{
+    check_item *v = cli_xcalloc(c->nfd ? c->nfd : 1, sizeof *v);
+    size_t i;
+
+    for (i = 0; i < c->nfd; i++) {
+        const ck_finding *d = c->fd[i];
+        v[i].check = check_info[d->id].name;
+        v[i].severity = check_severity_name[d->severity];
+        v[i].level = d->severity;
+        v[i].title = check_info[d->id].title;
+        v[i].summary = d->summary;
+        v[i].why = check_info[d->id].why;
+        v[i].files = d->files;
+        v[i].nfiles = d->nfiles;
+        v[i].details = d->details;
+        v[i].ndetails = d->ndetails;
+    }
+    *n = c->nfd;
+    return v;
+}
+
+/* s past a leading "N file"/"N files" and the ": " after it: what
+ * "in K of N files" says already. */
+static const char *
+past_file_count(const char *s)
+{
+    const char *p = s;
+
+    while (*p >= '0' && *p <= '9')
+        p++;
+    if (p == s || strncmp(p, " file", 5) != 0)
+        return s;
+    p += 5;
+    if (*p == 's')
+        p++;
+    if (*p == ':' && p[1] == ' ')
+        return p + 2;
+    return *p ? s : p;
+}
+
+/* What the first finding found and in how many files: " in K of N files
+ * (WHAT)", WHAT its one detail without the file it names, or its
+ * summary; ": SUMMARY" when it names no file.  N is the files read (a
+ * JSON summary is one, whatever it sums); files that could not be read
+ * (unreadable, empty...) are not "of" them. */
+static void
+first_magnitude(const check_set *c, const ck_finding *d, char *buf, size_t size)
+{
+    const char *what = past_file_count(d->summary);
+    int uncounted = (d->id >= CK_UNREADABLE && d->id <= CK_UNSUPPORTED) || d->id == CK_HIDDEN_TMP;
+
+    if (d->ndetails == 1 && d->nfiles == 1) {
+        size_t k = strlen(d->files[0]);
+        what = d->details[0];
+        if (strncmp(what, d->files[0], k) == 0 && strncmp(what + k, ": ", 2) == 0)
+            what += k + 2;
+    }
+    if (d->nfiles == 0)
+        snprintf(buf, size, "%s%s", *what ? ": " : "", what);
+    else if (uncounted || d->nfiles > c->nf)
+        snprintf(buf, size, " in %zu %s%s%s%s", d->nfiles, ck_plural(d->nfiles, "file", "files"),
+                 *what ? " (" : "", what, *what ? ")" : "");
+    else
+        snprintf(buf, size, " in %zu of %zu %s%s%s%s", d->nfiles, c->nf,
+                 ck_plural(c->nf, "file", "files"), *what ? " (" : "", what, *what ? ")" : "");
+}
+
+const char *
+check_verdict_reason(const check_set *c, char *buf, size_t size)
+{
+    size_t e = c->count[CHECK_ERROR], w = c->count[CHECK_WARNING], n = c->count[CHECK_NOTE];
+    char what[768];
+
+    if ((e == 0 && w == 0) || size == 0)
+        return check_verdict(c, buf, size);
+    first_magnitude(c, c->fd[0], what, sizeof what);
+    snprintf(buf, size, "%s: %s%s; %zu %s, %zu %s, %zu %s", check_verdict_word(c),
+             check_info[c->fd[0]->id].name, what, e, e == 1 ? "error" : "errors", w,
+             w == 1 ? "warning" : "warnings", n, n == 1 ? "note" : "notes");
+    return buf;
+}

@@ -59,6 +59,35 @@ const char *check_verdict_word(const check_set *c);
  * Returns buf. */
 const char *check_verdict(const check_set *c, char *buf, size_t size);
 
+/* A finding as a report shows it, borrowed from its check set. */
+typedef struct check_item {
+    const char *check;    /* its stable name ("inexact-counts") */
+    const char *severity; /* check_severity_name[] */
+    int level;            /* enum check_severity */
+    const char *title, *summary, *why;
+    char *const *files; /* as check_report_text lists them */
+    size_t nfiles;
+    char *const *details;
+    size_t ndetails;
+} check_item;
+
+/* What a report shows of a finding (check_report_text without
+ * --all-files): its first files and detail lines. */
+#define CHECK_SHOWN_FILES 5
+#define CHECK_SHOWN_DETAILS 10
+
+/* The findings of a finished check set, most severe first, in the order
+ * check_report_text prints them: a new array (*n items; the caller frees
+ * it) of views into c, which must outlive them. */
+check_item *check_items(const check_set *c, size_t *n);
+
+/* The verdict with its reason and its magnitude, one line for the
+ * reports: "untrusted: inexact-counts in 1 of 3 files (2 segment events
+ * ...); 1 error, 2 warnings, 4 notes", the first finding being the most
+ * severe; or check_verdict()'s line when there is neither error nor
+ * warning.  Returns buf. */
+const char *check_verdict_reason(const check_set *c, char *buf, size_t size);
+
 /* Every finding, for people (files listed up to a few per finding unless
  * all_files) or as JSON (schema 1, docs/CLI.md).  0, or -1 if the
  * stream failed. */

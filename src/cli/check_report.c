@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TEXT_FILES 5    /* files shown per finding without all_files */
-#define TEXT_DETAILS 10 /* detail lines shown per finding */
+#define TEXT_FILES CHECK_SHOWN_FILES     /* files shown per finding without all_files */
+#define TEXT_DETAILS CHECK_SHOWN_DETAILS /* detail lines shown per finding */
 
 /* Words of s, wrapped at 78 columns, each line after `indent` blanks. */
 static void

@@ -135,10 +135,11 @@ strict_verdict(const summary *s)
     return ret;
 }
 
-/* Read the inputs; the trust verdict comes from the checks of `pystats
- * check`, made while the files are read, when a report is to be written;
+/* Read the inputs; the trust verdict and its findings come from the
+ * checks of `pystats check`, made while the files are read, when a report
+ * is to be written (the check set, returned, outlives the reports);
  * --cpython-json's writer observes the same reading. */
-static void
+static check_set *
 read_inputs(char **inputs, size_t ninputs, subcmd_common *co, summarize_opts *so, cpj *cj,
             char *trust, size_t tsize, agg *a)
 {
@@ -146,7 +147,7 @@ read_inputs(char **inputs, size_t ninputs, subcmd_common *co, summarize_opts *so
 
     if (cj && co->json == NULL && co->markdown == NULL && co->html == NULL) {
         load_inputs_observed(inputs, ninputs, &co->lo, cpj_observer(cj, NULL), a);
-        return;
+        return NULL;
     }
     if (cj) {
         cs = check_new();
@@ -156,9 +157,10 @@ read_inputs(char **inputs, size_t ninputs, subcmd_common *co, summarize_opts *so
     else {
         cs = check_load(inputs, ninputs, &co->lo, a);
     }
-    so->ro.trust = check_verdict(cs, trust, tsize);
+    so->ro.trust = check_verdict_reason(cs, trust, tsize);
     so->ro.verdict = check_verdict_word(cs);
-    check_free(cs);
+    so->ro.findings = check_items(cs, &so->ro.nfindings);
+    return cs;
 }
 
 /* The reports asked for (Markdown on stdout when none is), from a. */
@@ -217,6 +219,7 @@ cmd_summarize(int argc, char **argv)
     size_t ninputs;
     int ret = CLI_EXIT_OK, r;
     cpj *cj = NULL;
+    check_set *cs;
     agg a;
 
     so.lo = &co.lo;
@@ -227,25 +230,29 @@ cmd_summarize(int argc, char **argv)
     subcmd_runs(&co);
     if (so.cpython_json)
         cj = cpj_new();
-    read_inputs(inputs, ninputs, &co, &so, cj, trust, sizeof trust, &a);
+    cs = read_inputs(inputs, ninputs, &co, &so, cj, trust, sizeof trust, &a);
     if (agg_files(&a) == 0) {
         subcmd_say_no_files(NULL, inputs, ninputs);
-        cpj_free(cj);
-        agg_free(&a);
-        return CLI_EXIT_INPUT;
+        ret = CLI_EXIT_INPUT;
+        goto done;
     }
     if (cj) {
         ret = cpj_write(cj, so.cpython_json);
         cpj_free(cj);
+        cj = NULL;
         if (ret == CLI_EXIT_OK && co.strict && !co.json && !co.markdown && !co.html)
             ret = strict_problems(&a);
     }
     if (so.equal_weight && weight_equal_labels(&a) != 0) {
-        agg_free(&a);
-        return CLI_EXIT_INPUT;
+        ret = CLI_EXIT_INPUT;
+        goto done;
     }
     if ((r = write_reports(&co, &so, &a)) != CLI_EXIT_OK && ret == CLI_EXIT_OK)
         ret = r;
+done:
+    cpj_free(cj);
+    free((void *)so.ro.findings);
+    check_free(cs);
     agg_free(&a);
     return ret;
 }

@@ -163,6 +163,8 @@ typedef struct m_fsite {
     long offset;
     char *fields;                               /* owned: the row split at its separators */
     const char *family, *state, *detail, *line; /* in fields */
+    const char *col, *end_line, *end_col;       /* in fields: the rest of its
+                                                 * position ("-": none) */
     uint64_t executions;
     uint64_t family_exec; /* the family's executions (opcode[F]), 0 if
                            * the input has none */

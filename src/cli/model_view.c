@@ -216,7 +216,7 @@ rank_code(m_group *m, const m_code *c, size_t *cap)
 
     for (i = 0; i < c->nvsites; i++) {
         const m_vsite *v = &c->vsites[i];
-        char *f[4], *p;
+        char *f[7] = {NULL}, *p;
         uint64_t n;
         int k;
 
@@ -226,7 +226,7 @@ rank_code(m_group *m, const m_code *c, size_t *cap)
         if (n == 0)
             continue;
         p = cli_xstrndup(v->row, strlen(v->row));
-        for (k = 0; k < 4; k++) {
+        for (k = 0; k < 7 && p != NULL; k++) {
             f[k] = p;
             if (p != NULL && (p = strstr(p, PSF_SEP_FIELD)) != NULL) {
                 *p = '\0';
@@ -244,7 +244,17 @@ rank_code(m_group *m, const m_code *c, size_t *cap)
         }
         /* family_exec: model.c's, from its opcodes (model_view_finish()'s
          * caller fills it in). */
-        m->fsites[m->nfsites++] = (m_fsite){c, v->offset, f[0], f[0], f[1], f[2], f[3], n, 0};
+        m->fsites[m->nfsites++] = (m_fsite){.code = c,
+                                            .offset = v->offset,
+                                            .fields = f[0],
+                                            .family = f[0],
+                                            .state = f[1],
+                                            .detail = f[2],
+                                            .line = f[3],
+                                            .col = f[4] ? f[4] : "-",
+                                            .end_line = f[5] ? f[5] : "-",
+                                            .end_col = f[6] ? f[6] : "-",
+                                            .executions = n};
     }
 }
 

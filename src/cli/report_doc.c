@@ -149,7 +149,7 @@ fails_in(rdoc *m, const char *func)
     doc_style(m->d, DOC_PLAIN);
 }
 static void
-overview_items(rdoc *m, const overview *o, uint64_t den)
+overview_items(rdoc *m, const m_group *g, const overview *o, uint64_t den)
 {
     char c[32], p[32];
     size_t i;
@@ -174,7 +174,7 @@ overview_items(rdoc *m, const overview *o, uint64_t den)
     for (i = 0; i < o->nfsite; i++) {
         const m_fsite *f = o->fsite[i];
         fails_lead(m, f->family);
-        rdoc_fsite_where(m, f);
+        rdoc_fsite_where(m, g, f);
         fails_in(m, f->code->qual ? f->code->qual : f->code->name);
         cli_count_str(c, sizeof c, f->executions);
         rdoc_pct_str(p, f->executions, f->family_exec);
@@ -227,7 +227,7 @@ sec_overview(rdoc *m, const summary_group *sg, const char *verdict)
         return;
     doc_para(m->d);
     doc_text(m->d, "Where to look:");
-    overview_items(m, &o, g->total_exec ? g->total_exec : g->code_instructions);
+    overview_items(m, g, &o, g->total_exec ? g->total_exec : g->code_instructions);
 }
 
 static void
@@ -247,6 +247,106 @@ report_group(rdoc *m, const summary_group *sg, const char *verdict)
     rdoc_ops(m, g);
     rdoc_stats(m, g);
     sec_group_meta(m, &sg->info);
+}
+
+/* Whether the report lists the findings behind its verdict: when there
+ * is something to distrust (errors or warnings). */
+static int
+findings_shown(const summary *s)
+{
+    return s->nfindings && s->verdict && strcmp(s->verdict, "ok") != 0;
+}
+
+/* The verdict with its reason and magnitude (check_verdict_reason), the
+ * known leftover of SIGTERM dumps against the instructions counted, and
+ * where its findings are. */
+static void
+trust_line(doc *d, const summary *s)
+{
+    uint64_t left = 0, counted = 0;
+    char c[32], t[32], p[32];
+    size_t i;
+
+    doc_para(d);
+    doc_bold(d, "Trust:");
+    doc_text(d, " ");
+    doc_name(d, s->trust);
+    for (i = 0; i < s->ng; i++) {
+        left += s->g[i].info.leftover_bound;
+        counted += s->g[i].m.total_exec;
+    }
+    if (left) {
+        cli_count_str(c, sizeof c, left);
+        cli_count_str(t, sizeof t, counted);
+        rdoc_pct_str(p, left, counted);
+        doc_textf(d, "; leftover bound: at most %s %s uncounted, %s of the %s counted", c,
+                  left == 1 ? "instruction" : "instructions", p, t);
+    }
+    if (findings_shown(s)) {
+        doc_text(d, ". See ");
+        doc_link(d, "Findings", "Findings");
+        doc_text(d, " below.");
+        return;
+    }
+    doc_text(d, ". Details: ");
+    doc_code(d, "pystats check");
+    doc_text(d, ".");
+}
+
+/* One finding as `pystats check` prints it (check_report_text): its
+ * severity, check and title, its summary, its first details (or files),
+ * and why it matters. */
+static void
+finding(doc *d, const check_item *f)
+{
+    size_t i, nd = f->ndetails < CHECK_SHOWN_DETAILS ? f->ndetails : CHECK_SHOWN_DETAILS;
+    size_t nf = f->nfiles < CHECK_SHOWN_FILES ? f->nfiles : CHECK_SHOWN_FILES;
+
+    doc_para(d);
+    doc_bold(d, f->severity);
+    doc_text(d, " ");
+    doc_code(d, f->check);
+    doc_textf(d, ": %s", f->title);
+    if (*f->summary) {
+        doc_text(d, ": ");
+        doc_name(d, f->summary);
+    }
+    doc_text(d, ".");
+    for (i = 0; i < nd; i++) {
+        doc_item(d);
+        doc_name(d, f->details[i]);
+    }
+    if (nd < f->ndetails) {
+        doc_item(d);
+        doc_textf(d, "... and %zu more", f->ndetails - nd);
+    }
+    for (i = 0; f->ndetails == 0 && i < nf; i++) {
+        doc_item(d);
+        doc_name(d, f->files[i]);
+    }
+    if (f->ndetails == 0 && nf < f->nfiles) {
+        doc_item(d);
+        doc_textf(d, "... and %zu more files", f->nfiles - nf);
+    }
+    doc_para(d);
+    doc_text(d, f->why);
+}
+
+/* What `pystats check` finds in the inputs, found by its own checks
+ * (summary_opts.findings), most severe first. */
+static void
+report_findings(doc *d, const summary *s)
+{
+    size_t i;
+
+    doc_heading(d, 2);
+    doc_text(d, "Findings");
+    doc_para(d);
+    doc_text(d, "What ");
+    doc_code(d, "pystats check");
+    doc_textf(d, " finds in these files, most severe first: %zu in all.", s->nfindings);
+    for (i = 0; i < s->nfindings; i++)
+        finding(d, &s->findings[i]);
 }
 
 /* What was read, the trust verdict, the weighting and the warnings. */
@@ -269,13 +369,8 @@ report_header(doc *d, const summary *s)
     else {
         doc_textf(d, " in %zu groups.", s->ng);
     }
-    if (s->trust) {
-        doc_para(d);
-        doc_bold(d, "Trust:");
-        doc_textf(d, " %s. Details: ", s->trust);
-        doc_code(d, "pystats check");
-        doc_text(d, ".");
-    }
+    if (s->trust)
+        trust_line(d, s);
     if (s->weight_total) {
         cli_count_str(t, sizeof t, s->weight_total);
         doc_para(d);
@@ -332,6 +427,8 @@ report_doc(doc *d, const summary *s)
     size_t i;
 
     report_header(d, s);
+    if (findings_shown(s))
+        report_findings(d, s);
     if (s->ng == 1) {
         report_group(&m, &s->g[0], s->verdict);
     }

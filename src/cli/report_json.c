@@ -338,6 +338,42 @@ group_fill(json_t *o, const summary_group *sg, const summary *s, int with_proble
     set(o, "other", list_obj(&g->other, 0));
 }
 
+static json_t *
+strs_arr(char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        json_array_append_new(a, text_json_str(v[i]));
+    return a;
+}
+
+/* The trust verdict and every finding behind it, as `pystats check
+ * --json` has them (its schema's members). */
+static void
+trust_fill(json_t *meta, const summary *s)
+{
+    json_t *fs = json_array();
+    size_t i;
+
+    set(meta, "verdict", json_string(s->verdict));
+    set(meta, "verdict_line", text_json_str(s->trust));
+    for (i = 0; i < s->nfindings; i++) {
+        const check_item *f = &s->findings[i];
+        json_t *o = json_object();
+        set(o, "check", json_string(f->check));
+        set(o, "severity", json_string(f->severity));
+        set(o, "title", json_string(f->title));
+        set(o, "summary", text_json_str(f->summary));
+        set(o, "why", json_string(f->why));
+        set(o, "files", strs_arr(f->files, f->nfiles));
+        set(o, "details", strs_arr(f->details, f->ndetails));
+        json_array_append_new(fs, o);
+    }
+    set(meta, "findings", fs);
+}
+
 int
 report_json(FILE *out, const summary *s)
 {
@@ -377,6 +413,8 @@ report_json(FILE *out, const summary *s)
         json_array_append_new(notes, n);
     }
     set(meta, "problem_notes", notes);
+    if (s->trust && s->verdict)
+        trust_fill(meta, s);
     if (text_json_dumpf(root, out, JSON_INDENT(1) | JSON_PRESERVE_ORDER) == 0 &&
         fputc('\n', out) != EOF && !ferror(out))
         ret = 0;

@@ -49,13 +49,59 @@ exec_sort_input(const m_group *g, m_list *l)
         qsort(l->v, l->n, sizeof *l->v, exec_cmp);
 }
 
+/* A base instruction's misses are its specialized forms', which this
+ * collector never counts (it counts base instructions): in its dumps no
+ * row has a miss, the column is not measured and is left out. */
+static int
+exec_has_misses(const m_group *g, const m_list *l)
+{
+    size_t i;
+
+    if (!g->own)
+        return 1; /* CPython's counters: an empty cell is a measured zero */
+    for (i = 0; i < l->n; i++) {
+        const m_op *op = model_op(g, l->v[i].name);
+        if (op && !op->specializable && op->spec[PSF_SPEC_MISS])
+            return 1;
+    }
+    return 0;
+}
+
+static void
+exec_row(rdoc *m, const m_group *g, const m_kv *e, uint64_t cum, int miss_col)
+{
+    const m_op *op = model_op(g, e->name);
+    uint64_t miss = 0;
+    char c[32], s[32], cu[32], mr[32];
+
+    /* CPython: misses of specialized forms; a base instruction's
+     * misses belong to the family table. */
+    if (op && !op->specializable)
+        miss = op->spec[PSF_SPEC_MISS];
+    cli_count_str(c, sizeof c, e->n);
+    rdoc_pct_str(s, e->n, g->total_exec);
+    rdoc_pct_str(cu, cum, g->total_exec);
+    if (miss)
+        rdoc_pct_str(mr, miss, e->n);
+    else
+        mr[0] = '\0';
+    doc_row_begin(m->d);
+    doc_cell_name(m->d, e->name);
+    doc_cell_text(m->d, c);
+    doc_cell_text(m->d, s);
+    doc_cell_text(m->d, cu);
+    if (miss_col)
+        doc_cell_text(m->d, mr);
+}
+
 static void
 sec_execution(rdoc *m, const m_group *g)
 {
     m_list l = {0};
     uint64_t cum = 0;
     size_t i;
-    char c[32], s[32], cu[32], mr[32];
+    int miss_col;
+    char c[32];
 
     for (i = 0; i < g->ops.n; i++)
         if (g->ops.v[i].has_exec) {
@@ -75,32 +121,24 @@ sec_execution(rdoc *m, const m_group *g)
         doc_text(m->d, "Counts of base instructions: each includes every specialized form of "
                        "its family.");
     }
-    doc_table(m->d, "lrrrr", "Name", "Count", "Self", "Cumulative", "Miss ratio");
+    miss_col = exec_has_misses(g, &l);
+    if (miss_col)
+        doc_table(m->d, "lrrrr", "Name", "Count", "Self", "Cumulative", "Miss ratio");
+    else
+        doc_table(m->d, "lrrr", "Name", "Count", "Self", "Cumulative");
     for (i = 0; i < l.n; i++) {
-        const m_op *op = model_op(g, l.v[i].name);
-        uint64_t miss = 0;
         cum += l.v[i].n;
-        /* CPython: misses of specialized forms; a base instruction's
-         * misses belong to the family table. */
-        if (op && !op->specializable)
-            miss = op->spec[PSF_SPEC_MISS];
-        cli_count_str(c, sizeof c, l.v[i].n);
-        rdoc_pct_str(s, l.v[i].n, g->total_exec);
-        rdoc_pct_str(cu, cum, g->total_exec);
-        if (miss)
-            rdoc_pct_str(mr, miss, l.v[i].n);
-        else
-            mr[0] = '\0';
-        doc_row_begin(m->d);
-        doc_cell_name(m->d, l.v[i].name);
-        doc_cell_text(m->d, c);
-        doc_cell_text(m->d, s);
-        doc_cell_text(m->d, cu);
-        doc_cell_text(m->d, mr);
+        exec_row(m, g, &l.v[i], cum, miss_col);
     }
     cli_count_str(c, sizeof c, g->total_exec);
     doc_para(m->d);
     doc_textf(m->d, "Total: %s instructions executed.", c);
+    if (!miss_col) {
+        doc_para(m->d);
+        doc_bold(m->d, "Left out: Miss ratio.");
+        doc_text(m->d, " A miss is counted per specialized form, and these dumps count base "
+                       "instructions: no miss was measured.");
+    }
 done:
     for (i = 0; i < l.n; i++)
         free(l.v[i].name);

@@ -39,10 +39,12 @@ void rdoc_fig_exec(rdoc *m, const m_group *g);
 void rdoc_fig_pairs(rdoc *m, const m_group *g);
 void rdoc_fig_spec(rdoc *m, const m_group *g);
 
-/* report_sites.c: a census site's, a ranked site's place as runs, and
- * the ranked site's state (the overview names them too). */
+/* report_sites.c: a census site's, a ranked site's place as runs (with
+ * what tells it from the sites of its family on its line: its column and
+ * the source it spans, or its offset), and the ranked site's state (the
+ * overview names them too). */
 void rdoc_site_where(rdoc *m, const m_csite *st);
-void rdoc_fsite_where(rdoc *m, const m_fsite *f);
+void rdoc_fsite_where(rdoc *m, const m_group *g, const m_fsite *f);
 void rdoc_fsite_state(rdoc *m, const m_fsite *f);
 
 /* report_sec.c */

@@ -407,6 +407,16 @@ sec_own_rare(rdoc *m, const m_group *g)
     doc_code(m->d, "rare.*");
     doc_text(m->d, " keys). These are not CPython's native \"Rare event\" figures: watchers see "
                    "only part of those changes, and the two are never added together.");
+    /* Watchers are installed in mode census only: a dump of another mode
+     * watched nothing, and its zeros measured nothing. */
+    if (m_list_get(&g->own_rare, "watched_dicts") == 0 &&
+        m_list_get(&g->own_rare, "watched_types") == 0) {
+        doc_para(m->d);
+        doc_bold(m->d, "Left out: the table.");
+        doc_text(m->d, " No watcher was installed (watched_dicts and watched_types are 0: only "
+                       "mode census installs them), so its counts measured nothing.");
+        return;
+    }
     doc_table(m->d, "lr", "Event", "Count");
     for (i = 0; i < g->own_rare.n; i++) {
         cli_count_str(c, sizeof c, g->own_rare.v[i].n);

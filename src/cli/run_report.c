@@ -200,7 +200,7 @@ run_report(const subcmd_common *co, const m_code_filter *filter, char *dir, size
 {
     summary_opts so = {.top_pairs = 100, .top_sites = 50, .filter = *filter};
     load_opts lo = {.quiet = 1};
-    char verdict[1024];
+    char verdict[1024], reason[1024];
     run_reports rr;
     check_set *cs;
     summary sum;
@@ -208,10 +208,11 @@ run_report(const subcmd_common *co, const m_code_filter *filter, char *dir, size
     agg a;
 
     cs = check_load(&dir, 1, &lo, &a);
-    so.trust = check_verdict(cs, verdict, sizeof verdict);
+    check_verdict(cs, verdict, sizeof verdict);
+    so.trust = check_verdict_reason(cs, reason, sizeof reason);
     so.verdict = check_verdict_word(cs);
+    so.findings = check_items(cs, &so.nfindings);
     ret = check_count(cs, CHECK_ERROR) ? CLI_EXIT_UNTRUSTED : CLI_EXIT_OK;
-    check_free(cs);
     agg_sort(&a);
     summary_build(&sum, &a, &so);
     wret = write_reports(co, dir, &sum, &rr);
@@ -226,6 +227,8 @@ run_report(const subcmd_common *co, const m_code_filter *filter, char *dir, size
     if (co->quiet)
         printf("verdict: %s\n", verdict);
     summary_free(&sum);
+    free((void *)so.findings);
+    check_free(cs);
     agg_free(&a);
     return wret != CLI_EXIT_OK ? wret : ret;
 }

@@ -190,6 +190,8 @@ summary_build(summary *s, const agg *a, const summary_opts *opt)
     s->opt = *opt;
     s->trust = opt->trust;
     s->verdict = opt->verdict;
+    s->findings = opt->findings;
+    s->nfindings = opt->nfindings;
     s->files = agg_files(a);
     for (i = 0; i < AGG_P_COUNT; i++) {
         s->problems[i].text = agg_problem_name[i];

@@ -14,6 +14,7 @@
 #define SUMMARY_H
 
 #include "agg.h"
+#include "check.h"
 #include "model.h"
 
 #include <stddef.h>
@@ -23,10 +24,13 @@
 #define SUMMARY_P_COUNT AGG_P_COUNT
 
 typedef struct summary_opts {
-    int top_pairs;        /* rows of the pair table (CPython: 100) */
-    int top_sites;        /* rows of the census table of failing sites */
-    const char *trust;    /* the check verdict line (check.h), or NULL */
-    const char *verdict;  /* its word (check_verdict_word), or NULL */
+    int top_pairs;              /* rows of the pair table (CPython: 100) */
+    int top_sites;              /* rows of the census table of failing sites */
+    const char *trust;          /* the check verdict line (check.h), or NULL */
+    const char *verdict;        /* its word (check_verdict_word), or NULL */
+    const check_item *findings; /* borrowed (check_items): what the
+                                 * checks found, most severe first */
+    size_t nfindings;
     m_code_filter filter; /* which code the hot code, the source view and
                            * the site list show (--code, --no-stdlib) */
 } summary_opts;
@@ -99,8 +103,10 @@ typedef struct summary {
     size_t nnotes;
     const char *mix; /* what the inputs mix (mix_buf), or NULL */
     char mix_buf[2048];
-    const char *trust;      /* borrowed from the options, or NULL */
-    const char *verdict;    /* the same */
+    const char *trust;          /* borrowed from the options, or NULL */
+    const char *verdict;        /* the same */
+    const check_item *findings; /* the same (the check set outlives s) */
+    size_t nfindings;
     uint64_t weight_labels; /* --equal-weight: labels scaled, each to */
     uint64_t weight_total;  /* this many executions (0: not weighted) */
     summary_opts opt;

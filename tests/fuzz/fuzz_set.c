@@ -279,7 +279,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     /* Each special file is one unreadable problem, never read. */
     if (a.problems[AGG_P_UNREADABLE] < special)
         abort();
-    ro.trust = check_verdict(cs, verdict, sizeof verdict);
+    check_verdict(cs, verdict, sizeof verdict);
+    ro.trust = check_verdict_reason(cs, verdict, sizeof verdict);
+    ro.verdict = check_verdict_word(cs);
+    ro.findings = check_items(cs, &ro.nfindings);
     check_report_text(cs, devnull, data[0] & 8);
     check_report_json(cs, devnull);
     if (agg_files(&a)) {
@@ -293,6 +296,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         summary_free(&sum);
         annotate_all(&a, (data[0] & 32) != 0);
     }
+    free((void *)ro.findings);
     check_free(cs);
     agg_free(&a);
     return 0;

@@ -186,7 +186,7 @@ check_case parent-missing parent-missing note 0 "$T/ck-orphan"
 
 # ---- summarize: the verdict, --by-label, --equal-weight -------------------------
 run summarize "$T/ck-dup"
-check "summarize: trust verdict at the top" "**Trust:** untrusted: 1 error, 0 warnings, 4 notes; first: duplicate-content (identical files). Details: \`pystats check\`." \
+check "summarize: trust verdict at the top, its reason and magnitude (2 copies of 3 files)" "**Trust:** untrusted: duplicate-content in 2 of 3 files (collector dumps with identical content); 1 error, 0 warnings, 4 notes. See Findings below." \
     "$(sed -n 7p "$T/stdout")"
 mkdir "$T/labels"
 cp "$OWN/dump-1.txt" "$T/labels/a.txt"                      # label bench-a

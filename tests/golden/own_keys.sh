@@ -69,7 +69,9 @@ print(all(ra[k]["sites"] * 2 == s["sites"] and ra[k]["attempts"] == s["attempts"
       and b["census"]["families"]["LOAD_ATTR"]["sites"] == 2 * a["census"]["families"]["LOAD_ATTR"]["sites"])' "$T/cen.json" "$T/cen-x2.json")"
 
 # ---- a census taken alongside counting (mode count) -------------------------
-run summarize "$CNT" --json "$T/cnt.json" --markdown "$T/cnt.md"
+# From its directory: the report's findings name the files as given.
+cd "$HERE" && run summarize census-count --json "$T/cnt.json" --markdown "$T/cnt.md"
+cd - > /dev/null
 check "count census: exit status" 0 "$rc"
 check "count census: no warnings" "" "$(cat "$T/stderr")"
 check "count census: no other counters (excluded_family is read)" "{}" "$(jget "$T/cnt.json" 'd["other"]')"

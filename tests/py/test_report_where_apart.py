@@ -1,0 +1,111 @@
+"""Sites of one family on one line are told apart in "Where to look" and
+in the failing-sites table: by their column and the source they span,
+or by their offset where the dumps give them one position.  Expected
+values come from the dumps' own site rows."""
+import os
+import re
+import subprocess
+
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+CLI = os.path.join(ROOT, "build", "pystats")
+SITEFX = os.path.join(ROOT, "tests", "golden", "sitefx")
+
+pytestmark = pytest.mark.skipif(not os.access(CLI, os.X_OK), reason="build/pystats not built")
+
+ROW = re.compile(r"^code\[[^]]*\]\.site\[(\d+)\] : (\w+) \| (\w+) \| (\w*) \| (\d+) \| (\d+) \| "
+                 r"(\d+) \| (\d+)$")
+EXE = re.compile(r"^code\[[^]]*\]\.site_executions\[(\d+)\] : (\d+)$")
+LINE = "    return obj.alpha + obj.beta + obj.gamma + obj.delta + obj.epsilon"
+
+
+def ranked(paths):
+    """{offset: (executions, col, end_col)} of the LOAD_ATTR sites backing
+    off or never tried, from the dumps' rows (summed executions)."""
+    rows, n = {}, {}
+    for p in paths:
+        for line in open(p, encoding="utf-8"):
+            m = ROW.match(line.rstrip("\n"))
+            if m and m.group(2) == "LOAD_ATTR":
+                rows[int(m.group(1))] = (m.group(3), int(m.group(6)), int(m.group(8)))
+            m = EXE.match(line.rstrip("\n"))
+            if m:
+                n[int(m.group(1))] = n.get(int(m.group(1)), 0) + int(m.group(2))
+    return {off: (n.get(off, 0), col, end) for off, (state, col, end) in rows.items()
+            if state in ("backing_off", "never_tried") and n.get(off, 0)}
+
+
+def report(*inputs):
+    r = subprocess.run([CLI, "summarize", *inputs, "--quiet"], capture_output=True, text=True,
+                       timeout=60)
+    assert r.returncode == 0, r.stderr
+    return r.stdout
+
+
+def table_where(md):
+    """(executions, Where) of each LOAD_ATTR row of the failing sites."""
+    sec = md.split("\n## Sites that fail to specialize\n", 1)[1].split("\n## ", 1)[0]
+    out = []
+    for line in sec.split("\n"):
+        cells = [c.strip() for c in line.strip("|").split(" | ")]
+        if line.startswith("| LOAD_ATTR |"):
+            out.append((int(cells[1].replace(",", "")), cells[5]))
+    return out
+
+
+def overview_where(md):
+    return re.findall(r"^- Fails to specialize: LOAD_ATTR at (.*) in `f`: ([\d,]+) executions",
+                      md, re.M)
+
+
+def test_one_position_told_apart_by_offset():
+    paths = sorted(os.path.join(SITEFX, f) for f in os.listdir(SITEFX))
+    want = ranked(paths)
+    # The fixture gives every site the one position: only offsets differ.
+    assert len(want) >= 3 and len({(c, e) for _, c, e in want.values()}) == 1
+    md = report(SITEFX)
+    rows = table_where(md)
+    assert sorted(rows) == sorted((n, "app.py:5, offset %d" % off) for off, (n, _, _) in
+                                  want.items())
+    items = overview_where(md)
+    assert items and len({w for w, _ in items}) == len(items)
+    for w, n in items:
+        off = int(w.rsplit("offset ", 1)[1])
+        assert want[off][0] == int(n.replace(",", ""))
+
+
+def test_columns_and_source_tell_sites_apart(tmp_path):
+    """The first fixture with a column and a source line of its own."""
+    text = open(os.path.join(SITEFX, "pystats-1-a.txt"), encoding="utf-8").read()
+    words = iter(["obj.alpha", "obj.beta", "obj.gamma", "obj.delta", "obj.epsilon"])
+
+    def place(m):
+        w = next(words)
+        c = LINE.index(w)
+        return "%s | 5 | %d | 5 | %d" % (m.group(1), c, c + len(w))
+    text = re.sub(r"^(code\[[^]]*\]\.site\[\d+\] : LOAD_ATTR \| (?:backing_off|never_tried) "
+                  r"\| \w*) \| 5 \| 8 \| 5 \| 14$", place, text, flags=re.M)
+    # A leading blank is written %20 (the format trims around ' : ').
+    text += "source[/nonexistent/app/app.py].line[5] : %20" + LINE[1:] + "\n"
+    dump = tmp_path / "a.txt"
+    dump.write_text(text, encoding="utf-8")
+    want = ranked([dump])
+    assert len(want) == 5 and len({c for _, c, _ in want.values()}) == 5
+    md = report(dump)
+    expect = sorted((n, "app.py:5, column %d `%s`" % (c, LINE[c:e])) for n, c, e in want.values())
+    assert sorted(table_where(md)) == expect
+    items = overview_where(md)
+    assert items
+    for w, n in items:
+        assert (int(n.replace(",", "")), w) in expect
+
+
+def test_a_site_alone_on_its_line_reads_as_before():
+    """Other families' sites on the line, or one site of the family: no
+    column or offset added (the native fixtures have no site rows; the
+    census golden's sites are one per line)."""
+    md = report(os.path.join(ROOT, "tests", "golden", "census-count"))
+    sec = md.split("\n## Sites that fail to specialize\n", 1)[1].split("\n## ", 1)[0]
+    assert "offset" not in sec and ", column" not in sec
