@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "text.h"
+#include "../format/psf_stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,8 @@ sec_objects(rdoc *m, const m_group *g)
     /* CPython's denominators; 3.14 splits refcounts into mortal and
      * immortal and calls "new values" "inline values". */
     mat = m_list_get(l, "Object new values") + m_list_get(l, "Object inline values");
-    alloc = m_list_get(l, "Object allocations") + m_list_get(l, "Object allocations from freelist");
+    alloc = m_list_get(l, psf_stats_objects.rows[PSF_OBJ_allocations].key) +
+            m_list_get(l, "Object allocations from freelist");
     inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs") +
           m_list_get(l, "Object interpreter mortal increfs") +
           m_list_get(l, "Object mortal increfs") +
@@ -380,6 +382,9 @@ sec_simple(rdoc *m, const char *title, const char *col, const m_list *l)
 static void
 sec_own_calls(rdoc *m, const m_group *g)
 {
+    /* Ratios of the first of the family, Python function starts. */
+    const psf_stat *start = &psf_stats_calls.rows[PSF_CALL_python_starts];
+
     if (g->own_calls.n == 0)
         return;
     rdoc_heading(m, 0, "Calls");
@@ -388,9 +393,9 @@ sec_own_calls(rdoc *m, const m_group *g)
     doc_code(m->d, "calls.*");
     doc_text(m->d, " keys; not CPython's \"Calls to\" counters, which mean other things). Ratios "
                    "are of ");
-    doc_code(m->d, "python_starts");
+    doc_code(m->d, start->label);
     doc_text(m->d, ".");
-    rdoc_table3(m, "Event", &g->own_calls, m_list_get(&g->own_calls, "python_starts"), (size_t)-1);
+    rdoc_table3(m, "Event", &g->own_calls, m_list_get(&g->own_calls, start->key), (size_t)-1);
 }
 
 static void

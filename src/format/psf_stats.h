@@ -1,0 +1,120 @@
+/* psf_stats.h: the statistics families of the collector's dumps, each
+ * statistic defined once.
+ *
+ * A family is an X-macro list, one row per statistic, in the order the
+ * dump writes them, snapshot() returns them and the reports list them:
+ *
+ *     X(field, key, kind, label)
+ *
+ *  - field: the counter's C field in the collector's struct of the
+ *    family (collector.h's pc_calls and pc_allocs, rare.h's pc_rare,
+ *    stats.c's pc_gc_gen), and its name in snapshot();
+ *  - key: the dump key after the family's prefix (PSF_<FAMILY>_PREFIX;
+ *    the GC family's keys are PREFIX G SEP NAME, its rows say which);
+ *  - kind: PSF_STAT_EVENTS, PSF_STAT_NS or PSF_STAT_LEVEL, below;
+ *  - label: what the report shows for it (the row of its family's
+ *    table, the GC table's column).
+ *
+ * The collector's structs, its writers and snapshot(), the command's
+ * order of each family and the tests' vocabulary (tests/py/statsdef.py
+ * reads this file) are made from these lists: a statistic's key is
+ * spelled nowhere else in src/ (tests/py/test_vocabulary.py).  A new
+ * counter of a family is one row here, its increment where the event is
+ * seen, and its line in docs/FORMAT.md.
+ */
+#ifndef PSF_STATS_H
+#define PSF_STATS_H
+
+#include "psf_keys.h"
+
+#include <stddef.h>
+
+/* Kinds. */
+#define PSF_STAT_EVENTS 0 /* events of the dump period: zeroed by a clear, summed across dumps */
+#define PSF_STAT_NS 1     /* nanoseconds spent in the period's events, summed */
+#define PSF_STAT_LEVEL 2  /* a state at dump time (what is watched): kept by a clear */
+
+/* ---- calls.KEY (FORMAT.md 1.15): frame events; written when non-zero ---- */
+#define PSF_CALLS_PREFIX PSF_KEY_CALLS
+#define PSF_CALLS(X)                                                    \
+    X(python_starts, "python_starts", PSF_STAT_EVENTS, "python_starts") \
+    X(resumptions, "resumptions", PSF_STAT_EVENTS, "resumptions")       \
+    X(throws, "throws", PSF_STAT_EVENTS, "throws")                      \
+    X(returns, "returns", PSF_STAT_EVENTS, "returns")                   \
+    X(yields, "yields", PSF_STAT_EVENTS, "yields")                      \
+    X(unwinds, "unwinds", PSF_STAT_EVENTS, "unwinds")                   \
+    X(raises, "raises", PSF_STAT_EVENTS, "raises")                      \
+    X(handled, "handled", PSF_STAT_EVENTS, "handled")
+
+/* ---- objects (1.11): allocations, CPython's spellings but one ---- */
+#define PSF_OBJECTS_PREFIX ""
+#define PSF_OBJECTS(X)                                                                             \
+    X(allocations, "Object allocations", PSF_STAT_EVENTS, "Allocations")                           \
+    X(allocations512, "Object allocations to 512 bytes", PSF_STAT_EVENTS,                          \
+      "Allocations to 512 bytes")                                                                  \
+    X(allocations4k, "Object allocations to 4 kbytes", PSF_STAT_EVENTS, "Allocations to 4 kbytes") \
+    X(allocations_big, "Object allocations over 4 kbytes", PSF_STAT_EVENTS,                        \
+      "Allocations over 4 kbytes")                                                                 \
+    X(frees, "Object frees", PSF_STAT_EVENTS, "Frees")                                             \
+    X(reallocs, PSF_KEY_OBJECTS "reallocs", PSF_STAT_EVENTS, PSF_KEY_OBJECTS "reallocs")
+
+/* ---- GC (1.11): per generation G, keys PREFIX G SEP KEY ---- */
+#define PSF_GC_GENERATIONS 3
+#define PSF_GC_SEP_NATIVE "] " /* CPython's GC[G] FIELD */
+#define PSF_GC_SEP_OWN "]."    /* the collector's gc[G].FIELD */
+/* X(field, prefix, sep, key, kind): the label is the key (the column
+ * of the report's GC table, the field of the JSON summary's gc[G]). */
+#define PSF_GC(X)                                                                            \
+    X(collections, PSF_KEY_NATIVE_GC, PSF_GC_SEP_NATIVE, "collections", PSF_STAT_EVENTS)     \
+    X(collected, PSF_KEY_NATIVE_GC, PSF_GC_SEP_NATIVE, "objects collected", PSF_STAT_EVENTS) \
+    X(uncollectable, PSF_KEY_GC, PSF_GC_SEP_OWN, "uncollectable", PSF_STAT_EVENTS)           \
+    X(time_ns, PSF_KEY_GC, PSF_GC_SEP_OWN, "time_ns", PSF_STAT_NS)
+
+/* ---- rare.KEY (1.12): what the watchers saw (3.12+) ---- */
+#define PSF_RARE_PREFIX PSF_KEY_RARE
+#define PSF_RARE(X)                                                                             \
+    X(func_modification, "func_modification", PSF_STAT_EVENTS, "func_modification")             \
+    X(builtins_modification, "builtins_modification", PSF_STAT_EVENTS, "builtins_modification") \
+    X(globals_modification, "globals_modification", PSF_STAT_EVENTS, "globals_modification")    \
+    X(type_modification, "type_modification", PSF_STAT_EVENTS, "type_modification")             \
+    X(watched_dicts, "watched_dicts", PSF_STAT_LEVEL, "watched_dicts")                          \
+    X(watched_types, "watched_types", PSF_STAT_LEVEL, "watched_types")
+
+/* Each family's rows as indices: PSF_CALL_python_starts, ...,
+ * PSF_NCALLS. */
+#define PSF_STAT_ENUM_CALL(f, key, kind, label) PSF_CALL_##f,
+#define PSF_STAT_ENUM_OBJ(f, key, kind, label) PSF_OBJ_##f,
+#define PSF_STAT_ENUM_GC(f, prefix, sep, key, kind) PSF_GC_##f,
+#define PSF_STAT_ENUM_RARE(f, key, kind, label) PSF_RARE_##f,
+enum { PSF_CALLS(PSF_STAT_ENUM_CALL) PSF_NCALLS };
+enum { PSF_OBJECTS(PSF_STAT_ENUM_OBJ) PSF_NOBJECTS };
+enum { PSF_GC(PSF_STAT_ENUM_GC) PSF_NGC };
+enum { PSF_RARE(PSF_STAT_ENUM_RARE) PSF_NRARE };
+
+/* The command's view of a family (psf_stats.c): its rows in order. */
+typedef struct psf_stat {
+    const char *key;    /* after the family's prefix (GC: the field after SEP) */
+    const char *label;  /* what the report shows */
+    const char *prefix; /* GC: PSF_KEY_NATIVE_GC or PSF_KEY_GC; else the family's */
+    const char *sep;    /* GC: between the generation and the key; else "" */
+    int kind;
+} psf_stat;
+
+typedef struct psf_family {
+    const psf_stat *rows;
+    size_t n;
+} psf_family;
+
+extern const psf_family psf_stats_calls, psf_stats_objects, psf_stats_gc, psf_stats_rare;
+
+/* The row of f whose key is s[0..n), or NULL. */
+const psf_stat *psf_stat_find(const psf_family *f, const char *s, size_t n);
+
+/* The rank of key s[0..n) in f (its row's index), or f->n if none. */
+size_t psf_stat_rank(const psf_family *f, const char *s, size_t n);
+
+/* The prefix and separator of GC field s[0..n) (its key is PREFIX G SEP
+ * s): its row's, or CPython's GC[G] s for a field not in PSF_GC. */
+void psf_gc_key_parts(const char *s, size_t n, const char **prefix, const char **sep);
+
+#endif
