@@ -72,9 +72,14 @@ sec_objects(rdoc *m, const m_group *g)
         else
             den = 0;
         {
+            const psf_stat *st = psf_stat_find(&psf_stats_objects, k, strlen(k));
             char lab[256];
-            /* CPython's label: without "Object ", the first letter capitalized. */
-            snprintf(lab, sizeof lab, "%s", strncmp(k, "Object ", 7) == 0 ? k + 7 : k);
+            /* The family's label; else CPython's: without "Object ", the
+             * first letter capitalized. */
+            snprintf(lab, sizeof lab, "%s",
+                     st                              ? st->label
+                     : strncmp(k, "Object ", 7) == 0 ? k + 7
+                                                     : k);
             if (lab[0] >= 'a' && lab[0] <= 'z')
                 lab[0] = (char)(lab[0] - 'a' + 'A');
             rdoc_row3(m, lab, l->v[i].n, den);

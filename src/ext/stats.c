@@ -172,14 +172,26 @@ static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0}, {PYMEM_DOMAIN_OBJ,
  * pc_st with atomic adds. */
 #if PC_FREE_THREADING
 #define ALLOC_ADD(field) PC_SHARD_ADD(pc_t.shard, allocs, pc_st.allocs, field)
+#define ALLOC_ADD_N(field, n)                                 \
+    do {                                                      \
+        pc_shard *s_ = pc_t.shard;                            \
+        if (s_ != NULL && s_->index >= 0)                     \
+            s_->allocs.field += (n);                          \
+        else                                                  \
+            PC_ATOMIC_ADD(pc_st.allocs.field, (uint64_t)(n)); \
+    } while (0)
 #else
 #define ALLOC_ADD(field) ((void)pc_st.allocs.field++)
+#define ALLOC_ADD_N(field, n) ((void)(pc_st.allocs.field += (n)))
 #endif
 
+/* One allocation of bytes bytes (a calloc's nelem * elsize), bucketed
+ * by size. */
 static inline void
-count_alloc(size_t size)
+count_alloc(size_t size, size_t bytes)
 {
     ALLOC_ADD(allocations);
+    ALLOC_ADD_N(allocated_bytes, bytes);
     if (size < 512)
         ALLOC_ADD(allocations512);
     else if (size < 4094)
@@ -213,7 +225,7 @@ static void *
 w_malloc(void *ctx, size_t size)
 {
     wrapped *w = ctx;
-    count_alloc(size);
+    count_alloc(size, size);
     return w->orig.malloc(w->orig.ctx, size);
 }
 
@@ -221,7 +233,8 @@ static void *
 w_calloc(void *ctx, size_t nelem, size_t elsize)
 {
     wrapped *w = ctx;
-    count_alloc(elsize);
+    /* An overflowing product fails in the allocator: no bytes. */
+    count_alloc(elsize, elsize && nelem > SIZE_MAX / elsize ? 0 : nelem * elsize);
     return w->orig.calloc(w->orig.ctx, nelem, elsize);
 }
 

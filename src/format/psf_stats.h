@@ -11,7 +11,7 @@
  *    stats.c's pc_gc_gen), and its name in snapshot();
  *  - key: the dump key after the family's prefix (PSF_<FAMILY>_PREFIX;
  *    the GC family's keys are PREFIX G SEP NAME, its rows say which);
- *  - kind: PSF_STAT_EVENTS, PSF_STAT_NS or PSF_STAT_LEVEL, below;
+ *  - kind: PSF_STAT_EVENTS, _NS, _LEVEL or _BYTES, below;
  *  - label: what the report shows for it (the row of its family's
  *    table, the GC table's column).
  *
@@ -33,6 +33,7 @@
 #define PSF_STAT_EVENTS 0 /* events of the dump period: zeroed by a clear, summed across dumps */
 #define PSF_STAT_NS 1     /* nanoseconds spent in the period's events, summed */
 #define PSF_STAT_LEVEL 2  /* a state at dump time (what is watched): kept by a clear */
+#define PSF_STAT_BYTES 3  /* bytes of the period's events, summed */
 
 /* ---- calls.KEY (FORMAT.md 1.15): frame events; written when non-zero ---- */
 #define PSF_CALLS_PREFIX PSF_KEY_CALLS
@@ -56,7 +57,8 @@
     X(allocations_big, "Object allocations over 4 kbytes", PSF_STAT_EVENTS,                        \
       "Allocations over 4 kbytes")                                                                 \
     X(frees, "Object frees", PSF_STAT_EVENTS, "Frees")                                             \
-    X(reallocs, PSF_KEY_OBJECTS "reallocs", PSF_STAT_EVENTS, PSF_KEY_OBJECTS "reallocs")
+    X(reallocs, PSF_KEY_OBJECTS "reallocs", PSF_STAT_EVENTS, "Objects.reallocs")                   \
+    X(allocated_bytes, PSF_KEY_OBJECTS "allocated_bytes", PSF_STAT_BYTES, "Allocated bytes")
 
 /* ---- GC (1.11): per generation G, keys PREFIX G SEP KEY ---- */
 #define PSF_GC_GENERATIONS 3

@@ -173,3 +173,67 @@ def test_no_family_listed_twice():
                                  % (sub, name, fam, ", ".join(named)))
     assert not found, "\n".join(found)
     assert used == set(LISTS_ALLOWED), set(LISTS_ALLOWED) - used
+
+
+# -- what the collector writes is what the lists say ----------------------
+
+FAMILY_CHILD = r"""
+import gc, json, pystats
+def fib(n):
+    return n if n < 2 else fib(n - 1) + fib(n - 2)
+class Node:
+    def __init__(self):
+        self.ref = self
+gc.collect()
+before = gc.get_stats()
+pystats.on(mode="count")
+fib(12)
+for gen in (0, 0, 1, 2):
+    for _ in range(50):
+        Node()
+    gc.collect(gen)
+keep = [bytes(n) for n in (10, 1000, 10000)]
+pystats.off()
+after = gc.get_stats()
+snap = {k: v for k, v in pystats.snapshot().items() if k in ("calls", "objects", "gc", "rare")}
+print(json.dumps({"snap": snap, "before": before, "after": after}))
+"""
+
+
+def fib_calls(n):
+    """Calls fib(n) makes, itself included, counted by recursion."""
+    return 1 if n < 2 else 1 + fib_calls(n - 1) + fib_calls(n - 2)
+
+
+def test_families_written_as_listed(stats_dir):
+    import json
+    from conftest import clean_env, dumps_in, run_python
+    out = json.loads(run_python(FAMILY_CHILD, env=clean_env(PYSTATS_DIR=stats_dir)).stdout)
+    snap = out["snap"]
+    (dump,) = dumps_in(stats_dir)
+    fams = statsdef.families()
+    # snapshot(): every statistic of a family, in the list's order.
+    assert list(snap["calls"]) == [st.field for st in fams["CALLS"].rows]
+    assert list(snap["objects"]) == [st.field for st in fams["OBJECTS"].rows]
+    assert list(snap["rare"]) == [st.field for st in fams["RARE"].rows]
+    for g in snap["gc"]:
+        assert list(g) == [st.field for st in fams["GC"].rows]
+    # The dump: the same counts under the lists' keys, in their order.
+    keys = list(dump.extra)
+    for name, part in (("CALLS", "calls"), ("OBJECTS", "objects"), ("RARE", "rare")):
+        written = [st for st in fams[name].rows if statsdef.dump_key(st) in dump.extra]
+        for st in written:
+            assert int(dump.extra[statsdef.dump_key(st)]) == snap[part][st.field], st
+        pos = [keys.index(statsdef.dump_key(st)) for st in written]
+        assert pos == sorted(pos), name
+    for gen, g in enumerate(snap["gc"]):
+        for st in fams["GC"].rows:
+            assert int(dump.extra[statsdef.dump_key(st, gen)]) == g[st.field], (gen, st)
+    # Counted from elsewhere: gc.get_stats() over the window, and the
+    # calls fib makes (the window's other Python code only adds).
+    for gen in range(3):
+        for f in ("collections", "collected", "uncollectable"):
+            assert snap["gc"][gen][f] == out["after"][gen][f] - out["before"][gen][f]
+    assert snap["gc"][2]["collections"] == 1 and snap["gc"][0]["collections"] >= 2
+    assert snap["calls"]["python_starts"] >= fib_calls(12) == 465
+    assert snap["objects"]["allocations4k"] >= 1 and snap["objects"]["allocations_big"] >= 1
