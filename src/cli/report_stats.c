@@ -128,60 +128,29 @@ sec_gc(rdoc *m, const m_group *g)
     free(fields.v);
 }
 
-/* Denominators of CPython's optimization table. */
+/* CPython's optimizer counters: psf_stats.h's PSF_NATIVE_OPT, its labels
+ * and tables as CPython's Tools/scripts/summarize_stats.py (3.13-3.16)
+ * prints them, in its order.  The script shows a row for each counter
+ * its version has, so a label applies where the counter is present.
+ * Counters it does not show (3.15's "Optimization fitness terminated",
+ * anything newer) are listed after, under their own names. */
+#define OPT_ROW(id) (psf_stats_native_opt.rows[PSF_OPT_##id])
+
+/* The denominator of a row of CPython's optimization table: its row's,
+ * else (a counter of trace stack or trace size not listed) attempts. */
 static uint64_t
 opt_den(const m_list *l, const char *k)
 {
-    if (strcmp(k, "Optimization traces created") == 0 || strstr(k, "trace stack") ||
-        strstr(k, "trace too") || strcmp(k, "Optimization inner loop") == 0 ||
-        strcmp(k, "Optimization recursive call") == 0 ||
-        strcmp(k, "Optimization low confidence") == 0 ||
-        strcmp(k, "Optimization unknown callee") == 0)
-        return m_list_get(l, "Optimization attempts");
-    if (strcmp(k, "Executors invalidated") == 0)
-        return m_list_get(l, "Optimization traces created");
-    if (strcmp(k, "Optimization optimizer successes") == 0 ||
-        strcmp(k, "Optimization optimizer failure no memory") == 0 ||
-        strcmp(k, "Optimizer remove globals builtins changed") == 0 ||
-        strcmp(k, "Optimizer remove globals incorrect keys") == 0)
-        return m_list_get(l, "Optimization optimizer attempts");
+    const psf_stat *st = psf_stat_find(&psf_stats_native_opt, k, strlen(k));
+
     /* CPython's script means the uops per trace, but its label is a Doc,
      * never equal to the string it tests, so it prints a percentage. */
-    if (strcmp(k, "Optimization uops executed") == 0)
-        return m_list_get(l, "Optimization traces executed");
+    if (st != NULL)
+        return st->den < 0 ? 0 : m_list_get(l, psf_stats_native_opt.rows[st->den].key);
+    if (strstr(k, "trace stack") || strstr(k, "trace too"))
+        return m_list_get(l, OPT_ROW(attempts).key);
     return 0;
 }
-
-/* CPython's labels of the optimizer counters, as its
- * Tools/scripts/summarize_stats.py (3.13-3.16) prints them, in its order:
- * table 0 its "optimization" table, table 1 its "optimizer" table.  The
- * script shows a row for each counter its version has, so a label
- * applies where the counter is present.  Counters it does not show (3.15's
- * "Optimization fitness terminated", anything newer) are listed after,
- * under their own names. */
-static const struct opt_label {
-    const char *key, *label;
-    int table;
-} opt_labels[] = {
-    {"Optimization attempts", "Optimization attempts", 0},
-    {"Optimization traces created", "Traces created", 0},
-    {"Optimization trace stack overflow", "Trace stack overflow", 0},
-    {"Optimization trace stack underflow", "Trace stack underflow", 0},
-    {"Optimization trace too long", "Trace too long", 0},
-    {"Optimization trace too short", "Trace too short", 0},
-    {"Optimization inner loop", "Inner loop found", 0},
-    {"Optimization recursive call", "Recursive call", 0},
-    {"Optimization low confidence", "Low confidence", 0},
-    {"Optimization unknown callee", "Unknown callee", 0},
-    {"Executors invalidated", "Executors invalidated", 0},
-    {"Optimization traces executed", "Traces executed", 0},
-    {"Optimization uops executed", "Uops executed", 0},
-    {"Optimization optimizer attempts", "Optimizer attempts", 1},
-    {"Optimization optimizer successes", "Optimizer successes", 1},
-    {"Optimization optimizer failure no memory", "Optimizer no memory", 1},
-    {"Optimizer remove globals builtins changed", "Remove globals builtins changed", 1},
-    {"Optimizer remove globals incorrect keys", "Remove globals incorrect keys", 1},
-};
 
 static const m_kv *
 opt_find(const m_group *g, const char *key)
@@ -203,25 +172,25 @@ opt_row(rdoc *m, const m_group *g, const char *key, const char *label, uint64_t 
 static void
 sec_opt_table(rdoc *m, const m_group *g)
 {
-    size_t i, j, nl = sizeof opt_labels / sizeof opt_labels[0];
+    const psf_stat *rows = psf_stats_native_opt.rows;
+    size_t i, j, nl = psf_stats_native_opt.n;
     int t, started, other = 0;
 
     for (t = 0; t < 2; t++) {
         started = 0;
         for (j = 0; j < nl; j++) {
-            const m_kv *e = opt_labels[j].table == t ? opt_find(g, opt_labels[j].key) : NULL;
+            const m_kv *e = rows[j].table == t ? opt_find(g, rows[j].key) : NULL;
             if (e == NULL)
                 continue;
             if (!started)
                 doc_table(m->d, "lrr", NULL, "Count", "Ratio");
             started = 1;
-            opt_row(m, g, e->name, opt_labels[j].label, e->n);
+            opt_row(m, g, e->name, rows[j].label, e->n);
         }
     }
     for (i = 0; i < g->opt.n; i++) {
-        for (j = 0; j < nl && strcmp(g->opt.v[i].name, opt_labels[j].key) != 0; j++)
-            ;
-        if (j < nl)
+        const char *k = g->opt.v[i].name;
+        if (psf_stat_find(&psf_stats_native_opt, k, strlen(k)) != NULL)
             continue;
         if (!other) {
             rdoc_heading(m, 1, "Other optimizer counters");
@@ -274,9 +243,9 @@ sec_opt_hist(rdoc *m, const m_group *g, const m_hist *h)
     int memory = strcmp(h->name, "Trace total memory size") == 0;
 
     if (strcmp(h->name, "Trace run length") == 0)
-        den = m_list_get(&g->opt, "Optimization traces executed");
+        den = m_list_get(&g->opt, OPT_ROW(traces_executed).key);
     else if (strstr(h->name, "race length"))
-        den = m_list_get(&g->opt, "Optimization traces created");
+        den = m_list_get(&g->opt, OPT_ROW(traces_created).key);
     for (j = 0; j < h->buckets.n; j++) {
         if (h->buckets.v[j].n)
             last = j + 1;

@@ -82,16 +82,47 @@
     X(watched_dicts, "watched_dicts", PSF_STAT_LEVEL, "watched_dicts")                          \
     X(watched_types, "watched_types", PSF_STAT_LEVEL, "watched_types")
 
+/* ---- CPython's optimizer counters (native dumps, 3.13+) ----
+ * X(id, key, label, table, den): table 0 is summarize_stats.py's
+ * "optimization" table, 1 its "optimizer" table; label as its 3.13-3.16
+ * versions print it; den the row whose count is the ratio's
+ * denominator (none: no ratio).  The collector counts none of them. */
+#define PSF_NATIVE_OPT(X)                                                                          \
+    X(attempts, "Optimization attempts", "Optimization attempts", 0, none)                         \
+    X(traces_created, "Optimization traces created", "Traces created", 0, attempts)                \
+    X(stack_overflow, "Optimization trace stack overflow", "Trace stack overflow", 0, attempts)    \
+    X(stack_underflow, "Optimization trace stack underflow", "Trace stack underflow", 0, attempts) \
+    X(too_long, "Optimization trace too long", "Trace too long", 0, attempts)                      \
+    X(too_short, "Optimization trace too short", "Trace too short", 0, attempts)                   \
+    X(inner_loop, "Optimization inner loop", "Inner loop found", 0, attempts)                      \
+    X(recursive_call, "Optimization recursive call", "Recursive call", 0, attempts)                \
+    X(low_confidence, "Optimization low confidence", "Low confidence", 0, attempts)                \
+    X(unknown_callee, "Optimization unknown callee", "Unknown callee", 0, attempts)                \
+    X(invalidated, "Executors invalidated", "Executors invalidated", 0, traces_created)            \
+    X(traces_executed, "Optimization traces executed", "Traces executed", 0, none)                 \
+    X(uops_executed, "Optimization uops executed", "Uops executed", 0, traces_executed)            \
+    X(optimizer_attempts, "Optimization optimizer attempts", "Optimizer attempts", 1, none)        \
+    X(optimizer_successes, "Optimization optimizer successes", "Optimizer successes", 1,           \
+      optimizer_attempts)                                                                          \
+    X(optimizer_no_memory, "Optimization optimizer failure no memory", "Optimizer no memory", 1,   \
+      optimizer_attempts)                                                                          \
+    X(globals_builtins, "Optimizer remove globals builtins changed",                               \
+      "Remove globals builtins changed", 1, optimizer_attempts)                                    \
+    X(globals_keys, "Optimizer remove globals incorrect keys", "Remove globals incorrect keys", 1, \
+      optimizer_attempts)
+
 /* Each family's rows as indices: PSF_CALL_python_starts, ...,
  * PSF_NCALLS. */
 #define PSF_STAT_ENUM_CALL(f, key, kind, label) PSF_CALL_##f,
 #define PSF_STAT_ENUM_OBJ(f, key, kind, label) PSF_OBJ_##f,
 #define PSF_STAT_ENUM_GC(f, prefix, sep, key, kind) PSF_GC_##f,
 #define PSF_STAT_ENUM_RARE(f, key, kind, label) PSF_RARE_##f,
+#define PSF_STAT_ENUM_OPT(id, key, label, table, den) PSF_OPT_##id,
 enum { PSF_CALLS(PSF_STAT_ENUM_CALL) PSF_NCALLS };
 enum { PSF_OBJECTS(PSF_STAT_ENUM_OBJ) PSF_NOBJECTS };
 enum { PSF_GC(PSF_STAT_ENUM_GC) PSF_NGC };
 enum { PSF_RARE(PSF_STAT_ENUM_RARE) PSF_NRARE };
+enum { PSF_OPT_none = -1, PSF_NATIVE_OPT(PSF_STAT_ENUM_OPT) PSF_NOPT };
 
 /* The command's view of a family (psf_stats.c): its rows in order. */
 typedef struct psf_stat {
@@ -100,6 +131,8 @@ typedef struct psf_stat {
     const char *prefix; /* GC: PSF_KEY_NATIVE_GC or PSF_KEY_GC; else the family's */
     const char *sep;    /* GC: between the generation and the key; else "" */
     int kind;
+    int table; /* CPython's optimizer: which of its tables; else 0 */
+    int den;   /* CPython's optimizer: the denominator's row, or -1 */
 } psf_stat;
 
 typedef struct psf_family {
@@ -108,6 +141,7 @@ typedef struct psf_family {
 } psf_family;
 
 extern const psf_family psf_stats_calls, psf_stats_objects, psf_stats_gc, psf_stats_rare;
+extern const psf_family psf_stats_native_opt;
 
 /* The row of f whose key is s[0..n), or NULL. */
 const psf_stat *psf_stat_find(const psf_family *f, const char *s, size_t n);

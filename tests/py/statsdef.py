@@ -2,12 +2,14 @@
 header itself: the tests' one list of each family (no second list
 written out by hand).
 
-families() -> {"CALLS": Family, "OBJECTS": ..., "GC": ..., "RARE": ...},
-each Family's rows in the header's order (the dump's, snapshot()'s and
-the reports' order), each row a Stat: field (the C field and the
-snapshot() name), key (after the prefix), kind ("EVENTS", "NS",
-"LEVEL"), label (what the report shows), prefix and sep (a GC key is
-PREFIX G SEP KEY, any other PREFIX KEY)."""
+families() -> {"CALLS": Family, "OBJECTS": ..., "GC": ..., "RARE": ...,
+"NATIVE_OPT": ...}, each Family's rows in the header's order (the
+dump's, snapshot()'s and the reports' order), each row a Stat: field
+(the C field and the snapshot() name; a NATIVE_ family's row id), key
+(after the prefix), kind ("EVENTS", "NS", "LEVEL", "BYTES"), label
+(what the report shows), prefix and sep (a GC key is PREFIX G SEP KEY,
+any other PREFIX KEY), table and den (CPython's optimizer counters: its
+table, the field of the ratio's denominator or None)."""
 import collections
 import os
 import re
@@ -17,7 +19,8 @@ FORMAT = os.path.join(ROOT, "src", "format")
 STATS_H = os.path.join(FORMAT, "psf_stats.h")
 KEYS_H = os.path.join(FORMAT, "psf_keys.h")
 
-Stat = collections.namedtuple("Stat", "field key kind label prefix sep")
+Stat = collections.namedtuple("Stat", "field key kind label prefix sep table den",
+                              defaults=(0, None))
 Family = collections.namedtuple("Family", "name rows")
 
 _TOKEN = re.compile(r'\s*(?:"((?:[^"\\]|\\.)*)"|(\w+))')
@@ -84,6 +87,10 @@ def families():
         name, rows = m.group(1), []
         for row in re.findall(r"X\(((?:[^()\"]|\"(?:[^\"\\]|\\.)*\")*)\)", body):
             a = _args(row)
+            if name == "NATIVE_OPT":    # X(id, key, label, table, den)
+                rows.append(Stat(a[0], _value(a[1], defs), "EVENTS", _value(a[2], defs),
+                                 "", "", int(a[3]), None if a[4] == "none" else a[4]))
+                continue
             kind = a[2] if len(a) == 4 else a[4]
             assert kind.startswith("PSF_STAT_") and kind in defs, row
             kind = kind[len("PSF_STAT_"):]

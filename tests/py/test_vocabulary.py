@@ -63,7 +63,8 @@ def family_words():
             what = "%s.%s" % (fam.name, st.field)
             for w in (st.key, st.label, st.field,
                       statsdef.dump_key(st, 0) if st.sep else st.prefix + st.key):
-                words[w] = what
+                if w != st.field or not fam.name.startswith("NATIVE_"):
+                    words[w] = what     # a native row's id names nothing
     return words
 
 
@@ -126,7 +127,7 @@ def test_every_statistic_documented():
         doc = f.read()
     missing = []
     for fam in statsdef.families().values():
-        for st in fam.rows:
+        for st in fam.rows if not fam.name.startswith("NATIVE_") else ():
             key = statsdef.dump_key(st, 0).replace("[0]", "[G]")
             if key not in doc:
                 missing.append(key)
