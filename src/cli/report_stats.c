@@ -201,32 +201,26 @@ sec_opt_table(rdoc *m, const m_group *g)
     }
 }
 
-/* CPython's JIT memory table (summarize_stats.py 3.14 on): its labels, in
- * its order, each size a share of the total; other JIT counters after,
+/* CPython's JIT memory table (psf_stats.h's PSF_NATIVE_JIT): its labels,
+ * in its order, each size a share of the total; other JIT counters after,
  * under their own names. */
-static const char *const jit_labels[][2] = {
-    {"JIT total memory size", "Total memory size"}, {"JIT code size", "Code size"},
-    {"JIT trampoline size", "Trampoline size"},     {"JIT data size", "Data size"},
-    {"JIT padding size", "Padding size"},           {"JIT freed memory size", "Freed memory size"},
-};
-
 static void
 sec_opt_jit(rdoc *m, const m_group *g)
 {
-    size_t i, j, nl = sizeof jit_labels / sizeof jit_labels[0];
-    uint64_t total = m_list_get(&g->jit, jit_labels[0][0]);
+    const psf_stat *rows = psf_stats_native_jit.rows;
+    size_t i, j, nl = psf_stats_native_jit.n;
+    uint64_t total = m_list_get(&g->jit, rows[PSF_JIT_total].key);
 
     rdoc_heading(m, 1, "JIT memory stats");
     doc_table(m->d, "lrr", NULL, "Size (bytes)", "Ratio");
     for (j = 0; j < nl; j++)
         for (i = 0; i < g->jit.n; i++)
-            if (strcmp(g->jit.v[i].name, jit_labels[j][0]) == 0)
-                rdoc_row3(m, jit_labels[j][1], g->jit.v[i].n, j == 0 ? 0 : total);
+            if (strcmp(g->jit.v[i].name, rows[j].key) == 0)
+                rdoc_row3(m, rows[j].label, g->jit.v[i].n, rows[j].den < 0 ? 0 : total);
     for (i = 0; i < g->jit.n; i++) {
-        for (j = 0; j < nl && strcmp(g->jit.v[i].name, jit_labels[j][0]) != 0; j++)
-            ;
-        if (j == nl)
-            rdoc_row3(m, g->jit.v[i].name, g->jit.v[i].n, total);
+        const char *k = g->jit.v[i].name;
+        if (psf_stat_find(&psf_stats_native_jit, k, strlen(k)) == NULL)
+            rdoc_row3(m, k, g->jit.v[i].n, total);
     }
 }
 

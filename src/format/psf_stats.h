@@ -111,6 +111,17 @@
     X(globals_keys, "Optimizer remove globals incorrect keys", "Remove globals incorrect keys", 1, \
       optimizer_attempts)
 
+/* ---- CPython's JIT memory counters (native dumps, 3.14+) ----
+ * X(id, key, label, table, den) as PSF_NATIVE_OPT's: summarize_stats.py's
+ * one JIT memory table (3.14 on), each size a share of the total. */
+#define PSF_NATIVE_JIT(X)                                             \
+    X(total, "JIT total memory size", "Total memory size", 0, none)   \
+    X(code, "JIT code size", "Code size", 0, total)                   \
+    X(trampoline, "JIT trampoline size", "Trampoline size", 0, total) \
+    X(data, "JIT data size", "Data size", 0, total)                   \
+    X(padding, "JIT padding size", "Padding size", 0, total)          \
+    X(freed, "JIT freed memory size", "Freed memory size", 0, total)
+
 /* Each family's rows as indices: PSF_CALL_python_starts, ...,
  * PSF_NCALLS. */
 #define PSF_STAT_ENUM_CALL(f, key, kind, label) PSF_CALL_##f,
@@ -118,11 +129,13 @@
 #define PSF_STAT_ENUM_GC(f, prefix, sep, key, kind) PSF_GC_##f,
 #define PSF_STAT_ENUM_RARE(f, key, kind, label) PSF_RARE_##f,
 #define PSF_STAT_ENUM_OPT(id, key, label, table, den) PSF_OPT_##id,
+#define PSF_STAT_ENUM_JIT(id, key, label, table, den) PSF_JIT_##id,
 enum { PSF_CALLS(PSF_STAT_ENUM_CALL) PSF_NCALLS };
 enum { PSF_OBJECTS(PSF_STAT_ENUM_OBJ) PSF_NOBJECTS };
 enum { PSF_GC(PSF_STAT_ENUM_GC) PSF_NGC };
 enum { PSF_RARE(PSF_STAT_ENUM_RARE) PSF_NRARE };
 enum { PSF_OPT_none = -1, PSF_NATIVE_OPT(PSF_STAT_ENUM_OPT) PSF_NOPT };
+enum { PSF_JIT_none = -1, PSF_NATIVE_JIT(PSF_STAT_ENUM_JIT) PSF_NJIT };
 
 /* The command's view of a family (psf_stats.c): its rows in order. */
 typedef struct psf_stat {
@@ -141,7 +154,7 @@ typedef struct psf_family {
 } psf_family;
 
 extern const psf_family psf_stats_calls, psf_stats_objects, psf_stats_gc, psf_stats_rare;
-extern const psf_family psf_stats_native_opt;
+extern const psf_family psf_stats_native_opt, psf_stats_native_jit;
 
 /* The row of f whose key is s[0..n), or NULL. */
 const psf_stat *psf_stat_find(const psf_family *f, const char *s, size_t n);

@@ -87,7 +87,7 @@ def families():
         name, rows = m.group(1), []
         for row in re.findall(r"X\(((?:[^()\"]|\"(?:[^\"\\]|\\.)*\")*)\)", body):
             a = _args(row)
-            if name == "NATIVE_OPT":    # X(id, key, label, table, den)
+            if name.startswith("NATIVE_"):  # X(id, key, label, table, den)
                 rows.append(Stat(a[0], _value(a[1], defs), "EVENTS", _value(a[2], defs),
                                  "", "", int(a[3]), None if a[4] == "none" else a[4]))
                 continue
