@@ -21,6 +21,11 @@
  * spelled nowhere else in src/ (tests/py/test_vocabulary.py).  A new
  * counter of a family is one row here, its increment where the event is
  * seen, and its line in docs/FORMAT.md.
+ *
+ * CPython's own families that the collector does not count (its
+ * optimizer and JIT memory counters, PSF_NATIVE_*) are lists of keys and
+ * of the labels CPython's summarize_stats.py prints for them, for the
+ * report: X(id, key, label, table, den).
  */
 #ifndef PSF_STATS_H
 #define PSF_STATS_H
