@@ -7,6 +7,7 @@
 #include "cli.h"
 #include "renames.h"
 #include "text.h"
+#include "../format/psf_stats.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -182,7 +183,7 @@ fill_sitefx(cmp *c)
     }
 }
 
-/* GC stats: gc[N].uncollectable and .time_ns by key, the rest as CPython names them. */
+/* GC stats: each field by its key (psf_stats.h's PSF_GC), the rest as CPython names them. */
 static void
 fill_gc(cmp *c)
 {
@@ -195,15 +196,14 @@ fill_gc(cmp *c)
     for (i = 0; i < 2; i++) {
         const m_group *m = c->side[i].m;
         for (k = 0; k < m->gc.n; k++) {
-            const char *sp = strchr(m->gc.v[k].name, ' ');
+            const char *sp = strchr(m->gc.v[k].name, ' '), *pre, *sep;
             if (s == NULL)
                 s = cmp_sec_new(c, "gc", "GC stats", "Counter", CMP_COUNT, 1, NULL);
-            if (sp && (strcmp(sp + 1, "uncollectable") == 0 || strcmp(sp + 1, "time_ns") == 0))
-                cmp_fmt_name(name, sizeof name, "gc[%.*s].%s", (int)(sp - m->gc.v[k].name),
-                             m->gc.v[k].name, sp + 1);
-            else if (sp)
-                cmp_fmt_name(name, sizeof name, "GC[%.*s] %s", (int)(sp - m->gc.v[k].name),
-                             m->gc.v[k].name, sp + 1);
+            if (sp) {
+                psf_gc_key_parts(sp + 1, strlen(sp + 1), &pre, &sep);
+                cmp_fmt_name(name, sizeof name, "%s%.*s%s%s", pre, (int)(sp - m->gc.v[k].name),
+                             m->gc.v[k].name, sep, sp + 1);
+            }
             else
                 cmp_fmt_name(name, sizeof name, "GC %s", m->gc.v[k].name);
             cmp_add_count(s, i, name, m->gc.v[k].n);

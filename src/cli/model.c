@@ -1,6 +1,7 @@
 /* model.c: turning a group's canonical keys into the report model. */
 #include "model.h"
 #include "../format/psf_keys.h"
+#include "../format/psf_stats.h"
 
 #include "cli.h"
 #include "../format/psf_tables.h"
@@ -589,27 +590,13 @@ code_cmp(const void *pa, const void *pb)
     return strcmp(a->name, b->name);
 }
 
-/* calls.* in the order docs/FORMAT.md lists them, others after by name. */
-static const char *const own_call_order[] = {
-    "python_starts", "resumptions", "throws", "returns", "yields", "unwinds", "raises", "handled",
-};
-
-static size_t
-own_call_rank(const char *name)
-{
-    size_t i, n = sizeof own_call_order / sizeof own_call_order[0];
-
-    for (i = 0; i < n; i++)
-        if (strcmp(name, own_call_order[i]) == 0)
-            return i;
-    return n;
-}
-
+/* calls.* in the family's order (psf_stats.h), others after by name. */
 static int
 own_call_cmp(const void *pa, const void *pb)
 {
     const m_kv *a = pa, *b = pb;
-    size_t ra = own_call_rank(a->name), rb = own_call_rank(b->name);
+    size_t ra = psf_stat_rank(&psf_stats_calls, a->name, strlen(a->name)),
+           rb = psf_stat_rank(&psf_stats_calls, b->name, strlen(b->name));
 
     if (ra != rb)
         return ra < rb ? -1 : 1;

@@ -6,6 +6,7 @@
 #include "summary_schema.h"
 #include "text.h"
 #include "../format/psf_keys.h"
+#include "../format/psf_stats.h"
 #include "../format/psf_detect.h"
 #include "../format/psf_key.h"
 #include "../format/psf_line.h"
@@ -529,22 +530,21 @@ put_meta_counts(jctx *c, json_t *meta)
         put(c, PSF_KEY_BENCH_CALLS, v, AGG_ADD_SUM);
 }
 
-/* A group's GC generations; own fields (uncollectable, time_ns) back
- * to gc[G].FIELD, CPython's to "GC[G] FIELD". */
+/* A group's GC generations, each field back to its key: PSF_GC's
+ * (psf_stats.h: gc[G].FIELD for the collector's own), else CPython's
+ * "GC[G] FIELD". */
 static void
 put_gc(jctx *c, json_t *gc)
 {
-    const char *name, *field;
+    const char *name, *field, *pre, *sep;
     json_t *v, *fv;
 
     json_object_foreach(gc, name, v)
     {
         json_object_foreach(v, field, fv)
         {
-            if (strcmp(field, "uncollectable") == 0 || strcmp(field, "time_ns") == 0)
-                put4(c, PSF_KEY_GC, name, "].", field, fv, AGG_ADD_SUM);
-            else
-                put4(c, "GC[", name, "] ", field, fv, AGG_ADD_SUM);
+            psf_gc_key_parts(field, strlen(field), &pre, &sep);
+            put4(c, pre, name, sep, field, fv, AGG_ADD_SUM);
         }
     }
 }
@@ -640,9 +640,9 @@ load_group(jctx *c, json_t *grp)
     c->sec = "code";
     put_code(c, json_object_get(grp, "code"));
     c->sec = "own_calls";
-    put_all(c, json_object_get(grp, "own_calls"), PSF_KEY_CALLS, "");
+    put_all(c, json_object_get(grp, "own_calls"), PSF_CALLS_PREFIX, "");
     c->sec = "rare_watchers";
-    put_all(c, json_object_get(grp, "rare_watchers"), PSF_KEY_RARE, "");
+    put_all(c, json_object_get(grp, "rare_watchers"), PSF_RARE_PREFIX, "");
     c->sec = "other";
     put_all(c, json_object_get(grp, "other"), "", "");
     put_meta_counts(c, meta);

@@ -7,6 +7,7 @@
 
 #include "cli.h"
 #include "text.h"
+#include "../format/psf_stats.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,7 +45,8 @@ sec_objects(rdoc *m, const m_group *g)
     /* CPython's denominators; 3.14 splits refcounts into mortal and
      * immortal and calls "new values" "inline values". */
     mat = m_list_get(l, "Object new values") + m_list_get(l, "Object inline values");
-    alloc = m_list_get(l, "Object allocations") + m_list_get(l, "Object allocations from freelist");
+    alloc = m_list_get(l, psf_stats_objects.rows[PSF_OBJ_allocations].key) +
+            m_list_get(l, "Object allocations from freelist");
     inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs") +
           m_list_get(l, "Object interpreter mortal increfs") +
           m_list_get(l, "Object mortal increfs") +
@@ -70,9 +72,14 @@ sec_objects(rdoc *m, const m_group *g)
         else
             den = 0;
         {
+            const psf_stat *st = psf_stat_find(&psf_stats_objects, k, strlen(k));
             char lab[256];
-            /* CPython's label: without "Object ", the first letter capitalized. */
-            snprintf(lab, sizeof lab, "%s", strncmp(k, "Object ", 7) == 0 ? k + 7 : k);
+            /* The family's label; else CPython's: without "Object ", the
+             * first letter capitalized. */
+            snprintf(lab, sizeof lab, "%s",
+                     st                              ? st->label
+                     : strncmp(k, "Object ", 7) == 0 ? k + 7
+                                                     : k);
             if (lab[0] >= 'a' && lab[0] <= 'z')
                 lab[0] = (char)(lab[0] - 'a' + 'A');
             rdoc_row3(m, lab, l->v[i].n, den);
@@ -121,60 +128,29 @@ sec_gc(rdoc *m, const m_group *g)
     free(fields.v);
 }
 
-/* Denominators of CPython's optimization table. */
+/* CPython's optimizer counters: psf_stats.h's PSF_NATIVE_OPT, its labels
+ * and tables as CPython's Tools/scripts/summarize_stats.py (3.13-3.16)
+ * prints them, in its order.  The script shows a row for each counter
+ * its version has, so a label applies where the counter is present.
+ * Counters it does not show (3.15's "Optimization fitness terminated",
+ * anything newer) are listed after, under their own names. */
+#define OPT_ROW(id) (psf_stats_native_opt.rows[PSF_OPT_##id])
+
+/* The denominator of a row of CPython's optimization table: its row's,
+ * else (a counter of trace stack or trace size not listed) attempts. */
 static uint64_t
 opt_den(const m_list *l, const char *k)
 {
-    if (strcmp(k, "Optimization traces created") == 0 || strstr(k, "trace stack") ||
-        strstr(k, "trace too") || strcmp(k, "Optimization inner loop") == 0 ||
-        strcmp(k, "Optimization recursive call") == 0 ||
-        strcmp(k, "Optimization low confidence") == 0 ||
-        strcmp(k, "Optimization unknown callee") == 0)
-        return m_list_get(l, "Optimization attempts");
-    if (strcmp(k, "Executors invalidated") == 0)
-        return m_list_get(l, "Optimization traces created");
-    if (strcmp(k, "Optimization optimizer successes") == 0 ||
-        strcmp(k, "Optimization optimizer failure no memory") == 0 ||
-        strcmp(k, "Optimizer remove globals builtins changed") == 0 ||
-        strcmp(k, "Optimizer remove globals incorrect keys") == 0)
-        return m_list_get(l, "Optimization optimizer attempts");
+    const psf_stat *st = psf_stat_find(&psf_stats_native_opt, k, strlen(k));
+
     /* CPython's script means the uops per trace, but its label is a Doc,
      * never equal to the string it tests, so it prints a percentage. */
-    if (strcmp(k, "Optimization uops executed") == 0)
-        return m_list_get(l, "Optimization traces executed");
+    if (st != NULL)
+        return st->den < 0 ? 0 : m_list_get(l, psf_stats_native_opt.rows[st->den].key);
+    if (strstr(k, "trace stack") || strstr(k, "trace too"))
+        return m_list_get(l, OPT_ROW(attempts).key);
     return 0;
 }
-
-/* CPython's labels of the optimizer counters, as its
- * Tools/scripts/summarize_stats.py (3.13-3.16) prints them, in its order:
- * table 0 its "optimization" table, table 1 its "optimizer" table.  The
- * script shows a row for each counter its version has, so a label
- * applies where the counter is present.  Counters it does not show (3.15's
- * "Optimization fitness terminated", anything newer) are listed after,
- * under their own names. */
-static const struct opt_label {
-    const char *key, *label;
-    int table;
-} opt_labels[] = {
-    {"Optimization attempts", "Optimization attempts", 0},
-    {"Optimization traces created", "Traces created", 0},
-    {"Optimization trace stack overflow", "Trace stack overflow", 0},
-    {"Optimization trace stack underflow", "Trace stack underflow", 0},
-    {"Optimization trace too long", "Trace too long", 0},
-    {"Optimization trace too short", "Trace too short", 0},
-    {"Optimization inner loop", "Inner loop found", 0},
-    {"Optimization recursive call", "Recursive call", 0},
-    {"Optimization low confidence", "Low confidence", 0},
-    {"Optimization unknown callee", "Unknown callee", 0},
-    {"Executors invalidated", "Executors invalidated", 0},
-    {"Optimization traces executed", "Traces executed", 0},
-    {"Optimization uops executed", "Uops executed", 0},
-    {"Optimization optimizer attempts", "Optimizer attempts", 1},
-    {"Optimization optimizer successes", "Optimizer successes", 1},
-    {"Optimization optimizer failure no memory", "Optimizer no memory", 1},
-    {"Optimizer remove globals builtins changed", "Remove globals builtins changed", 1},
-    {"Optimizer remove globals incorrect keys", "Remove globals incorrect keys", 1},
-};
 
 static const m_kv *
 opt_find(const m_group *g, const char *key)
@@ -196,25 +172,25 @@ opt_row(rdoc *m, const m_group *g, const char *key, const char *label, uint64_t 
 static void
 sec_opt_table(rdoc *m, const m_group *g)
 {
-    size_t i, j, nl = sizeof opt_labels / sizeof opt_labels[0];
+    const psf_stat *rows = psf_stats_native_opt.rows;
+    size_t i, j, nl = psf_stats_native_opt.n;
     int t, started, other = 0;
 
     for (t = 0; t < 2; t++) {
         started = 0;
         for (j = 0; j < nl; j++) {
-            const m_kv *e = opt_labels[j].table == t ? opt_find(g, opt_labels[j].key) : NULL;
+            const m_kv *e = rows[j].table == t ? opt_find(g, rows[j].key) : NULL;
             if (e == NULL)
                 continue;
             if (!started)
                 doc_table(m->d, "lrr", NULL, "Count", "Ratio");
             started = 1;
-            opt_row(m, g, e->name, opt_labels[j].label, e->n);
+            opt_row(m, g, e->name, rows[j].label, e->n);
         }
     }
     for (i = 0; i < g->opt.n; i++) {
-        for (j = 0; j < nl && strcmp(g->opt.v[i].name, opt_labels[j].key) != 0; j++)
-            ;
-        if (j < nl)
+        const char *k = g->opt.v[i].name;
+        if (psf_stat_find(&psf_stats_native_opt, k, strlen(k)) != NULL)
             continue;
         if (!other) {
             rdoc_heading(m, 1, "Other optimizer counters");
@@ -225,32 +201,26 @@ sec_opt_table(rdoc *m, const m_group *g)
     }
 }
 
-/* CPython's JIT memory table (summarize_stats.py 3.14 on): its labels, in
- * its order, each size a share of the total; other JIT counters after,
+/* CPython's JIT memory table (psf_stats.h's PSF_NATIVE_JIT): its labels,
+ * in its order, each size a share of the total; other JIT counters after,
  * under their own names. */
-static const char *const jit_labels[][2] = {
-    {"JIT total memory size", "Total memory size"}, {"JIT code size", "Code size"},
-    {"JIT trampoline size", "Trampoline size"},     {"JIT data size", "Data size"},
-    {"JIT padding size", "Padding size"},           {"JIT freed memory size", "Freed memory size"},
-};
-
 static void
 sec_opt_jit(rdoc *m, const m_group *g)
 {
-    size_t i, j, nl = sizeof jit_labels / sizeof jit_labels[0];
-    uint64_t total = m_list_get(&g->jit, jit_labels[0][0]);
+    const psf_stat *rows = psf_stats_native_jit.rows;
+    size_t i, j, nl = psf_stats_native_jit.n;
+    uint64_t total = m_list_get(&g->jit, rows[PSF_JIT_total].key);
 
     rdoc_heading(m, 1, "JIT memory stats");
     doc_table(m->d, "lrr", NULL, "Size (bytes)", "Ratio");
     for (j = 0; j < nl; j++)
         for (i = 0; i < g->jit.n; i++)
-            if (strcmp(g->jit.v[i].name, jit_labels[j][0]) == 0)
-                rdoc_row3(m, jit_labels[j][1], g->jit.v[i].n, j == 0 ? 0 : total);
+            if (strcmp(g->jit.v[i].name, rows[j].key) == 0)
+                rdoc_row3(m, rows[j].label, g->jit.v[i].n, rows[j].den < 0 ? 0 : total);
     for (i = 0; i < g->jit.n; i++) {
-        for (j = 0; j < nl && strcmp(g->jit.v[i].name, jit_labels[j][0]) != 0; j++)
-            ;
-        if (j == nl)
-            rdoc_row3(m, g->jit.v[i].name, g->jit.v[i].n, total);
+        const char *k = g->jit.v[i].name;
+        if (psf_stat_find(&psf_stats_native_jit, k, strlen(k)) == NULL)
+            rdoc_row3(m, k, g->jit.v[i].n, total);
     }
 }
 
@@ -267,9 +237,9 @@ sec_opt_hist(rdoc *m, const m_group *g, const m_hist *h)
     int memory = strcmp(h->name, "Trace total memory size") == 0;
 
     if (strcmp(h->name, "Trace run length") == 0)
-        den = m_list_get(&g->opt, "Optimization traces executed");
+        den = m_list_get(&g->opt, OPT_ROW(traces_executed).key);
     else if (strstr(h->name, "race length"))
-        den = m_list_get(&g->opt, "Optimization traces created");
+        den = m_list_get(&g->opt, OPT_ROW(traces_created).key);
     for (j = 0; j < h->buckets.n; j++) {
         if (h->buckets.v[j].n)
             last = j + 1;
@@ -380,6 +350,9 @@ sec_simple(rdoc *m, const char *title, const char *col, const m_list *l)
 static void
 sec_own_calls(rdoc *m, const m_group *g)
 {
+    /* Ratios of the first of the family, Python function starts. */
+    const psf_stat *start = &psf_stats_calls.rows[PSF_CALL_python_starts];
+
     if (g->own_calls.n == 0)
         return;
     rdoc_heading(m, 0, "Calls");
@@ -388,9 +361,9 @@ sec_own_calls(rdoc *m, const m_group *g)
     doc_code(m->d, "calls.*");
     doc_text(m->d, " keys; not CPython's \"Calls to\" counters, which mean other things). Ratios "
                    "are of ");
-    doc_code(m->d, "python_starts");
+    doc_code(m->d, start->label);
     doc_text(m->d, ".");
-    rdoc_table3(m, "Event", &g->own_calls, m_list_get(&g->own_calls, "python_starts"), (size_t)-1);
+    rdoc_table3(m, "Event", &g->own_calls, m_list_get(&g->own_calls, start->key), (size_t)-1);
 }
 
 static void

@@ -31,6 +31,7 @@
 #define PC_COLLECTOR_H
 
 #include "compat.h"
+#include "../format/psf_stats.h"
 #include "../format/psf_write.h"
 
 #include <assert.h>
@@ -118,14 +119,18 @@ typedef struct pc_state {
 /* Hidden: the hot paths address it directly, not through the GOT. */
 extern pc_state pc_g __attribute__((visibility("hidden")));
 
-/* The call statistics (hotcode.c writes them). */
+/* A family's counters as a struct of plain uint64_t fields, one per row
+ * of its list in src/format/psf_stats.h. */
+#define PC_STAT_FIELD(f, key, kind, label) uint64_t f;
+
+/* The call statistics, PSF_CALLS (hotcode.c writes them). */
 typedef struct pc_calls {
-    uint64_t python_starts, resumptions, throws, returns, yields, unwinds, raises, handled;
+    PSF_CALLS(PC_STAT_FIELD)
 } pc_calls;
 
-/* The allocation statistics (stats.c). */
+/* The allocation statistics, PSF_OBJECTS (stats.c). */
 typedef struct pc_allocs {
-    uint64_t allocations, allocations512, allocations4k, allocations_big, frees, reallocs;
+    PSF_OBJECTS(PC_STAT_FIELD)
 } pc_allocs;
 
 #if PC_FREE_THREADING

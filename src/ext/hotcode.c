@@ -649,17 +649,14 @@ put_code(psf_out *o, const char *key, const char *suffix)
     psf_put(o, suffix);
 }
 
-/* The calls.* keys (docs/FORMAT.md 1.15), for the dump and snapshot(). */
+/* The calls.* keys (docs/FORMAT.md 1.15), PSF_CALLS, for the dump and
+ * snapshot(). */
 static const struct {
     const char *name;
     size_t offset; /* of its counter in pc_calls */
 } call_keys[] = {
-#define CALL_KEY(f)               \
-    {                             \
-#f, offsetof(pc_calls, f) \
-    }
-    CALL_KEY(python_starts), CALL_KEY(resumptions), CALL_KEY(throws), CALL_KEY(returns),
-    CALL_KEY(yields),        CALL_KEY(unwinds),     CALL_KEY(raises), CALL_KEY(handled),
+#define CALL_KEY(f, key, kind, label) {key, offsetof(pc_calls, f)},
+    PSF_CALLS(CALL_KEY)
 #undef CALL_KEY
 };
 #define NCALL_KEYS (sizeof call_keys / sizeof call_keys[0])
@@ -722,7 +719,7 @@ pc_hot_write(psf_out *o)
     for (k = 0; k < NCALL_KEYS; k++) {
         if (!call_count(k))
             continue;
-        psf_put(o, PSF_KEY_CALLS);
+        psf_put(o, PSF_CALLS_PREFIX);
         psf_put(o, call_keys[k].name);
         psf_put_value(o, call_count(k));
     }

@@ -195,21 +195,27 @@ pc_rare_remove(void)
 
 #endif
 
+/* Events are zeroed; what is being watched (PSF_STAT_LEVEL) stays true
+ * across a clear. */
 void
 pc_rare_clear(void)
 {
-    uint64_t d = pc_rare_counts.watched_dicts, t = pc_rare_counts.watched_types;
-    memset(&pc_rare_counts, 0, sizeof pc_rare_counts);
-    /* What is being watched stays true across a clear. */
-    pc_rare_counts.watched_dicts = d;
-    pc_rare_counts.watched_types = t;
+#define CLEAR(f, key, kind, label) \
+    if ((kind) != PSF_STAT_LEVEL)  \
+        pc_rare_counts.f = 0;
+    PSF_RARE(CLEAR)
+#undef CLEAR
 }
 
+/* An event seen; what is watched alone is no data. */
 int
 pc_rare_has_data(void)
 {
-    return pc_rare_counts.func_modification || pc_rare_counts.builtins_modification ||
-           pc_rare_counts.globals_modification || pc_rare_counts.type_modification;
+    int any = 0;
+#define ANY(f, key, kind, label) any |= (kind) != PSF_STAT_LEVEL && pc_rare_counts.f != 0;
+    PSF_RARE(ANY)
+#undef ANY
+    return any;
 }
 
 void
@@ -217,10 +223,7 @@ pc_rare_write(psf_out *o)
 {
     if (!PC_HAVE_CODE_WATCHER)
         return;
-    psf_put_counter(o, PSF_RARE_FUNC, pc_rare_counts.func_modification);
-    psf_put_counter(o, PSF_RARE_BUILTINS, pc_rare_counts.builtins_modification);
-    psf_put_counter(o, PSF_RARE_GLOBALS, pc_rare_counts.globals_modification);
-    psf_put_counter(o, PSF_RARE_TYPE, pc_rare_counts.type_modification);
-    psf_put_counter(o, PSF_RARE_DICTS, pc_rare_counts.watched_dicts);
-    psf_put_counter(o, PSF_RARE_TYPES, pc_rare_counts.watched_types);
+#define PUT(f, key, kind, label) psf_put_counter(o, PSF_RARE_PREFIX key, pc_rare_counts.f);
+    PSF_RARE(PUT)
+#undef PUT
 }

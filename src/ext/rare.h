@@ -6,13 +6,9 @@
 
 #include "collector.h"
 
+/* PSF_RARE (src/format/psf_stats.h). */
 typedef struct pc_rare {
-    uint64_t func_modification;
-    uint64_t builtins_modification;
-    uint64_t globals_modification;
-    uint64_t type_modification;
-    uint64_t watched_dicts;
-    uint64_t watched_types;
+    PSF_RARE(PC_STAT_FIELD)
 } pc_rare;
 
 extern pc_rare pc_rare_counts;

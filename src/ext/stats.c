@@ -11,15 +11,20 @@
 #include "stats.h"
 #include "rare.h"
 
+#include <stddef.h>
 #include <string.h>
 
-#define PC_GC_GENERATIONS 3
+#define PC_GC_GENERATIONS PSF_GC_GENERATIONS
+
+/* One generation's GC statistics, PSF_GC (src/format/psf_stats.h). */
+typedef struct pc_gc_gen {
+#define GC_FIELD(f, prefix, sep, key, kind) uint64_t f;
+    PSF_GC(GC_FIELD)
+#undef GC_FIELD
+} pc_gc_gen;
 
 typedef struct pc_stats {
-    uint64_t gc_collections[PC_GC_GENERATIONS];
-    uint64_t gc_collected[PC_GC_GENERATIONS];
-    uint64_t gc_uncollectable[PC_GC_GENERATIONS];
-    uint64_t gc_time_ns[PC_GC_GENERATIONS];
+    pc_gc_gen gc[PC_GC_GENERATIONS];
     pc_allocs allocs; /* collector.h: the shards hold the same */
 } pc_stats;
 
@@ -73,10 +78,11 @@ gc_cb(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     else {
         uint64_t gen = dict_u64(args[1], "generation");
         if (gen < PC_GC_GENERATIONS) {
-            pc_st.gc_collections[gen]++;
-            pc_st.gc_collected[gen] += dict_u64(args[1], "collected");
-            pc_st.gc_uncollectable[gen] += dict_u64(args[1], "uncollectable");
-            pc_st.gc_time_ns[gen] += ns_since(&gc_start);
+            pc_gc_gen *s = &pc_st.gc[gen];
+            s->collections++;
+            s->collected += dict_u64(args[1], "collected");
+            s->uncollectable += dict_u64(args[1], "uncollectable");
+            s->time_ns += ns_since(&gc_start);
         }
     }
     Py_RETURN_NONE;
@@ -166,14 +172,26 @@ static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0}, {PYMEM_DOMAIN_OBJ,
  * pc_st with atomic adds. */
 #if PC_FREE_THREADING
 #define ALLOC_ADD(field) PC_SHARD_ADD(pc_t.shard, allocs, pc_st.allocs, field)
+#define ALLOC_ADD_N(field, n)                                 \
+    do {                                                      \
+        pc_shard *s_ = pc_t.shard;                            \
+        if (s_ != NULL && s_->index >= 0)                     \
+            s_->allocs.field += (n);                          \
+        else                                                  \
+            PC_ATOMIC_ADD(pc_st.allocs.field, (uint64_t)(n)); \
+    } while (0)
 #else
 #define ALLOC_ADD(field) ((void)pc_st.allocs.field++)
+#define ALLOC_ADD_N(field, n) ((void)(pc_st.allocs.field += (n)))
 #endif
 
+/* One allocation of bytes bytes (a calloc's nelem * elsize), bucketed
+ * by size. */
 static inline void
-count_alloc(size_t size)
+count_alloc(size_t size, size_t bytes)
 {
     ALLOC_ADD(allocations);
+    ALLOC_ADD_N(allocated_bytes, bytes);
     if (size < 512)
         ALLOC_ADD(allocations512);
     else if (size < 4094)
@@ -207,7 +225,7 @@ static void *
 w_malloc(void *ctx, size_t size)
 {
     wrapped *w = ctx;
-    count_alloc(size);
+    count_alloc(size, size);
     return w->orig.malloc(w->orig.ctx, size);
 }
 
@@ -215,7 +233,8 @@ static void *
 w_calloc(void *ctx, size_t nelem, size_t elsize)
 {
     wrapped *w = ctx;
-    count_alloc(elsize);
+    /* An overflowing product fails in the allocator: no bytes. */
+    count_alloc(elsize, elsize && nelem > SIZE_MAX / elsize ? 0 : nelem * elsize);
     return w->orig.calloc(w->orig.ctx, nelem, elsize);
 }
 
@@ -313,22 +332,21 @@ pc_stats_has_data(void)
 {
     int g;
     for (g = 0; g < PC_GC_GENERATIONS; g++)
-        if (pc_st.gc_collections[g])
+        if (pc_st.gc[g].collections)
             return 1;
     return pc_st.allocs.allocations || pc_st.allocs.frees || pc_st.allocs.reallocs ||
            pc_rare_has_data();
 }
 
+/* PREFIX G SEP KEY : v, a GC key of generation gen. */
 static void
-put_line(psf_out *o, const char *prefix, int gen, const char *key, uint64_t v)
+put_gc(psf_out *o, const char *prefix, int gen, const char *sep, const char *key, uint64_t v)
 {
     char num[24];
     psf_put(o, prefix);
-    if (gen >= 0) {
-        psf_u64_to_str((uint64_t)gen, num);
-        psf_put(o, num);
-        psf_put(o, "]");
-    }
+    psf_u64_to_str((uint64_t)gen, num);
+    psf_put(o, num);
+    psf_put(o, sep);
     psf_put(o, key);
     psf_put_value(o, v);
 }
@@ -338,19 +356,50 @@ pc_stats_write(psf_out *o)
 {
     int g;
     for (g = 0; g < PC_GC_GENERATIONS; g++) {
-        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTIONS, pc_st.gc_collections[g]);
-        put_line(o, PSF_KEY_NATIVE_GC, g, PSF_GC_COLLECTED, pc_st.gc_collected[g]);
-        put_line(o, PSF_KEY_GC, g, PSF_GC_UNCOLLECTABLE, pc_st.gc_uncollectable[g]);
-        put_line(o, PSF_KEY_GC, g, PSF_GC_TIME_NS, pc_st.gc_time_ns[g]);
+#define GC_PUT(f, prefix, sep, key, kind) put_gc(o, prefix, g, sep, key, pc_st.gc[g].f);
+        PSF_GC(GC_PUT)
+#undef GC_PUT
     }
-    put_line(o, PSF_OBJ_ALLOCATIONS, -1, "", pc_st.allocs.allocations);
-    put_line(o, PSF_OBJ_ALLOC_512, -1, "", pc_st.allocs.allocations512);
-    put_line(o, PSF_OBJ_ALLOC_4K, -1, "", pc_st.allocs.allocations4k);
-    put_line(o, PSF_OBJ_ALLOC_BIG, -1, "", pc_st.allocs.allocations_big);
-    put_line(o, PSF_OBJ_FREES, -1, "", pc_st.allocs.frees);
-    put_line(o, PSF_OBJ_REALLOCS, -1, "", pc_st.allocs.reallocs);
+#define OBJ_PUT(f, key, kind, label) psf_put_counter(o, PSF_OBJECTS_PREFIX key, pc_st.allocs.f);
+    PSF_OBJECTS(OBJ_PUT)
+#undef OBJ_PUT
     pc_rare_write(o);
 }
+
+/* A statistic of a family's struct: its snapshot() name (the field's)
+ * and where the field is. */
+typedef struct stat_row {
+    const char *name;
+    size_t offset;
+} stat_row;
+
+/* {name: count} of a family's struct s, in its rows' order; NULL with
+ * an exception. */
+static PyObject *
+stats_dict(const void *s, const stat_row *rows, size_t n)
+{
+    PyObject *d = PyDict_New(), *v;
+    size_t i;
+    for (i = 0; d != NULL && i < n; i++) {
+        v = PyLong_FromUnsignedLongLong(*(const uint64_t *)((const char *)s + rows[i].offset));
+        if (v == NULL || PyDict_SetItemString(d, rows[i].name, v) < 0)
+            Py_CLEAR(d);
+        Py_XDECREF(v);
+    }
+    return d;
+}
+
+#define STAT_ROW(type, f) {#f, offsetof(type, f)},
+#define GC_ROW(f, prefix, sep, key, kind) STAT_ROW(pc_gc_gen, f)
+#define OBJ_ROW(f, key, kind, label) STAT_ROW(pc_allocs, f)
+#define RARE_ROW(f, key, kind, label) STAT_ROW(pc_rare, f)
+static const stat_row gc_rows[] = {PSF_GC(GC_ROW)};
+static const stat_row obj_rows[] = {PSF_OBJECTS(OBJ_ROW)};
+static const stat_row rare_rows[] = {PSF_RARE(RARE_ROW)};
+#undef GC_ROW
+#undef OBJ_ROW
+#undef RARE_ROW
+#undef STAT_ROW
 
 int
 pc_stats_snapshot(PyObject *dict)
@@ -361,34 +410,18 @@ pc_stats_snapshot(PyObject *dict)
     if (gc == NULL)
         return -1;
     for (g = 0; g < PC_GC_GENERATIONS; g++) {
-        PyObject *d =
-            Py_BuildValue("{sKsKsKsK}", "collections", (unsigned long long)pc_st.gc_collections[g],
-                          "collected", (unsigned long long)pc_st.gc_collected[g], "uncollectable",
-                          (unsigned long long)pc_st.gc_uncollectable[g], "time_ns",
-                          (unsigned long long)pc_st.gc_time_ns[g]);
+        PyObject *d = stats_dict(&pc_st.gc[g], gc_rows, PSF_NGC);
         if (d == NULL)
             goto done;
         PyList_SET_ITEM(gc, g, d);
     }
-    obj =
-        Py_BuildValue("{sKsKsKsKsKsK}", "allocations", (unsigned long long)pc_st.allocs.allocations,
-                      "allocations512", (unsigned long long)pc_st.allocs.allocations512,
-                      "allocations4k", (unsigned long long)pc_st.allocs.allocations4k,
-                      "allocations_big", (unsigned long long)pc_st.allocs.allocations_big, "frees",
-                      (unsigned long long)pc_st.allocs.frees, "reallocs",
-                      (unsigned long long)pc_st.allocs.reallocs);
+    obj = stats_dict(&pc_st.allocs, obj_rows, PSF_NOBJECTS);
     if (obj == NULL)
         goto done;
     if (PyDict_SetItemString(dict, "gc", gc) < 0 || PyDict_SetItemString(dict, "objects", obj) < 0)
         goto done;
     Py_CLEAR(obj);
-    obj = Py_BuildValue(
-        "{sKsKsKsKsKsK}", "func_modification", (unsigned long long)pc_rare_counts.func_modification,
-        "builtins_modification", (unsigned long long)pc_rare_counts.builtins_modification,
-        "globals_modification", (unsigned long long)pc_rare_counts.globals_modification,
-        "type_modification", (unsigned long long)pc_rare_counts.type_modification, "watched_dicts",
-        (unsigned long long)pc_rare_counts.watched_dicts, "watched_types",
-        (unsigned long long)pc_rare_counts.watched_types);
+    obj = stats_dict(&pc_rare_counts, rare_rows, PSF_NRARE);
     if (obj == NULL || PyDict_SetItemString(dict, "rare", obj) < 0)
         goto done;
     ret = 0;

@@ -3,6 +3,7 @@
 #include "psf_keys.h"
 
 #include "psf_line.h"
+#include "psf_stats.h"
 #include "psf_tables.h"
 
 #include <assert.h>
@@ -480,7 +481,7 @@ parse_labelled(const char *s, size_t n, psf_key *k)
         k->kind = PSF_K_JIT;
     }
     else if (starts(s, n, "Optimization ") || starts(s, n, "Optimizer ") ||
-             equals(s, n, "Executors invalidated")) {
+             equals(s, n, psf_stats_native_opt.rows[PSF_OPT_invalidated].key)) {
         k->kind = PSF_K_OPT;
     }
     else if (n > 3 && s[n - 1] == ']') {

@@ -95,29 +95,13 @@
 #define PSF_KEY_SITE_FX_FORM "].form["
 
 /* ---- GC, objects, rare events, calls, hot code (1.11, 1.12, 1.14, 1.15) ----
- */
-/* CPython's own spellings, where the statistic is the same. */
+ * The families' prefixes; their statistics are psf_stats.h's lists. */
+/* CPython's own spelling, where the statistic is the same. */
 #define PSF_KEY_NATIVE_GC "GC[" /* GC[G] field */
-#define PSF_GC_COLLECTIONS " collections"
-#define PSF_GC_COLLECTED " objects collected"
-#define PSF_OBJ_ALLOCATIONS "Object allocations"
-#define PSF_OBJ_ALLOC_512 "Object allocations to 512 bytes"
-#define PSF_OBJ_ALLOC_4K "Object allocations to 4 kbytes"
-#define PSF_OBJ_ALLOC_BIG "Object allocations over 4 kbytes"
-#define PSF_OBJ_FREES "Object frees"
 /* The collector's own. */
 #define PSF_KEY_GC "gc[" /* gc[G].field */
-#define PSF_GC_UNCOLLECTABLE ".uncollectable"
-#define PSF_GC_TIME_NS ".time_ns"
 #define PSF_KEY_OBJECTS "objects."
-#define PSF_OBJ_REALLOCS "objects.reallocs"
 #define PSF_KEY_RARE "rare."
-#define PSF_RARE_FUNC "rare.func_modification"
-#define PSF_RARE_BUILTINS "rare.builtins_modification"
-#define PSF_RARE_GLOBALS "rare.globals_modification"
-#define PSF_RARE_TYPE "rare.type_modification"
-#define PSF_RARE_DICTS "rare.watched_dicts"
-#define PSF_RARE_TYPES "rare.watched_types"
 #define PSF_KEY_CALLS "calls."
 #define PSF_KEY_CODE "code[" /* code[FILE:LINE:QUALNAME]... */
 #define PSF_KEY_CODE_INSTRUCTIONS "].instructions"
