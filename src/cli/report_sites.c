@@ -320,8 +320,8 @@ hot_left_out(rdoc *m, const m_group *g, uint64_t den)
     cli_count_str(n, sizeof n, g->hot_out);
     cli_count_str(c, sizeof c, g->hot_out_instructions);
     rdoc_pct_str(p, g->hot_out_instructions, den);
-    doc_textf(m->d, " Left out by this report's options: %s code objects, %s instructions (%s),",
-              n, c, p);
+    doc_textf(m->d, " Left out by this report's options: %s code objects, %s instructions (%s),", n,
+              c, p);
     if (f->no_stdlib)
         doc_text(m->d, f->nprefix ? " of the standard library (--no-stdlib) or"
                                   : " of the standard library (--no-stdlib).");
