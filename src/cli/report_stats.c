@@ -382,8 +382,8 @@ sec_own_rare(rdoc *m, const m_group *g)
                    "only part of those changes, and the two are never added together.");
     /* Watchers are installed in mode census only: a dump of another mode
      * watched nothing, and its zeros measured nothing. */
-    if (m_list_get(&g->own_rare, "watched_dicts") == 0 &&
-        m_list_get(&g->own_rare, "watched_types") == 0) {
+    if (m_list_get(&g->own_rare, psf_stats_rare.rows[PSF_RARE_watched_dicts].key) == 0 &&
+        m_list_get(&g->own_rare, psf_stats_rare.rows[PSF_RARE_watched_types].key) == 0) {
         doc_para(m->d);
         doc_bold(m->d, "Left out: the table.");
         doc_text(m->d, " No watcher was installed (watched_dicts and watched_types are 0: only "
