@@ -316,6 +316,19 @@ void model_sitefx_free(m_group *m);
 /* The source line of a ranked site (its code's file, the row's line),
  * canonical text, or NULL where the dumps had none. */
 const char *model_fsite_source(const m_group *m, const m_fsite *f);
+/* What tells ranked site f from the other ranked sites of its family on
+ * its line, file and line being all they share: nothing when it is
+ * alone there (M_APART_NONE); its column (a 0-based UTF-8 byte offset, as
+ * co_positions() gives it) and, when that is on the line and the dumps
+ * hold the line's text, the source it spans (span, owned, decoded; NULL
+ * otherwise); its byte offset in the code (as dis gives it) when it has
+ * no column or another site has the same position. */
+typedef struct m_apart {
+    enum { M_APART_NONE, M_APART_COLUMN, M_APART_OFFSET } kind;
+    long col;
+    char *span;
+} m_apart;
+void model_fsite_apart(const m_group *g, const m_fsite *f, m_apart *a);
 /* The source text of file (portable name), or NULL. */
 const m_src *model_src(const m_group *m, const char *file, size_t len);
 

@@ -8,6 +8,7 @@
 #include "model.h"
 
 #include "cli.h"
+#include "text.h"
 #include "../format/psf_keys.h"
 
 #include <stdlib.h>
@@ -463,4 +464,67 @@ model_filter_code(m_group *m, const m_code_filter *f)
             m->fsites[k++] = *s;
     }
     m->nfsites = k;
+}
+
+/* Whether another ranked site of f's code object, of its family, is on
+ * its line (1: the file and line do not tell them apart), and at its
+ * very place (2: nor does the column: the offset does). */
+static int
+fsite_twins(const m_group *g, const m_fsite *f)
+{
+    size_t i;
+    int r = 0;
+
+    for (i = 0; i < g->nfsites; i++) {
+        const m_fsite *o = &g->fsites[i];
+        if (o == f || o->code != f->code || o->offset == f->offset ||
+            strcmp(o->line, f->line) != 0 || strcmp(o->family, f->family) != 0)
+            continue;
+        r = 1;
+        if (strcmp(o->col, f->col) == 0 && strcmp(o->end_line, f->end_line) == 0 &&
+            strcmp(o->end_col, f->end_col) == 0)
+            return 2;
+    }
+    return r;
+}
+
+/* A field of a site row's position: a number, or -1 for "-". */
+static long
+pos_field(const char *s)
+{
+    char *end;
+    long v = strtol(s, &end, 10);
+
+    return end == s || *end || v < 0 ? -1 : v;
+}
+
+void
+model_fsite_apart(const m_group *g, const m_fsite *f, m_apart *a)
+{
+    int twins = fsite_twins(g, f);
+    const char *enc;
+    long end;
+    char *text;
+
+    memset(a, 0, sizeof *a);
+    if (twins == 0)
+        return;
+    a->col = pos_field(f->col);
+    if (a->col < 0 || twins == 2) {
+        a->kind = M_APART_OFFSET;
+        return;
+    }
+    a->kind = M_APART_COLUMN;
+    enc = model_fsite_source(g, f);
+    end = pos_field(f->end_col);
+    if (enc == NULL || end <= a->col || strcmp(f->end_line, f->line) != 0)
+        return;
+    text = text_display(enc);
+    if ((size_t)end <= strlen(text)) {
+        memmove(text, text + a->col, (size_t)(end - a->col));
+        text[end - a->col] = '\0';
+        a->span = text;
+        return;
+    }
+    free(text);
 }

@@ -103,9 +103,10 @@ overview_build(overview *o, const m_group *g)
 }
 
 void
-overview_put_fsite(FILE *out, const char *prefix, const m_fsite *f)
+overview_put_fsite(FILE *out, const char *prefix, const m_group *g, const m_fsite *f)
 {
     const m_code *k = f->code;
+    m_apart a;
     char c[32];
     char *fam = text_display(f->family), *func = text_display(k->qual ? k->qual : k->name),
          *file = text_display_n(k->name, k->qual ? k->file_len : strlen(k->name));
@@ -118,6 +119,18 @@ overview_put_fsite(FILE *out, const char *prefix, const m_fsite *f)
     cli_fput_esc(out, file);
     fputc(':', out);
     cli_fput_esc(out, f->line);
+    model_fsite_apart(g, f, &a);
+    if (a.kind == M_APART_OFFSET)
+        fprintf(out, ", offset %ld", f->offset);
+    else if (a.kind == M_APART_COLUMN) {
+        fprintf(out, ", column %ld", a.col);
+        if (a.span != NULL) {
+            fputs(" `", out);
+            cli_fput_esc(out, a.span);
+            fputc('`', out);
+        }
+    }
+    free(a.span);
     if (k->module != NULL) { /* generated code: no source file */
         char *mod = text_display_n(k->module, k->module_len);
         fputs(" (generated, module ", out);

@@ -49,7 +49,9 @@ typedef struct overview {
 void overview_build(overview *o, const m_group *g);
 /* A ranked site as one line of `pystats run`'s headline, after prefix:
  * "fails to specialize: F at FILE:LINE in FUNC: N executions not
- * specialized (P% of F), backing off after A failed attempts". */
-void overview_put_fsite(FILE *out, const char *prefix, const m_fsite *f);
+ * specialized (P% of F), backing off after A failed attempts"; with
+ * ", column C `SPAN`" or ", offset N" after LINE when another ranked site
+ * of g of its family is on that line (model_fsite_apart). */
+void overview_put_fsite(FILE *out, const char *prefix, const m_group *g, const m_fsite *f);
 
 #endif

@@ -30,66 +30,27 @@ rdoc_site_where(rdoc *m, const m_csite *st)
     doc_name(m->d, st->line);
 }
 
-/* Whether another ranked site of f's code object, of its family, is on
- * its line (1: the file and line do not tell them apart), and at its
- * very place (2: nor does the column: the offset does). */
-static int
-fsite_twins(const m_group *g, const m_fsite *f)
-{
-    size_t i;
-    int r = 0;
-
-    for (i = 0; i < g->nfsites; i++) {
-        const m_fsite *o = &g->fsites[i];
-        if (o == f || o->code != f->code || o->offset == f->offset ||
-            strcmp(o->line, f->line) != 0 || strcmp(o->family, f->family) != 0)
-            continue;
-        r = 1;
-        if (strcmp(o->col, f->col) == 0 && strcmp(o->end_line, f->end_line) == 0 &&
-            strcmp(o->end_col, f->end_col) == 0)
-            return 2;
-    }
-    return r;
-}
-
-/* A field of a site row's position: a number, or -1 for "-". */
-static long
-pos_field(const char *s)
-{
-    char *end;
-    long v = strtol(s, &end, 10);
-
-    return end == s || *end || v < 0 ? -1 : v;
-}
-
-/* What tells f from the sites of its family on its line: its column
- * (a 0-based UTF-8 byte offset, as co_positions() gives it) and the
- * source it spans when that is on the line and the dumps hold the line's
- * text; its byte offset in the code (as dis gives it) when it has no
- * column or another site has the same position (twins: fsite_twins). */
+/* What tells f from the sites of its family on its line
+ * (model_fsite_apart): its column and the source it spans, or its
+ * offset. */
 static void
-fsite_apart(rdoc *m, const m_group *g, const m_fsite *f, int twins)
+fsite_apart(rdoc *m, const m_group *g, const m_fsite *f)
 {
-    const char *enc = model_fsite_source(g, f);
-    long col = pos_field(f->col), end = pos_field(f->end_col);
-    char *text;
+    m_apart a;
 
-    if (col < 0 || twins == 2) {
+    model_fsite_apart(g, f, &a);
+    if (a.kind == M_APART_OFFSET)
         doc_textf(m->d, ", offset %ld", f->offset);
-        return;
+    else if (a.kind == M_APART_COLUMN) {
+        doc_textf(m->d, ", column %ld", a.col);
+        if (a.span != NULL) {
+            doc_text(m->d, " ");
+            doc_style(m->d, DOC_CODE);
+            doc_name(m->d, a.span);
+            doc_style(m->d, DOC_PLAIN);
+        }
     }
-    doc_textf(m->d, ", column %ld", col);
-    if (enc == NULL || end <= col || strcmp(f->end_line, f->line) != 0)
-        return;
-    text = text_display(enc);
-    if ((size_t)end <= strlen(text)) {
-        text[end] = '\0';
-        doc_text(m->d, " ");
-        doc_style(m->d, DOC_CODE);
-        doc_name(m->d, text + col);
-        doc_style(m->d, DOC_PLAIN);
-    }
-    free(text);
+    free(a.span);
 }
 
 /* FILE:LINE of a ranked site: its code's file, the row's line; and, when
@@ -98,13 +59,11 @@ void
 rdoc_fsite_where(rdoc *m, const m_group *g, const m_fsite *f)
 {
     const m_code *k = f->code;
-    int twins = fsite_twins(g, f);
 
     rdoc_name_text_n(m->d, k->name, k->qual ? k->file_len : strlen(k->name));
     doc_text(m->d, ":");
     doc_name(m->d, f->line);
-    if (twins)
-        fsite_apart(m, g, f, twins);
+    fsite_apart(m, g, f);
     if (k->module != NULL) { /* generated code: no source file */
         doc_text(m->d, " (generated, module ");
         rdoc_name_text_n(m->d, k->module, k->module_len);

@@ -78,7 +78,7 @@ main_group(const summary *s)
 
 /* One finding of the overview for the headline: "hot code: ...". */
 static int
-say_finding(const overview *o, size_t k, uint64_t den)
+say_finding(const m_group *g, const overview *o, size_t k, uint64_t den)
 {
     size_t round = k / 3, kind = k % 3;
     char c[32];
@@ -107,7 +107,7 @@ say_finding(const overview *o, size_t k, uint64_t den)
         return 1;
     }
     if (kind == 1 && round < o->nfsite) {
-        overview_put_fsite(stderr, "pystats run:   ", o->fsite[round]);
+        overview_put_fsite(stderr, "pystats run:   ", g, o->fsite[round]);
         return 1;
     }
     if (kind == 1 && round < o->nsite) {
@@ -182,7 +182,7 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
         if (o.ncode || o.nsite || o.nfam)
             fputs("pystats run: where to look:\n", stderr);
         for (k = 0, said = 0; said < 3 && k < 3 * OVERVIEW_TOP; k++)
-            said += (size_t)say_finding(&o, k, g->m.total_exec);
+            said += (size_t)say_finding(&g->m, &o, k, g->m.total_exec);
     }
     fputs("pystats run: reports:", stderr);
     for (i = 0; i < 3; i++) {

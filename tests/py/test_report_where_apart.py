@@ -2,9 +2,11 @@
 in the failing-sites table: by their column and the source they span,
 or by their offset where the dumps give them one position.  Expected
 values come from the dumps' own site rows."""
+import json
 import os
 import re
 import subprocess
+import sys
 
 import pytest
 
@@ -109,3 +111,34 @@ def test_a_site_alone_on_its_line_reads_as_before():
     md = report(os.path.join(ROOT, "tests", "golden", "census-count"))
     sec = md.split("\n## Sites that fail to specialize\n", 1)[1].split("\n## ", 1)[0]
     assert "offset" not in sec and ", column" not in sec
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12),
+                    reason="ranked sites come with mode count's census, 3.12+")
+def test_run_headline_tells_apart_sites_on_one_line(tmp_path):
+    """`pystats run`'s headline names its failing site as the report does:
+    the example's line 69 holds two BINARY_OP sites, and the headline's
+    column and span are the site's own, as CPython's co_positions() of
+    the example's code gives them at the offset the summary names."""
+    example = os.path.join(ROOT, "examples", "mixed.py")
+    out = str(tmp_path / "run")
+    r = subprocess.run([CLI, "run", "-o", out, "--", sys.executable, example],
+                       capture_output=True, text=True, timeout=300,
+                       env={k: v for k, v in os.environ.items()
+                            if not k.startswith("PYSTATS")})
+    assert r.returncode == 0, r.stderr
+    with open(os.path.join(out, "report", "summary.json")) as f:
+        fs = json.load(f)["census"]["failing_sites"]
+    top = fs[0]
+    twins = [s for s in fs if s is not top and s["code"] == top["code"] and
+             s["line"] == top["line"] and s["family"] == top["family"]]
+    assert twins, fs[:4]            # the example is written so
+    line = [x for x in r.stderr.splitlines() if "fails to specialize:" in x][0]
+    code = compile(open(example).read(), example, "exec")
+    fn = [c for c in code.co_consts if hasattr(c, "co_name") and
+          c.co_name == top["code_function"]][0]
+    pos = {off * 2: p for off, p in enumerate(fn.co_positions())}[top["offset"]]
+    _, _, col, end = pos
+    text = open(example).read().splitlines()[int(top["line"]) - 1]
+    assert (":%s, column %d `%s` in " % (top["line"], col, text[col:end])) in line, (
+        line, pos)
