@@ -295,7 +295,8 @@ trust_line(doc *d, const summary *s)
 
 /* One finding as `pystats check` prints it (check_report_text): its
  * severity, check and title, its summary, its first details (or files),
- * and why it matters. */
+ * and why it matters; a note, which changes no verdict, in its first line
+ * only (`pystats check` has the rest). */
 static void
 finding(doc *d, const check_item *f)
 {
@@ -312,6 +313,8 @@ finding(doc *d, const check_item *f)
         doc_name(d, f->summary);
     }
     doc_text(d, ".");
+    if (f->level == CHECK_NOTE)
+        return;
     for (i = 0; i < nd; i++) {
         doc_item(d);
         doc_name(d, f->details[i]);
@@ -344,7 +347,12 @@ report_findings(doc *d, const summary *s)
     doc_para(d);
     doc_text(d, "What ");
     doc_code(d, "pystats check");
-    doc_textf(d, " finds in these files, most severe first: %zu in all.", s->nfindings);
+    doc_textf(d,
+              " finds in these files, most severe first: %zu in all. Notes change no verdict: "
+              "their first line only (",
+              s->nfindings);
+    doc_code(d, "pystats check");
+    doc_text(d, " has the rest).");
     for (i = 0; i < s->nfindings; i++)
         finding(d, &s->findings[i]);
 }
