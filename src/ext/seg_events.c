@@ -391,6 +391,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     pc_iframe *cur, *p;
     PyObject *code;
     int32_t off, c;
+    int prev;
     unsigned k;
 
     if (t == NULL || nargs < 2 || t->depth == t->cap)
@@ -406,16 +407,31 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
         goto other;
     if ((p = seg_caller_fast(t, &cur)) != f->iframe && (f = seg_pop_quiet(t, f, p)) == NULL)
         goto other;
-    /* f is the caller: an open segment (or restarted eagerly, which this
-     * call confirms unless it is at the same instruction), no exception
-     * in flight, at an instruction the fast path can stop at. */
+    /* f is the caller: an open segment (or restarted eagerly), no
+     * exception in flight, at an instruction the fast path can stop at. */
     sc = f->sc;
-    if (f->start < 0 || f->raised >= 0 || (c = seg_caller_unit(f, p)) < 0 || c == f->at)
+    if (f->start < 0 || f->raised >= 0 || (c = seg_caller_unit(f, p)) < 0)
         goto other;
-    f->at = -1;
-    seg_close_round(t, f, c);
-    f->at = c;
-    pc_g.pair[sc->op[c]][nsc->op[off]]++;
+    if (c != f->at) {
+        /* running, or restarted eagerly, which this call confirms */
+        f->at = -1;
+        seg_close_round(t, f, c);
+        f->at = c;
+        prev = sc->op[c];
+    }
+    else if ((prev = f->eager_last) >= 0) {
+        /* Restarted eagerly, and the same instruction calls Python code
+         * again (a generator driven from C, as all() or sum() drive
+         * theirs): the restart is taken back (seg_eager_settle()), f
+         * stays stopped at c, and the callee's last opcode precedes the
+         * new frame. */
+        pc_g.pair[prev][sc->op[f->start]]--;
+        f->start = -1;
+    }
+    else {
+        goto other;
+    }
+    pc_g.pair[prev][nsc->op[off]]++;
     g = &t->stack[t->depth];
     g->sc = nsc;
     g->iframe = cur;
