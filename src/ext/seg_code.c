@@ -497,6 +497,21 @@ seg_code_miss(PyObject *code, unsigned k)
     return sc;
 }
 
+seg_code *
+seg_code_known(PyObject *code, unsigned k)
+{
+    void *extra = NULL;
+    seg_code *sc;
+    /* A code object's co_extra read raises nothing (code is one, the
+     * index is ours). */
+    if (pc_code_get_extra(code, pc_code_extra_index, &extra) != 0 || extra == NULL ||
+        (sc = ((pc_codeinfo *)extra)->seg) == NULL)
+        return NULL;
+    seg_cache[k].code = code;
+    seg_cache[k].sc = sc;
+    return sc;
+}
+
 int32_t
 seg_loop_exit(const seg_code *sc, int32_t v)
 {

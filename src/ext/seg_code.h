@@ -216,6 +216,11 @@ seg_cache_slot(PyObject *code)
  * error_pending set if that fails. */
 seg_code *seg_code_miss(PyObject *code, unsigned k);
 
+/* The table of code if it has one already (a code whose cache slot k
+ * another code took), put back in the cache; NULL if it has none yet.
+ * Neither allocates nor raises. */
+seg_code *seg_code_known(PyObject *code, unsigned k);
+
 static inline seg_code *
 seg_code_for(PyObject *code)
 {

@@ -57,7 +57,6 @@ caller_stop_slow(seg_thread *t)
         f->raised = -1; /* seg_restart() resets it; seg_eager_restart() reads it */
 }
 
-
 /* A new frame is entered: stop the caller where it is.  Returns the
  * thread's last executed instruction, the new frame's predecessor. */
 static inline int
@@ -77,7 +76,6 @@ caller_stop(seg_thread *t)
     }
     return t->last == SEG_TOP ? SEG_NONE : t->last;
 }
-
 
 /* ---- the callbacks ---- */
 
@@ -360,7 +358,6 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
     Py_RETURN_NONE;
 }
 
-
 /* The fast paths.  Each callback first tries the common case in a few
  * loads and compares: a counting thread whose top frame is the event's
  * and runs straight-line code (an open segment, no silent jump in its
@@ -391,6 +388,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     pc_iframe *cur, *p;
     PyObject *code;
     int32_t off, c;
+    int prev;
     unsigned k;
 
     if (t == NULL || nargs < 2 || t->depth == t->cap)
@@ -398,24 +396,40 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     f = &t->stack[t->depth - 1];
     code = args[0];
     k = seg_cache_slot(code);
-    if (seg_cache[k].code != code)
-        goto other;
     nsc = seg_cache[k].sc;
+    /* a code whose cache slot another took: its table found again (a
+     * first sight, or the tests' forced desync, is start_other()'s) */
+    if (seg_cache[k].code != code && ((nsc = seg_code_known(code, k)) == NULL || nsc->drop_start))
+        goto other;
     off = seg_unit_arg(args[1]); /* RESUME is often at offset 0 */
     if ((uint32_t)off >= (uint32_t)nsc->n)
         goto other;
-    if ((p = seg_caller_fast(t, &cur)) != f->iframe && (f = seg_pop_quiet(t, f, p)) == NULL)
+    if ((p = seg_caller_fast(t, &cur)) != f->iframe && (p = seg_caller_past_shim(p)) != f->iframe &&
+        (f = seg_pop_quiet(t, f, p)) == NULL)
         goto other;
-    /* f is the caller: an open segment (or restarted eagerly, which this
-     * call confirms unless it is at the same instruction), no exception
-     * in flight, at an instruction the fast path can stop at. */
+    /* f is the caller: an open segment (or restarted eagerly), no
+     * exception in flight, at an instruction the fast path can stop at. */
     sc = f->sc;
-    if (f->start < 0 || f->raised >= 0 || (c = seg_caller_unit(f, p)) < 0 || c == f->at)
+    if (f->start < 0 || f->raised >= 0 || (c = seg_caller_unit(f, p)) < 0)
         goto other;
-    f->at = -1;
-    seg_close_round(t, f, c);
-    f->at = c;
-    pc_g.pair[sc->op[c]][nsc->op[off]]++;
+    if (c != f->at) {
+        /* running, or restarted eagerly, which this call confirms */
+        f->at = -1;
+        seg_close_round(t, f, c);
+        f->at = c;
+        prev = sc->op[c];
+    }
+    else if ((prev = f->eager_last) >= 0) {
+        /* Restarted eagerly, and c calls Python code again (a generator
+         * all() or sum() drives): the restart is taken back as by
+         * seg_eager_settle(); the callee's last opcode precedes. */
+        pc_g.pair[prev][sc->op[f->start]]--;
+        f->start = -1;
+    }
+    else {
+        goto other;
+    }
+    pc_g.pair[prev][nsc->op[off]]++;
     g = &t->stack[t->depth];
     g->sc = nsc;
     g->iframe = cur;
@@ -881,6 +895,5 @@ pc_seg_callbacks(int noop, size_t *n)
     }
     return noop_callbacks[noop == 2];
 }
-
 
 #endif /* PC_HAVE_MONITORING */

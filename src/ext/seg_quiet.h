@@ -93,7 +93,7 @@ seg_left_quietly(seg_thread *t, seg_frame *f, int32_t r)
  * already known (sc->exit).  Settles them and returns cur's frame, now
  * the top; NULL if not that case (what could be settled is, and the
  * general path decides the rest). */
-#define SEG_QUIET_LEVELS 4
+#define SEG_QUIET_LEVELS 8
 static inline __attribute__((always_inline)) seg_frame *
 seg_pop_quiet(seg_thread *t, seg_frame *f, pc_iframe *cur)
 {

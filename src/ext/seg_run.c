@@ -4,20 +4,13 @@
 
 #if PC_HAVE_MONITORING
 
-/* The next unit of a walk from s towards e past the silent jump j. */
-static inline int32_t
-walk_next(seg_code *sc, int32_t j, int32_t e)
-{
-    return sc->quiet_ok[j] == SEG_QUIET_FORK ? seg_fork_side(sc, j, e) : sc->target[j];
-}
-
 /* A walk that does not reach e: take back its first n steps' runs and
  * pairs, so that a desync costs nothing but its own segment. */
 static __attribute__((noinline, cold)) void
 walk_undo(seg_code *sc, int32_t s, int32_t e, int n)
 {
     while (n-- > 0) {
-        int32_t j = sc->silent[s], u = walk_next(sc, j, e);
+        int32_t j = sc->silent[s], u = seg_walk_next(sc, j, e);
         sc->starts[s]--;
         sc->ends[j]--;
         pc_g.pair[sc->op[j]][sc->op[u]]--;
@@ -43,7 +36,7 @@ seg_walk_silent(seg_thread *t, seg_frame *f, int32_t e, int yielding)
         }
         if (yielding && sc->op[j] == seg_op.send && e == seg_next_unit(sc, j))
             break;
-        u = walk_next(sc, j, e);
+        u = seg_walk_next(sc, j, e);
         seg_close_run(sc, s, j);
         pc_g.pair[sc->op[j]][sc->op[u]]++;
         s = u;

@@ -40,6 +40,14 @@ seg_close_run(seg_code *sc, int32_t s, int32_t e)
  * PY_YIELD. */
 void seg_walk_silent(seg_thread *t, seg_frame *f, int32_t e, int yielding);
 
+/* Where a run towards e goes on past the silent jump j: one step of
+ * seg_walk_silent(). */
+static inline int32_t
+seg_walk_next(const seg_code *sc, int32_t j, int32_t e)
+{
+    return sc->quiet_ok[j] == SEG_QUIET_FORK ? seg_fork_side(sc, j, e) : sc->target[j];
+}
+
 /* No silent jump between the segment's start s and e: one run. */
 static inline int
 seg_straight(const seg_code *sc, int32_t s, int32_t e)
@@ -47,8 +55,10 @@ seg_straight(const seg_code *sc, int32_t s, int32_t e)
     return s <= e && sc->silent[s] >= e;
 }
 
-/* Close f's open segment at e: one run, or two across one quiet branch,
- * inline; anything else walks. */
+/* Close f's open segment at e: one run, or two across one silent jump
+ * (a quiet branch, a quiet jump, a loop's back edge to before e), inline,
+ * as seg_walk_silent() would; anything else walks.  (A yield's SEND may
+ * fall through: walked.) */
 static inline __attribute__((always_inline)) void
 seg_close_to(seg_thread *t, seg_frame *f, int32_t e, int yielding)
 {
@@ -57,8 +67,8 @@ seg_close_to(seg_thread *t, seg_frame *f, int32_t e, int yielding)
     if (seg_straight(sc, s, e)) {
         seg_close_run(sc, s, e);
     }
-    else if (s <= e && sc->quiet_ok[j] == SEG_QUIET_FORK && (u = seg_fork_side(sc, j, e)) <= e &&
-             sc->silent[u] >= e) {
+    else if (j < sc->n && !(yielding && sc->op[j] == seg_op.send) &&
+             (u = seg_walk_next(sc, j, e)) <= e && sc->silent[u] >= e) {
         seg_close_run(sc, s, j);
         pc_g.pair[sc->op[j]][sc->op[u]]++;
         seg_close_run(sc, u, e);

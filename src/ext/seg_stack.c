@@ -195,22 +195,11 @@ done:
 }
 #endif
 
-/* 3.13's specialized CALL of a class with a Python __init__ puts a shim
- * frame between the caller and __init__ (its code: EXIT_INIT_CHECK,
- * RETURN_VALUE); it fires no event and runs nothing counted. */
-static inline int
-init_shim(pc_iframe *p)
-{
-    return seg_op.exit_init_check >= 0 &&
-           (((PyCodeObject *)pc_iframe_executable(p))->co_code_adaptive[0] & 0xff) ==
-               seg_op.exit_init_check;
-}
-
 
 int
 seg_unreported(pc_iframe *p)
 {
-    return init_shim(p) || (PC_RESUME_BREAKER_FIRST && seg_at_resume(p));
+    return seg_init_shim(p) || (PC_RESUME_BREAKER_FIRST && seg_at_resume(p));
 }
 
 /* At PY_START/PY_RESUME/PY_THROW: the caller's current instruction. */
@@ -230,7 +219,7 @@ seg_caller_instruction(seg_thread *t, const seg_frame *f)
      * frame chain but not entered (no event, nothing executed): skip
      * them. */
     while (p != NULL && pc_iframe_executable(p) != f->sc->code &&
-           (p->owner == PC_FRAME_OWNED_BY_GENERATOR || init_shim(p) || seg_at_resume(p)))
+           (p->owner == PC_FRAME_OWNED_BY_GENERATOR || seg_init_shim(p) || seg_at_resume(p)))
         p = seg_python_frame(p->previous);
     return seg_iframe_instruction(p, f);
 #endif

@@ -176,10 +176,21 @@ seg_python_frame(pc_iframe *p)
     return p;
 }
 
+/* The specialized CALL of a class with a Python __init__ (3.13+) puts a
+ * shim frame between the caller and __init__ (its code: EXIT_INIT_CHECK,
+ * RETURN_VALUE); it fires no event and runs nothing counted. */
+static inline int
+seg_init_shim(pc_iframe *p)
+{
+    return seg_op.exit_init_check >= 0 &&
+           (((PyCodeObject *)pc_iframe_executable(p))->co_code_adaptive[0] & 0xff) ==
+               seg_op.exit_init_check;
+}
+
 /* The common case of seg_caller_instruction(), read in a few loads: the
  * new frame's (*cur's) previous one, or the one past the entry frame of a
  * call from C; NULL if none (or with PC_FRAME_READ_PUBLIC: the general
- * path decides). */
+ * path decides).  A class's __init__ shim is seg_caller_past_shim()'s. */
 static inline pc_iframe *
 seg_caller_fast(seg_thread *t, pc_iframe **cur)
 {
@@ -192,6 +203,16 @@ seg_caller_fast(seg_thread *t, pc_iframe **cur)
     if (p->owner >= PC_FRAME_OWNED_BY_CSTACK)
         p = p->previous;
     return p;
+}
+
+/* p, or the frame that called a class if p is its __init__ shim (the
+ * frame seg_caller_fast() found for __init__). */
+static inline pc_iframe *
+seg_caller_past_shim(pc_iframe *p)
+{
+    if (p == NULL || !seg_init_shim(p) || (p = p->previous) == NULL)
+        return p;
+    return p->owner >= PC_FRAME_OWNED_BY_CSTACK ? p->previous : p;
 }
 
 /* The current instruction of f's frame p, the new frame's caller; -1
