@@ -84,17 +84,6 @@ check_report_text(const check_set *c, FILE *out, int all_files)
     return ferror(out) ? -1 : 0;
 }
 
-static json_t *
-str_array(char *const *v, size_t n)
-{
-    json_t *a = json_array();
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        json_array_append_new(a, text_json_str(v[i]));
-    return a;
-}
-
 int
 check_report_json(const check_set *c, FILE *out)
 {
@@ -119,8 +108,8 @@ check_report_json(const check_set *c, FILE *out)
         json_object_set_new(o, "title", json_string(check_info[d->id].title));
         json_object_set_new(o, "summary", text_json_str(d->summary));
         json_object_set_new(o, "why", json_string(check_info[d->id].why));
-        json_object_set_new(o, "files", str_array(d->files, d->nfiles));
-        json_object_set_new(o, "details", str_array(d->details, d->ndetails));
+        json_object_set_new(o, "files", text_json_strs(d->files, d->nfiles));
+        json_object_set_new(o, "details", text_json_strs(d->details, d->ndetails));
         json_array_append_new(fs, o);
     }
     json_object_set_new(root, "findings", fs);

@@ -338,17 +338,6 @@ group_fill(json_t *o, const summary_group *sg, const summary *s, int with_proble
     set(o, "other", list_obj(&g->other, 0));
 }
 
-static json_t *
-strs_arr(char *const *v, size_t n)
-{
-    json_t *a = json_array();
-    size_t i;
-
-    for (i = 0; i < n; i++)
-        json_array_append_new(a, text_json_str(v[i]));
-    return a;
-}
-
 /* The trust verdict and every finding behind it, as `pystats check
  * --json` has them (its schema's members). */
 static void
@@ -367,8 +356,8 @@ trust_fill(json_t *meta, const summary *s)
         set(o, "title", json_string(f->title));
         set(o, "summary", text_json_str(f->summary));
         set(o, "why", json_string(f->why));
-        set(o, "files", strs_arr(f->files, f->nfiles));
-        set(o, "details", strs_arr(f->details, f->ndetails));
+        set(o, "files", text_json_strs(f->files, f->nfiles));
+        set(o, "details", text_json_strs(f->details, f->ndetails));
         json_array_append_new(fs, o);
     }
     set(meta, "findings", fs);

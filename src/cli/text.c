@@ -271,6 +271,17 @@ text_json_str(const char *s)
     return text_is_utf8(s) ? json_string(s) : text_json_raw(s);
 }
 
+json_t *
+text_json_strs(char *const *v, size_t n)
+{
+    json_t *a = json_array();
+    size_t i;
+
+    for (i = 0; i < n; i++)
+        json_array_append_new(a, text_json_str(v[i]));
+    return a;
+}
+
 int
 text_json_set(json_t *o, const char *enc, json_t *v)
 {

@@ -56,6 +56,8 @@ void text_json_set_raw(json_t *o, const char *k, json_t *v);
 json_t *text_json_count(uint64_t n);
 /* A JSON string of raw text: itself if UTF-8, else as text_json_raw. */
 json_t *text_json_str(const char *s);
+/* A JSON array of v[0..n), each as text_json_str. */
+json_t *text_json_strs(char *const *v, size_t n);
 /* o[decoded enc] = v (stolen).  Returns 0, or -1 if enc does not decode. */
 int text_json_set(json_t *o, const char *enc, json_t *v);
 

@@ -100,24 +100,30 @@ def literals(path):
             yield n, m.group(1)
 
 
+def source_files():
+    """(ext/NAME, path) of every C file of src/ but psf_stats.h, the
+    families' one definition."""
+    for sub in ("ext", "cli", "format"):
+        d = os.path.join(ROOT, "src", sub)
+        for name in sorted(os.listdir(d)):
+            if name.endswith((".c", ".h")) and name != "psf_stats.h":
+                yield sub + "/" + name, os.path.join(d, name)
+
+
 def test_no_statistic_spelled_outside_its_family():
     words, prefixes = family_words(), family_prefixes()
     assert words["calls.python_starts"] == "CALLS.python_starts"
     assert "gc[" in prefixes and "GC[" in prefixes
     found, used = [], set()
-    for sub in ("ext", "cli", "format"):
-        d = os.path.join(ROOT, "src", sub)
-        for name in sorted(os.listdir(d)):
-            if not name.endswith((".c", ".h")) or name == "psf_stats.h":
-                continue
-            for n, lit in literals(os.path.join(d, name)):
-                why = suspicious(lit, words, prefixes)
-                if why is None or (name == "psf_keys.h" and lit in prefixes):
-                    continue    # psf_keys.h defines the prefixes
-                if (sub + "/" + name, lit) in ALLOWED:
-                    used.add((sub + "/" + name, lit))
-                else:
-                    found.append('src/%s/%s:%d: "%s": %s' % (sub, name, n, lit, why))
+    for rel, path in source_files():
+        for n, lit in literals(path):
+            why = suspicious(lit, words, prefixes)
+            if why is None or (rel == "format/psf_keys.h" and lit in prefixes):
+                continue    # psf_keys.h defines the prefixes
+            if (rel, lit) in ALLOWED:
+                used.add((rel, lit))
+            else:
+                found.append('src/%s:%d: "%s": %s' % (rel, n, lit, why))
     assert not found, "\n".join(found)
     assert used == set(ALLOWED), "allowed but not found: %s" % (set(ALLOWED) - used)
 
@@ -161,17 +167,12 @@ def second_lists(path, fams):
 def test_no_family_listed_twice():
     fams = statsdef.families()
     found, used = [], set()
-    for sub in ("ext", "cli", "format"):
-        d = os.path.join(ROOT, "src", sub)
-        for name in sorted(os.listdir(d)):
-            if not name.endswith((".c", ".h")) or name == "psf_stats.h":
-                continue
-            for fam, named in second_lists(os.path.join(d, name), fams):
-                if (sub + "/" + name, fam) in LISTS_ALLOWED:
-                    used.add((sub + "/" + name, fam))
-                else:
-                    found.append("src/%s/%s: %s listed again: %s"
-                                 % (sub, name, fam, ", ".join(named)))
+    for rel, path in source_files():
+        for fam, named in second_lists(path, fams):
+            if (rel, fam) in LISTS_ALLOWED:
+                used.add((rel, fam))
+            else:
+                found.append("src/%s: %s listed again: %s" % (rel, fam, ", ".join(named)))
     assert not found, "\n".join(found)
     assert used == set(LISTS_ALLOWED), set(LISTS_ALLOWED) - used
 
