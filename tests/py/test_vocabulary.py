@@ -101,7 +101,7 @@ def literals(path):
 
 
 def source_files():
-    """(ext/NAME, path) of every C file of src/ but psf_stats.h, the
+    """(SUB/NAME, path) of every C file of src/SUB but psf_stats.h, the
     families' one definition."""
     for sub in ("ext", "cli", "format"):
         d = os.path.join(ROOT, "src", sub)
