@@ -176,7 +176,9 @@ def test_source_view_bars_and_badges_at_1400px(tmp_path, cmd):
                    env=clean_env(PYTHONSTATS="count", PYSTATS_DIR=str(out)))
     page = tmp_path / "p.html"
     if cmd == "annotate":
-        pystats("annotate", out, "--html", page, "--top", "5", "--quiet")
+        # The files as they are now, where the dumps hold no copy (3.11's
+        # collector writes none): these dumps are the test's own.
+        pystats("annotate", out, "--html", page, "--top", "5", "--quiet", "--read-files")
     else:
         pystats("summarize", out, "--html", page, "--quiet")
     with cdp.Browser(width=WIDTH) as b:
@@ -188,8 +190,10 @@ def test_source_view_bars_and_badges_at_1400px(tmp_path, cmd):
         b.close_page(p)
     want = dump_lines(out, str(prog))
     got["rows"] = [r[:4] for r in got["rows"] if r[4].endswith("prog.py")]
-    # A line of some 300 characters is shown.
-    assert got["longest"] > 250
+    # The 238-character line is shown (the summary's page shows the
+    # dumps' own copies only, which 3.11's collector does not write).
+    if cmd == "annotate" or V >= (3, 12):
+        assert got["longest"] >= 238
     shown = {(r[0], r[1]) for r in got["rows"]}
     assert ("oneline.<locals>.<genexpr>", 12) in shown
     # Every line that ran (by the dumps' rows) has a bar of some width.
