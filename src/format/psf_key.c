@@ -249,6 +249,33 @@ site_fx(const char *s, size_t n, psf_key *k)
     return 0;
 }
 
+/* census.family[F].B (B a plain field) or census.family[F].S[FORM], S
+ * the key of PSF_CENSUS_FAMILY's specialized row. */
+static int
+census_family(const char *s, size_t n, psf_key *k)
+{
+    const char *e = s + n, *f = s + LEN(PSF_CENSUS_FAMILY_PREFIX);
+    const char *p = memchr(f, ']', (size_t)(e - f));
+    const char *spec = psf_stats_census_family.rows[PSF_CF_specialized].key;
+    size_t sn = strlen(spec);
+
+    if (p == NULL || p + 1 >= e || p[1] != '.')
+        return 0;
+    set_a(k, f, p);
+    p += LEN(PSF_CENSUS_FAMILY_SEP);
+    if (starts(p, (size_t)(e - p), spec) && p + sn < e && p[sn] == '[' && s[n - 1] == ']' &&
+        e - 1 > p + sn + 1) {
+        set_b(k, p + sn + 1, e - 1);
+        k->kind = PSF_K_CENSUS_FORM;
+        return 1;
+    }
+    if (plain_field(p, e, k)) {
+        k->kind = PSF_K_CENSUS;
+        return 1;
+    }
+    return 0;
+}
+
 static int
 parse_own(const char *s, size_t n, psf_key *k)
 {
@@ -274,24 +301,8 @@ parse_own(const char *s, size_t n, psf_key *k)
         k->kind = PSF_K_CENSUS_SITE;
         return 1;
     }
-    if (starts(s, n, PSF_KEY_CENSUS_FAMILY)) {
-        const char *f = s + LEN(PSF_KEY_CENSUS_FAMILY);
-        p = memchr(f, ']', (size_t)(e - f));
-        if (p == NULL || p + 1 >= e || p[1] != '.')
-            return 0;
-        set_a(k, f, p);
-        if (starts(p + 2, (size_t)(e - p - 2), "specialized[") && s[n - 1] == ']' &&
-            e - 1 > p + 2 + LEN("specialized[")) {
-            set_b(k, p + 2 + LEN("specialized["), e - 1);
-            k->kind = PSF_K_CENSUS_FORM;
-            return 1;
-        }
-        if (plain_field(p + 2, e, k)) {
-            k->kind = PSF_K_CENSUS;
-            return 1;
-        }
-        return 0;
-    }
+    if (starts(s, n, PSF_CENSUS_FAMILY_PREFIX))
+        return census_family(s, n, k);
     if (starts(s, n, PSF_KEY_CENSUS) && plain_field(s + LEN(PSF_KEY_CENSUS), e, k)) {
         k->kind = PSF_K_CENSUS;
         return 1;

@@ -87,6 +87,24 @@
     X(watched_dicts, "watched_dicts", PSF_STAT_LEVEL, "watched_dicts")                          \
     X(watched_types, "watched_types", PSF_STAT_LEVEL, "watched_types")
 
+/* ---- census.family[F].KEY (1.10): a family's sites by state ----
+ * X(field, key, label, den): field the census's per family array
+ * (census_read.h's pc_census) and its name in _census_totals()'s
+ * families; den the row whose count is its share's denominator (none:
+ * a count).  Sites read; in a specialized form; backing off after
+ * failed attempts; the consecutive failed attempts their counters
+ * imply; never tried (warming up, no attempt yet).  The dump writes a
+ * family's specialized forms, specialized[FORM], after its specialized
+ * row. */
+#define PSF_CENSUS_FAMILY_PREFIX PSF_KEY_CENSUS_FAMILY
+#define PSF_CENSUS_FAMILY_SEP PSF_KEY_FIELD
+#define PSF_CENSUS_FAMILY(X)                                       \
+    X(sites, "sites", "Sites", none)                               \
+    X(specialized, "specialized", "Specialized", sites)            \
+    X(backing_off, "backing_off", "Backing off", sites)            \
+    X(failed_attempts, "failed_attempts", "Failed attempts", none) \
+    X(never_tried, "never_tried", "Never tried", sites)
+
 /* ---- CPython's optimizer counters (native dumps, 3.13+) ----
  * X(id, key, label, table, den): table 0 is summarize_stats.py's
  * "optimization" table, 1 its "optimizer" table; label as its 3.13-3.16
@@ -133,12 +151,14 @@
 #define PSF_STAT_ENUM_OBJ(f, key, kind, label) PSF_OBJ_##f,
 #define PSF_STAT_ENUM_GC(f, prefix, sep, key, kind) PSF_GC_##f,
 #define PSF_STAT_ENUM_RARE(f, key, kind, label) PSF_RARE_##f,
+#define PSF_STAT_ENUM_CF(f, key, label, den) PSF_CF_##f,
 #define PSF_STAT_ENUM_OPT(id, key, label, table, den) PSF_OPT_##id,
 #define PSF_STAT_ENUM_JIT(id, key, label, table, den) PSF_JIT_##id,
 enum { PSF_CALLS(PSF_STAT_ENUM_CALL) PSF_NCALLS };
 enum { PSF_OBJECTS(PSF_STAT_ENUM_OBJ) PSF_NOBJECTS };
 enum { PSF_GC(PSF_STAT_ENUM_GC) PSF_NGC };
 enum { PSF_RARE(PSF_STAT_ENUM_RARE) PSF_NRARE };
+enum { PSF_CF_none = -1, PSF_CENSUS_FAMILY(PSF_STAT_ENUM_CF) PSF_NCF };
 enum { PSF_OPT_none = -1, PSF_NATIVE_OPT(PSF_STAT_ENUM_OPT) PSF_NOPT };
 enum { PSF_JIT_none = -1, PSF_NATIVE_JIT(PSF_STAT_ENUM_JIT) PSF_NJIT };
 
@@ -159,6 +179,7 @@ typedef struct psf_family {
 } psf_family;
 
 extern const psf_family psf_stats_calls, psf_stats_objects, psf_stats_gc, psf_stats_rare;
+extern const psf_family psf_stats_census_family;
 extern const psf_family psf_stats_native_opt, psf_stats_native_jit;
 
 /* The row of f whose key is s[0..n), or NULL. */

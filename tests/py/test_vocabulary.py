@@ -1,6 +1,7 @@
 """Every key and header name of the dump format is defined once, in
 src/format/psf_keys.h, and every statistic of a family (calls, objects,
-GC, rare events) once, in src/format/psf_stats.h: neither the collector
+GC, rare events, the census's figures of a family, CPython's own
+families) once, in src/format/psf_stats.h: neither the collector
 (src/ext) nor the command (src/cli) nor the rest of the format library
 spells one as a string literal of its own, whole or inside a format
 string."""
@@ -48,6 +49,31 @@ ALLOWED = {
         "CPython's gc.callbacks info dict, read under CPython's name",
     ("cli/report_stats.c", "allocations"):
         "a substring test of CPython's native Object labels (the ratio's row)",
+}
+
+# The census's figures of a family are words other vocabularies share
+# (the states of a site row, of a site execution, the source view's
+# badges, the JSON summary's list of failing sites): a file whose own
+# vocabulary spells one as a whole literal, (file, family) -> why.
+SHARED_WORDS = {
+    ("format/psf_keys.h", "CENSUS_FAMILY"):
+        "the states of a code[K].site row (FORMAT.md 1.18)",
+    ("cli/model_sitefx.c", "CENSUS_FAMILY"):
+        "the states of census.site_executions[F] (FORMAT.md 1.18)",
+    ("cli/report_sitefx.c", "CENSUS_FAMILY"):
+        "the site executions table's columns: executions by state, not sites",
+    ("cli/annotate.c", "CENSUS_FAMILY"):
+        "the source view's state badges",
+    ("cli/report_sites.c", "CENSUS_FAMILY"):
+        "the failing sites table's count of merged sites",
+    ("cli/report_ops.c", "CENSUS_FAMILY"):
+        "the opcode families table's specialized executions",
+    ("cli/read_json.c", "CENSUS_FAMILY"):
+        "the JSON summary's census.sites, the failing sites' list and counts",
+    ("cli/report_json.c", "CENSUS_FAMILY"):
+        "the JSON summary's census.sites, the failing sites' list and counts",
+    ("cli/summary_schema.c", "CENSUS_FAMILY"):
+        "the JSON summary's census.sites, the failing sites' list",
 }
 
 STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -100,11 +126,24 @@ def literals(path):
             yield n, m.group(1)
 
 
+def shared(where, lit, words, used):
+    """Whether lit, in file where, is a whole word of a family whose
+    words that file's own vocabulary shares (SHARED_WORDS)."""
+    what = words.get(lit.strip("[]. :"))
+    fam = what and what.split(".")[0]
+    if (where, fam) not in SHARED_WORDS or lit.strip("[]. :") != lit:
+        return False
+    used.add((where, fam))
+    return True
+
+
 def test_no_statistic_spelled_outside_its_family():
     words, prefixes = family_words(), family_prefixes()
     assert words["calls.python_starts"] == "CALLS.python_starts"
-    assert "gc[" in prefixes and "GC[" in prefixes
-    found, used = [], set()
+    assert words["failed_attempts"] == "CENSUS_FAMILY.failed_attempts"
+    assert words["Never tried"] == "CENSUS_FAMILY.never_tried"
+    assert "gc[" in prefixes and "GC[" in prefixes and "census.family[" in prefixes
+    found, used, shared_used = [], set(), set()
     for sub in ("ext", "cli", "format"):
         d = os.path.join(ROOT, "src", sub)
         for name in sorted(os.listdir(d)):
@@ -116,10 +155,11 @@ def test_no_statistic_spelled_outside_its_family():
                     continue    # psf_keys.h defines the prefixes
                 if (sub + "/" + name, lit) in ALLOWED:
                     used.add((sub + "/" + name, lit))
-                else:
+                elif not shared(sub + "/" + name, lit, words, shared_used):
                     found.append('src/%s/%s:%d: "%s": %s' % (sub, name, n, lit, why))
     assert not found, "\n".join(found)
     assert used == set(ALLOWED), "allowed but not found: %s" % (set(ALLOWED) - used)
+    assert shared_used == set(SHARED_WORDS), set(SHARED_WORDS) - shared_used
 
 
 def test_every_statistic_documented():
@@ -128,7 +168,7 @@ def test_every_statistic_documented():
     missing = []
     for fam in statsdef.families().values():
         for st in fam.rows if not fam.name.startswith("NATIVE_") else ():
-            key = statsdef.dump_key(st, 0).replace("[0]", "[G]")
+            key = statsdef.dump_key(st, "F" if fam.name == "CENSUS_FAMILY" else "G")
             if key not in doc:
                 missing.append(key)
     assert not missing, missing
@@ -238,3 +278,57 @@ def test_families_written_as_listed(stats_dir):
     assert snap["gc"][2]["collections"] == 1 and snap["gc"][0]["collections"] >= 2
     assert snap["calls"]["python_starts"] >= fib_calls(12) == 465
     assert snap["objects"]["allocations4k"] >= 1 and snap["objects"]["allocations_big"] >= 1
+
+
+CENSUS_CHILD = r"""
+import json, pystats
+from pystats import _collector
+class P:
+    def __init__(self):
+        self.x = 1
+def f(objs):
+    return sum(o.x for o in objs) + len([str(i) for i in range(300)])
+pystats.on(mode="census")
+f([P() for _ in range(300)])
+pystats.off()
+pystats.dump()
+from pystats import _census
+_census.setup()
+_collector._census_begin()
+_collector._census_code(f.__code__, [])
+print(json.dumps(_collector._census_totals()["families"]))
+"""
+
+
+def test_census_figures_written_as_listed(stats_dir):
+    """The census's figures of each family: _census_totals() names them
+    in the list's order, forms last; the dump writes them in that order,
+    a family's specialized[FORM] right after its specialized, and the
+    forms add up to it (each specialized site is in one form)."""
+    import json
+    from conftest import clean_env, dumps_in, run_python
+    fams = json.loads(run_python(CENSUS_CHILD, env=clean_env(PYSTATS_DIR=stats_dir)).stdout)
+    (dump,) = dumps_in(stats_dir)
+    rows = statsdef.families()["CENSUS_FAMILY"].rows
+    fields = [st.field for st in rows]
+    assert fields[:2] == ["sites", "specialized"] and len(fams) >= 2
+    for fam in fams.values():
+        assert list(fam) == fields + ["forms"]
+    keys = list(dump.extra)
+    written = {k.split("]")[0] for k in keys if k.startswith(rows[0].prefix)}
+    assert len(written) >= 3, keys
+    with_forms = 0
+    for fam in sorted(written):
+        fam = fam[len(rows[0].prefix):]
+        mine = [k for k in keys if k.startswith(statsdef.dump_key(rows[0], fam)[:-len(rows[0].key)])]
+        spec = statsdef.dump_key(rows[1], fam)
+        forms = [k for k in mine if k.startswith(spec + "[")]
+        assert mine == ([statsdef.dump_key(rows[0], fam), spec] + forms
+                        + [statsdef.dump_key(st, fam) for st in rows[2:]]), mine
+        assert sum(int(dump.extra[k]) for k in forms) == int(dump.extra[spec]), fam
+        with_forms += bool(forms)
+        for st in rows:
+            if st.den is not None:
+                assert int(dump.extra[statsdef.dump_key(st, fam)]) <= \
+                    int(dump.extra[statsdef.dump_key(rows[fields.index(st.den)], fam)])
+    assert with_forms >= 1
