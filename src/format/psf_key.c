@@ -466,8 +466,7 @@ parse_labelled(const char *s, size_t n, psf_key *k)
         if (rest == e)
             k->kind = PSF_K_EVAL_CALL;
     }
-    else if (starts(s, n, "Calls to ") || equals(s, n, "Frames pushed") ||
-             equals(s, n, "Frame objects created")) {
+    else if (starts(s, n, "Calls to ") || psf_stat_find(&psf_stats_native_calls, s, n) != NULL) {
         k->kind = PSF_K_CALL;
     }
     else if (starts(s, n, "Object ")) {
@@ -561,6 +560,9 @@ psf_key_new_name(const char *s, size_t n)
     return 0;
 }
 
+/* The key of CPython's object counter id (psf_stats.h). */
+#define NOBJ_KEY(id) (psf_stats_native_objects.rows[PSF_NOBJ_##id].key)
+
 unsigned
 psf_key_marks(const psf_key *k, const char *s, size_t n)
 {
@@ -592,9 +594,8 @@ psf_key_marks(const psf_key *k, const char *s, size_t n)
         if (contains(s, n, "mortal"))
             m |= PSF_M_MORTAL;
         /* Resizing the method cache: 3.16. */
-        if (starts(s, n, "Object method cache too big") ||
-            starts(s, n, "Object method cache invalidations") ||
-            starts(s, n, "Object method cache resizes"))
+        if (starts(s, n, NOBJ_KEY(cache_too_big)) || starts(s, n, NOBJ_KEY(cache_invalidations)) ||
+            starts(s, n, NOBJ_KEY(cache_resizes)))
             m |= PSF_M_NEW_316;
         break;
     case PSF_K_OPT:

@@ -192,6 +192,8 @@ def second_lists(path, fams):
     text = STRING.sub('""', text)
     for seg in re.split(r"[{}]", text):
         for fam in fams.values():
+            if fam.name.startswith("NATIVE_"):
+                continue    # a native row's id names no field: a use, not a list
             named = sorted(st.field for st in fam.rows
                            if re.search(r"(?<![.>\w])%s\b(?!\s*\()" % st.field, seg))
             if len(named) >= 3:
@@ -332,3 +334,66 @@ def test_census_figures_written_as_listed(stats_dir):
                 assert int(dump.extra[statsdef.dump_key(st, fam)]) <= \
                     int(dump.extra[statsdef.dump_key(rows[fields.index(st.den)], fam)])
     assert with_forms >= 1
+
+
+# -- CPython's own call and object counters --------------------------------
+
+def cpython_keys():
+    """The call and object counters CPython itself wrote: its native
+    dumps (3.11, 3.13, 3.14), its summarize_stats.py JSON and the
+    summaries Faster CPython published (3.14-3.16), under tests/golden."""
+    import glob
+    import json
+    golden = os.path.join(ROOT, "tests", "golden")
+    keys = set()
+    for path in glob.glob(os.path.join(golden, "native*", "*", "*.txt")):
+        with open(path, encoding="utf-8") as f:
+            keys.update(line.rsplit(":", 1)[0].strip() for line in f if ":" in line)
+    for path in (glob.glob(os.path.join(golden, "cpython-json", "*.json"))
+                 + glob.glob(os.path.join(golden, "published", "*", "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            keys.update(json.load(f))
+    return {k for k in keys if k.startswith(("Calls to ", "Frame", "Object "))}
+
+
+# summarize_stats.py's sums (3.12-3.16): what each adds up.
+SUMMARIZE_SUMS = {
+    "calls": lambda k: "Calls to" in k,
+    "allocations": lambda k: k in ("Object allocations", "Object allocations from freelist"),
+    "materializations": lambda k: k in ("Object new values", "Object inline values"),
+    "increfs": lambda k: k.startswith("Object ") and k.endswith("increfs"),
+    "decrefs": lambda k: k.startswith("Object ") and k.endswith("decrefs"),
+}
+
+
+def summarize_den(k):
+    """summarize_stats.py's denominator of a row, by the words of its key."""
+    if k.startswith(("Calls to", "Frame")):
+        return "calls"
+    for word, den in (("materialize", "materializations"), ("allocations", "allocations"),
+                      ("increfs", "increfs"), ("decrefs", "decrefs")):
+        if word in k:
+            return den
+    return None
+
+
+def test_native_calls_and_objects_listed_as_cpython_writes_them():
+    fams = statsdef.families()
+    rows = {st.key: st for name in ("NATIVE_CALLS", "NATIVE_OBJECTS")
+            for st in fams[name].rows}
+    written = cpython_keys()
+    assert len(written) >= 30 and "Object method cache resizes" in written
+    assert sorted(written - set(rows)) == []
+    for k, st in rows.items():
+        if k.startswith("Object "):     # summarize_stats.py's label
+            label = k[6:].strip()
+            assert st.label == label[0].upper() + label[1:], st
+        else:
+            assert st.label == k, st
+        assert st.den == summarize_den(k), st
+        parts = [s for s, is_part in SUMMARIZE_SUMS.items() if is_part(k)]
+        assert [st.table] == parts if parts else st.table is None, st
+    # The collector's own objects that CPython spells alike are CPython's rows.
+    for st in fams["OBJECTS"].rows:
+        if st.key.startswith("Object "):
+            assert rows[st.key].label == st.label, st
