@@ -22,10 +22,18 @@
  * counter of a family is one row here, its increment where the event is
  * seen, and its line in docs/FORMAT.md.
  *
- * CPython's own families that the collector does not count (its
- * optimizer and JIT memory counters, PSF_NATIVE_*) are lists of keys and
- * of the labels CPython's summarize_stats.py prints for them, for the
- * report: X(id, key, label, table, den).
+ * The census's figures of a family (census.family[F].KEY,
+ * PSF_CENSUS_FAMILY) are a list of the same kind, X(field, key, label,
+ * den): census_read.h's pc_census, census.c's writer and
+ * _census_totals(), and the command's key grammar, model, census table,
+ * JSON summary and comparison are made from it.
+ *
+ * CPython's own families (its calls, objects, optimizer and JIT memory
+ * counters, PSF_NATIVE_*) are lists of keys and of the labels CPython's
+ * summarize_stats.py prints for them, for the report and the key
+ * grammar: X(id, key, label, table, den), the calls' and objects' table
+ * and den naming sums of rows (PSF_NATIVE_SUMS).  The collector counts
+ * none of them but the allocations and frees PSF_OBJECTS spells alike.
  */
 #ifndef PSF_STATS_H
 #define PSF_STATS_H
