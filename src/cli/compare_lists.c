@@ -80,15 +80,17 @@ fill_own(cmp *c)
             }
             for (k = 0; k < m->ncfam; k++) {
                 const m_cfam *fm = &m->cfam[k];
-                cmp_fmt_name(name, sizeof name, "%s.sites", fm->name);
-                cmp_add_count(cenn, i, name, fm->f[M_CF_SITES]);
-                if (fm->f[M_CF_SITES] == 0)
+                const psf_stat *row = psf_stats_census_family.rows;
+                cmp_fmt_name(name, sizeof name, "%s.%s", fm->name, row[PSF_CF_sites].key);
+                cmp_add_count(cenn, i, name, fm->f[PSF_CF_sites]);
+                if (fm->f[PSF_CF_sites] == 0)
                     continue;
-                for (f = M_CF_SPECIALIZED; f < M_CF_COUNT; f++) {
-                    if (f == M_CF_FAILED_ATTEMPTS)
+                /* The figures that are a share of the sites. */
+                for (f = 0; f < PSF_NCF; f++) {
+                    if (row[f].den != PSF_CF_sites)
                         continue;
-                    cmp_fmt_name(name, sizeof name, "%s.%s", fm->name, m_cf_name[f]);
-                    cmp_add_share(cen, i, name, fm->f[f], fm->f[M_CF_SITES]);
+                    cmp_fmt_name(name, sizeof name, "%s.%s", fm->name, row[f].key);
+                    cmp_add_share(cen, i, name, fm->f[f], fm->f[row[f].den]);
                 }
             }
         }

@@ -62,10 +62,6 @@ get_hist(m_group *m, const char *name, size_t len)
     return &m->hist[m->nhist++];
 }
 
-const char *const m_cf_name[M_CF_COUNT] = {
-    "sites", "specialized", "backing_off", "failed_attempts", "never_tried",
-};
-
 static m_cfam *
 get_cfam(m_group *m, const char *name, size_t len)
 {
@@ -204,7 +200,7 @@ static void
 add_census(m_group *m, const psf_key *k, uint64_t v)
 {
     m_cfam *f;
-    int i;
+    size_t i;
 
     m->has_census = 1;
     if (k->a == NULL) {
@@ -212,12 +208,11 @@ add_census(m_group *m, const psf_key *k, uint64_t v)
         return;
     }
     f = get_cfam(m, k->a, k->a_len);
-    for (i = 0; i < M_CF_COUNT; i++)
-        if (strlen(m_cf_name[i]) == k->b_len && memcmp(m_cf_name[i], k->b, k->b_len) == 0) {
-            f->f[i] = cli_sat_add(f->f[i], v);
-            return;
-        }
-    m_list_add(&f->extra, k->b, k->b_len, v);
+    i = psf_stat_rank(&psf_stats_census_family, k->b, k->b_len);
+    if (i < PSF_NCF)
+        f->f[i] = cli_sat_add(f->f[i], v);
+    else
+        m_list_add(&f->extra, k->b, k->b_len, v);
 }
 
 /* census.excluded_family[F]: F's sites left out of a census taken
@@ -557,8 +552,8 @@ cfam_cmp(const void *pa, const void *pb)
 {
     const m_cfam *a = pa, *b = pb;
 
-    if (a->f[M_CF_SITES] != b->f[M_CF_SITES])
-        return a->f[M_CF_SITES] > b->f[M_CF_SITES] ? -1 : 1;
+    if (a->f[PSF_CF_sites] != b->f[PSF_CF_sites])
+        return a->f[PSF_CF_sites] > b->f[PSF_CF_sites] ? -1 : 1;
     return strcmp(a->name, b->name);
 }
 

@@ -12,6 +12,7 @@
 #include "cli.h"
 #include "where.h"
 #include "../format/psf_key.h"
+#include "../format/psf_stats.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -67,20 +68,11 @@ typedef struct m_hist {
     m_list buckets; /* by bucket value, ascending */
 } m_hist;
 
-/* Census figures of a family (census.family[F].*), summed over dumps. */
-enum {
-    M_CF_SITES = 0,
-    M_CF_SPECIALIZED,
-    M_CF_BACKING_OFF,
-    M_CF_FAILED_ATTEMPTS,
-    M_CF_NEVER_TRIED,
-    M_CF_COUNT
-};
-extern const char *const m_cf_name[M_CF_COUNT];
-
+/* Census figures of a family (census.family[F].*), summed over dumps:
+ * f[PSF_CF_sites], ..., the rows of psf_stats.h's PSF_CENSUS_FAMILY. */
 typedef struct m_cfam {
     char *name; /* owned */
-    uint64_t f[M_CF_COUNT];
+    uint64_t f[PSF_NCF];
     m_list forms; /* specialized[FORM], largest first */
     m_list extra; /* other fields, kept */
 } m_cfam;

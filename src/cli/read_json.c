@@ -300,7 +300,7 @@ put_site_fx(jctx *c, json_t *sx)
 static void
 put_census(jctx *c, json_t *cen)
 {
-    const char *name, *f;
+    const char *name, *f, *spec = psf_stats_census_family.rows[PSF_CF_specialized].key;
     json_t *v, *fv, *site;
     char *key;
     size_t i;
@@ -327,12 +327,15 @@ put_census(jctx *c, json_t *cen)
         json_object_foreach(v, f, fv)
         {
             if (strcmp(f, "forms") == 0 && json_is_object(fv)) {
-                key = cat4(PSF_KEY_CENSUS_FAMILY, name, "].specialized[", NULL);
+                /* census.family[F].specialized[FORM] */
+                char *form = cat4(PSF_CENSUS_FAMILY_PREFIX, name, PSF_CENSUS_FAMILY_SEP, spec);
+                key = cat4(form, "[", NULL, NULL);
                 put_all(c, fv, key, "]");
                 free(key);
+                free(form);
             }
             else {
-                key = cat4(PSF_KEY_CENSUS_FAMILY, name, "].", f);
+                key = cat4(PSF_CENSUS_FAMILY_PREFIX, name, PSF_CENSUS_FAMILY_SEP, f);
                 put(c, key, fv, AGG_ADD_SUM);
                 free(key);
             }

@@ -55,32 +55,41 @@ census_left_out(rdoc *m, const m_group *g)
                   n2, nmode == 1 ? "" : "s");
 }
 
+/* A column per figure of PSF_CENSUS_FAMILY (psf_stats.h), under its
+ * label: a share of its denominator's row, or a count. */
 static void
 census_families(rdoc *m, const m_group *g)
 {
-    size_t i;
-    char c[32];
+    const psf_stat *row = psf_stats_census_family.rows;
+    size_t i, j;
+    char c[32], align[PSF_NCF + 3];
 
     doc_para(m->d);
     doc_text(m->d, "Per family: the share of its sites now specialized, backing off after "
                    "failed attempts (with the consecutive failed attempts their counters imply), "
                    "and never tried; families without inline caches report sites and forms only.");
-    doc_table(m->d, "lrrrrrl", "Family", "Sites", "Specialized", "Backing off", "Failed attempts",
-              "Never tried", "Top forms");
+    memset(align, 'r', sizeof align - 1);
+    align[0] = align[PSF_NCF + 1] = 'l';
+    align[PSF_NCF + 2] = '\0';
+    doc_table_begin(m->d, align);
+    doc_cell_text(m->d, "Family");
+    for (j = 0; j < PSF_NCF; j++)
+        doc_cell_text(m->d, row[j].label);
+    doc_cell_text(m->d, "Top forms");
     for (i = 0; i < g->ncfam; i++) {
         const m_cfam *f = &g->cfam[i];
-        uint64_t den = f->f[M_CF_SITES];
         doc_row_begin(m->d);
         doc_cell_name(m->d, f->name);
-        cli_count_str(c, sizeof c, den);
-        doc_cell_text(m->d, c);
-        rdoc_pct_cell(m, f->f[M_CF_SPECIALIZED], den);
-        rdoc_pct_cell(m, f->f[M_CF_BACKING_OFF], den);
-        cli_count_str(c, sizeof c, f->f[M_CF_FAILED_ATTEMPTS]);
-        doc_cell_text(m->d, c);
-        rdoc_pct_cell(m, f->f[M_CF_NEVER_TRIED], den);
+        for (j = 0; j < PSF_NCF; j++) {
+            if (row[j].den >= 0) {
+                rdoc_pct_cell(m, f->f[j], f->f[row[j].den]);
+                continue;
+            }
+            cli_count_str(c, sizeof c, f->f[j]);
+            doc_cell_text(m->d, c);
+        }
         doc_cell(m->d);
-        rdoc_top_forms(m, &f->forms, den, 1);
+        rdoc_top_forms(m, &f->forms, f->f[PSF_CF_sites], 1);
     }
 }
 

@@ -227,8 +227,8 @@ census_obj(const m_group *g)
         const m_cfam *c = &g->cfam[i];
         json_t *fo = json_object();
         size_t j;
-        for (f = 0; f < M_CF_COUNT; f++)
-            set(fo, m_cf_name[f], text_json_count(c->f[f]));
+        for (f = 0; f < PSF_NCF; f++)
+            set(fo, psf_stats_census_family.rows[f].key, text_json_count(c->f[f]));
         for (j = 0; j < c->extra.n; j++)
             if (strcmp(c->extra.v[j].name, "forms") != 0)
                 set(fo, c->extra.v[j].name, text_json_count(c->extra.v[j].n));

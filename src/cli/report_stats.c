@@ -13,77 +13,97 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whether CPython's row k is summed into its sum n (PSF_NSUM_*): the
+ * list's part, else (a counter not listed) the rule of summarize_stats.py
+ * for the calls. */
+static int
+native_part(const psf_family *f, const char *k, int n)
+{
+    const psf_stat *st = psf_stat_find(f, k, strlen(k));
+
+    if (st != NULL)
+        return st->table == n;
+    return n == PSF_NSUM_calls && f == &psf_stats_native_calls && strstr(k, "Calls to") != NULL;
+}
+
+/* CPython's sums of list l's rows (PSF_NATIVE_SUMS), into sum[]. */
+static void
+native_sums(const psf_family *f, const m_list *l, uint64_t *sum)
+{
+    size_t i;
+    int n;
+
+    for (n = 0; n < PSF_NSUMS; n++)
+        for (sum[n] = 0, i = 0; i < l->n; i++)
+            if (native_part(f, l->v[i].name, n))
+                sum[n] += l->v[i].n;
+}
+
+/* CPython's calls (psf_stats.h's PSF_NATIVE_CALLS): every row a share of
+ * the "Calls to" rows. */
 static void
 sec_calls(rdoc *m, const m_group *g)
 {
-    uint64_t total = 0;
+    uint64_t sum[PSF_NSUMS];
     size_t i;
 
     if (g->calls.n == 0)
         return;
-    for (i = 0; i < g->calls.n; i++)
-        if (strstr(g->calls.v[i].name, "Calls to"))
-            total += g->calls.v[i].n;
+    native_sums(&psf_stats_native_calls, &g->calls, sum);
     rdoc_heading(m, 0, "Call stats");
     doc_para(m->d);
     doc_text(m->d, "Ratios are of all calls to Python functions (\"Calls to\" rows), "
                    "as CPython's report has them, frames too.");
     doc_table(m->d, "lrr", NULL, "Count", "Ratio");
     for (i = 0; i < g->calls.n; i++)
-        rdoc_row3(m, g->calls.v[i].name, g->calls.v[i].n, total);
+        rdoc_row3(m, g->calls.v[i].name, g->calls.v[i].n, sum[PSF_NSUM_calls]);
+}
+
+/* The denominator of CPython's object row k: its row's sum (psf_stats.h's
+ * PSF_NATIVE_OBJECTS), else (a counter not listed, or the collector's
+ * own) summarize_stats.py's rule, by the words of its key. */
+static uint64_t
+object_den(const char *k, const uint64_t *sum)
+{
+    const psf_stat *st = psf_stat_find(&psf_stats_native_objects, k, strlen(k));
+
+    if (st != NULL)
+        return st->den < 0 ? 0 : sum[st->den];
+    if (strstr(k, "materialize"))
+        return sum[PSF_NSUM_materializations];
+    if (strstr(k, "allocations"))
+        return sum[PSF_NSUM_allocations];
+    if (strstr(k, "increfs"))
+        return sum[PSF_NSUM_increfs];
+    if (strstr(k, "decrefs"))
+        return sum[PSF_NSUM_decrefs];
+    return 0;
 }
 
 static void
 sec_objects(rdoc *m, const m_group *g)
 {
     const m_list *l = &g->objects;
-    uint64_t alloc, mat, inc, dec, den;
+    uint64_t sum[PSF_NSUMS];
     size_t i;
 
     if (l->n == 0)
         return;
-    /* CPython's denominators; 3.14 splits refcounts into mortal and
-     * immortal and calls "new values" "inline values". */
-    mat = m_list_get(l, "Object new values") + m_list_get(l, "Object inline values");
-    alloc = m_list_get(l, psf_stats_objects.rows[PSF_OBJ_allocations].key) +
-            m_list_get(l, "Object allocations from freelist");
-    inc = m_list_get(l, "Object interpreter increfs") + m_list_get(l, "Object increfs") +
-          m_list_get(l, "Object interpreter mortal increfs") +
-          m_list_get(l, "Object mortal increfs") +
-          m_list_get(l, "Object interpreter immortal increfs") +
-          m_list_get(l, "Object immortal increfs");
-    dec = m_list_get(l, "Object interpreter decrefs") + m_list_get(l, "Object decrefs") +
-          m_list_get(l, "Object interpreter mortal decrefs") +
-          m_list_get(l, "Object mortal decrefs") +
-          m_list_get(l, "Object interpreter immortal decrefs") +
-          m_list_get(l, "Object immortal decrefs");
+    native_sums(&psf_stats_native_objects, l, sum);
     rdoc_heading(m, 0, "Object stats");
     doc_table(m->d, "lrr", NULL, "Count", "Ratio");
     for (i = 0; i < l->n; i++) {
         const char *k = l->v[i].name;
-        if (strstr(k, "materialize"))
-            den = mat;
-        else if (strstr(k, "allocations"))
-            den = alloc;
-        else if (strstr(k, "increfs"))
-            den = inc;
-        else if (strstr(k, "decrefs"))
-            den = dec;
-        else
-            den = 0;
-        {
-            const psf_stat *st = psf_stat_find(&psf_stats_objects, k, strlen(k));
-            char lab[256];
-            /* The family's label; else CPython's: without "Object ", the
-             * first letter capitalized. */
-            snprintf(lab, sizeof lab, "%s",
-                     st                              ? st->label
-                     : strncmp(k, "Object ", 7) == 0 ? k + 7
-                                                     : k);
-            if (lab[0] >= 'a' && lab[0] <= 'z')
-                lab[0] = (char)(lab[0] - 'a' + 'A');
-            rdoc_row3(m, lab, l->v[i].n, den);
-        }
+        const psf_stat *st = psf_stat_find(&psf_stats_objects, k, strlen(k));
+        char lab[256];
+        if (st == NULL)
+            st = psf_stat_find(&psf_stats_native_objects, k, strlen(k));
+        /* The family's label; else CPython's: without "Object ", the
+         * first letter capitalized. */
+        snprintf(lab, sizeof lab, "%s", st ? st->label : strncmp(k, "Object ", 7) == 0 ? k + 7 : k);
+        if (lab[0] >= 'a' && lab[0] <= 'z')
+            lab[0] = (char)(lab[0] - 'a' + 'A');
+        rdoc_row3(m, lab, l->v[i].n, object_den(k, sum));
     }
 }
 

@@ -163,7 +163,7 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
             uint64_t sites = 0;
             size_t f;
             for (f = 0; f < g->m.ncfam; f++) {
-                uint64_t n = g->m.cfam[f].f[M_CF_SITES];
+                uint64_t n = g->m.cfam[f].f[PSF_CF_sites];
                 sites = cli_sat_add(sites, n);
             }
             cli_count_str(c, sizeof c, sites);

@@ -163,9 +163,9 @@ pc_census_scope_name(void)
 static void
 put_family(psf_out *o, const char *fam, const char *what, const char *form, uint64_t v)
 {
-    psf_put(o, PSF_KEY_CENSUS_FAMILY);
+    psf_put(o, PSF_CENSUS_FAMILY_PREFIX);
     psf_put(o, fam);
-    psf_put(o, PSF_KEY_FIELD);
+    psf_put(o, PSF_CENSUS_FAMILY_SEP);
     psf_put(o, what);
     if (form) {
         psf_put(o, "[");
@@ -175,6 +175,25 @@ put_family(psf_out *o, const char *fam, const char *what, const char *form, uint
     psf_put_value(o, v);
 }
 
+/* Family f's specialized forms, key[FORM], after its specialized row
+ * (whose key is key). */
+static void
+put_forms(psf_out *o, const pc_census *a, const pc_census *d, int f, const char *key)
+{
+    int op;
+
+    for (op = 0; op < PC_NOPS; op++)
+        if (pc_ct.base[op] == f && (a->forms[op] + d->forms[op]))
+            put_family(o, pc_ct.name[f], key, pc_ct.name[op], a->forms[op] + d->forms[op]);
+}
+
+/* One figure of family f (PSF_CENSUS_FAMILY's row field), live and
+ * dead summed; the specialized forms follow their row. */
+#define PUT_FIGURE(field, key, label, den)                              \
+    put_family(o, pc_ct.name[f], key, NULL, a->field[f] + d->field[f]); \
+    if (PSF_CF_##field == PSF_CF_specialized)                           \
+        put_forms(o, a, d, f, key);
+
 /* Live and dead code objects together: the state of every site the
  * process had, as far as the census could reach it. */
 void
@@ -182,7 +201,7 @@ pc_census_write(psf_out *o)
 {
     const pc_census *a = &pc_census_live, *d = &pc_census_dead;
     int count_scope = live_scope == PC_CENSUS_COUNT;
-    int f, op;
+    int f;
 
     /* dump.c writes only a census taken (pc_census_has_data()). */
     assert(taken && live_scope != PC_CENSUS_NONE);
@@ -203,18 +222,9 @@ pc_census_write(psf_out *o)
         psf_put_value(o, a->excluded[f] + d->excluded[f] + a->sites[f] + d->sites[f]);
     }
     for (f = 0; f < PC_NOPS; f++) {
-        uint64_t sites = a->sites[f] + d->sites[f];
-        const char *fam = pc_ct.name[f];
-        if (!sites || (count_scope && pc_ct.excluded[f]))
+        if (!(a->sites[f] + d->sites[f]) || (count_scope && pc_ct.excluded[f]))
             continue;
-        put_family(o, fam, "sites", NULL, sites);
-        put_family(o, fam, "specialized", NULL, a->specialized[f] + d->specialized[f]);
-        for (op = 0; op < PC_NOPS; op++)
-            if (pc_ct.base[op] == f && (a->forms[op] + d->forms[op]))
-                put_family(o, fam, "specialized", pc_ct.name[op], a->forms[op] + d->forms[op]);
-        put_family(o, fam, "backing_off", NULL, a->backing_off[f] + d->backing_off[f]);
-        put_family(o, fam, "failed_attempts", NULL, a->failures[f] + d->failures[f]);
-        put_family(o, fam, "never_tried", NULL, a->never_tried[f] + d->never_tried[f]);
+        PSF_CENSUS_FAMILY(PUT_FIGURE)
     }
     if (site_lines)
         psf_put(o, site_lines);
@@ -464,6 +474,11 @@ census_sites_fn(PyObject *self, PyObject *arg)
     Py_RETURN_NONE;
 }
 
+/* Py_BuildValue's format and arguments of a family's figures
+ * (PSF_CENSUS_FAMILY), in the list's order. */
+#define TOTALS_FORMAT(field, key, label, den) "sK"
+#define TOTALS_ARGS(field, key, label, den) key, (unsigned long long)a->field[f],
+
 /* The live tally as a dict, for tests and tools:
  * {"scope": "census"|"count", "code_objects": n, ...,
  *  "families": {family: {"sites": n, ...}},
@@ -512,11 +527,8 @@ census_totals_fn(PyObject *self, PyObject *unused)
                 Py_DECREF(v);
             }
         }
-        d = Py_BuildValue("{sKsKsKsKsKsN}", "sites", (unsigned long long)a->sites[f], "specialized",
-                          (unsigned long long)a->specialized[f], "backing_off",
-                          (unsigned long long)a->backing_off[f], "failed_attempts",
-                          (unsigned long long)a->failures[f], "never_tried",
-                          (unsigned long long)a->never_tried[f], "forms", forms);
+        d = Py_BuildValue("{" PSF_CENSUS_FAMILY(TOTALS_FORMAT) "sN}",
+                          PSF_CENSUS_FAMILY(TOTALS_ARGS) "forms", forms);
         if (d == NULL)
             goto done;
         err = PyDict_SetItemString(fams, pc_ct.name[f], d);

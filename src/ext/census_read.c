@@ -204,7 +204,7 @@ pc_census_code(PyObject *code, pc_census *acc, PyObject *sites, pc_census_scope 
         }
         else if (r.state == PC_STATE_BACKING_OFF) {
             acc->backing_off[fam]++;
-            acc->failures[fam] += r.fails;
+            acc->failed_attempts[fam] += r.fails;
             if (sites != NULL && append_site(sites, i, fam, r.fails, r.counter) < 0)
                 return -1;
         }

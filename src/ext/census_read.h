@@ -33,18 +33,17 @@ typedef enum pc_census_scope {
     PC_CENSUS_COUNT = 2,
 } pc_census_scope;
 
+/* By family (base opcode), the figures of PSF_CENSUS_FAMILY
+ * (src/format/psf_stats.h): an array each. */
+#define PC_CENSUS_FIELD(f, key, label, den) uint64_t f[PC_NOPS];
+
 typedef struct pc_census {
     uint64_t code_objects;
     uint64_t instrumented_code_objects;
-    uint64_t sites[PC_NOPS];       /* by family (base opcode) */
-    uint64_t specialized[PC_NOPS]; /* by family */
-    uint64_t forms[PC_NOPS];       /* by specialized opcode */
-    uint64_t backing_off[PC_NOPS]; /* by family */
-    uint64_t failures[PC_NOPS];    /* failed attempts the backoff counters
-                                      imply */
-    uint64_t never_tried[PC_NOPS]; /* by family: warming up, no attempt yet */
-    uint64_t excluded[PC_NOPS];    /* by family: sites left out (scope
-                                      count) */
+    PSF_CENSUS_FAMILY(PC_CENSUS_FIELD)
+    uint64_t forms[PC_NOPS];    /* by specialized opcode */
+    uint64_t excluded[PC_NOPS]; /* by family: sites left out (scope
+                                   count) */
 } pc_census;
 
 typedef struct pc_census_tables {

@@ -249,6 +249,33 @@ site_fx(const char *s, size_t n, psf_key *k)
     return 0;
 }
 
+/* census.family[F].B (B a plain field) or census.family[F].S[FORM], S
+ * the key of PSF_CENSUS_FAMILY's specialized row. */
+static int
+census_family(const char *s, size_t n, psf_key *k)
+{
+    const char *e = s + n, *f = s + LEN(PSF_CENSUS_FAMILY_PREFIX);
+    const char *p = memchr(f, ']', (size_t)(e - f));
+    const char *spec = psf_stats_census_family.rows[PSF_CF_specialized].key;
+    size_t sn = strlen(spec);
+
+    if (p == NULL || p + 1 >= e || p[1] != '.')
+        return 0;
+    set_a(k, f, p);
+    p += LEN(PSF_CENSUS_FAMILY_SEP);
+    if (starts(p, (size_t)(e - p), spec) && p + sn < e && p[sn] == '[' && s[n - 1] == ']' &&
+        e - 1 > p + sn + 1) {
+        set_b(k, p + sn + 1, e - 1);
+        k->kind = PSF_K_CENSUS_FORM;
+        return 1;
+    }
+    if (plain_field(p, e, k)) {
+        k->kind = PSF_K_CENSUS;
+        return 1;
+    }
+    return 0;
+}
+
 static int
 parse_own(const char *s, size_t n, psf_key *k)
 {
@@ -274,24 +301,8 @@ parse_own(const char *s, size_t n, psf_key *k)
         k->kind = PSF_K_CENSUS_SITE;
         return 1;
     }
-    if (starts(s, n, PSF_KEY_CENSUS_FAMILY)) {
-        const char *f = s + LEN(PSF_KEY_CENSUS_FAMILY);
-        p = memchr(f, ']', (size_t)(e - f));
-        if (p == NULL || p + 1 >= e || p[1] != '.')
-            return 0;
-        set_a(k, f, p);
-        if (starts(p + 2, (size_t)(e - p - 2), "specialized[") && s[n - 1] == ']' &&
-            e - 1 > p + 2 + LEN("specialized[")) {
-            set_b(k, p + 2 + LEN("specialized["), e - 1);
-            k->kind = PSF_K_CENSUS_FORM;
-            return 1;
-        }
-        if (plain_field(p + 2, e, k)) {
-            k->kind = PSF_K_CENSUS;
-            return 1;
-        }
-        return 0;
-    }
+    if (starts(s, n, PSF_CENSUS_FAMILY_PREFIX))
+        return census_family(s, n, k);
     if (starts(s, n, PSF_KEY_CENSUS) && plain_field(s + LEN(PSF_KEY_CENSUS), e, k)) {
         k->kind = PSF_K_CENSUS;
         return 1;
@@ -455,8 +466,7 @@ parse_labelled(const char *s, size_t n, psf_key *k)
         if (rest == e)
             k->kind = PSF_K_EVAL_CALL;
     }
-    else if (starts(s, n, "Calls to ") || equals(s, n, "Frames pushed") ||
-             equals(s, n, "Frame objects created")) {
+    else if (starts(s, n, "Calls to ") || psf_stat_find(&psf_stats_native_calls, s, n) != NULL) {
         k->kind = PSF_K_CALL;
     }
     else if (starts(s, n, "Object ")) {
@@ -550,6 +560,9 @@ psf_key_new_name(const char *s, size_t n)
     return 0;
 }
 
+/* The key of CPython's object counter id (psf_stats.h). */
+#define NOBJ_KEY(id) (psf_stats_native_objects.rows[PSF_NOBJ_##id].key)
+
 unsigned
 psf_key_marks(const psf_key *k, const char *s, size_t n)
 {
@@ -581,9 +594,8 @@ psf_key_marks(const psf_key *k, const char *s, size_t n)
         if (contains(s, n, "mortal"))
             m |= PSF_M_MORTAL;
         /* Resizing the method cache: 3.16. */
-        if (starts(s, n, "Object method cache too big") ||
-            starts(s, n, "Object method cache invalidations") ||
-            starts(s, n, "Object method cache resizes"))
+        if (starts(s, n, NOBJ_KEY(cache_too_big)) || starts(s, n, NOBJ_KEY(cache_invalidations)) ||
+            starts(s, n, NOBJ_KEY(cache_resizes)))
             m |= PSF_M_NEW_316;
         break;
     case PSF_K_OPT:

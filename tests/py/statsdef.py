@@ -3,13 +3,16 @@ header itself: the tests' one list of each family (no second list
 written out by hand).
 
 families() -> {"CALLS": Family, "OBJECTS": ..., "GC": ..., "RARE": ...,
-"NATIVE_OPT": ...}, each Family's rows in the header's order (the
-dump's, snapshot()'s and the reports' order), each row a Stat: field
-(the C field and the snapshot() name; a NATIVE_ family's row id), key
-(after the prefix), kind ("EVENTS", "NS", "LEVEL", "BYTES"), label
-(what the report shows), prefix and sep (a GC key is PREFIX G SEP KEY,
-any other PREFIX KEY), table and den (CPython's optimizer counters: its
-table, the field of the ratio's denominator or None)."""
+"CENSUS_FAMILY": ..., "NATIVE_OPT": ..., "NATIVE_CALLS": ...}, each Family's rows in the
+header's order (the dump's, snapshot()'s and the reports' order), each
+row a Stat: field (the C field and the snapshot() name; a NATIVE_
+family's row id), key (after the prefix), kind ("EVENTS", "NS",
+"LEVEL", "BYTES"; a census figure's "LEVEL"), label (what the report
+shows), prefix and sep (a GC key is PREFIX G SEP KEY, a census figure's
+PREFIX F SEP KEY, any other PREFIX KEY), table and den (CPython's
+optimizer counters: its table; their and the census figures' den, the
+field of the ratio's denominator or None; CPython's calls and objects:
+the sums, PSF_NATIVE_SUMS, its count adds to and divides by, or None)."""
 import collections
 import os
 import re
@@ -85,11 +88,20 @@ def families():
         if m is None:
             continue
         name, rows = m.group(1), []
+        if name == "NATIVE_SUMS":       # the names of CPython's sums, not a family
+            continue
         for row in re.findall(r"X\(((?:[^()\"]|\"(?:[^\"\\]|\\.)*\")*)\)", body):
             a = _args(row)
-            if name.startswith("NATIVE_"):  # X(id, key, label, table, den)
+            if name == "CENSUS_FAMILY":     # X(field, key, label, den)
+                rows.append(Stat(a[0], _value(a[1], defs), "LEVEL", _value(a[2], defs),
+                                 _value(defs["PSF_CENSUS_FAMILY_PREFIX"], defs),
+                                 _value(defs["PSF_CENSUS_FAMILY_SEP"], defs),
+                                 0, None if a[3] == "none" else a[3]))
+                continue
+            if name.startswith("NATIVE_"):  # X(id, key, label, table or part, den)
+                table = int(a[3]) if a[3].isdigit() else None if a[3] == "none" else a[3]
                 rows.append(Stat(a[0], _value(a[1], defs), "EVENTS", _value(a[2], defs),
-                                 "", "", int(a[3]), None if a[4] == "none" else a[4]))
+                                 "", "", table, None if a[4] == "none" else a[4]))
                 continue
             kind = a[2] if len(a) == 4 else a[4]
             assert kind.startswith("PSF_STAT_") and kind in defs, row
@@ -106,7 +118,8 @@ def families():
 
 
 def dump_key(stat, gen=None):
-    """The key a dump writes (generation gen for GC)."""
+    """The key a dump writes (generation gen for GC, family gen for the
+    census's figures of a family)."""
     if stat.sep:
-        return "%s%d%s%s" % (stat.prefix, gen, stat.sep, stat.key)
+        return "%s%s%s%s" % (stat.prefix, gen, stat.sep, stat.key)
     return stat.prefix + stat.key

@@ -1,6 +1,7 @@
 """Every key and header name of the dump format is defined once, in
 src/format/psf_keys.h, and every statistic of a family (calls, objects,
-GC, rare events) once, in src/format/psf_stats.h: neither the collector
+GC, rare events, the census's figures of a family, CPython's own
+families) once, in src/format/psf_stats.h: neither the collector
 (src/ext) nor the command (src/cli) nor the rest of the format library
 spells one as a string literal of its own, whole or inside a format
 string."""
@@ -48,6 +49,31 @@ ALLOWED = {
         "CPython's gc.callbacks info dict, read under CPython's name",
     ("cli/report_stats.c", "allocations"):
         "a substring test of CPython's native Object labels (the ratio's row)",
+}
+
+# The census's figures of a family are words other vocabularies share
+# (the states of a site row, of a site execution, the source view's
+# badges, the JSON summary's list of failing sites): a file whose own
+# vocabulary spells one as a whole literal, (file, family) -> why.
+SHARED_WORDS = {
+    ("format/psf_keys.h", "CENSUS_FAMILY"):
+        "the states of a code[K].site row (FORMAT.md 1.18)",
+    ("cli/model_sitefx.c", "CENSUS_FAMILY"):
+        "the states of census.site_executions[F] (FORMAT.md 1.18)",
+    ("cli/report_sitefx.c", "CENSUS_FAMILY"):
+        "the site executions table's columns: executions by state, not sites",
+    ("cli/annotate.c", "CENSUS_FAMILY"):
+        "the source view's state badges",
+    ("cli/report_sites.c", "CENSUS_FAMILY"):
+        "the failing sites table's count of merged sites",
+    ("cli/report_ops.c", "CENSUS_FAMILY"):
+        "the opcode families table's specialized executions",
+    ("cli/read_json.c", "CENSUS_FAMILY"):
+        "the JSON summary's census.sites, the failing sites' list and counts",
+    ("cli/report_json.c", "CENSUS_FAMILY"):
+        "the JSON summary's census.sites, the failing sites' list and counts",
+    ("cli/summary_schema.c", "CENSUS_FAMILY"):
+        "the JSON summary's census.sites, the failing sites' list",
 }
 
 STRING = re.compile(r'"((?:[^"\\\n]|\\.)*)"')
@@ -110,11 +136,24 @@ def source_files():
                 yield sub + "/" + name, os.path.join(d, name)
 
 
+def shared(where, lit, words, used):
+    """Whether lit, in file where, is a whole word of a family whose
+    words that file's own vocabulary shares (SHARED_WORDS)."""
+    what = words.get(lit.strip("[]. :"))
+    fam = what and what.split(".")[0]
+    if (where, fam) not in SHARED_WORDS or lit.strip("[]. :") != lit:
+        return False
+    used.add((where, fam))
+    return True
+
+
 def test_no_statistic_spelled_outside_its_family():
     words, prefixes = family_words(), family_prefixes()
     assert words["calls.python_starts"] == "CALLS.python_starts"
-    assert "gc[" in prefixes and "GC[" in prefixes
-    found, used = [], set()
+    assert words["failed_attempts"] == "CENSUS_FAMILY.failed_attempts"
+    assert words["Never tried"] == "CENSUS_FAMILY.never_tried"
+    assert "gc[" in prefixes and "GC[" in prefixes and "census.family[" in prefixes
+    found, used, shared_used = [], set(), set()
     for rel, path in source_files():
         for n, lit in literals(path):
             why = suspicious(lit, words, prefixes)
@@ -122,10 +161,11 @@ def test_no_statistic_spelled_outside_its_family():
                 continue    # psf_keys.h defines the prefixes
             if (rel, lit) in ALLOWED:
                 used.add((rel, lit))
-            else:
+            elif not shared(rel, lit, words, shared_used):
                 found.append('src/%s:%d: "%s": %s' % (rel, n, lit, why))
     assert not found, "\n".join(found)
     assert used == set(ALLOWED), "allowed but not found: %s" % (set(ALLOWED) - used)
+    assert shared_used == set(SHARED_WORDS), set(SHARED_WORDS) - shared_used
 
 
 def test_every_statistic_documented():
@@ -134,7 +174,7 @@ def test_every_statistic_documented():
     missing = []
     for fam in statsdef.families().values():
         for st in fam.rows if not fam.name.startswith("NATIVE_") else ():
-            key = statsdef.dump_key(st, 0).replace("[0]", "[G]")
+            key = statsdef.dump_key(st, "F" if fam.name == "CENSUS_FAMILY" else "G")
             if key not in doc:
                 missing.append(key)
     assert not missing, missing
@@ -158,6 +198,8 @@ def second_lists(path, fams):
     text = STRING.sub('""', text)
     for seg in re.split(r"[{}]", text):
         for fam in fams.values():
+            if fam.name.startswith("NATIVE_"):
+                continue    # a native row's id names no field: a use, not a list
             named = sorted(st.field for st in fam.rows
                            if re.search(r"(?<![.>\w])%s\b(?!\s*\()" % st.field, seg))
             if len(named) >= 3:
@@ -239,3 +281,120 @@ def test_families_written_as_listed(stats_dir):
     assert snap["gc"][2]["collections"] == 1 and snap["gc"][0]["collections"] >= 2
     assert snap["calls"]["python_starts"] >= fib_calls(12) == 465
     assert snap["objects"]["allocations4k"] >= 1 and snap["objects"]["allocations_big"] >= 1
+
+
+CENSUS_CHILD = r"""
+import json, pystats
+from pystats import _collector
+class P:
+    def __init__(self):
+        self.x = 1
+def f(objs):
+    return sum(o.x for o in objs) + len([str(i) for i in range(300)])
+pystats.on(mode="census")
+f([P() for _ in range(300)])
+pystats.off()
+pystats.dump()
+from pystats import _census
+_census.setup()
+_collector._census_begin()
+_collector._census_code(f.__code__, [])
+print(json.dumps(_collector._census_totals()["families"]))
+"""
+
+
+def test_census_figures_written_as_listed(stats_dir):
+    """The census's figures of each family: _census_totals() names them
+    in the list's order, forms last; the dump writes them in that order,
+    a family's specialized[FORM] right after its specialized, and the
+    forms add up to it (each specialized site is in one form)."""
+    import json
+    from conftest import clean_env, dumps_in, run_python
+    fams = json.loads(run_python(CENSUS_CHILD, env=clean_env(PYSTATS_DIR=stats_dir)).stdout)
+    (dump,) = dumps_in(stats_dir)
+    rows = statsdef.families()["CENSUS_FAMILY"].rows
+    fields = [st.field for st in rows]
+    assert fields[:2] == ["sites", "specialized"] and len(fams) >= 2
+    for fam in fams.values():
+        assert list(fam) == fields + ["forms"]
+    keys = list(dump.extra)
+    written = {k.split("]")[0] for k in keys if k.startswith(rows[0].prefix)}
+    assert len(written) >= 3, keys
+    with_forms = 0
+    for fam in sorted(written):
+        fam = fam[len(rows[0].prefix):]
+        mine = [k for k in keys if k.startswith(statsdef.dump_key(rows[0], fam)[:-len(rows[0].key)])]
+        spec = statsdef.dump_key(rows[1], fam)
+        forms = [k for k in mine if k.startswith(spec + "[")]
+        assert mine == ([statsdef.dump_key(rows[0], fam), spec] + forms
+                        + [statsdef.dump_key(st, fam) for st in rows[2:]]), mine
+        assert sum(int(dump.extra[k]) for k in forms) == int(dump.extra[spec]), fam
+        with_forms += bool(forms)
+        for st in rows:
+            if st.den is not None:
+                assert int(dump.extra[statsdef.dump_key(st, fam)]) <= \
+                    int(dump.extra[statsdef.dump_key(rows[fields.index(st.den)], fam)])
+    assert with_forms >= 1
+
+
+# -- CPython's own call and object counters --------------------------------
+
+def cpython_keys():
+    """The call and object counters CPython itself wrote: its native
+    dumps (3.11, 3.13, 3.14), its summarize_stats.py JSON and the
+    summaries Faster CPython published (3.14-3.16), under tests/golden."""
+    import glob
+    import json
+    golden = os.path.join(ROOT, "tests", "golden")
+    keys = set()
+    for path in glob.glob(os.path.join(golden, "native*", "*", "*.txt")):
+        with open(path, encoding="utf-8") as f:
+            keys.update(line.rsplit(":", 1)[0].strip() for line in f if ":" in line)
+    for path in (glob.glob(os.path.join(golden, "cpython-json", "*.json"))
+                 + glob.glob(os.path.join(golden, "published", "*", "*.json"))):
+        with open(path, encoding="utf-8") as f:
+            keys.update(json.load(f))
+    return {k for k in keys if k.startswith(("Calls to ", "Frame", "Object "))}
+
+
+# summarize_stats.py's sums (3.12-3.16): what each adds up.
+SUMMARIZE_SUMS = {
+    "calls": lambda k: "Calls to" in k,
+    "allocations": lambda k: k in ("Object allocations", "Object allocations from freelist"),
+    "materializations": lambda k: k in ("Object new values", "Object inline values"),
+    "increfs": lambda k: k.startswith("Object ") and k.endswith("increfs"),
+    "decrefs": lambda k: k.startswith("Object ") and k.endswith("decrefs"),
+}
+
+
+def summarize_den(k):
+    """summarize_stats.py's denominator of a row, by the words of its key."""
+    if k.startswith(("Calls to", "Frame")):
+        return "calls"
+    for word, den in (("materialize", "materializations"), ("allocations", "allocations"),
+                      ("increfs", "increfs"), ("decrefs", "decrefs")):
+        if word in k:
+            return den
+    return None
+
+
+def test_native_calls_and_objects_listed_as_cpython_writes_them():
+    fams = statsdef.families()
+    rows = {st.key: st for name in ("NATIVE_CALLS", "NATIVE_OBJECTS")
+            for st in fams[name].rows}
+    written = cpython_keys()
+    assert len(written) >= 30 and "Object method cache resizes" in written
+    assert sorted(written - set(rows)) == []
+    for k, st in rows.items():
+        if k.startswith("Object "):     # summarize_stats.py's label
+            label = k[6:].strip()
+            assert st.label == label[0].upper() + label[1:], st
+        else:
+            assert st.label == k, st
+        assert st.den == summarize_den(k), st
+        parts = [s for s, is_part in SUMMARIZE_SUMS.items() if is_part(k)]
+        assert [st.table] == parts if parts else st.table is None, st
+    # The collector's own objects that CPython spells alike are CPython's rows.
+    for st in fams["OBJECTS"].rows:
+        if st.key.startswith("Object "):
+            assert rows[st.key].label == st.label, st
