@@ -15,7 +15,7 @@ static const char usage[] =
     "usage: pystats compare BASE HEAD [--json FILE] [--markdown FILE] [--html FILE]\n"
     "                       [--min-change PCT] [--top N] [--fail-if EXPR]\n"
     "                       [--by-label] [--python-version X.Y] [--jobs N] [--quiet]\n"
-    "                       [--md-style STYLE]\n"
+    "                       [--md-style STYLE] [--code PREFIX ...] [--no-stdlib]\n"
     "\n"
     "Compare two runs.  BASE and HEAD are anything `pystats summarize` reads:\n"
     "a directory of dumps, a dump file, or a JSON summary.  Every section is\n"
@@ -46,6 +46,11 @@ static const char usage[] =
     "                      hook counted, whatever loops pyperf calibrated), a\n"
     "                      table of the suite and its geometric mean (as pyperf's\n"
     "                      compare_to); not with --fail-if\n"
+    "  --code PREFIX       the hot code of this code only, on both sides: a\n"
+    "                      module and its submodules, or, with a '/', a path\n"
+    "                      prefix; up to 16 times (as summarize; the counts\n"
+    "                      and totals stay the whole runs')\n"
+    "  --no-stdlib         leave the standard library's hot code out\n"
     "  --python-version X.Y  version of native dumps instead of detecting it\n"
     "  --jobs N            reader threads (default: CPUs, at most 4)\n"
     "  --quiet             no warnings on stderr\n"
@@ -78,6 +83,8 @@ typedef struct compare_opts {
     int top;
     const char *expr; /* --fail-if */
     int by_label;
+    m_code_filter filter; /* --code, --no-stdlib: which hot code */
+    const char *prefix[SUBCMD_CODE_PREFIXES];
 } compare_opts;
 
 typedef struct report_job {
@@ -115,6 +122,11 @@ own_option(void *ctx, int c, const char *arg)
     switch (c) {
     case 'b':
         o->by_label = 1;
+        return 0;
+    case 'C':
+        return subcmd_code_prefix(&o->filter, o->prefix, arg);
+    case 'N':
+        o->filter.no_stdlib = 1;
         return 0;
     case 'f':
         o->expr = arg;
@@ -204,9 +216,10 @@ lookup(void *ctx, int fn, const char *path, double *out, char *err, size_t errsi
 
 /* One side: its input read and summarized. */
 static int
-load_side(char *input, const load_opts *lo, agg *a, summary *s, const char *label)
+load_side(char *input, const load_opts *lo, const m_code_filter *filter, agg *a, summary *s,
+          const char *label)
 {
-    static const summary_opts so = {.top_pairs = 100, .top_sites = 50};
+    summary_opts so = {.top_pairs = 100, .top_sites = 50, .filter = *filter};
 
     load_inputs(&input, 1, lo, a);
     if (agg_files(a) == 0) {
@@ -301,8 +314,8 @@ compare_by_label(subcmd_common *co, const compare_opts *o, char **in)
     memset(&head, 0, sizeof head);
     memset(&sb, 0, sizeof sb);
     memset(&sh, 0, sizeof sh);
-    if (load_side(in[0], &co->lo, &base, &sb, "base") != 0 ||
-        load_side(in[1], &co->lo, &head, &sh, "head") != 0)
+    if (load_side(in[0], &co->lo, &o->filter, &base, &sb, "base") != 0 ||
+        load_side(in[1], &co->lo, &o->filter, &head, &sh, "head") != 0)
         goto fail;
     cmp_suite_build(&cs, &sb, in, &sh, in + 1, o->min_change, o->top);
     for (i = 0; !co->quiet && i < cs.nwarn; i++) {
@@ -327,7 +340,7 @@ cmd_compare(int argc, char **argv)
     compare_opts o = {.min_change = 1.0, .top = 30};
     const subcmd_spec spec = {usage, "h",
                               "json markdown html md-style min-change top fail-if by-label "
-                              "python-version jobs quiet help",
+                              "python-version jobs quiet code no-stdlib help",
                               own_option, &o};
     int ret = CLI_EXIT_INPUT, r, result = -1;
     subcmd_common co;
@@ -365,8 +378,8 @@ cmd_compare(int argc, char **argv)
     memset(&head, 0, sizeof head);
     memset(&sb, 0, sizeof sb);
     memset(&sh, 0, sizeof sh);
-    if (load_side(argv[optind], &co.lo, &base, &sb, "base") != 0 ||
-        load_side(argv[optind + 1], &co.lo, &head, &sh, "head") != 0)
+    if (load_side(argv[optind], &co.lo, &o.filter, &base, &sb, "base") != 0 ||
+        load_side(argv[optind + 1], &co.lo, &o.filter, &head, &sh, "head") != 0)
         goto fail;
     cmp_build(&cm, &sb, argv + optind, 1, &sh, argv + optind + 1, 1, o.min_change, o.top);
     if (cm.side[0].m->bench_calls && cm.side[1].m->bench_calls)

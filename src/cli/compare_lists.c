@@ -32,6 +32,18 @@ fill_list(cmp *c, const char *name, const char *title, const char *col, int norm
     }
 }
 
+/* What the hot code sections compare. */
+#define HOT_NOTE                                                       \
+    "Instructions executed by FILE:FUNCTION, FILE by module where it " \
+    "is importable (else relative to the working directory), without " \
+    "the line, so that code matches across environments and Python "   \
+    "versions; code objects alike in both are added. Self: the share " \
+    "of all instructions executed on that side. Ranked by the change " \
+    "in instructions per call times the base's calls (a change in "    \
+    "the number of calls, as pyperf's loop counts, is no change); "    \
+    "code that is 3% or more of a side's instructions is never "       \
+    "folded."
+
 /* The collector's census and hot code, when either side has them.  The
  * census is a state: its counts are not per instruction executed. */
 static void
@@ -54,16 +66,11 @@ fill_own(cmp *c)
                             "Family file:line function", CMP_COUNT, 0,
                             "Sites backing off, merged by family, file, line and function.");
     if (c->side[0].m->ncode || c->side[1].m->ncode) {
+        int filtered = c->side[0].m->hot_out || c->side[1].m->hot_out;
         hot = cmp_sec_new(c, "hot_code", "Hot code: instructions", "Code object", CMP_COUNT, 1,
-                          "Instructions executed by FILE:FUNCTION, FILE by module where it "
-                          "is importable (else relative to the working directory), without "
-                          "the line, so that code matches across environments and Python "
-                          "versions; code objects alike in both are added. Self: the share "
-                          "of all instructions executed on that side. Ranked by the change "
-                          "in instructions per call times the base's calls (a change in "
-                          "the number of calls, as pyperf's loop counts, is no change); "
-                          "code that is 3% or more of a side's instructions is never "
-                          "folded.");
+                          filtered ? HOT_NOTE " Only the code that --code and --no-stdlib keep, "
+                                              "on both sides."
+                                   : HOT_NOTE);
         hot->self_share = 1;
         hot->per_call = 1;
         hotc =
@@ -116,7 +123,10 @@ fill_own(cmp *c)
                  * Python versions of the standard library. */
                 const m_code *x = &m->code[k];
                 size_t n = x->file_len + (x->qual ? strlen(x->qual) + 2 : 1);
-                char *enc = cli_xmalloc(n), *cn;
+                char *enc, *cn;
+                if (x->out) /* --code, --no-stdlib */
+                    continue;
+                enc = cli_xmalloc(n);
                 snprintf(enc, n, "%.*s%s%s", (int)x->file_len, x->name, x->qual ? ":" : "",
                          x->qual ? x->qual : "");
                 cn = text_display(enc);

@@ -440,10 +440,10 @@ model_filter_code(m_group *m, const m_code_filter *f)
 {
     size_t i, k = 0;
 
-    for (i = 0; i < m->nhot; i++) {
+    for (i = 0; i < m->ncode; i++) {
         m_code *c = &m->code[i];
         c->out = !model_code_kept(c, f);
-        if (c->out) {
+        if (c->out && i < m->nhot) { /* hot code, not a generated function's site record */
             m->hot_out++;
             m->hot_out_instructions = cli_sat_add(m->hot_out_instructions, c->instructions);
         }

@@ -334,3 +334,15 @@ def test_code_names_a_package_run_from_the_working_directory(tmp_path):
     assert shown == mine, (text, mine)
     assert "%s code objects of other code left out" % format(
         len(code) - len(mine), ",") in text
+    # compare --code: the hot code rows of both sides are the package's
+    # (FILE:QUALNAME, without the line), and only those.
+    cmp = json.loads(subprocess.run(
+        [CLI, "compare", out, out, "--code", "mylib", "--json", "-", "--quiet"],
+        capture_output=True, text=True, check=True).stdout)
+    rows = cmp["sections"]["hot_code"]["rows"]
+    lib = os.path.realpath(str(tmp_path / "mylib")) + os.sep
+    want = sorted({"mylib/%s:%s" % (os.path.realpath(f)[len(lib):], k.rsplit(":", 1)[1])
+                   for k, (v, f) in code.items()
+                   if os.path.realpath(f).startswith(lib)})
+    assert sorted(r["name"] for r in rows) == want, (rows, want)
+    assert all(r["base"] == r["head"] for r in rows)
