@@ -5,6 +5,7 @@
 #include "cli.h"
 
 #include <stdio.h>
+#include <string.h>
 
 static void
 share(char *buf, size_t size, uint64_t n, uint64_t total)
@@ -47,9 +48,46 @@ base_cols(FILE *out, const annotate *a, const a_line *l)
         fprintf(out, "%10s %10s ", "-", "new");
 }
 
+/* The name a site of line l is listed by (its form, or its family). */
+static const char *
+site_name(const a_site *s)
+{
+    return s->state == A_SPECIALIZED ? s->detail : s->family;
+}
+
+/* When another site of l reads as s does (same name, same state), what
+ * tells s apart: the source it spans, from its position on l's text
+ * (plain ASCII up to its end, so that byte columns are characters), or
+ * its offset. */
+static void
+site_apart(FILE *out, const a_fn *f, const a_line *l, const a_site *s)
+{
+    size_t k;
+
+    for (k = 0; k < l->nsites; k++) {
+        const a_site *o = &f->sites[l->site0 + k];
+        if (o != s && o->state == s->state && strcmp(site_name(o), site_name(s)) == 0)
+            break;
+    }
+    if (k == l->nsites)
+        return;
+    if (l->text != NULL && s->line == l->line && s->end_line == l->line && s->col >= 0 &&
+        s->end_col > s->col && (size_t)s->end_col <= strlen(l->text)) {
+        long i;
+        for (i = 0; i < s->end_col && l->text[i] >= 0x20 && l->text[i] < 0x7f; i++)
+            ;
+        if (i == s->end_col) {
+            fprintf(out, " `%.*s`", (int)(s->end_col - s->col), l->text + s->col);
+            return;
+        }
+    }
+    fprintf(out, " (offset %ld)", s->offset);
+}
+
 /* A line's sites on one line, by state: "specialized: BINARY_OP_ADD_INT;
  * backing off: LOAD_ATTR (3 attempts); never tried: CALL".  A site the
- * dumps disagree on, or whose state the base run differs in, says so. */
+ * dumps disagree on, or whose state the base run differs in, says so;
+ * two that read alike are told apart by the source they span. */
 static void
 sites_line(FILE *out, const a_fn *f, const a_line *l)
 {
@@ -66,9 +104,10 @@ sites_line(FILE *out, const a_fn *f, const a_line *l)
                 continue;
             if (*item == '\0')
                 fprintf(out, "%s%s: ", sep, a_state_words[st]);
-            fprintf(out, "%s%s", item, st == A_SPECIALIZED ? s->detail : s->family);
+            fprintf(out, "%s%s", item, site_name(s));
             if (st == A_BACKING_OFF)
                 fprintf(out, " (%s attempts)", s->detail);
+            site_apart(out, f, l, s);
             if (s->n < s->ndumps)
                 fprintf(out, " [%llu of %llu dumps]", (unsigned long long)s->n,
                         (unsigned long long)s->ndumps);

@@ -147,3 +147,43 @@ def test_run_headline_tells_apart_sites_on_one_line(tmp_path):
     text = open(example).read().splitlines()[int(top["line"]) - 1]
     assert (":%s, column %d `%s` in " % (top["line"], col, text[col:end])) in line, (
         line, pos)
+
+
+@pytest.mark.skipif(sys.version_info < (3, 12),
+                    reason="site states come with mode count's census, 3.12+")
+def test_annotate_tells_apart_sites_that_read_alike(tmp_path):
+    """`pystats annotate`'s text lists a line's sites by state; two of one
+    family in one state (the example's `"w%d" % (i % 97)`) are each
+    followed by the source they span, which is the span CPython's
+    co_positions() gives an instruction of that family on that line."""
+    import dis
+    example = os.path.join(ROOT, "examples", "mixed.py")
+    out = str(tmp_path / "run")
+    r = subprocess.run([CLI, "run", "-o", out, "--quiet", "--", sys.executable, example],
+                       capture_output=True, text=True, timeout=300,
+                       env={k: v for k, v in os.environ.items()
+                            if not k.startswith("PYSTATS")})
+    assert r.returncode == 0, r.stderr
+    text = subprocess.run([CLI, "annotate", out, "--top", "20"], capture_output=True,
+                          text=True, check=True).stdout.split("\n")
+    src = open(example).read()
+    lines = src.splitlines()
+    spans = {}      # (line, family) -> spans of that family's instructions on it
+    todo = [compile(src, example, "exec")]
+    while todo:
+        co = todo.pop()
+        todo += [c for c in co.co_consts if hasattr(c, "co_code")]
+        for ins in dis.get_instructions(co):
+            p = ins.positions
+            if p and p.lineno and p.lineno == p.end_lineno and p.col_offset is not None:
+                spans.setdefault((p.lineno, ins.opname), set()).add(
+                    lines[p.lineno - 1][p.col_offset:p.end_col_offset])
+    seen = 0
+    for i, row in enumerate(text):
+        m = re.match(r"^ +[\d,]* +(\d+) ", row)
+        if not m or i + 1 >= len(text):
+            continue
+        for fam, span in re.findall(r"(\w+) \(\d+ attempts\) `([^`]*)`", text[i + 1]):
+            assert span in spans.get((int(m.group(1)), fam), ()), (row, text[i + 1])
+            seen += 1
+    assert seen >= 2, "\n".join(text)
