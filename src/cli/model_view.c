@@ -450,7 +450,8 @@ model_filter_code(m_group *m, const m_code_filter *f)
     }
     for (i = 0; i < m->nfsites; i++) {
         m_fsite *s = &m->fsites[i];
-        int std = code_is_stdlib(s->code), keep = model_code_kept(s->code, f);
+        /* s->code is one of code[], marked above. */
+        int std = code_is_stdlib(s->code), keep = !s->code->out;
         if (std)
             m->fs_stdlib++;
         if (!keep) {
