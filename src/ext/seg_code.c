@@ -96,6 +96,8 @@ seg_ops_init(PyObject *mon)
         PyErr_SetString(PyExc_RuntimeError, "pystats: an opcode segment counting needs is missing");
         return -1;
     }
+    seg_op.no_stop[seg_op.jump_backward] = 1;
+    seg_op.no_stop[seg_op.resume] = 1;
     {
         const char *q = getenv("PYSTATS_QUIET_RETURNS");
         seg_quiet_returns = !(q != NULL && strcmp(q, "0") == 0);
@@ -327,6 +329,11 @@ fill_tables(seg_code *sc, const uint8_t *raw, uint8_t *anchored)
             !(anchored[i / 8] & (1u << (i % 8))))
             sc->quiet_ok[nt] = SEG_QUIET_LEFT;
     }
+    for (i = 0; i<n; i += sc->span[i]> 0 ? sc->span[i] : 1) {
+        int32_t nt = seg_next_unit(sc, i);
+        if (nt < n && (op[i] == seg_op.pop_iter || op[i] == seg_op.end_async_for))
+            sc->iter_end[nt] = 1;
+    }
 #endif
     for (i = 0; i < n; i++)
         sc->fork[i] = -1;
@@ -366,6 +373,10 @@ check_tables(const seg_code *sc, const pc_codeinfo *ci, const uint8_t *raw)
             assert(v >= 0 && sc->span[v] > 0 && v + sc->span[v] > u);
         }
         assert(sc->exit[u] == 0 && sc->starts[u] == 0 && sc->ends[u] == 0);
+        v = seg_owner_unit(sc, u - 1);
+        assert(sc->iter_end[u] ==
+               (PC_BRANCH_LEFT_RIGHT && sc->span[u] > 0 && v >= 0 &&
+                (sc->op[v] == seg_op.pop_iter || sc->op[v] == seg_op.end_async_for)));
     }
     for (u = n - 1; u >= 0; u--) {
         if (sc->span[u] > 0 && silent_capable(sc, u))
@@ -431,7 +442,7 @@ seg_code_slow(pc_codeinfo *ci)
     if (bytes == NULL || !PyBytes_Check(bytes) || PyBytes_GET_SIZE(bytes) / 2 != ci->n)
         goto done;
     size = sizeof(seg_code) + 2 * (size_t)n * sizeof(uint64_t) + 4 * (size_t)n * sizeof(int32_t) +
-           3 * (size_t)n + 1;
+           4 * (size_t)n + 1;
     anchored = calloc((size_t)n / 8 + 1, 1); /* a bit per unit */
     p = anchored ? calloc(1, size) : NULL;
     if (p == NULL)
@@ -455,6 +466,8 @@ seg_code_slow(pc_codeinfo *ci)
     sc->arg = (uint8_t *)p;
     p += (size_t)n;
     sc->span = (int8_t *)p;
+    p += (size_t)n;
+    sc->iter_end = (uint8_t *)p;
     sc->code = ci->code;
     sc->n = n;
     sc->op = ci->op;

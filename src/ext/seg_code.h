@@ -25,6 +25,8 @@
  *    run from its target (3.14: or the NOT_TAKEN after it, which its
  *    BRANCH_LEFT names); every instruction of that run lies in
  *    [target[u], fork[u]], and none of the run from seg_next_unit(u) does.
+ *  - iter_end[u] (3.14) is 1 where u follows a POP_ITER or an
+ *    END_ASYNC_FOR instruction, else 0 (branch_moved(), seg_events.c).
  *  - exit[u], once set, never changes: the straight run from u to a
  *    return only gains silent jumps.
  *  - starts[s] and ends[e] count the closed segments that began at s and
@@ -72,6 +74,11 @@ typedef struct seg_code {
     int32_t *fork;                  /* a quiet branch's: the last
                                        instruction of its jumping side's
                                        run (see seg_code.c), else -1 */
+    uint8_t *iter_end;              /* 3.14: 1 where the instruction
+                                       before u is a POP_ITER or an
+                                       END_ASYNC_FOR (a BRANCH_RIGHT to u
+                                       may name another instruction),
+                                       else 0 */
     uint64_t *starts, *ends;
     int32_t *exit;  /* exit[u] - 1: the return a quiet return from a
                        segment starting at u reached; 0 if not known yet
@@ -94,6 +101,7 @@ typedef struct seg_ops {
         yield_value, raise_varargs, reraise;
     int pop_jump[4]; /* POP_JUMP_IF_FALSE, _TRUE, _NONE, _NOT_NONE */
     uint8_t eager[PC_NOPS];
+    uint8_t no_stop[PC_NOPS]; /* JUMP_BACKWARD, RESUME: seg_caller_unit() */
 } seg_ops;
 
 /* Hidden, as every global the fast paths read (collector.h): addressed
@@ -208,8 +216,9 @@ extern seg_cache_entry seg_cache[SEG_CACHE] __attribute__((visibility("hidden"))
 static inline unsigned
 seg_cache_slot(PyObject *code)
 {
-    uintptr_t p = (uintptr_t)code;
-    return (unsigned)((p >> 4) ^ (p >> 12)) & (SEG_CACHE - 1);
+    /* Fibonacci hashing: the top 8 bits of the address times 2**64/phi */
+    _Static_assert(SEG_CACHE == 256, "seg_cache_slot() takes 8 bits");
+    return (unsigned)(((uint64_t)(uintptr_t)code * UINT64_C(0x9E3779B97F4A7C15)) >> 56);
 }
 
 /* The table of code, built on a cache miss (slow path); NULL with

@@ -242,9 +242,9 @@ branch_moved(const seg_code *sc, int32_t src, int32_t dst, int kind)
     int op = sc->op[src];
     if (kind == BR_LEFT)
         return !(op == seg_op.for_iter && dst == seg_next_unit(sc, src));
-    v = seg_owner_unit(sc, dst - 1);
-    if (v < 0 || (sc->op[v] != seg_op.pop_iter && sc->op[v] != seg_op.end_async_for))
+    if (!sc->iter_end[dst])
         return 0;
+    v = seg_owner_unit(sc, dst - 1);
     if (v == src)
         return sc->op[v] == seg_op.pop_iter;
     /* A POP_JUMP_IF_* jumping: its target may well follow a POP_ITER
@@ -410,7 +410,8 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     /* f is the caller: an open segment (or restarted eagerly), no
      * exception in flight, at an instruction the fast path can stop at. */
     sc = f->sc;
-    if (f->start < 0 || f->raised >= 0 || (c = seg_caller_unit(f, p)) < 0)
+    if (f->raised >= 0 || (c = seg_caller_unit(f, p)) < 0 ||
+        (f->start < 0 && (c == f->at || !seg_send_went_on(t, f))))
         goto other;
     if (c != f->at) {
         /* running, or restarted eagerly, which this call confirms */

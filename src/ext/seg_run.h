@@ -153,22 +153,43 @@ seg_restart(seg_thread *t, seg_frame *f, int32_t e, int yielding)
     t->last = SEG_TOP;
 }
 
+/* f is stopped at a SEND (nothing in flight, not seeded) and its next
+ * event is not its own yield right after it: the SEND's sub-iterator
+ * finished (a coroutine awaited to its end), and f went on at the SEND's
+ * target, as seg_restart() would find (seg_resume_unit()).  Restarts f
+ * there and returns 1; 0 (nothing changed) if f is not that case. */
+static inline __attribute__((always_inline)) int
+seg_send_went_on(seg_thread *t, seg_frame *f)
+{
+    const seg_code *sc = f->sc;
+    int32_t a = f->at, u;
+    if ((a | ~f->resume | ~f->raised | ~f->start) < 0 || f->seeded || sc->op[a] != seg_op.send ||
+        (u = sc->target[a]) == a)
+        return 0;
+    assert(u == seg_resume_unit(f, -1, 0));
+    seg_pair(t->last, sc->op[u]);
+    f->start = u;
+    f->at = -1;
+    t->last = SEG_TOP;
+    return 1;
+}
+
 /* g's Python callee has returned or yielded, last being its last
  * opcode.  A frame stopped at an instruction of eager_op goes on at the
  * next one: open its segment there now, while the frame is at hand, so
  * that its next event finds it running (the cheap path of every
  * callback).  Should it not go on -- the instruction calls Python code
  * again, raises or branches where it stands -- its next event is at the
- * same instruction and seg_eager_settle() takes the restart back.  Returns
- * whether it restarted g. */
+ * same instruction and seg_eager_settle() takes the restart back.  g is
+ * not seeded.  Returns whether it restarted g. */
 static inline int
 seg_eager_restart(seg_thread *t, seg_frame *g, int last)
 {
     seg_code *sc = g->sc;
     int32_t u;
+    assert(!g->seeded); /* seg_popped() tells those apart */
     /* stopped (start < 0, at >= 0), resume < 0, raised < 0: one test */
-    if ((g->start & g->resume & g->raised & ~g->at) >= 0 || g->seeded ||
-        !seg_op.eager[sc->op[g->at]])
+    if ((g->start & g->resume & g->raised & ~g->at) >= 0 || !seg_op.eager[sc->op[g->at]])
         return 0;
     assert(seg_valid_unit(sc, g->at));
     u = seg_next_unit(sc, g->at);
@@ -237,11 +258,15 @@ seg_seeded_went_on(seg_frame *g, const seg_code *sc, int yielding)
 static inline __attribute__((always_inline)) void
 seg_popped(seg_thread *t, const seg_code *sc, int last, int yielding)
 {
-    t->depth--;
-    if (t->depth > 0 && t->stack[t->depth - 1].seeded)
-        seg_seeded_went_on(&t->stack[t->depth - 1], sc, yielding);
-    if (last < 0 || t->depth == 0 || !seg_eager_restart(t, &t->stack[t->depth - 1], last))
-        t->last = last;
+    seg_frame *g;
+    if (--t->depth > 0) {
+        g = &t->stack[t->depth - 1];
+        if (g->seeded)
+            seg_seeded_went_on(g, sc, yielding);
+        else if (last >= 0 && seg_eager_restart(t, g, last))
+            return;
+    }
+    t->last = last;
 }
 
 /* The top frame f leaves at off, by PY_RETURN or PY_YIELD there or a

@@ -227,7 +227,7 @@ seg_caller_unit(const seg_frame *f, pc_iframe *p)
     if (pc_iframe_executable(p) != f->sc->code)
         return -1;
     c = seg_owner_unit(f->sc, pc_iframe_unit(p));
-    if (c < 0 || f->sc->op[c] == seg_op.jump_backward || f->sc->op[c] == seg_op.resume)
+    if (c < 0 || seg_op.no_stop[f->sc->op[c]])
         return -1;
     return c;
 }
