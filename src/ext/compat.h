@@ -41,6 +41,20 @@
 #define pc_request_code_extra_index _PyEval_RequestCodeExtraIndex
 #endif
 
+/* Whether an event's int argument was made for the event (stats.h):
+ * 3.12 and 3.13 make one past the cached small ints, which are
+ * immortal; 3.14 takes it from its freelist, no allocation. */
+#if PC_HAVE_MONITORING && PY_VERSION_HEX < 0x030E0000
+#define PC_EVENT_INTS_ALLOCATED 1
+static inline int
+pc_event_int_made(PyObject *o)
+{
+    return PyLong_CheckExact(o) && !_Py_IsImmortal(o);
+}
+#else
+#define PC_EVENT_INTS_ALLOCATED 0
+#endif
+
 /* A monitoring callback's offset argument is a small int.  3.12 exposes
  * the compact representation, which reads it without a call and without
  * an error path. */

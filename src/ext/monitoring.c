@@ -15,6 +15,9 @@
 #include "codeinfo.h"
 #include "segments.h"
 #include "guard.h"
+#include "stats.h"
+
+#include <string.h>
 
 #if PC_HAVE_MONITORING
 
@@ -163,13 +166,16 @@ typedef struct {
     PyObject ob_base;
     vectorcallfunc vectorcall;
     pc_fastcall_fn fn;
+    int ints; /* args[1..ints] are ints CPython makes for the event */
 } pc_callback;
 
 static PyObject *
 callback_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
+    pc_callback *cb = (pc_callback *)self;
     (void)kwnames;
-    return ((pc_callback *)self)->fn(NULL, args, PyVectorcall_NARGS(nargsf));
+    pc_stats_event_ints(args, PyVectorcall_NARGS(nargsf), cb->ints);
+    return cb->fn(NULL, args, PyVectorcall_NARGS(nargsf));
 }
 
 static PyTypeObject pc_callback_type = {
@@ -180,8 +186,16 @@ static PyTypeObject pc_callback_type = {
     .tp_call = PyVectorcall_Call,
 };
 
+/* How many of an event's arguments after the code object are ints that
+ * CPython makes for it: the offset, and a jump's destination. */
+static int
+event_ints(const char *event)
+{
+    return strcmp(event, "JUMP") == 0 || strncmp(event, "BRANCH", 6) == 0 ? 2 : 1;
+}
+
 static PyObject *
-callback_new(const PyMethodDef *def)
+callback_new(const PyMethodDef *def, int ints)
 {
     pc_callback *cb;
     if (!(pc_callback_type.tp_flags & Py_TPFLAGS_READY) && PyType_Ready(&pc_callback_type) < 0)
@@ -191,6 +205,7 @@ callback_new(const PyMethodDef *def)
         return NULL;
     cb->vectorcall = callback_call;
     cb->fn = (pc_fastcall_fn)(void (*)(void))def->ml_meth;
+    cb->ints = ints;
     return (PyObject *)cb;
 }
 
@@ -229,7 +244,7 @@ claim(PyObject *mon)
         int bit = event_bit(mon, callbacks[i].event);
         if (bit < 0)
             goto done;
-        fn = callback_new(callbacks[i].def);
+        fn = callback_new(callbacks[i].def, event_ints(callbacks[i].event));
         bitobj = PyLong_FromLong(bit);
         pc_guard_own++;
         if (fn && bitobj)

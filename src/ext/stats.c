@@ -163,6 +163,11 @@ typedef struct {
     int installed;
 } wrapped;
 
+/* Whether the wrappers count: from on() to off(), even when off() leaves
+ * them in the chain (inert: someone wrapped them meanwhile). */
+int pc_allocs_counting;
+uint64_t pc_event_ints;
+
 static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0}, {PYMEM_DOMAIN_OBJ, {0}, {0}, 0}};
 
 /* The buckets of CPython's own statistics (Objects/obmalloc.c):
@@ -225,7 +230,8 @@ static void *
 w_malloc(void *ctx, size_t size)
 {
     wrapped *w = ctx;
-    count_alloc(size, size);
+    if (pc_allocs_counting)
+        count_alloc(size, size);
     return w->orig.malloc(w->orig.ctx, size);
 }
 
@@ -234,7 +240,8 @@ w_calloc(void *ctx, size_t nelem, size_t elsize)
 {
     wrapped *w = ctx;
     /* An overflowing product fails in the allocator: no bytes. */
-    count_alloc(elsize, elsize && nelem > SIZE_MAX / elsize ? 0 : nelem * elsize);
+    if (pc_allocs_counting)
+        count_alloc(elsize, elsize && nelem > SIZE_MAX / elsize ? 0 : nelem * elsize);
     return w->orig.calloc(w->orig.ctx, nelem, elsize);
 }
 
@@ -242,7 +249,8 @@ static void *
 w_realloc(void *ctx, void *ptr, size_t size)
 {
     wrapped *w = ctx;
-    ALLOC_ADD(reallocs);
+    if (pc_allocs_counting)
+        ALLOC_ADD(reallocs);
     return w->orig.realloc(w->orig.ctx, ptr, size);
 }
 
@@ -250,7 +258,7 @@ static void
 w_free(void *ctx, void *ptr)
 {
     wrapped *w = ctx;
-    if (ptr != NULL)
+    if (ptr != NULL && pc_allocs_counting)
         ALLOC_ADD(frees);
     w->orig.free(w->orig.ctx, ptr);
 }
@@ -272,6 +280,7 @@ alloc_install(void)
         PyMem_SetAllocator(w->domain, &w->ours);
         w->installed = 1;
     }
+    pc_allocs_counting = 1;
 }
 
 /* Memory allocated through the wrapper is freed correctly by the
@@ -280,6 +289,7 @@ static void
 alloc_remove(void)
 {
     int i;
+    pc_allocs_counting = 0;
     for (i = 0; i < 2; i++) {
         wrapped *w = &domains[i];
         PyMemAllocatorEx cur;
@@ -324,13 +334,40 @@ void
 pc_stats_clear(void)
 {
     memset(&pc_st, 0, sizeof pc_st);
+    pc_event_ints = 0;
     pc_rare_clear();
+}
+
+/* a - b, or 0: an event's int another tool kept alive was never freed */
+static uint64_t
+minus(uint64_t a, uint64_t b)
+{
+    return a > b ? a - b : 0;
+}
+
+/* The ints made for events (pc_stats_event_ints()) out of the
+ * allocation figures: each was one allocation of a PyLongObject under
+ * 512 bytes, and one free. */
+static void
+alloc_settle(void)
+{
+    uint64_t n = pc_event_ints;
+    pc_allocs *a = &pc_st.allocs;
+    pc_event_ints = 0;
+    if (n == 0)
+        return;
+    assert(a->allocations >= n && a->allocations512 >= n);
+    a->allocations = minus(a->allocations, n);
+    a->allocations512 = minus(a->allocations512, n);
+    a->frees = minus(a->frees, n);
+    a->allocated_bytes = minus(a->allocated_bytes, n * (uint64_t)sizeof(PyLongObject));
 }
 
 int
 pc_stats_has_data(void)
 {
     int g;
+    alloc_settle();
     for (g = 0; g < PC_GC_GENERATIONS; g++)
         if (pc_st.gc[g].collections)
             return 1;
@@ -355,6 +392,7 @@ void
 pc_stats_write(psf_out *o)
 {
     int g;
+    alloc_settle();
     for (g = 0; g < PC_GC_GENERATIONS; g++) {
 #define GC_PUT(f, prefix, sep, key, kind) put_gc(o, prefix, g, sep, key, pc_st.gc[g].f);
         PSF_GC(GC_PUT)
@@ -415,6 +453,7 @@ pc_stats_snapshot(PyObject *dict)
             goto done;
         PyList_SET_ITEM(gc, g, d);
     }
+    alloc_settle();
     obj = stats_dict(&pc_st.allocs, obj_rows, PSF_NOBJECTS);
     if (obj == NULL)
         goto done;
