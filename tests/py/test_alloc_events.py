@@ -81,3 +81,21 @@ def test_the_programs_allocations_still_counted(pystats, mode):
     assert N // 2 <= obj["allocations4k"] <= N // 2 + 2, obj
     assert obj["allocations512"] <= TOLERANCE, obj
     assert N // 2 <= obj["frees"] <= N // 2 + TOLERANCE, obj
+
+
+def test_nothing_counted_after_off_under_another_wrapper(pystats):
+    """tracemalloc wraps the allocators on top of the collector's inside a
+    window: off() cannot take its wrappers out of the chain, and they
+    count nothing from then on."""
+    import tracemalloc
+    pystats.on(mode="census")
+    tracemalloc.start()
+    try:
+        pystats.off()
+        before = pystats.snapshot()["objects"]["allocations"]
+        keep = [B * 600 for B in [b"x"] * 1000]
+        after = pystats.snapshot()["objects"]["allocations"]
+    finally:
+        tracemalloc.stop()
+    assert len(keep) == 1000
+    assert after == before
