@@ -49,7 +49,7 @@
 static inline int
 pc_event_int_made(PyObject *o)
 {
-    return PyLong_CheckExact(o) && !_Py_IsImmortal(o);
+    return !_Py_IsImmortal(o); /* the small ints are immortal */
 }
 #else
 #define PC_EVENT_INTS_ALLOCATED 0

@@ -113,11 +113,11 @@ static PyMethodDef cb_resume_def = {"_pystats_resume", (PyCFunction)(void (*)(vo
                                     METH_FASTCALL, NULL};
 
 static const pc_seg_callback instruction_callbacks[] = {
-    {"INSTRUCTION", &cb_instruction_def},   {"PY_START", &cb_start_def},
-    {"PY_RESUME", &cb_resume_def},          {"PY_THROW", &cb_throw_def},
-    {"PY_RETURN", &cb_return_def},          {"PY_YIELD", &cb_yield_def},
-    {"PY_UNWIND", &cb_unwind_def},          {"RAISE", &cb_raise_def},
-    {"EXCEPTION_HANDLED", &cb_handled_def},
+    {"INSTRUCTION", &cb_instruction_def, 0},   {"PY_START", &cb_start_def, 0},
+    {"PY_RESUME", &cb_resume_def, 0},          {"PY_THROW", &cb_throw_def, 0},
+    {"PY_RETURN", &cb_return_def, 0},          {"PY_YIELD", &cb_yield_def, 0},
+    {"PY_UNWIND", &cb_unwind_def, 0},          {"RAISE", &cb_raise_def, 0},
+    {"EXCEPTION_HANDLED", &cb_handled_def, 0},
 };
 #define NCALLBACKS (sizeof instruction_callbacks / sizeof instruction_callbacks[0])
 
@@ -166,17 +166,40 @@ typedef struct {
     PyObject ob_base;
     vectorcallfunc vectorcall;
     pc_fastcall_fn fn;
-    int ints; /* args[1..ints] are ints CPython makes for the event */
 } pc_callback;
 
 static PyObject *
 callback_call(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
 {
-    pc_callback *cb = (pc_callback *)self;
     (void)kwnames;
-    pc_stats_event_ints(args, PyVectorcall_NARGS(nargsf), cb->ints);
-    return cb->fn(NULL, args, PyVectorcall_NARGS(nargsf));
+    return ((pc_callback *)self)->fn(NULL, args, PyVectorcall_NARGS(nargsf));
 }
+
+#if PC_EVENT_INTS_ALLOCATED
+/* The same, for an event whose args[1] (and args[2]: callback_call_2)
+ * CPython made for it: counted (stats.h). */
+static PyObject *
+callback_call_1(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    (void)kwnames;
+    if (n > 1)
+        pc_stats_event_int(args[1]);
+    return ((pc_callback *)self)->fn(NULL, args, n);
+}
+
+static PyObject *
+callback_call_2(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames)
+{
+    Py_ssize_t n = PyVectorcall_NARGS(nargsf);
+    (void)kwnames;
+    if (n > 2) {
+        pc_stats_event_int(args[1]);
+        pc_stats_event_int(args[2]);
+    }
+    return ((pc_callback *)self)->fn(NULL, args, n);
+}
+#endif
 
 static PyTypeObject pc_callback_type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "pystats._collector.callback",
@@ -187,7 +210,8 @@ static PyTypeObject pc_callback_type = {
 };
 
 /* How many of an event's arguments after the code object are ints that
- * CPython makes for it: the offset, and a jump's destination. */
+ * CPython makes for it: the offset, and a jump's destination.  (0 for a
+ * callback that counts them itself: pc_seg_callback.own_ints.) */
 static int
 event_ints(const char *event)
 {
@@ -204,8 +228,13 @@ callback_new(const PyMethodDef *def, int ints)
     if (cb == NULL)
         return NULL;
     cb->vectorcall = callback_call;
+#if PC_EVENT_INTS_ALLOCATED
+    if (ints > 0)
+        cb->vectorcall = ints == 2 ? callback_call_2 : callback_call_1;
+#else
+    (void)ints;
+#endif
     cb->fn = (pc_fastcall_fn)(void (*)(void))def->ml_meth;
-    cb->ints = ints;
     return (PyObject *)cb;
 }
 
@@ -244,7 +273,8 @@ claim(PyObject *mon)
         int bit = event_bit(mon, callbacks[i].event);
         if (bit < 0)
             goto done;
-        fn = callback_new(callbacks[i].def, event_ints(callbacks[i].event));
+        fn = callback_new(callbacks[i].def,
+                          callbacks[i].own_ints ? 0 : event_ints(callbacks[i].event));
         bitobj = PyLong_FromLong(bit);
         pc_guard_own++;
         if (fn && bitobj)

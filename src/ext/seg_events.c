@@ -21,6 +21,7 @@
  *    counting_thread() and ENTER): the counters it writes are shared.
  */
 #include "seg_quiet.h"
+#include "stats.h"
 
 #if PC_HAVE_MONITORING
 
@@ -364,8 +365,9 @@ jump_other(PyObject *code, int32_t src, int32_t dst, int kind)
  * code, not stopped, no exception in flight).  Everything else goes to
  * the *_other function, which handles every case. */
 
+/* room: the stack has room for one more frame (a start pushes one). */
 HOT seg_thread *
-counting_thread(void)
+counting_thread(int room)
 {
     seg_thread *t = seg_t;
     /* The counters a callback writes (seg_code's starts[] and ends[],
@@ -373,7 +375,9 @@ counting_thread(void)
      * which is why the segment modes are refused without it.  Asserted
      * in DEBUG=1 builds only: no cost on the fast path of a release. */
     assert(PyGILState_Check());
-    if (t != NULL && t->gen == seg_gen && (pc_g.on | t->measuring) && t->depth > 0)
+    /* depth in 1..cap - 1 (room: one unsigned compare), or above 0 */
+    if (t != NULL && t->gen == seg_gen && (pc_g.on | t->measuring) &&
+        (room ? (unsigned)t->depth - 1 < (unsigned)t->cap - 1 : t->depth > 0))
         return t;
     return NULL;
 }
@@ -382,7 +386,7 @@ counting_thread(void)
 HOT PyObject *
 start(PyObject *const *args, Py_ssize_t nargs, int call)
 {
-    seg_thread *t = counting_thread();
+    seg_thread *t;
     seg_frame *f, *g;
     seg_code *sc, *nsc;
     pc_iframe *cur, *p;
@@ -391,7 +395,11 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
     int prev;
     unsigned k;
 
-    if (t == NULL || nargs < 2 || t->depth == t->cap)
+    if (nargs < 2)
+        goto other;
+    off = seg_unit_arg(args[1]); /* RESUME is often at offset 0 */
+    pc_stats_event_units(off, 0);
+    if ((t = counting_thread(1)) == NULL)
         goto other;
     f = &t->stack[t->depth - 1];
     code = args[0];
@@ -401,7 +409,6 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
      * first sight, or the tests' forced desync, is start_other()'s) */
     if (seg_cache[k].code != code && ((nsc = seg_code_known(code, k)) == NULL || nsc->drop_start))
         goto other;
-    off = seg_unit_arg(args[1]); /* RESUME is often at offset 0 */
     if ((uint32_t)off >= (uint32_t)nsc->n)
         goto other;
     if ((p = seg_caller_fast(t, &cur)) != f->iframe && (p = seg_caller_past_shim(p)) != f->iframe &&
@@ -455,21 +462,24 @@ other:
 HOT PyObject *
 leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
 {
-    seg_thread *t = counting_thread();
+    seg_thread *t;
     seg_frame *f;
     seg_code *sc;
     pc_iframe *cur;
     int32_t off;
     int last;
 
-    if (t == NULL || nargs < 2)
+    if (nargs < 2)
+        goto other;
+    off = pc_offset_unit_nonzero(args[1]);
+    pc_stats_event_units(off, 0);
+    if ((t = counting_thread(0)) == NULL)
         goto other;
     f = &t->stack[t->depth - 1];
     cur = pc_tstate_iframe(t->ts);
     if (f->iframe != cur && (f = seg_pop_quiet(t, f, cur)) == NULL)
         goto other;
     sc = f->sc;
-    off = pc_offset_unit_nonzero(args[1]);
     if (sc->code != args[0] || (uint32_t)off >= (uint32_t)sc->n)
         goto other;
     if (f->start < 0) {
@@ -509,7 +519,7 @@ other:
 HOT PyObject *
 jump_units(PyObject *code, int32_t src, int32_t dst, int may_quiet, int kind)
 {
-    seg_thread *t = counting_thread();
+    seg_thread *t = counting_thread(0);
     seg_frame *f;
     seg_code *sc;
     pc_iframe *cur;
@@ -576,6 +586,7 @@ jump(PyObject *const *args, Py_ssize_t nargs, int may_quiet, int kind)
         src = seg_unit_arg(args[1]);
     if (dst < 0)
         dst = seg_unit_arg(args[2]);
+    pc_stats_event_units(src, dst);
     return jump_units(args[0], src, dst, may_quiet, kind);
 }
 
@@ -848,22 +859,22 @@ DEF("_pystats_seg_noop_left", cb_noop_left);
 #endif
 
 static const pc_seg_callback seg_callbacks[] = {
-    {"PY_START", &cb_start_def},
-    {"PY_RESUME", &cb_resume_def},
-    {"PY_THROW", &cb_throw_def},
-    {"PY_RETURN", &cb_return_def},
-    {"PY_YIELD", &cb_yield_def},
-    {"PY_UNWIND", &cb_unwind_def},
-    {"JUMP", &cb_jump_def},
+    {"PY_START", &cb_start_def, 1},
+    {"PY_RESUME", &cb_resume_def, 1},
+    {"PY_THROW", &cb_throw_def, 0},
+    {"PY_RETURN", &cb_return_def, 1},
+    {"PY_YIELD", &cb_yield_def, 1},
+    {"PY_UNWIND", &cb_unwind_def, 0},
+    {"JUMP", &cb_jump_def, 1},
 #if PC_BRANCH_LEFT_RIGHT
-    {"BRANCH_LEFT", &cb_branch_left_def},
-    {"BRANCH_RIGHT", &cb_branch_right_def},
+    {"BRANCH_LEFT", &cb_branch_left_def, 1},
+    {"BRANCH_RIGHT", &cb_branch_right_def, 1},
 #else
-    {"BRANCH", &cb_branch_def},
+    {"BRANCH", &cb_branch_def, 1},
 #endif
-    {"RAISE", &cb_raise_def},
-    {"RERAISE", &cb_reraise_def},
-    {"EXCEPTION_HANDLED", &cb_handled_def},
+    {"RAISE", &cb_raise_def, 0},
+    {"RERAISE", &cb_reraise_def, 0},
+    {"EXCEPTION_HANDLED", &cb_handled_def, 0},
 };
 #define NSEG (sizeof seg_callbacks / sizeof seg_callbacks[0])
 

@@ -13,6 +13,7 @@
 typedef struct pc_seg_callback {
     const char *event; /* sys.monitoring.events attribute */
     PyMethodDef *def;
+    int own_ints; /* counts the ints made for its event itself (stats.h) */
 } pc_seg_callback;
 
 /* The events and callbacks of segment counting.  noop 1: the same

@@ -165,8 +165,12 @@ typedef struct {
 
 /* Whether the wrappers count: from on() to off(), even when off() leaves
  * them in the chain (inert: someone wrapped them meanwhile). */
-int pc_allocs_counting;
+static int pc_allocs_counting;
+/* The events' ints (stats.h): every one made since the module loaded;
+ * its value when the wrappers began counting; and those made while they
+ * counted, not yet out of the figures (alloc_settle()). */
 uint64_t pc_event_ints;
+static uint64_t ints_at_on, ints_pending;
 
 static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0}, {PYMEM_DOMAIN_OBJ, {0}, {0}, 0}};
 
@@ -280,6 +284,8 @@ alloc_install(void)
         PyMem_SetAllocator(w->domain, &w->ours);
         w->installed = 1;
     }
+    if (!pc_allocs_counting)
+        ints_at_on = pc_event_ints;
     pc_allocs_counting = 1;
 }
 
@@ -289,6 +295,8 @@ static void
 alloc_remove(void)
 {
     int i;
+    if (pc_allocs_counting)
+        ints_pending += pc_event_ints - ints_at_on;
     pc_allocs_counting = 0;
     for (i = 0; i < 2; i++) {
         wrapped *w = &domains[i];
@@ -334,7 +342,8 @@ void
 pc_stats_clear(void)
 {
     memset(&pc_st, 0, sizeof pc_st);
-    pc_event_ints = 0;
+    ints_pending = 0;
+    ints_at_on = pc_event_ints;
     pc_rare_clear();
 }
 
@@ -351,9 +360,10 @@ minus(uint64_t a, uint64_t b)
 static void
 alloc_settle(void)
 {
-    uint64_t n = pc_event_ints;
+    uint64_t n = ints_pending + (pc_allocs_counting ? pc_event_ints - ints_at_on : 0);
     pc_allocs *a = &pc_st.allocs;
-    pc_event_ints = 0;
+    ints_pending = 0;
+    ints_at_on = pc_event_ints;
     if (n == 0)
         return;
     assert(a->allocations >= n && a->allocations512 >= n);

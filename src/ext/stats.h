@@ -18,27 +18,35 @@ int pc_stats_snapshot(PyObject *dict); /* adds "gc", "objects"; -1 on error */
  * destination, a line's number) as ints made for the event: beyond the
  * cached small ints (-5..256) each is one PyObject_Malloc of a
  * PyLongObject, freed right after the event.  No allocation of the
- * program's: the callbacks count them (pc_stats_event_ints()) while the
- * allocation wrappers count, and the figures leave them out
- * (PC_EVENT_INTS_ALLOCATED, compat.h).  3.14 takes such ints from its
- * freelist, 3.11's trace function gets none. */
-extern int pc_allocs_counting __attribute__((visibility("hidden")));
+ * program's: the callbacks count them all (pc_stats_event_int(), or
+ * pc_stats_event_units() where the offsets are read already; no test of
+ * the window), stats.c takes the part made while its wrappers
+ * counted out of the figures (PC_EVENT_INTS_ALLOCATED, compat.h).  3.14
+ * takes such ints from its freelist, 3.11's trace function gets none. */
 extern uint64_t pc_event_ints __attribute__((visibility("hidden")));
 
-/* The ints among args[1..ints] that the event's delivery allocated. */
 static inline void
-pc_stats_event_ints(PyObject *const *args, Py_ssize_t nargs, int ints)
+pc_stats_event_int(PyObject *o)
 {
 #if PC_EVENT_INTS_ALLOCATED
-    Py_ssize_t k;
-    if (!pc_allocs_counting)
-        return;
-    for (k = 1; k <= ints && k < nargs; k++)
-        pc_event_ints += pc_event_int_made(args[k]);
+    pc_event_ints += pc_event_int_made(o);
 #else
-    (void)args;
-    (void)nargs;
-    (void)ints;
+    (void)o;
+#endif
+}
+
+/* The same, by a callback that has read its offsets as code units u and
+ * v (0 if it has one): one past unit 128 (byte 256) was made.  One test
+ * when neither is. */
+static inline void
+pc_stats_event_units(int32_t u, int32_t v)
+{
+#if PC_EVENT_INTS_ALLOCATED
+    if (__builtin_expect((u | v) > 128, 0))
+        pc_event_ints += (uint64_t)(u > 128) + (uint64_t)(v > 128);
+#else
+    (void)u;
+    (void)v;
 #endif
 }
 #if PC_FREE_THREADING
