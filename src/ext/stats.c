@@ -189,9 +189,14 @@ static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0}, {PYMEM_DOMAIN_OBJ,
         else                                                  \
             PC_ATOMIC_ADD(pc_st.allocs.field, (uint64_t)(n)); \
     } while (0)
+#define ALLOC_COUNTING() pc_allocs_counting
 #else
-#define ALLOC_ADD(field) ((void)pc_st.allocs.field++)
-#define ALLOC_ADD_N(field, n) ((void)(pc_st.allocs.field += (n)))
+/* Where the wrappers count: pc_st's figures from on() to off(), else a
+ * sink nobody reads (no test per call). */
+static pc_allocs alloc_sink, *alloc_into = &alloc_sink;
+#define ALLOC_ADD(field) ((void)alloc_into->field++)
+#define ALLOC_ADD_N(field, n) ((void)(alloc_into->field += (n)))
+#define ALLOC_COUNTING() 1
 #endif
 
 /* One allocation of bytes bytes (a calloc's nelem * elsize), bucketed
@@ -234,7 +239,7 @@ static void *
 w_malloc(void *ctx, size_t size)
 {
     wrapped *w = ctx;
-    if (pc_allocs_counting)
+    if (ALLOC_COUNTING())
         count_alloc(size, size);
     return w->orig.malloc(w->orig.ctx, size);
 }
@@ -244,7 +249,7 @@ w_calloc(void *ctx, size_t nelem, size_t elsize)
 {
     wrapped *w = ctx;
     /* An overflowing product fails in the allocator: no bytes. */
-    if (pc_allocs_counting)
+    if (ALLOC_COUNTING())
         count_alloc(elsize, elsize && nelem > SIZE_MAX / elsize ? 0 : nelem * elsize);
     return w->orig.calloc(w->orig.ctx, nelem, elsize);
 }
@@ -253,7 +258,7 @@ static void *
 w_realloc(void *ctx, void *ptr, size_t size)
 {
     wrapped *w = ctx;
-    if (pc_allocs_counting)
+    if (ALLOC_COUNTING())
         ALLOC_ADD(reallocs);
     return w->orig.realloc(w->orig.ctx, ptr, size);
 }
@@ -262,7 +267,7 @@ static void
 w_free(void *ctx, void *ptr)
 {
     wrapped *w = ctx;
-    if (ptr != NULL && pc_allocs_counting)
+    if (ptr != NULL && ALLOC_COUNTING())
         ALLOC_ADD(frees);
     w->orig.free(w->orig.ctx, ptr);
 }
@@ -287,6 +292,9 @@ alloc_install(void)
     if (!pc_allocs_counting)
         ints_at_on = pc_event_ints;
     pc_allocs_counting = 1;
+#if !PC_FREE_THREADING
+    alloc_into = &pc_st.allocs;
+#endif
 }
 
 /* Memory allocated through the wrapper is freed correctly by the
@@ -298,6 +306,9 @@ alloc_remove(void)
     if (pc_allocs_counting)
         ints_pending += pc_event_ints - ints_at_on;
     pc_allocs_counting = 0;
+#if !PC_FREE_THREADING
+    alloc_into = &alloc_sink;
+#endif
     for (i = 0; i < 2; i++) {
         wrapped *w = &domains[i];
         PyMemAllocatorEx cur;
