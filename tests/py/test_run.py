@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import sysconfig
 
 import pytest
 
@@ -121,6 +122,27 @@ def test_no_dump_is_an_error_that_says_why(tmp_path, flag, says):
     assert "the run wrote no dump into" in p.stderr
     assert says in p.stderr
     assert p.stdout == ""
+
+
+@pytest.mark.skipif(not sysconfig.get_config_var("Py_GIL_DISABLED"),
+                    reason="needs a free-threaded CPython")
+@pytest.mark.parametrize("how", ["env", "flag"])
+def test_a_segment_mode_refused_without_the_gil_is_named(tmp_path, how):
+    # Mode count needs the GIL: a free-threaded CPython running without
+    # it collects nothing, and the reason is that, not a command that
+    # started no Python.
+    flags, env = (["-X", "gil=0"], {}) if how == "flag" else \
+        ([], {"PYTHON_GIL": "0"})
+    p = run("-o", str(tmp_path / "run"), "--mode", "count", "--",
+            sys.executable, *flags, "-c", SETS_SCRIPT % 2, **env)
+    assert p.returncode == 1
+    assert "is a free-threaded CPython running without the GIL" in p.stderr
+    assert "where mode count is refused" in p.stderr
+    assert "started no Python process" not in p.stderr
+    # With the GIL (the collector enables it by default) the same runs.
+    p = run("-o", str(tmp_path / "run2"), "--mode", "count", "--",
+            sys.executable, "-c", SETS_SCRIPT % 2)
+    assert p.returncode == 0, p.stderr
 
 
 def test_interpreter_without_the_hook_is_named(tmp_path):
