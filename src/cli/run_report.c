@@ -183,6 +183,11 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
             fputs("pystats run: where to look:\n", stderr);
         for (k = 0, said = 0; said < 3 && k < 3 * OVERVIEW_TOP; k++)
             said += (size_t)say_finding(&g->m, &o, k, g->m.total_exec);
+        if (g->m.total_exec && !g->m.has_census && !o.nfsite && !o.nsite && !o.nfam)
+            fputs("pystats run:   fails to specialize: not known: no dump has a specialization "
+                  "census (mode count takes one on 3.12+, mode census on 3.11 too; mode "
+                  "instructions none)\n",
+                  stderr);
     }
     fputs("pystats run: reports:", stderr);
     for (i = 0; i < 3; i++) {
