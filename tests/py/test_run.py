@@ -115,6 +115,34 @@ def test_headline_says_when_no_site_could_be_read(tmp_path, mode):
     assert len(said) == (0 if census else 1), p.stderr
 
 
+HINT = "pystats run: hint: the test runner's own code ("
+SPIN = "def spin(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n"
+
+
+@pytest.mark.parametrize("package, hinted", [("pluggy", True),
+                                             ("pluggyx", False)])
+def test_headline_hints_at_code_when_a_test_runner_leads(tmp_path, package,
+                                                         hinted):
+    # A package named as pytest's plugin caller, hottest by far: the
+    # headline says --code would rank the package under test instead;
+    # not for a package that only starts alike, nor with --code.
+    lib = tmp_path / "lib" / package
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text(SPIN)
+    cmd = ["--", sys.executable, "-c",
+           "import %s; %s.spin(20000)" % (package, package)]
+    env = {"PYTHONPATH": str(tmp_path / "lib")}
+    p = run("-o", str(tmp_path / "run"), *cmd, **env)
+    assert p.returncode == 0, p.stderr
+    assert "pystats run:   hot code: spin (%s:1)" % package in p.stderr
+    said = [l for l in p.stderr.splitlines() if l.startswith(HINT)]
+    assert said == ([HINT + package + ") is among the hottest: --code PKG "
+                     "ranks your package's code only"] if hinted else [])
+    p = run("-o", str(tmp_path / "run2"), "--code", package, *cmd, **env)
+    assert p.returncode == 0, p.stderr
+    assert HINT not in p.stderr
+
+
 def test_default_directories_are_fresh_per_run(tmp_path):
     # The default base (/tmp) moved under tmp_path: PYSTATS_TMPDIR.
     p1 = run("--quiet", "--", sys.executable, "-c", SETS_SCRIPT % 2,
