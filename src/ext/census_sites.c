@@ -9,7 +9,8 @@
  * key, or for generated code the key and its function's module and
  * qualified name, hotcode.h), and the
  * rows of the hottest are written as text, within PC_HOT_CAP code
- * objects and PC_SITES_MAX_ROWS rows; what is left out is counted.
+ * objects and PC_SITES_MAX_ROWS rows; what is left out is counted, and
+ * so are the rows and executions of the others of a key.
  *
  * A site's position is read from the code's location table
  * (co_linetable, the format of CPython's Objects/locations.md, the same
