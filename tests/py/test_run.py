@@ -194,6 +194,18 @@ def test_a_segment_mode_refused_without_the_gil_is_named(tmp_path, how):
     assert p.returncode == 0, p.stderr
 
 
+def test_headline_names_a_free_threaded_build(tmp_path):
+    # The title of the dumps' group: "Python 3.14t" for a free-threaded
+    # build, as CPython names its interpreter, "Python 3.14" otherwise.
+    p = run("-o", str(tmp_path / "run"), "--", sys.executable, "-c",
+            SETS_SCRIPT % 2)
+    assert p.returncode == 0, p.stderr
+    ver = "%d.%d%s" % (sys.version_info[:2] + (
+        "t" if sysconfig.get_config_var("Py_GIL_DISABLED") else "",))
+    assert " instructions executed: pystats collector dumps, Python %s, " \
+        "counting " % ver in p.stderr, p.stderr
+
+
 def test_interpreter_without_the_hook_is_named(tmp_path):
     # A virtual environment without pystats installed: the hook is absent.
     venv = tmp_path / "bare"
