@@ -386,6 +386,33 @@ matches(const m_code *c, const char *want)
     return w <= n && memcmp(c->name + n - w, want, w) == 0 && w > 0;
 }
 
+/* The site record of generated code c (FORMAT.md 1.18: its hot code has
+ * the key FILE:LINE:QUALNAME, its rows FILE:LINE:QUALNAME:MODULE:
+ * FUNCQUAL): the one record of that FILE, LINE and QUALNAME with rows;
+ * c itself when it has rows, is no such code, or several modules
+ * generated a function of that key (their rows cannot be told apart
+ * from its lines). */
+static const m_code *
+sites_of(const m_group *m, const m_code *c)
+{
+    const m_code *found = NULL;
+    size_t i, head = c->qual ? (size_t)(c->qual - c->name) : 0;
+
+    if (c->nvsites || c->module != NULL || c->qual == NULL)
+        return c;
+    for (i = m->nhot; i < m->ncode; i++) {
+        const m_code *s = &m->code[i];
+        if (s->module == NULL || s->nvsites == 0 || s->co_qual == NULL ||
+            strncmp(s->name, c->name, head) != 0 || s->co_qual_len != strlen(c->qual) ||
+            memcmp(s->co_qual, c->qual, s->co_qual_len) != 0)
+            continue;
+        if (found != NULL)
+            return c;
+        found = s;
+    }
+    return found ? found : c;
+}
+
 static void
 fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file,
          const annotate_opts *o, const char *no_read)
@@ -404,7 +431,7 @@ fn_build(a_fn *f, size_t idx, const m_group *m, const m_code *c, a_file *file,
     f->first = c->line ? strtol(c->line, NULL, 10) : 1;
     f->instructions = c->instructions;
     f->calls = c->calls;
-    take_sites(f, c);
+    take_sites(f, sites_of(m, c));
     fill_lines(f, m, c, o->no_text ? NULL : file, no_read);
 }
 

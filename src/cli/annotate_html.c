@@ -337,8 +337,11 @@ annotate_html_legend(FILE *out, const annotate *a)
     size_t i;
 
     if (!annotate_has_sites(a)) {
-        fputs("<p class=\"legend\">No site states in these dumps: they come with the census, "
-              "in mode count on 3.12+.</p>\n",
+        fputs(a->m->has_census ? "<p class=\"legend\">No site states for the functions shown: "
+                                 "the census's rows are of the hottest code, within the "
+                                 "dumps' caps.</p>\n"
+                               : "<p class=\"legend\">No site states in these dumps: they come "
+                                 "with the census, in mode count on 3.12+.</p>\n",
               out);
         return;
     }

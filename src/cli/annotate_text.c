@@ -209,8 +209,10 @@ annotate_text(FILE *out, const annotate *a)
         fputs(".\nChanges are per million instructions of each run.\n", out);
     }
     if (!annotate_has_sites(a))
-        fputs("No site states in these dumps: they come with the census, in mode count on "
-              "3.12+.\n",
+        fputs(a->m->has_census ? "No site states for the functions shown: the census's rows "
+                                 "are of the hottest code, within the dumps' caps.\n"
+                               : "No site states in these dumps: they come with the census, in "
+                                 "mode count on 3.12+.\n",
               out);
     else
         fprintf(out,

@@ -322,11 +322,17 @@ read_header(ck_file *r, const load_file_info *f)
             *num = hdr_int(v);
         }
     }
-    if (r->source == AGG_OWN)
+    if (r->source == AGG_OWN) {
+        /* Free text in the dump's encoding: decoded, as it is shown. */
+        char *dsysv = text_display(sysv), *dgit = text_display(git), *dcfg = text_display(cfg);
         r->build =
-            ck_xprintf("%s%s%s%s%s%s%s%s", sysv, *git ? ", git " : "", git,
-                       *cfg ? ", configured " : "", cfg, *pb == '1' ? ", --enable-pystats" : "",
+            ck_xprintf("%s%s%s%s%s%s%s%s", dsysv, *dgit ? ", git " : "", dgit,
+                       *dcfg ? ", configured " : "", dcfg, *pb == '1' ? ", --enable-pystats" : "",
                        *ft == '1' ? ", free-threading" : "", *jit == '1' ? ", JIT" : "");
+        free(dsysv);
+        free(dgit);
+        free(dcfg);
+    }
 }
 
 /* What the collector itself recorded as making a dump's counts inexact

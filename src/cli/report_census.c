@@ -106,6 +106,10 @@ sec_census(rdoc *m, const m_group *g)
          "Site rows left out (past the source view's bound)"},
         {&PSF_KEY_CENSUS_OMITTED_SOURCE[sizeof PSF_KEY_CENSUS - 1],
          "Source lines left out (past the source view's bound)"},
+        {&PSF_KEY_CENSUS_SHARED_ROWS[sizeof PSF_KEY_CENSUS - 1],
+         "Site rows not written (their code shares its key with hotter code)"},
+        {&PSF_KEY_CENSUS_SHARED_EXEC[sizeof PSF_KEY_CENSUS - 1],
+         "Site executions in no row (code sharing its key with hotter code)"},
     };
 
     if (!g->has_census)

@@ -68,7 +68,28 @@ what_it_is(doc *d)
                 "closed cannot be told from the rows: the uncertain share is a lower bound. Rows "
                 "cover: the site executions as a share of the family's executions (its opcode "
                 "counts, every form); the rows are capped (2,000 code objects and 100,000 rows "
-                "per dump, the hottest code first), so colder code may have none.");
+                "per dump, the hottest code first), so colder code may have none, and of "
+                "code objects that share a key (two generator expressions or lambdas on one "
+                "line) only the hottest has rows.");
+}
+
+/* The executions no row holds because their code object shares its key
+ * with a hotter one (FORMAT.md 1.18), when there are any. */
+static void
+shared_key(doc *d, const m_group *g)
+{
+    uint64_t rows = m_list_get(&g->census, "shared_key_site_rows"),
+             x = m_list_get(&g->census, "shared_key_site_executions");
+    char a[32], b[32];
+
+    if (rows == 0 && x == 0)
+        return;
+    cli_count_str(a, sizeof a, x);
+    cli_count_str(b, sizeof b, rows);
+    doc_textf(d,
+              " Not in any row: %s site executions (%s sites) of code objects that share "
+              "their key with a hotter one (census.shared_key_site_executions).",
+              a, b);
 }
 
 static void
@@ -146,6 +167,7 @@ report_sitefx(doc *d, int level, const m_group *g)
               pct(tot[M_SX_BACKING_OFF], tot[M_SX_COUNT]),
               pct(tot[M_SX_NEVER_TRIED], tot[M_SX_COUNT]), pct(tot[M_SX_EXCLUDED], tot[M_SX_COUNT]),
               b, pct(tot[M_SX_UNCERTAIN], tot[M_SX_COUNT]));
+    shared_key(d, g);
     doc_heading(d, level + 1);
     doc_text(d, "Executions by specialized form");
     doc_para(d);

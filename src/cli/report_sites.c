@@ -95,7 +95,8 @@ sites_left_out(rdoc *m, const m_group *g)
     uint64_t caps = m_list_get(&g->census, "omitted_site_rows"),
              inst = m_list_get(&g->census, "instrumented_code_objects"),
              read = m_list_get(&g->census, "code_objects") +
-                    m_list_get(&g->census, "dead_code_objects");
+                    m_list_get(&g->census, "dead_code_objects"),
+             shared;
     char c[32], d[32];
 
     doc_para(m->d);
@@ -133,6 +134,17 @@ sites_left_out(rdoc *m, const m_group *g)
                    : " The dumps' caps (2,000 code objects and 100,000 rows per dump) left "
                      "out no site row.",
               c);
+    shared = m_list_get(&g->census, "shared_key_site_rows");
+    if (shared) {
+        cli_count_str(c, sizeof c, shared);
+        cli_count_str(d, sizeof d, m_list_get(&g->census, "shared_key_site_executions"));
+        doc_textf(m->d,
+                  " In the dumps, %s site rows (%s executions) of code objects that share their "
+                  "key with a "
+                  "hotter one (two generator expressions or lambdas on one line) are not "
+                  "ranked: only the hottest of a key has rows (census.shared_key_site_rows).",
+                  c, d);
+    }
     if (inst) {
         cli_count_str(c, sizeof c, inst);
         cli_count_str(d, sizeof d, inst + read);

@@ -139,13 +139,49 @@ say_finding(const m_group *g, const overview *o, size_t k, uint64_t den)
     return 0;
 }
 
+/* Whether x is a test runner's own code (pytest, its plugins' caller
+ * pluggy, unittest), by its module: a test suite's headline led by it
+ * says little about the code under test. */
+static int
+runner_code(const m_code *x)
+{
+    static const char *const mods[] = {"_pytest", "pytest", "pluggy", "unittest"};
+    size_t n = x->qual ? x->file_len : strlen(x->name), i;
+    for (i = 0; i < sizeof mods / sizeof mods[0]; i++) {
+        size_t m = strlen(mods[i]);
+        if (n >= m && memcmp(x->name, mods[i], m) == 0 && (n == m || x->name[m] == '.'))
+            return 1;
+    }
+    return 0;
+}
+
+/* Without --code, a hint when a test runner's code is among the code
+ * the headline names. */
+static void
+runner_hint(const overview *o, const m_code_filter *filter)
+{
+    size_t i;
+    if (filter->nprefix)
+        return;
+    for (i = 0; i < o->ncode && i < 3; i++)
+        if (runner_code(o->code[i])) {
+            const m_code *x = o->code[i];
+            char *file = text_display_n(x->name, x->qual ? x->file_len : strlen(x->name));
+            fputs("pystats run: hint: the test runner's own code (", stderr);
+            cli_fput_esc(stderr, file);
+            fputs(") is among the hottest: --code PKG ranks your package's code only\n", stderr);
+            free(file);
+            return;
+        }
+}
+
 /* The headline on stderr, after the command's own output: files, trust,
  * instructions, the three findings that matter most (the hottest code,
  * the worst failing site, the family most run unspecialized, in turn),
  * and where the reports are. */
 static void
 headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
-         const run_reports *rr)
+         const run_reports *rr, const m_code_filter *filter)
 {
     const summary_group *g = main_group(s);
     overview o;
@@ -183,6 +219,12 @@ headline(const summary *s, const char *dir, size_t ndumps, const char *verdict,
             fputs("pystats run: where to look:\n", stderr);
         for (k = 0, said = 0; said < 3 && k < 3 * OVERVIEW_TOP; k++)
             said += (size_t)say_finding(&g->m, &o, k, g->m.total_exec);
+        if (g->m.total_exec && !g->m.has_census && !o.nfsite && !o.nsite && !o.nfam)
+            fputs("pystats run:   fails to specialize: not known: no dump has a specialization "
+                  "census (mode count takes one on 3.12+, mode census on 3.11 too; mode "
+                  "instructions none)\n",
+                  stderr);
+        runner_hint(&o, filter);
     }
     fputs("pystats run: reports:", stderr);
     for (i = 0; i < 3; i++) {
@@ -218,7 +260,7 @@ run_report(const subcmd_common *co, const m_code_filter *filter, char *dir, size
     wret = write_reports(co, dir, &sum, &rr);
     fflush(stdout);
     if (wret == CLI_EXIT_OK)
-        headline(&sum, dir, ndumps, verdict, &rr);
+        headline(&sum, dir, ndumps, verdict, &rr, filter);
     if (ret != CLI_EXIT_OK) {
         fputs("pystats run: details: pystats check ", stderr);
         cli_fput_esc(stderr, dir);

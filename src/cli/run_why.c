@@ -103,6 +103,41 @@ run_say_failures(const char *fdir, const char *dir)
     return n;
 }
 
+/* Whether mode is one of the segment modes, which a free-threaded
+ * CPython running without the GIL refuses (FORMAT.md 1.7). */
+static int
+segment_mode(const char *mode)
+{
+    return mode != NULL && (strcmp(mode, "count") == 0 || strcmp(mode, "noop-segments") == 0 ||
+                            strcmp(mode, "noop-quiet") == 0);
+}
+
+/* Whether py, with the collector loaded and the command's environment
+ * (PYTHON_GIL) and -X gil=0 if the command has it, runs without the
+ * GIL: the collector then refuses a segment mode and writes nothing. */
+static int
+runs_without_gil(const char *py, char **cmd)
+{
+    int xgil0 = run_is_python(cmd[0]) && (run_has_arg(cmd, "gil=0") || run_has_arg(cmd, "-Xgil=0"));
+    char *argv[] = {(char *)py,
+                    "-X",
+                    "gil=0",
+                    "-c",
+                    "import sys; sys.exit(5 if getattr(sys, '_is_gil_enabled', lambda: 1)() "
+                    "is False else 0)",
+                    NULL};
+    char *pd = run_tmp_dir("pystats-probe");
+    int r;
+    if (!xgil0) { /* no -X gil=0: the environment alone */
+        argv[1] = argv[3];
+        argv[2] = argv[4];
+        argv[3] = NULL;
+    }
+    r = probe(argv, "noop", pd);
+    run_tmp_dir_remove(pd);
+    return r == 5;
+}
+
 /* Why did a run write no dump?  Each likely reason on stderr. */
 void
 run_explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code)
@@ -169,6 +204,12 @@ run_explain_no_dump(char **cmd, const char *dir, int status_known, int exit_code
                    py);
         }
     }
+    if (!ign_env && !isolated && !no_site && segment_mode(getenv("PYTHONSTATS")) &&
+        runs_without_gil(py, cmd))
+        REASON("%s is a free-threaded CPython running without the GIL (PYTHON_GIL=0 or -X "
+               "gil=0), where mode %s is refused and nothing is collected: use --mode "
+               "instructions (the default there), or let the GIL be enabled\n",
+               py, getenv("PYTHONSTATS"));
     if (status_known && exit_code != 0 && exit_code != 127)
         REASON("the command failed (exit status %d) before any Python process wrote "
                "its dump\n",

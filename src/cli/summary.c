@@ -17,13 +17,32 @@ summary_hdr_is_self_description(const char *key)
            strncmp(key, AGG_HDR_CPY_STATS_DEFINES "[", strlen(AGG_HDR_CPY_STATS_DEFINES) + 1) == 0;
 }
 
+/* How many of g's files say they come from a free-threaded build. */
+static uint64_t
+free_threaded_files(const agg_group *g)
+{
+    size_t i, j;
+    for (i = 0; i < g->nhdr; i++)
+        if (strcmp(g->hdr[i].key, PSF_H_PY_FREE_THREADING) == 0)
+            for (j = 0; j < g->hdr[i].vals.n; j++)
+                if (strcmp(g->hdr[i].vals.v[j].text, "1") == 0)
+                    return g->hdr[i].vals.v[j].n;
+    return 0;
+}
+
 void
 summary_group_title(const agg_group *g, char *buf, size_t size)
 {
-    char ver[32];
+    char ver[64];
+    uint64_t ft = free_threaded_files(g);
 
+    /* A free-threaded build as CPython names its interpreter (3.14t);
+     * both kinds in one group (an error of pystats check) as both. */
     if (g->minor)
-        snprintf(ver, sizeof ver, "3.%d", g->minor);
+        snprintf(ver, sizeof ver, "3.%d%s", g->minor,
+                 ft == 0          ? ""
+                 : ft >= g->files ? "t"
+                                  : " and its free-threaded build");
     else
         snprintf(ver, sizeof ver, "(version unknown)");
     if (g->source == AGG_OWN)

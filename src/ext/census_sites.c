@@ -9,7 +9,8 @@
  * key, or for generated code the key and its function's module and
  * qualified name, hotcode.h), and the
  * rows of the hottest are written as text, within PC_HOT_CAP code
- * objects and PC_SITES_MAX_ROWS rows; what is left out is counted.
+ * objects and PC_SITES_MAX_ROWS rows; what is left out is counted, and
+ * so are the rows and executions of the others of a key.
  *
  * A site's position is read from the code's location table
  * (co_linetable, the format of CPython's Objects/locations.md, the same
@@ -29,8 +30,9 @@ typedef struct site_entry {
     char *rows;     /* dead: owned row lines */
     uint64_t instructions;
     size_t nrows;
-    int first, last; /* source lines */
-    int best;        /* the one kept for its key */
+    uint64_t site_exec; /* dead: its rows' executions */
+    int first, last;    /* source lines */
+    int best;           /* the one kept for its key */
 } site_entry;
 
 static site_entry *dead;
@@ -40,6 +42,9 @@ static uint64_t dead_dropped_rows; /* rows of dead code past the bound */
 /* What the dump writes (PyMem_RawMalloc'd, or NULL). */
 static char *rows_text, *source_text;
 static uint64_t omitted_rows, omitted_lines;
+/* The rows, and their executions, of code objects that share their key
+ * with a hotter one: not written, the key's rows being the hotter's. */
+static uint64_t shared_rows, shared_exec;
 static int selected; /* rows were selected in this period */
 
 /* ---- a growing text buffer (malloc: plain C) ---- */
@@ -297,10 +302,10 @@ put_row(sbuf *b, const char *key, Py_ssize_t i, int op, pc_site_state st, unsign
 }
 
 /* The rows of code (scope count) into b, or only counted if b is NULL;
- * h: its hot record (the sites' executions; NULL: 0); *last: the last
- * line of its co_lines(). */
+ * h: its hot record (the sites' executions; NULL: 0), their sum added
+ * to *exec if not NULL; *last: the last line of its co_lines(). */
 static size_t
-code_rows(PyCodeObject *co, const pc_hot *h, const char *key, sbuf *b, int *last)
+code_rows(PyCodeObject *co, const pc_hot *h, const char *key, sbuf *b, int *last, uint64_t *exec)
 {
     const uint16_t *units = pc_code_units(co);
     Py_ssize_t n = pc_code_nunits(co), i;
@@ -315,10 +320,12 @@ code_rows(PyCodeObject *co, const pc_hot *h, const char *key, sbuf *b, int *last
         /* A form without counter that is not specialized (3.12's
          * LOAD_FAST: no superinstruction here) is no adaptive site. */
         if (r.state != PC_STATE_NONE && r.state != PC_STATE_PLAIN) {
+            uint64_t x = h != NULL && i < h->n ? h->counts[i] : 0;
             rows++;
+            if (exec != NULL)
+                *exec += x;
             if (b != NULL)
-                put_row(b, key, i, r.op, r.state, r.fails, lt_at(&w, i),
-                        h != NULL && i < h->n ? h->counts[i] : 0);
+                put_row(b, key, i, r.op, r.state, r.fails, lt_at(&w, i), x);
         }
         i += pc_ct.caches[op];
     }
@@ -367,7 +374,7 @@ pc_sites_code_dead(pc_codeinfo *ci)
     if (instr == 0 || ci->hot->key == NULL || pc_census_hidden(ci->code, PC_CENSUS_COUNT))
         return;
     if (ndead >= PC_SITES_MAX_DEAD) {
-        dead_dropped_rows += code_rows(co, NULL, "", NULL, NULL);
+        dead_dropped_rows += code_rows(co, NULL, "", NULL, NULL, NULL);
         return;
     }
     if (ndead == dead_cap) {
@@ -380,7 +387,7 @@ pc_sites_code_dead(pc_codeinfo *ci)
     }
     e = &dead[ndead];
     memset(e, 0, sizeof *e);
-    e->nrows = code_rows(co, ci->hot, ci->hot->site_key, &b, &e->last);
+    e->nrows = code_rows(co, ci->hot, ci->hot->site_key, &b, &e->last, &e->site_exec);
     e->key = strdup(ci->hot->site_key);
     if (b.failed || e->key == NULL) {
         free(b.p);
@@ -407,6 +414,7 @@ pc_sites_clear(void)
     PyMem_RawFree(source_text);
     rows_text = source_text = NULL;
     omitted_rows = omitted_lines = 0;
+    shared_rows = shared_exec = 0;
     selected = 0;
 }
 
@@ -421,6 +429,8 @@ pc_sites_write(psf_out *o)
         psf_put(o, source_text);
     psf_put_counter(o, PSF_KEY_CENSUS_OMITTED_ROWS, omitted_rows);
     psf_put_counter(o, PSF_KEY_CENSUS_OMITTED_SOURCE, omitted_lines);
+    psf_put_counter(o, PSF_KEY_CENSUS_SHARED_ROWS, shared_rows);
+    psf_put_counter(o, PSF_KEY_CENSUS_SHARED_EXEC, shared_exec);
 }
 
 /* ---- selection, at the census ---- */
@@ -489,13 +499,13 @@ take_rows(site_entry *e, sbuf *b, size_t *codes, size_t *rows)
      * candidates(); dead: from pc_sites_code_dead()). */
     assert(e->instructions > 0 && e->key != NULL);
     if (e->code != NULL)
-        e->nrows = code_rows((PyCodeObject *)e->code, NULL, e->key, NULL, NULL);
+        e->nrows = code_rows((PyCodeObject *)e->code, NULL, e->key, NULL, NULL, NULL);
     if (*codes >= PC_HOT_CAP || *rows + e->nrows > PC_SITES_MAX_ROWS) {
         omitted_rows += e->nrows;
         return 0;
     }
     if (e->code != NULL) {
-        code_rows((PyCodeObject *)e->code, pc_census_hot_of(e->code), e->key, &one, &e->last);
+        code_rows((PyCodeObject *)e->code, pc_census_hot_of(e->code), e->key, &one, &e->last, NULL);
         if (one.n)
             sb_putn(b, one.p, one.n);
         free(one.p);
@@ -506,6 +516,20 @@ take_rows(site_entry *e, sbuf *b, size_t *codes, size_t *rows)
     (*codes)++;
     *rows += e->nrows;
     return 1;
+}
+
+/* Count the rows and executions of e, which shares its key with a
+ * hotter code object whose rows the key has (the dumps' caps aside). */
+static void
+count_shared(const site_entry *e)
+{
+    if (e->code != NULL) {
+        shared_rows += code_rows((PyCodeObject *)e->code, pc_census_hot_of(e->code), e->key, NULL,
+                                 NULL, &shared_exec);
+        return;
+    }
+    shared_rows += e->nrows;
+    shared_exec += e->site_exec;
 }
 
 /* b's text as a PyMem_RawMalloc'd copy into *out (NULL for no text); -1
@@ -555,8 +579,11 @@ site_select_fn(PyObject *self, PyObject *list)
     PyMem_RawFree(rows_text);
     rows_text = NULL;
     omitted_rows = dead_dropped_rows;
+    shared_rows = shared_exec = 0;
     for (i = 0; i < n; i++) {
         PyObject *t;
+        if (!c[i].best)
+            count_shared(&c[i]);
         if (!c[i].best || !take_rows(&c[i], &b, &codes, &rows))
             continue;
         t = Py_BuildValue("(Oii)", c[i].file, c[i].first, c[i].last);

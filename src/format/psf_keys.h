@@ -84,6 +84,10 @@
  * (1.18). */
 #define PSF_KEY_CENSUS_OMITTED_ROWS "census.omitted_site_rows"
 #define PSF_KEY_CENSUS_OMITTED_SOURCE "census.omitted_source_lines"
+/* Scope count: the rows, and their executions, of code objects that
+ * share their key with a hotter one, whose rows the key has (1.18). */
+#define PSF_KEY_CENSUS_SHARED_ROWS "census.shared_key_site_rows"
+#define PSF_KEY_CENSUS_SHARED_EXEC "census.shared_key_site_executions"
 /* The command's own rows of merged sites (never in a dump). */
 #define PSF_KEY_CENSUS_ROWS "census.sites["
 /* The command's own figures read back from a JSON summary (never in a

@@ -92,6 +92,16 @@ cp "$OWN/dump-1.txt" "$T/ck-builds/a.txt"
 sed 's/^meta.python.sys_version : 3.12.1 (main/meta.python.sys_version : 3.12.1 (debug/; s/^meta.process.pid : 4242/meta.process.pid : 4244/' \
     "$OWN/dump-1.txt" > "$T/ck-builds/b.txt"
 check_case mixed-builds mixed-builds error 6 "$T/ck-builds"
+# The build as the collector writes it (format 2: free text encoded,
+# FORMAT.md 1.16) is shown decoded.
+mkdir "$T/ck-builds-enc"
+ENC='s/^pystats.format : 1/pystats.format : 2/; s/^meta.python.sys_version : 3.12.1 (main, Jan  1 2026, 00:00:00) \[GCC 12.2.0\]/meta.python.sys_version : 3.12.1 (main, Jan  1 2026, 00%3A00%3A00) %5BGCC 12.2.0%5D/'
+sed "$ENC" "$OWN/dump-1.txt" > "$T/ck-builds-enc/a.txt"
+sed "$ENC; s/(main/(debug/; s/^meta.process.pid : 4242/meta.process.pid : 4244/" \
+    "$OWN/dump-1.txt" > "$T/ck-builds-enc/b.txt"
+check_case mixed-builds-enc mixed-builds error 6 "$T/ck-builds-enc"
+check "check mixed-builds: the build shown decoded" 1 \
+    "$(jget "$T/mixed-builds-enc.json" '[f["summary"] for f in d["findings"] if f["check"] == "mixed-builds"][0].count("3.12.1 (debug, Jan  1 2026, 00:00:00) [GCC 12.2.0]")')"
 mkdir "$T/ck-modes"
 cp "$OWN/dump-1.txt" "$T/ck-modes/a.txt"
 sed 's/^meta.collection.mode : count/meta.collection.mode : sample/; s/^meta.process.pid : 4242/meta.process.pid : 4245/' \

@@ -20,7 +20,9 @@ check "site executions: the hand-worked figures" \
     "{'LOAD_ATTR': [3000, 1129, 41, 0, 140, 6, 5000, {'LOAD_ATTR_INSTANCE_VALUE': 3000}], 'BINARY_OP': [2000, 0, 0, 0, 0, 1, 2100, {'BINARY_OP_ADD_INT': 2000}], 'FOR_ITER': [0, 0, 0, 1000, 0, 1, 1000, {}], 'CALL': [900, 0, 0, 0, 900, 1, 900, {'CALL_PY_EXACT_ARGS': 900}], 'RESUME': [0, 0, 0, 13, 0, 1, 13, {}]}" \
     "$(jget "$T/sfx.json" '{f: [v[k] for k in ("specialized", "backing_off", "never_tried", "excluded", "uncertain", "sites", "family_executions", "forms")] for f, v in d["census"]["site_executions"].items()}')"
 check "site executions: the Markdown's line in all" 1 \
-    "$(grep -c '^In all: 8,083 site executions, 73.0% at specialized sites, 14.0% at sites backing off, 0.5% never tried, 12.5% not read; 1,040 (12.9%) of uncertain attribution.$' "$T/sfx.md")"
+    "$(grep -c '^In all: 8,083 site executions, 73.0% at specialized sites, 14.0% at sites backing off, 0.5% never tried, 12.5% not read; 1,040 (12.9%) of uncertain attribution. Not in any row: 300 site executions (2 sites) of code objects that share their key with a hotter one (census.shared_key_site_executions).$' "$T/sfx.md")"
+check "site executions: the rows of code sharing a key, in the JSON summary" "[2, 300]" \
+    "$(jget "$T/sfx.json" '[d["census"][k] for k in ("shared_key_site_rows", "shared_key_site_executions")]')"
 check "site executions: the Markdown's LOAD_ATTR row" 1 \
     "$(grep -cF '| LOAD_ATTR | 4,170 | 3,000 (71.9%) | 1,129 (27.1%) | 41 (1.0%) | 0 (0.0%) | 140 (3.4%) | 6 | 83.4% |' "$T/sfx.md")"
 run summarize "$T/sfx.json" --json "$T/sfx-rt.json"

@@ -6,6 +6,7 @@ import os
 import re
 import subprocess
 import sys
+import sysconfig
 
 import pytest
 
@@ -93,6 +94,55 @@ def test_headline_and_reports(tmp_path):
     assert json.loads(again.stdout)["meta"]["files"] == 2
 
 
+NO_CENSUS = "pystats run:   fails to specialize: not known: no dump has a " \
+    "specialization census"
+
+
+@pytest.mark.parametrize("mode", ["instructions", "count"])
+def test_headline_says_when_no_site_could_be_read(tmp_path, mode):
+    # Mode instructions takes no census, nor mode count on 3.11: the
+    # headline says the failing sites are unknown instead of leaving
+    # them out unsaid; with a census (count on 3.12+) it does not.
+    if mode == "instructions" and sys.version_info < (3, 12):
+        pytest.skip("mode instructions is 3.12+")
+    p = run("-o", str(tmp_path / "run"), "--mode", mode, "--",
+            sys.executable, "-c", SETS_SCRIPT % 2)
+    assert p.returncode == 0, p.stderr
+    [dump] = dumps_in(str(tmp_path / "run"))
+    census = "meta.census.scope" in dump.header
+    assert census == (mode == "count" and sys.version_info >= (3, 12))
+    said = [l for l in p.stderr.splitlines() if l.startswith(NO_CENSUS)]
+    assert len(said) == (0 if census else 1), p.stderr
+
+
+HINT = "pystats run: hint: the test runner's own code ("
+SPIN = "def spin(n):\n    t = 0\n    for i in range(n):\n        t += i\n    return t\n"
+
+
+@pytest.mark.parametrize("package, hinted", [("pluggy", True),
+                                             ("pluggyx", False)])
+def test_headline_hints_at_code_when_a_test_runner_leads(tmp_path, package,
+                                                         hinted):
+    # A package named as pytest's plugin caller, hottest by far: the
+    # headline says --code would rank the package under test instead;
+    # not for a package that only starts alike, nor with --code.
+    lib = tmp_path / "lib" / package
+    lib.mkdir(parents=True)
+    (lib / "__init__.py").write_text(SPIN)
+    cmd = ["--", sys.executable, "-c",
+           "import %s; %s.spin(20000)" % (package, package)]
+    env = {"PYTHONPATH": str(tmp_path / "lib")}
+    p = run("-o", str(tmp_path / "run"), *cmd, **env)
+    assert p.returncode == 0, p.stderr
+    assert "pystats run:   hot code: spin (%s:1)" % package in p.stderr
+    said = [l for l in p.stderr.splitlines() if l.startswith(HINT)]
+    assert said == ([HINT + package + ") is among the hottest: --code PKG "
+                     "ranks your package's code only"] if hinted else [])
+    p = run("-o", str(tmp_path / "run2"), "--code", package, *cmd, **env)
+    assert p.returncode == 0, p.stderr
+    assert HINT not in p.stderr
+
+
 def test_default_directories_are_fresh_per_run(tmp_path):
     # The default base (/tmp) moved under tmp_path: PYSTATS_TMPDIR.
     p1 = run("--quiet", "--", sys.executable, "-c", SETS_SCRIPT % 2,
@@ -121,6 +171,39 @@ def test_no_dump_is_an_error_that_says_why(tmp_path, flag, says):
     assert "the run wrote no dump into" in p.stderr
     assert says in p.stderr
     assert p.stdout == ""
+
+
+@pytest.mark.skipif(not sysconfig.get_config_var("Py_GIL_DISABLED"),
+                    reason="needs a free-threaded CPython")
+@pytest.mark.parametrize("how", ["env", "flag"])
+def test_a_segment_mode_refused_without_the_gil_is_named(tmp_path, how):
+    # Mode count needs the GIL: a free-threaded CPython running without
+    # it collects nothing, and the reason is that, not a command that
+    # started no Python.
+    flags, env = (["-X", "gil=0"], {}) if how == "flag" else \
+        ([], {"PYTHON_GIL": "0"})
+    p = run("-o", str(tmp_path / "run"), "--mode", "count", "--",
+            sys.executable, *flags, "-c", SETS_SCRIPT % 2, **env)
+    assert p.returncode == 1
+    assert "is a free-threaded CPython running without the GIL" in p.stderr
+    assert "where mode count is refused" in p.stderr
+    assert "started no Python process" not in p.stderr
+    # With the GIL (the collector enables it by default) the same runs.
+    p = run("-o", str(tmp_path / "run2"), "--mode", "count", "--",
+            sys.executable, "-c", SETS_SCRIPT % 2)
+    assert p.returncode == 0, p.stderr
+
+
+def test_headline_names_a_free_threaded_build(tmp_path):
+    # The title of the dumps' group: "Python 3.14t" for a free-threaded
+    # build, as CPython names its interpreter, "Python 3.14" otherwise.
+    p = run("-o", str(tmp_path / "run"), "--", sys.executable, "-c",
+            SETS_SCRIPT % 2)
+    assert p.returncode == 0, p.stderr
+    ver = "%d.%d%s" % (sys.version_info[:2] + (
+        "t" if sysconfig.get_config_var("Py_GIL_DISABLED") else "",))
+    assert " instructions executed: pystats collector dumps, Python %s, " \
+        "counting " % ver in p.stderr, p.stderr
 
 
 def test_interpreter_without_the_hook_is_named(tmp_path):
