@@ -190,13 +190,16 @@ static wrapped domains[2] = {{PYMEM_DOMAIN_MEM, {0}, {0}, 0}, {PYMEM_DOMAIN_OBJ,
             PC_ATOMIC_ADD(pc_st.allocs.field, (uint64_t)(n)); \
     } while (0)
 #define ALLOC_COUNTING() pc_allocs_counting
+#define ALLOCS() (&pc_st.allocs)
 #else
-/* Where the wrappers count: pc_st's figures from on() to off(), else a
- * sink nobody reads (no test per call). */
-static pc_allocs alloc_sink, *alloc_into = &alloc_sink;
-#define ALLOC_ADD(field) ((void)alloc_into->field++)
-#define ALLOC_ADD_N(field, n) ((void)(alloc_into->field += (n)))
+/* The wrappers always count into pc_st (no test per call); from off()
+ * to on() the figures are those kept at off(), and on() puts them back,
+ * dropping what wrappers left in the chain counted meanwhile. */
+static pc_allocs allocs_kept;
+#define ALLOC_ADD(field) ((void)pc_st.allocs.field++)
+#define ALLOC_ADD_N(field, n) ((void)(pc_st.allocs.field += (n)))
 #define ALLOC_COUNTING() 1
+#define ALLOCS() (pc_allocs_counting ? &pc_st.allocs : &allocs_kept)
 #endif
 
 /* One allocation of bytes bytes (a calloc's nelem * elsize), bucketed
@@ -291,10 +294,11 @@ alloc_install(void)
     }
     if (!pc_allocs_counting)
         ints_at_on = pc_event_ints;
-    pc_allocs_counting = 1;
 #if !PC_FREE_THREADING
-    alloc_into = &pc_st.allocs;
+    if (!pc_allocs_counting)
+        pc_st.allocs = allocs_kept;
 #endif
+    pc_allocs_counting = 1;
 }
 
 /* Memory allocated through the wrapper is freed correctly by the
@@ -305,10 +309,11 @@ alloc_remove(void)
     int i;
     if (pc_allocs_counting)
         ints_pending += pc_event_ints - ints_at_on;
-    pc_allocs_counting = 0;
 #if !PC_FREE_THREADING
-    alloc_into = &alloc_sink;
+    if (pc_allocs_counting)
+        allocs_kept = pc_st.allocs;
 #endif
+    pc_allocs_counting = 0;
     for (i = 0; i < 2; i++) {
         wrapped *w = &domains[i];
         PyMemAllocatorEx cur;
@@ -353,6 +358,9 @@ void
 pc_stats_clear(void)
 {
     memset(&pc_st, 0, sizeof pc_st);
+#if !PC_FREE_THREADING
+    memset(&allocs_kept, 0, sizeof allocs_kept);
+#endif
     ints_pending = 0;
     ints_at_on = pc_event_ints;
     pc_rare_clear();
@@ -372,7 +380,7 @@ static void
 alloc_settle(void)
 {
     uint64_t n = ints_pending + (pc_allocs_counting ? pc_event_ints - ints_at_on : 0);
-    pc_allocs *a = &pc_st.allocs;
+    pc_allocs *a = ALLOCS();
     ints_pending = 0;
     ints_at_on = pc_event_ints;
     if (n == 0)
@@ -387,13 +395,13 @@ alloc_settle(void)
 int
 pc_stats_has_data(void)
 {
+    const pc_allocs *a = ALLOCS();
     int g;
     alloc_settle();
     for (g = 0; g < PC_GC_GENERATIONS; g++)
         if (pc_st.gc[g].collections)
             return 1;
-    return pc_st.allocs.allocations || pc_st.allocs.frees || pc_st.allocs.reallocs ||
-           pc_rare_has_data();
+    return a->allocations || a->frees || a->reallocs || pc_rare_has_data();
 }
 
 /* PREFIX G SEP KEY : v, a GC key of generation gen. */
@@ -419,7 +427,7 @@ pc_stats_write(psf_out *o)
         PSF_GC(GC_PUT)
 #undef GC_PUT
     }
-#define OBJ_PUT(f, key, kind, label) psf_put_counter(o, PSF_OBJECTS_PREFIX key, pc_st.allocs.f);
+#define OBJ_PUT(f, key, kind, label) psf_put_counter(o, PSF_OBJECTS_PREFIX key, ALLOCS()->f);
     PSF_OBJECTS(OBJ_PUT)
 #undef OBJ_PUT
     pc_rare_write(o);
@@ -475,7 +483,7 @@ pc_stats_snapshot(PyObject *dict)
         PyList_SET_ITEM(gc, g, d);
     }
     alloc_settle();
-    obj = stats_dict(&pc_st.allocs, obj_rows, PSF_NOBJECTS);
+    obj = stats_dict(ALLOCS(), obj_rows, PSF_NOBJECTS);
     if (obj == NULL)
         goto done;
     if (PyDict_SetItemString(dict, "gc", gc) < 0 || PyDict_SetItemString(dict, "objects", obj) < 0)
