@@ -20,12 +20,11 @@
  *  - Every callback runs with the GIL held (asserted in DEBUG=1 builds,
  *    counting_thread() and ENTER): the counters it writes are shared.
  */
+#include "seg_floor.h"
 #include "seg_quiet.h"
 #include "stats.h"
 
 #if PC_HAVE_MONITORING
-
-#include <string.h>
 
 /* ---- a new frame: its caller stops ---- */
 
@@ -755,83 +754,6 @@ cb_unwind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-/* The floor: the same events, nothing done. */
-static PyObject *
-cb_noop(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    (void)args;
-    (void)nargs;
-    Py_RETURN_NONE;
-}
-
-/* The floor's JUMP and BRANCH (3.14: BRANCH_RIGHT): nothing done, but
- * the same jumps and quiet branches turned off, so that it receives
- * exactly the events count mode does. */
-static PyObject *
-cb_noop_jump(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    seg_code *sc;
-    int32_t src;
-    (void)self;
-    if (nargs < 2 || (sc = seg_code_for(args[0])) == NULL)
-        Py_RETURN_NONE;
-    src = seg_unit_arg(args[1]);
-    if ((uint32_t)src >= (uint32_t)sc->n)
-        Py_RETURN_NONE;
-    if (sc->quiet_ok[src] == SEG_QUIET_JUMP)
-        return seg_quiet_site(sc, src);
-    if (sc->quiet_ok[src] == SEG_QUIET_FORK)
-        return Py_NewRef(seg_disable);
-    Py_RETURN_NONE;
-}
-
-/* The floor's PY_RETURN and PY_YIELD: the same returns and yields
- * turned off as count's. */
-static PyObject *
-noop_leave(PyObject *const *args, Py_ssize_t nargs, int yielding)
-{
-    seg_code *sc;
-    if (nargs < 1 || (sc = seg_code_for(args[0])) == NULL)
-        Py_RETURN_NONE;
-    return seg_return_result(sc, yielding);
-}
-
-static PyObject *
-cb_noop_return(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return noop_leave(args, nargs, 0);
-}
-
-static PyObject *
-cb_noop_yield(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    (void)self;
-    return noop_leave(args, nargs, 1);
-}
-
-#if PC_BRANCH_LEFT_RIGHT
-/* The floor's BRANCH_LEFT: the same sides turned off as count's. */
-static PyObject *
-cb_noop_left(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
-{
-    seg_code *sc;
-    int32_t src, nt;
-    (void)self;
-    if (nargs < 3 || (sc = seg_code_for(args[0])) == NULL)
-        Py_RETURN_NONE;
-    src = seg_unit_arg(args[1]);
-    if ((uint32_t)src >= (uint32_t)sc->n || sc->span[src] <= 0)
-        Py_RETURN_NONE;
-    nt = seg_next_unit(sc, src);
-    if (nt < sc->n && sc->quiet_ok[nt] == SEG_QUIET_LEFT &&
-        seg_unit_arg(args[2]) == seg_next_unit(sc, nt))
-        return Py_NewRef(seg_disable);
-    Py_RETURN_NONE;
-}
-#endif
-
 #define DEF(name, fn) \
     static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, NULL}
 DEF("_pystats_seg_start", cb_start);
@@ -850,13 +772,6 @@ DEF("_pystats_seg_raise", cb_raise);
 DEF("_pystats_seg_reraise", cb_reraise);
 DEF("_pystats_seg_handled", cb_handled);
 DEF("_pystats_seg_unwind", cb_unwind);
-DEF("_pystats_seg_noop", cb_noop);
-DEF("_pystats_seg_noop_jump", cb_noop_jump);
-DEF("_pystats_seg_noop_return", cb_noop_return);
-DEF("_pystats_seg_noop_yield", cb_noop_yield);
-#if PC_BRANCH_LEFT_RIGHT
-DEF("_pystats_seg_noop_left", cb_noop_left);
-#endif
 
 static const pc_seg_callback seg_callbacks[] = {
     {"PY_START", &cb_start_def, 1},
@@ -890,20 +805,7 @@ pc_seg_callbacks(int noop, size_t *n)
     for (i = 0; i < NSEG; i++) {
         pc_seg_callback *cb = &noop_callbacks[noop == 2][i];
         cb->event = seg_callbacks[i].event;
-        cb->def = noop == 2 && strcmp(cb->event, "JUMP") == 0 ? &cb_noop_jump_def : &cb_noop_def;
-        if (noop == 2 && strcmp(cb->event, "PY_RETURN") == 0)
-            cb->def = &cb_noop_return_def;
-        if (noop == 2 && strcmp(cb->event, "PY_YIELD") == 0)
-            cb->def = &cb_noop_yield_def;
-#if PC_BRANCH_LEFT_RIGHT
-        if (noop == 2 && strcmp(cb->event, "BRANCH_LEFT") == 0)
-            cb->def = &cb_noop_left_def;
-        if (noop == 2 && strcmp(cb->event, "BRANCH_RIGHT") == 0)
-            cb->def = &cb_noop_jump_def;
-#else
-        if (noop == 2 && strcmp(cb->event, "BRANCH") == 0)
-            cb->def = &cb_noop_jump_def;
-#endif
+        cb->def = seg_floor_def(cb->event, noop == 2);
     }
     return noop_callbacks[noop == 2];
 }
