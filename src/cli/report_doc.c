@@ -368,7 +368,7 @@ report_header(doc *d, const summary *s)
     doc_para(d);
     doc_text(d, "Report by pystats " PSF_VERSION ".");
     doc_para(d);
-    doc_textf(d, "%llu data files", (unsigned long long)s->files);
+    doc_textf(d, "%llu data file%s", (unsigned long long)s->files, s->files == 1 ? "" : "s");
     if (s->ng == 1) {
         doc_text(d, ": ");
         doc_name(d, s->g[0].title);

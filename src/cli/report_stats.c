@@ -80,6 +80,49 @@ object_den(const char *k, const uint64_t *sum)
     return 0;
 }
 
+/* On 3.11 modes count and instructions collect through a trace function,
+ * for which CPython creates a frame object at every Python call it
+ * traces (FORMAT.md 1.11): one allocation and one free per Python start
+ * counted, which census mode and a run without the collector do not
+ * make.  A group is one version; the starts come from the dumps of those
+ * modes only (census counts no calls), so a group mixing modes says in
+ * which files.  The JSON summary has the figures and the modes, no note. */
+static void
+objects_trace_note(rdoc *m, const m_group *g)
+{
+    const psf_stat *start = &psf_stats_calls.rows[PSF_CALL_python_starts];
+    uint64_t n = m_list_get(&g->own_calls, start->key);
+    uint64_t traced =
+        model_hdr_files(g, PSF_H_MODE, "count") + model_hdr_files(g, PSF_H_MODE, "instructions");
+    uint64_t files = g->src ? g->src->files : 0;
+    char c[32], t[32], f[32], key[64];
+
+    if (!g->own || g->minor != 11 || n == 0 || traced == 0)
+        return;
+    cli_count_str(c, sizeof c, n);
+    cli_count_str(t, sizeof t, traced);
+    cli_count_str(f, sizeof f, files);
+    doc_para(m->d);
+    doc_textf(m->d, "About %s of these allocations (and their bytes) and as many of the frees ", c);
+    if (traced < files) {
+        doc_textf(m->d, "(all in the %s of these %s data files in mode ", t, f);
+        doc_code(m->d, "count");
+        doc_text(m->d, " or ");
+        doc_code(m->d, "instructions");
+        doc_text(m->d, ") ");
+    }
+    doc_text(m->d, "are frame objects the trace function of Python 3.11's modes ");
+    doc_code(m->d, "count");
+    doc_text(m->d, " and ");
+    doc_code(m->d, "instructions");
+    doc_text(m->d, " made CPython create, one per Python call (");
+    snprintf(key, sizeof key, "%s%s", PSF_CALLS_PREFIX, start->key);
+    doc_code(m->d, key);
+    doc_text(m->d, "); mode ");
+    doc_code(m->d, "census");
+    doc_text(m->d, " has no trace function: its allocations compare with other versions'.");
+}
+
 static void
 sec_objects(rdoc *m, const m_group *g)
 {
@@ -105,6 +148,7 @@ sec_objects(rdoc *m, const m_group *g)
             lab[0] = (char)(lab[0] - 'a' + 'A');
         rdoc_row3(m, lab, l->v[i].n, object_den(k, sum));
     }
+    objects_trace_note(m, g);
 }
 
 static void
