@@ -208,6 +208,25 @@ def same_counts(a, b):
         assert not diff, "%s differ (count, instructions): %r" % (key, diff)
 
 
+def window_snapshots(stats, cases):
+    """Each of cases run once (warm-up: specialization, quiet sites), then
+    all of them in one window per mode, count and instructions: the two
+    snapshots, {mode: snapshot}.  Frames under way when a window opens
+    are seeded, another case than measure()'s."""
+    res = {}
+    for case in cases:
+        case()
+    for mode in ("count", "instructions"):
+        stats.clear()
+        stats.on(mode=mode)
+        for case in cases:
+            case()
+        stats.off()
+        res[mode] = stats.snapshot()
+        stats.clear()
+    return res
+
+
 def adaptive_ops(fn):
     """The opcode name at each instruction of fn's code as it runs now
     (instrumented, specialized), with its offset."""

@@ -34,6 +34,20 @@ flips = NS["flips"]
 MODES = ["census", "count"] + (["instructions"] if sys.version_info >= (3, 12) else [])
 
 
+def window_objects(pystats, mode, fn):
+    """The allocation figures of fn(ITEMS) in a window of mode, after a
+    first window on a few items: the first sight of fn's code (the
+    collector's tables, the interpreter's instrumentation) outside it."""
+    pystats.on(mode=mode)
+    fn(ITEMS[:10])
+    pystats.off()
+    pystats.clear()
+    pystats.on(mode=mode)
+    fn(ITEMS)
+    pystats.off()
+    return pystats.snapshot()["objects"]
+
+
 def test_the_loop_lies_past_the_small_ints():
     import dis
     loop = [i.offset for i in dis.get_instructions(flips) if i.opname == "FOR_ITER"]
@@ -42,16 +56,7 @@ def test_the_loop_lies_past_the_small_ints():
 
 @pytest.mark.parametrize("mode", MODES)
 def test_events_allocate_nothing_of_the_programs(pystats, mode):
-    # First sight of flips() in the mode (the collector's tables, the
-    # interpreter's instrumentation of the code) before the window.
-    pystats.on(mode=mode)
-    flips(ITEMS[:10])
-    pystats.off()
-    pystats.clear()
-    pystats.on(mode=mode)
-    flips(ITEMS)
-    pystats.off()
-    obj = pystats.snapshot()["objects"]
+    obj = window_objects(pystats, mode, flips)
     # Each pass fires a branch event past byte 256 (mode instructions:
     # several): N allocations and frees or more if the events' ints
     # were counted.
@@ -69,15 +74,7 @@ def test_the_programs_allocations_still_counted(pystats, mode):
     src = SOURCE.replace("flag = True\n", "flag = True\n            x = B * 600\n")
     ns = {"B": b"x"}           # not a constant the compiler folds
     exec(compile(src, "<flips_bytes>", "exec"), ns)
-    fn = ns["flips"]
-    pystats.on(mode=mode)
-    fn(ITEMS[:10])
-    pystats.off()
-    pystats.clear()
-    pystats.on(mode=mode)
-    fn(ITEMS)
-    pystats.off()
-    obj = pystats.snapshot()["objects"]
+    obj = window_objects(pystats, mode, ns["flips"])
     assert N // 2 <= obj["allocations4k"] <= N // 2 + 2, obj
     assert obj["allocations512"] <= TOLERANCE, obj
     assert N // 2 <= obj["frees"] <= N // 2 + TOLERANCE, obj

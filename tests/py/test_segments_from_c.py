@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import measured_snapshot, same_counts
+from conftest import measured_snapshot, same_counts, window_snapshots
 
 SEGMENTS = sys.version_info >= (3, 12)
 N = 300
@@ -165,18 +165,8 @@ def test_driven_from_c_in_a_window(stats):
     """The same cases, one window each mode: the calling frame was under
     way when the window opened (seeded), so its first stop is another
     case than measure()'s."""
-    res = {}
-    for case in CASES:
-        case()
     before = desync(stats)
-    for mode in ("count", "instructions"):
-        stats.clear()
-        stats.on(mode=mode)
-        for case in CASES:
-            case()
-        stats.off()
-        res[mode] = stats.snapshot()
-        stats.clear()
+    res = window_snapshots(stats, CASES)
     same_counts(res["count"], res["instructions"])
     assert res["count"]["execution_count"]["YIELD_VALUE"] == sum(YIELDS.values())
     assert desync(stats) == before

@@ -15,7 +15,7 @@ import sys
 
 import pytest
 
-from conftest import measured_snapshot, same_counts
+from conftest import measured_snapshot, same_counts, window_snapshots
 
 SEGMENTS = sys.version_info >= (3, 12)
 
@@ -242,17 +242,7 @@ def test_awaits_to_the_end_counted(stats):
 def test_send_in_a_window(stats):
     """The same cases, one window each mode (frames under way when the
     window opened are seeded)."""
-    res = {}
-    for case in CASES:
-        case()
     before = desync(stats)
-    for mode in ("count", "instructions"):
-        stats.clear()
-        stats.on(mode=mode)
-        for case in CASES:
-            case()
-        stats.off()
-        res[mode] = stats.snapshot()
-        stats.clear()
+    res = window_snapshots(stats, CASES)
     same_counts(res["count"], res["instructions"])
     assert desync(stats) == before
