@@ -106,12 +106,14 @@ seg_pop_quiet(seg_thread *t, seg_frame *f, pc_iframe *cur)
     if (g->iframe != cur || g == f)
         return NULL;
     for (; f > g; f--) {
-        /* (a frame stopped at a SEND that went on: seg_send_went_on()) */
-        if (f->start < 0 &&
-            !(f->at >= 0 && f->sc->exit[f->sc->target[f->at]] > 0 && seg_send_went_on(t, f)))
-            return NULL;
-        if ((f->start | ~f->raised) < 0 || (r = f->sc->exit[f->start] - 1) < 0)
-            return NULL;
+        if ((f->start | ~f->raised) < 0 || (r = f->sc->exit[f->start] - 1) < 0) {
+            /* a frame stopped at a SEND that went on (seg_send_went_on()),
+             * its way to its return known */
+            if (f->start >= 0 || f->at < 0 || f->sc->exit[f->sc->target[f->at]] <= 0 ||
+                !seg_send_went_on(t, f))
+                return NULL;
+            r = f->sc->exit[f->start] - 1;
+        }
         seg_left_quietly(t, f, r);
     }
     return g;
