@@ -5,9 +5,10 @@ with one line for the whole run: "N passed, N failed, N skipped".
 Interpreters: $PYTHONS (space-separated paths) if set; otherwise each of
 3.11, 3.12, 3.13, 3.14 found under `pyenv root` or on PATH as pythonX.Y;
 $PYTHON314 adds a CPython 3.14 (tools/pythons.py).
-Each gets a virtual environment under build/ with pytest, the collector
-installed into it by `make install-ext` (built with -Werror), and the
-suite in tests/py run inside it.  Then the C unit tests, the
+Each gets a virtual environment under build/ with pytest and
+pytest-xdist, the collector installed into it by `make install-ext`
+(built with -Werror), and the suite in tests/py run inside it, a test
+file per core.  Then the C unit tests, the
 command-line golden tests, the style check of src/ (`make
 test-format`), and the Python suite once more against the extension
 built with ASan, UBSan and its asserts on (`make test-asan`, DEBUG=1).
@@ -49,11 +50,11 @@ def venv_for(python):
     vpy = os.path.join(venv, "bin", "python")
     if not os.path.exists(vpy):
         run([python, "-m", "venv", venv], check=True)
-    probe = subprocess.run([vpy, "-c", "import pytest, hypothesis, coverage"],
+    probe = subprocess.run([vpy, "-c", "import pytest, hypothesis, coverage, xdist"],
                            capture_output=True)
     if probe.returncode != 0:
         run([vpy, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-             "pytest", "hypothesis", "coverage"], check=True)
+             "pytest", "hypothesis", "coverage", "pytest-xdist"], check=True)
     return ver, vpy
 
 
@@ -75,6 +76,10 @@ QUICK_TESTS = [
     "tests/py/test_lines.py::test_annotate_shows_reference_counts",
 ]
 GOLDEN_QUICK_PARTS = "usage annotate overview"
+# A test file per core (pytest-xdist): a file's tests run in order in one
+# process, so a module's fixtures (a venv with pyperf, a built sdist) are
+# made once; files share nothing they write.
+PARALLEL = ["-n", str(os.cpu_count() or 1), "--dist", "loadfile"]
 
 
 def pytest_suite(python, quick=False):
@@ -90,8 +95,8 @@ def pytest_suite(python, quick=False):
     if quick:
         tests = QUICK_TESTS
         env.setdefault("PYSTATS_ROUNDTRIP_EXAMPLES", "2")
-    run([vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + tests +
-        ["--junitxml", xml] + sys.argv[1:], env=env)
+    run([vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + PARALLEL +
+        tests + ["--junitxml", xml] + sys.argv[1:], env=env)
     if not os.path.exists(xml):
         return "py" + ver, 0, 1, 0
     root = ET.parse(xml).getroot()
@@ -135,7 +140,8 @@ def main():
     if not pythons:
         print("tests/run.py: no CPython 3.11-3.14 found", file=sys.stderr)
         results.append(("find-python", 0, 1, 0))
-    r = run(["make", "-s", "all", "WERROR=1"])
+    # faults: the fault-injection shim several files use (tests/faults)
+    r = run(["make", "-s", "all", "faults", "WERROR=1"])
     if r.returncode != 0:
         results.append(("build", 0, 1, 0))
     quick = os.environ.get("PYSTATS_QUICK") == "1"
