@@ -96,6 +96,19 @@ pc_offset_unit(PyObject *o)
         return u;
     return (((const PyLongObject *)o)->long_value.lv_tag & ~PC_LONG_TAG_FLAGS) == 1 ? 0 : -1;
 }
+
+/* The same, 0 tested first: PY_START's offset, a function's RESUME at 0
+ * (a generator's is past its RETURN_GENERATOR). */
+static inline int32_t
+pc_offset_unit_zero_first(PyObject *o)
+{
+    uintptr_t tag = ((const PyLongObject *)o)->long_value.lv_tag & ~PC_LONG_TAG_FLAGS;
+    if (__builtin_expect(tag == 1, 1))
+        return 0;
+    return tag == ((uintptr_t)1 << _PyLong_NON_SIZE_BITS)
+               ? (int32_t)(((const PyLongObject *)o)->long_value.ob_digit[0] >> 1)
+               : -1;
+}
 #endif
 
 /* The trace function (3.11) of a thread: c_tracefunc is a public field

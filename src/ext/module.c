@@ -194,6 +194,7 @@ on_locked(PyObject *mode_obj, PyObject *census_obj)
         return NULL;
     if (pc_g.native) {
         pc_g.on = 1;
+        pc_seg_on_changed();
         return native_result("on");
     }
     if (pc_g.on) {
@@ -251,6 +252,7 @@ off_locked(void)
 {
     if (pc_g.native) {
         pc_g.on = 0;
+        pc_seg_on_changed();
         return native_result("off");
     }
     if (pc_g.on && pc_window_close() < 0)

@@ -375,7 +375,8 @@ counting_thread(int room)
      * in DEBUG=1 builds only: no cost on the fast path of a release. */
     assert(PyGILState_Check());
     /* depth in 1..cap - 1 (room: one unsigned compare), or above 0 */
-    if (t != NULL && t->gen == seg_gen && (pc_g.on | t->measuring) &&
+    assert(seg_on_gen == (pc_g.on ? seg_gen : SEG_GEN_NONE));
+    if (t != NULL && (t->gen == seg_on_gen || (t->measuring && t->gen == seg_gen)) &&
         (room ? (unsigned)t->depth - 1 < (unsigned)t->cap - 1 : t->depth > 0))
         return t;
     return NULL;
@@ -396,7 +397,7 @@ start(PyObject *const *args, Py_ssize_t nargs, int call)
 
     if (nargs < 2)
         goto other;
-    off = seg_unit_arg(args[1]); /* RESUME is often at offset 0 */
+    off = call ? pc_offset_unit_zero_first(args[1]) : seg_unit_arg(args[1]);
     pc_stats_event_units(off, 0);
     if ((t = counting_thread(1)) == NULL)
         goto other;

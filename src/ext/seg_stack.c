@@ -10,6 +10,7 @@
 seg_thread *seg_threads;
 pthread_mutex_t seg_threads_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t seg_gen = 1;
+uint64_t seg_on_gen = SEG_GEN_NONE;
 PyThreadState *seg_exit_ts;
 __thread seg_thread *seg_t __attribute__((tls_model("initial-exec")));
 static pthread_key_t thread_key; /* its destructor: thread_exit() */

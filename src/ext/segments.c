@@ -110,6 +110,12 @@ reap(int settle)
     }
 }
 
+void
+pc_seg_on_changed(void)
+{
+    seg_on_gen = pc_g.on ? seg_gen : SEG_GEN_NONE;
+}
+
 int
 pc_seg_window_start(void)
 {
@@ -119,6 +125,7 @@ pc_seg_window_start(void)
 
     assert(PyGILState_Check());
     seg_gen++;
+    pc_seg_on_changed();
     pthread_mutex_lock(&seg_threads_lock);
     reap(0); /* ended threads of an earlier window: cut already */
     for (ts = PyInterpreterState_ThreadHead(interp); ts != NULL; ts = PyThreadState_Next(ts)) {

@@ -35,6 +35,8 @@ int pc_seg_init(PyObject *monitoring);
 /* on(): every thread's running frames become the shadow stacks, each
  * resuming after its current instruction.  -1 with exception. */
 int pc_seg_window_start(void);
+/* pc_g.on has changed: the callbacks' test of it follows (seg_on_gen). */
+void pc_seg_on_changed(void);
 /* Outermost measure() on this thread: fn starts on an empty stack. */
 void pc_seg_measure_start(void);
 void pc_seg_measure_set(int depth); /* this thread's measure depth */
@@ -86,6 +88,10 @@ static inline int
 pc_seg_window_start(void)
 {
     return 0;
+}
+static inline void
+pc_seg_on_changed(void)
+{
 }
 static inline void
 pc_seg_measure_start(void)
