@@ -34,9 +34,6 @@ PYTHON    ?= python3
 CC        ?= cc
 PREFIX    ?= /usr/local
 JOBS      ?= $(shell nproc 2>/dev/null || echo 2)
-# The Python suites run a test file per core (pytest-xdist): a file's
-# tests in order, in one process, so its module fixtures are made once.
-PYTEST_PARALLEL ?= -n $(JOBS) --dist loadfile
 ifeq ($(DEBUG),1)
 BUILD     ?= build/debug
 OPT       := -O0 -g
@@ -179,8 +176,8 @@ ASAN_RT      = $(shell $(CC) -print-file-name=libasan.so) $(shell $(CC) -print-f
 test-asan: need-asan faults
 	@test -n "$(ASAN_PYTHON)" || { echo "test-asan: no Python (ASAN_PYTHON=...)" >&2; exit 1; }
 	@test -x $(ASAN_VENV)/bin/python || $(ASAN_PYTHON) -m venv $(ASAN_VENV)
-	@$(ASAN_VENV)/bin/python -c 'import pytest, xdist' 2>/dev/null || \
-	    $(ASAN_VENV)/bin/python -m pip install -q --disable-pip-version-check pytest pytest-xdist
+	@$(ASAN_VENV)/bin/python -c 'import pytest' 2>/dev/null || \
+	    $(ASAN_VENV)/bin/python -m pip install -q --disable-pip-version-check pytest
 	$(MAKE) -s install-ext BUILD=$(BUILD)/asan SANITIZER=address,undefined \
 	    DEBUG=1 PYTHON=$(ASAN_VENV)/bin/python
 	@rm -f $(ASAN_XML)
@@ -188,7 +185,7 @@ test-asan: need-asan faults
 	    ASAN_OPTIONS=detect_leaks=0:abort_on_error=0:halt_on_error=1 \
 	    UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
 	    PYSTATS_QUICK_TESTS=1 PYTHONDONTWRITEBYTECODE=1 \
-	    $(ASAN_VENV)/bin/python -m pytest -q -p no:cacheprovider $(PYTEST_PARALLEL) tests/py \
+	    $(ASAN_VENV)/bin/python -m pytest -q -p no:cacheprovider tests/py \
 	    --ignore tests/py/test_load.py --junitxml $(ASAN_XML)
 	@$(PYTHON) -c 'import sys, xml.etree.ElementTree as E; \
 	    r = E.parse(sys.argv[1]).getroot(); s = [r] if r.tag == "testsuite" else list(r); \

@@ -5,13 +5,16 @@ with one line for the whole run: "N passed, N failed, N skipped".
 Interpreters: $PYTHONS (space-separated paths) if set; otherwise each of
 3.11, 3.12, 3.13, 3.14 found under `pyenv root` or on PATH as pythonX.Y;
 $PYTHON314 adds a CPython 3.14 (tools/pythons.py).
-Each gets a virtual environment under build/ with pytest and
-pytest-xdist, the collector installed into it by `make install-ext`
-(built with -Werror), and the suite in tests/py run inside it, a test
-file per core.  Then the C unit tests, the
-command-line golden tests, the style check of src/ (`make
-test-format`), and the Python suite once more against the extension
-built with ASan, UBSan and its asserts on (`make test-asan`, DEBUG=1).
+First the C unit tests, the command-line golden tests, the HTML and
+fuzz suites and the style check of src/ (`make test-format`).  Then each
+interpreter gets a virtual environment under build/ with pytest, the
+collector installed into it by `make install-ext` (built with -Werror),
+and the suite in tests/py run inside it; and the Python suite runs once
+more against the extension built with ASan, UBSan and its asserts on
+(`make test-asan`, DEBUG=1).  These suites run side by side, one per
+core: each in a process of its own (a test's process has no thread but
+its own: allocation and GC counts are the test's), its output printed
+whole when it ends.
 
 PYSTATS_QUICK=1 (`make test-quick`) is the loop of a change in
 progress, about two minutes of CPU, not a substitute for the whole run:
@@ -50,11 +53,11 @@ def venv_for(python):
     vpy = os.path.join(venv, "bin", "python")
     if not os.path.exists(vpy):
         run([python, "-m", "venv", venv], check=True)
-    probe = subprocess.run([vpy, "-c", "import pytest, hypothesis, coverage, xdist"],
+    probe = subprocess.run([vpy, "-c", "import pytest, hypothesis, coverage"],
                            capture_output=True)
     if probe.returncode != 0:
         run([vpy, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-             "pytest", "hypothesis", "coverage", "pytest-xdist"], check=True)
+             "pytest", "hypothesis", "coverage"], check=True)
     return ver, vpy
 
 
@@ -76,13 +79,14 @@ QUICK_TESTS = [
     "tests/py/test_lines.py::test_annotate_shows_reference_counts",
 ]
 GOLDEN_QUICK_PARTS = "usage annotate overview"
-# A test file per core (pytest-xdist): a file's tests run in order in one
-# process, so a module's fixtures (a venv with pyperf, a built sdist) are
-# made once; files share nothing they write.
-PARALLEL = ["-n", str(os.cpu_count() or 1), "--dist", "loadfile"]
+# How many suites run side by side.
+JOBS = int(os.environ.get("JOBS") or os.cpu_count() or 1)
 
 
 def pytest_suite(python, quick=False):
+    """The suite of one interpreter, made ready (its venv, the collector
+    installed): a function that runs it and returns its result, and the
+    lines it printed; or its failed build's result."""
     ver, vpy = venv_for(python)
     r = run(["make", "-s", "install-ext", "WERROR=1", "PYTHON=" + vpy])
     if r.returncode != 0:
@@ -95,8 +99,24 @@ def pytest_suite(python, quick=False):
     if quick:
         tests = QUICK_TESTS
         env.setdefault("PYSTATS_ROUNDTRIP_EXAMPLES", "2")
-    run([vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + PARALLEL +
-        tests + ["--junitxml", xml] + sys.argv[1:], env=env)
+    cmd = ([vpy, "-m", "pytest", "-q", "-p", "no:cacheprovider"] + tests +
+           ["--junitxml", xml] + sys.argv[1:])
+
+    def suite():
+        out = captured(cmd, env)
+        return junit_result(ver, xml), out
+    return suite
+
+
+def captured(cmd, env=None):
+    """Run cmd in the tree; its output (stdout and stderr as they came),
+    headed by the command line."""
+    r = subprocess.run(cmd, cwd=ROOT, env=env, stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return "+ %s\n%s" % (" ".join(cmd), r.stdout), r.returncode
+
+
+def junit_result(ver, xml):
     if not os.path.exists(xml):
         return "py" + ver, 0, 1, 0
     root = ET.parse(xml).getroot()
@@ -122,16 +142,43 @@ def make_suite(target):
             text=True)
     sys.stdout.write(r.stdout)
     sys.stderr.write(r.stderr)
+    return make_result(target, r.stdout, r.stderr, r.returncode)
+
+
+def make_result(target, stdout, stderr, returncode):
     MISSING.extend("%s: %s" % (target, line)
-                   for line in r.stderr.splitlines()
+                   for line in stderr.splitlines()
                    if line.startswith("pystats: ") and ": install " in line)
-    for line in reversed(r.stdout.splitlines()):
+    for line in reversed(stdout.splitlines()):
         m = LINE.match(line)
         if m:
-            failed = int(m.group(3)) + (1 if r.returncode and
+            failed = int(m.group(3)) + (1 if returncode and
                                         not int(m.group(3)) else 0)
             return m.group(1), int(m.group(2)), failed, int(m.group(4) or 0)
     return target, 0, 1, 0
+
+
+def make_suite_later(target):
+    """make_suite(), to run beside others: its output kept whole."""
+    def suite():
+        out, rc = captured(["make", "-s", target, "WERROR=1"])
+        return make_result(target, out, out, rc), (out, rc)
+    return suite
+
+
+def side_by_side(suites):
+    """Run the suites JOBS at a time; each one's output printed whole as
+    it ends; their results in the order given."""
+    import concurrent.futures
+    results = [None] * len(suites)
+    with concurrent.futures.ThreadPoolExecutor(max(1, JOBS)) as pool:
+        running = {pool.submit(s): i for i, s in enumerate(suites)}
+        for done in concurrent.futures.as_completed(running):
+            result, (out, _) = done.result()
+            sys.stdout.write(out if out.endswith("\n") else out + "\n")
+            sys.stdout.flush()
+            results[running[done]] = result
+    return results
 
 
 def main():
@@ -164,11 +211,19 @@ def main():
                                   "PYTHON=" + native], cwd=ROOT,
                                  capture_output=True, text=True)
             os.environ["PYSTATS_NATIVE_BUILD"] = out.stdout.strip()
+    # Each interpreter's suite made ready in turn (pip, the build), then
+    # run side by side with the Python suite under ASan and UBSan (the
+    # newest interpreter's).
+    suites = []
     for py in pythons:
-        results.append(pytest_suite(py, quick))
-    # The Python suite under ASan and UBSan, with the newest Python.
+        s = pytest_suite(py, quick)
+        if callable(s):
+            suites.append(s)
+        else:
+            results.append(s)
     if pythons and not quick:
-        results.append(make_suite("test-asan"))
+        suites.append(make_suite_later("test-asan"))
+    results.extend(side_by_side(suites))
     print()
     for line in MISSING:
         print(line)

@@ -130,8 +130,11 @@ class Page:
             params["clip"] = {"x": 0, "y": 0, "width": w, "height": min(h, 6000), "scale": 1}
             params["captureBeyondViewport"] = True
         r = self.call("Page.captureScreenshot", **params)
-        with open(path, "wb") as f:
+        # Whole or not at all: another suite may write the same picture.
+        part = "%s.%d.part" % (path, os.getpid())
+        with open(part, "wb") as f:
             f.write(base64.b64decode(r["data"]))
+        os.replace(part, path)
 
 
 def _drain(fd):

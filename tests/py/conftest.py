@@ -35,6 +35,24 @@ _OURS = ("PYTHONSTATS", "PYSTATS_DIR", "PYSTATS_LABEL", "PYSTATS_BACKEND")
 # A workload with a recognisable signature: MATCH_CLASS runs exactly n
 # times in sets(n), and nowhere in the standard library code the tests run.
 SETS = """
+@contextlib.contextmanager
+def native_stats_dir():
+    """Held while a --enable-pystats CPython writes its statistics to the
+    directory CPython fixes (/tmp/py_stats) and a test picks out the
+    files that are new: one test at a time, across the interpreters'
+    suites that run side by side (tests/run.py)."""
+    import fcntl
+    root = os.path.dirname(os.path.dirname(os.path.dirname(
+        os.path.abspath(__file__))))
+    os.makedirs(os.path.join(root, "build"), exist_ok=True)
+    with open(os.path.join(root, "build", "native-stats.lock"), "w") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
 def sets(n):
     for i in range(n):
         match i:

@@ -12,7 +12,7 @@ import sys
 
 import pytest
 
-from conftest import HERE, clean_env
+from conftest import HERE, clean_env, native_stats_dir
 
 NATIVE = os.environ.get("NATIVE_PYTHON")
 BUILD = os.environ.get("PYSTATS_NATIVE_BUILD")
@@ -133,8 +133,9 @@ print(json.dumps(out))
 
 def run_native(name):
     env = clean_env(PYTHONPATH=BUILD, TESTS_PY=HERE)
-    p = subprocess.run([NATIVE, "-c", SCRIPT, name], env=env,
-                       capture_output=True, text=True, timeout=300)
+    with native_stats_dir():
+        p = subprocess.run([NATIVE, "-c", SCRIPT, name], env=env,
+                           capture_output=True, text=True, timeout=300)
     assert p.returncode == 0, p.stderr
     return json.loads(p.stdout.strip().splitlines()[-1])
 

@@ -21,7 +21,7 @@ import sys
 
 import pytest
 
-from conftest import HERE
+from conftest import HERE, native_stats_dir
 
 ROOT = os.path.dirname(os.path.dirname(HERE))
 sys.path.insert(0, os.path.join(ROOT, "tools"))
@@ -108,8 +108,9 @@ def problems(run):
 def run_workload(tmp_path, name, runs=3):
     module = tmp_path / "work.py"
     module.write_text(WORK)
-    return ne.run_one(NATIVE, BUILD, str(tmp_path / "out"), str(module),
-                      "work", HERE, name, str(runs))
+    with native_stats_dir():
+        return ne.run_one(NATIVE, BUILD, str(tmp_path / "out"), str(module),
+                          "work", HERE, name, str(runs))
 
 
 # Workloads whose families mostly keep their forms (see problems()):

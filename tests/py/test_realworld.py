@@ -15,6 +15,7 @@ import json
 import linecache
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tarfile
@@ -163,14 +164,21 @@ def test_library_code_counted_as_instructions(tmp_path):
 def more_itertools_tree(tmp_path):
     sdist = os.path.join(CACHE, MORE_ITERTOOLS + ".tar.gz")
     if not os.path.exists(sdist):
-        os.makedirs(CACHE, exist_ok=True)
+        # Into a directory of this test's own, then moved into the cache
+        # whole: another interpreter's suite may be reading it meanwhile.
+        got = tmp_path / "download"
         p = subprocess.run([sys.executable, "-m", "pip", "download", "-q",
-                            "--no-deps", "--no-binary", ":all:", "-d", CACHE,
-                            "more-itertools==11.2.1"],
+                            "--no-deps", "--no-binary", ":all:", "-d",
+                            str(got), "more-itertools==11.2.1"],
                            capture_output=True, text=True)
-        if p.returncode != 0 or not os.path.exists(sdist):
+        fetched = got / os.path.basename(sdist)
+        if p.returncode != 0 or not fetched.exists():
             pytest.skip("more-itertools 11.2.1 sdist not cached and not "
                         "downloadable: " + p.stderr[-300:])
+        os.makedirs(CACHE, exist_ok=True)
+        part = "%s.%d.part" % (sdist, os.getpid())
+        shutil.copyfile(fetched, part)
+        os.replace(part, sdist)
     with tarfile.open(sdist) as t:
         if hasattr(tarfile, "data_filter"):
             t.extractall(tmp_path, filter="data")
