@@ -105,6 +105,7 @@ def pytest_suite(python, quick=False):
     def suite():
         out = captured(cmd, env)
         return junit_result(ver, xml), out
+    suite.__name__ = "py" + ver
     return suite
 
 
@@ -166,18 +167,34 @@ def make_suite_later(target):
     return suite
 
 
-def side_by_side(suites):
+def side_by_side(suites, names):
     """Run the suites JOBS at a time; each one's output printed whole as
-    it ends; their results in the order given."""
+    it ends, and every five minutes a line naming those still running;
+    their results in the order given."""
     import concurrent.futures
+    import time
     results = [None] * len(suites)
+    t0 = time.monotonic()
+    print("running side by side, %d at a time: %s" % (JOBS, ", ".join(names)),
+          flush=True)
     with concurrent.futures.ThreadPoolExecutor(max(1, JOBS)) as pool:
-        running = {pool.submit(s): i for i, s in enumerate(suites)}
-        for done in concurrent.futures.as_completed(running):
-            result, (out, _) = done.result()
-            sys.stdout.write(out if out.endswith("\n") else out + "\n")
-            sys.stdout.flush()
-            results[running[done]] = result
+        pending = {pool.submit(s): i for i, s in enumerate(suites)}
+        while pending:
+            done, _ = concurrent.futures.wait(
+                pending, timeout=300,
+                return_when=concurrent.futures.FIRST_COMPLETED)
+            if not done:
+                print("... %d min: %s still running" % (
+                    (time.monotonic() - t0) // 60,
+                    ", ".join(names[i] for f, i in pending.items()
+                              if f.running())), flush=True)
+            for f in done:
+                i = pending.pop(f)
+                result, (out, _) = f.result()
+                sys.stdout.write(out if out.endswith("\n") else out + "\n")
+                print("%s: ended after %d min" % (
+                    names[i], (time.monotonic() - t0) // 60), flush=True)
+                results[i] = result
     return results
 
 
@@ -214,16 +231,18 @@ def main():
     # Each interpreter's suite made ready in turn (pip, the build), then
     # run side by side with the Python suite under ASan and UBSan (the
     # newest interpreter's).
-    suites = []
+    suites, names = [], []
     for py in pythons:
         s = pytest_suite(py, quick)
         if callable(s):
             suites.append(s)
+            names.append(s.__name__)
         else:
             results.append(s)
     if pythons and not quick:
         suites.append(make_suite_later("test-asan"))
-    results.extend(side_by_side(suites))
+        names.append("test-asan")
+    results.extend(side_by_side(suites, names))
     print()
     for line in MISSING:
         print(line)

@@ -35,6 +35,14 @@ _OURS = ("PYTHONSTATS", "PYSTATS_DIR", "PYSTATS_LABEL", "PYSTATS_BACKEND")
 # A workload with a recognisable signature: MATCH_CLASS runs exactly n
 # times in sets(n), and nowhere in the standard library code the tests run.
 SETS = """
+def sets(n):
+    for i in range(n):
+        match i:
+            case int():
+                pass
+"""
+
+
 @contextlib.contextmanager
 def native_stats_dir():
     """Held while a --enable-pystats CPython writes its statistics to the
@@ -51,14 +59,6 @@ def native_stats_dir():
             yield
         finally:
             fcntl.flock(f, fcntl.LOCK_UN)
-
-
-def sets(n):
-    for i in range(n):
-        match i:
-            case int():
-                pass
-"""
 
 
 def clean_env(**extra):
