@@ -5,16 +5,16 @@ with one line for the whole run: "N passed, N failed, N skipped".
 Interpreters: $PYTHONS (space-separated paths) if set; otherwise each of
 3.11, 3.12, 3.13, 3.14 found under `pyenv root` or on PATH as pythonX.Y;
 $PYTHON314 adds a CPython 3.14 (tools/pythons.py).
-First the C unit tests, the command-line golden tests, the HTML and
-fuzz suites and the style check of src/ (`make test-format`).  Then each
-interpreter gets a virtual environment under build/ with pytest, the
-collector installed into it by `make install-ext` (built with -Werror),
-and the suite in tests/py run inside it; and the Python suite runs once
-more against the extension built with ASan, UBSan and its asserts on
-(`make test-asan`, DEBUG=1).  These suites run side by side, one per
-core: each in a process of its own (a test's process has no thread but
-its own: allocation and GC counts are the test's), its output printed
-whole when it ends.
+First the C unit tests, the command-line golden tests and the style
+check of src/ (`make test-format`). Then each interpreter gets a virtual
+environment under build/ with pytest, the collector installed into it by
+`make install-ext` (built with -Werror), and the suite in tests/py run
+inside it; and the Python suite runs once more against the extension
+built with ASan, UBSan and its asserts on (`make test-asan`, DEBUG=1),
+and the HTML and fuzz suites. These run side by side, one per core: each
+in a process of its own (a test's process has no thread but its own:
+allocation and GC counts are the test's), its output printed whole when
+it ends.
 
 PYSTATS_QUICK=1 (`make test-quick`) is the loop of a change in
 progress, about two minutes of CPU, not a substitute for the whole run:
@@ -212,10 +212,8 @@ def main():
     if quick:
         pythons = pythons[-1:]
         os.environ.setdefault("GOLDEN_PARTS", GOLDEN_QUICK_PARTS)
-    for target in ("test-c", "test-golden", "test-html", "test-fuzz",
-                   "test-format"):
-        if not quick or target not in ("test-html", "test-fuzz"):
-            results.append(make_suite(target))
+    for target in ("test-c", "test-golden", "test-format"):
+        results.append(make_suite(target))
     native = os.environ.get("NATIVE_PYTHON")
     if native:
         # A CPython built with --enable-pystats: tests/py/test_native.py
@@ -242,6 +240,11 @@ def main():
     if pythons and not quick:
         suites.append(make_suite_later("test-asan"))
         names.append("test-asan")
+    # The short ones last, filling the cores the long ones leave.
+    if not quick:
+        for target in ("test-html", "test-fuzz"):
+            suites.append(make_suite_later(target))
+            names.append(target)
     results.extend(side_by_side(suites, names))
     print()
     for line in MISSING:
