@@ -648,8 +648,14 @@ def newest_python():
     finally:
         del sys.path[0]
     versions = []
+    # Asked as a plain user would: not under this run's sanitizer
+    # (LD_PRELOAD, PYTHONMALLOC=malloc, which 3.14t refuses).
+    plain = {k: v for k, v in os.environ.items()
+             if k not in ("LD_PRELOAD", "PYTHONMALLOC")}
     for exe in find_pythons():
-        r = sh([exe, "-c", "import sys; print(sys.version_info[1])"])
+        r = subprocess.run([exe, "-c", "import sys; print(sys.version_info[1])"],
+                           env=plain, capture_output=True, text=True,
+                           check=True)
         versions.append(int(r.stdout))
     return not versions or sys.version_info[1] >= max(versions)
 
