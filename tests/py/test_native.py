@@ -27,10 +27,16 @@ import workloads
 
 NATIVE_DIR = "/tmp/py_stats"   # fixed by CPython
 
+def natives():
+    # CPython's own files, not the dumps other processes' collectors
+    # write there by default (pystats-PID-*.txt)
+    return {p for p in glob.glob(NATIVE_DIR + "/*.txt")
+            if not os.path.basename(p).startswith("pystats-")}
+
 def native_dump():
-    before = set(glob.glob(NATIVE_DIR + "/*.txt"))
+    before = natives()
     wrote = pystats.dump()
-    new = sorted(set(glob.glob(NATIVE_DIR + "/*.txt")) - before)
+    new = sorted(natives() - before)
     exe, att = {}, {}
     for path in new:
         with open(path) as f:
