@@ -102,12 +102,10 @@ pc_offset_unit(PyObject *o)
 static inline int32_t
 pc_offset_unit_zero_first(PyObject *o)
 {
-    uintptr_t tag = ((const PyLongObject *)o)->long_value.lv_tag & ~PC_LONG_TAG_FLAGS;
-    if (__builtin_expect(tag == 1, 1))
+    if (__builtin_expect((((const PyLongObject *)o)->long_value.lv_tag & ~PC_LONG_TAG_FLAGS) == 1,
+                         1))
         return 0;
-    return tag == ((uintptr_t)1 << _PyLong_NON_SIZE_BITS)
-               ? (int32_t)(((const PyLongObject *)o)->long_value.ob_digit[0] >> 1)
-               : -1;
+    return pc_offset_unit_nonzero(o);
 }
 #endif
 

@@ -154,6 +154,13 @@ pc_settle_end(pc_settle_at at)
     }
 }
 
+void
+pc_set_on(int on)
+{
+    pc_g.on = on;
+    pc_seg_on_changed();
+}
+
 int
 pc_window_open(pc_mode mode, int census)
 {
@@ -164,8 +171,7 @@ pc_window_open(pc_mode mode, int census)
     if (pc_seg_mode() && pc_seg_window_start() < 0)
         return -1;
     pc_world_stop(); /* every thread starts at one moment */
-    pc_g.on = 1;
-    pc_seg_on_changed();
+    pc_set_on(1);
     pc_forget_prev();
     pc_world_start();
     if (mode == PC_MODE_CENSUS)
@@ -173,15 +179,13 @@ pc_window_open(pc_mode mode, int census)
     pc_note_start();
     pc_guard_arm();
     if (pc_backend_sync() < 0) {
-        pc_g.on = 0;
-        pc_seg_on_changed();
+        pc_set_on(0);
         pc_g.windows--;
         return -1;
     }
     if (pc_stats_install() < 0) {
         pc_exc saved = pc_exc_save();
-        pc_g.on = 0;
-        pc_seg_on_changed();
+        pc_set_on(0);
         pc_g.windows--;
         if (pc_backend_sync() < 0)
             PyErr_Clear();
@@ -197,8 +201,7 @@ int
 pc_window_close(void)
 {
     pc_settle(PC_SETTLE_API); /* off()'s own CALL is the last one counted */
-    pc_g.on = 0;              /* every thread stops at one moment */
-    pc_seg_on_changed();
+    pc_set_on(0);             /* every thread stops at one moment */
     pc_settle_end(PC_SETTLE_API);
     if (pc_backend_sync() < 0 || pc_stats_remove() < 0)
         return -1;

@@ -193,8 +193,7 @@ on_locked(PyObject *mode_obj, PyObject *census_obj)
         check_pending() < 0 || refuse_without_gil(mode) < 0)
         return NULL;
     if (pc_g.native) {
-        pc_g.on = 1;
-        pc_seg_on_changed();
+        pc_set_on(1);
         return native_result("on");
     }
     if (pc_g.on) {
@@ -251,8 +250,7 @@ static PyObject *
 off_locked(void)
 {
     if (pc_g.native) {
-        pc_g.on = 0;
-        pc_seg_on_changed();
+        pc_set_on(0);
         return native_result("off");
     }
     if (pc_g.on && pc_window_close() < 0)

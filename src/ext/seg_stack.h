@@ -90,7 +90,8 @@ extern uint64_t seg_gen __attribute__((visibility("hidden")));
 /* seg_gen while the collector is on (pc_g.on), else a value no thread's
  * gen takes: a thread with gen == seg_on_gen counts, as does a measuring
  * one with gen == seg_gen (counting_thread(); one compare when on).  Set
- * by pc_seg_on_changed() wherever pc_g.on or seg_gen changes. */
+ * by pc_seg_on_changed() wherever pc_g.on (pc_set_on()) or seg_gen
+ * changes. */
 extern uint64_t seg_on_gen __attribute__((visibility("hidden")));
 #define SEG_GEN_NONE (~(uint64_t)0)
 /* After the exit cut (pc_seg_exit_cut): the only thread state that may
