@@ -113,11 +113,11 @@ static PyMethodDef cb_resume_def = {"_pystats_resume", (PyCFunction)(void (*)(vo
                                     METH_FASTCALL, NULL};
 
 static const pc_seg_callback instruction_callbacks[] = {
-    {"INSTRUCTION", &cb_instruction_def, 0},   {"PY_START", &cb_start_def, 0},
-    {"PY_RESUME", &cb_resume_def, 0},          {"PY_THROW", &cb_throw_def, 0},
-    {"PY_RETURN", &cb_return_def, 0},          {"PY_YIELD", &cb_yield_def, 0},
-    {"PY_UNWIND", &cb_unwind_def, 0},          {"RAISE", &cb_raise_def, 0},
-    {"EXCEPTION_HANDLED", &cb_handled_def, 0},
+    {"INSTRUCTION", &cb_instruction_def, NULL},   {"PY_START", &cb_start_def, NULL},
+    {"PY_RESUME", &cb_resume_def, NULL},          {"PY_THROW", &cb_throw_def, NULL},
+    {"PY_RETURN", &cb_return_def, NULL},          {"PY_YIELD", &cb_yield_def, NULL},
+    {"PY_UNWIND", &cb_unwind_def, NULL},          {"RAISE", &cb_raise_def, NULL},
+    {"EXCEPTION_HANDLED", &cb_handled_def, NULL},
 };
 #define NCALLBACKS (sizeof instruction_callbacks / sizeof instruction_callbacks[0])
 
@@ -160,8 +160,9 @@ quiets(int mode)
 }
 static int quieted;
 
-/* A callback as sys.monitoring calls it: vectorcall straight into a
- * METH_FASTCALL function (no keywords are ever passed). */
+/* A callback as sys.monitoring calls it: its own vectorcall
+ * (pc_seg_callback.vc), or a trampoline into fn, a METH_FASTCALL
+ * function (no keywords are ever passed). */
 typedef struct {
     PyObject ob_base;
     vectorcallfunc vectorcall;
@@ -209,30 +210,25 @@ static PyTypeObject pc_callback_type = {
     .tp_call = PyVectorcall_Call,
 };
 
-/* How many of an event's arguments after the code object are ints that
- * CPython makes for it: the offset, and a jump's destination.  (0 for a
- * callback that counts them itself: pc_seg_callback.own_ints.) */
-static int
-event_ints(const char *event)
-{
-    return strcmp(event, "JUMP") == 0 || strncmp(event, "BRANCH", 6) == 0 ? 2 : 1;
-}
-
+/* The callable that sys.monitoring calls for spec's event. */
 static PyObject *
-callback_new(const PyMethodDef *def, int ints)
+callback_new(const pc_seg_callback *spec)
 {
+    const PyMethodDef *def = spec->def;
     pc_callback *cb;
     if (!(pc_callback_type.tp_flags & Py_TPFLAGS_READY) && PyType_Ready(&pc_callback_type) < 0)
         return NULL;
     cb = PyObject_New(pc_callback, &pc_callback_type);
     if (cb == NULL)
         return NULL;
+    cb->fn = NULL;
+    if (spec->vc != NULL) {
+        cb->vectorcall = spec->vc;
+        return (PyObject *)cb;
+    }
     cb->vectorcall = callback_call;
 #if PC_EVENT_INTS_ALLOCATED
-    if (ints > 0)
-        cb->vectorcall = ints == 2 ? callback_call_2 : callback_call_1;
-#else
-    (void)ints;
+    cb->vectorcall = pc_event_int_args(spec->event) == 2 ? callback_call_2 : callback_call_1;
 #endif
     cb->fn = (pc_fastcall_fn)(void (*)(void))def->ml_meth;
     return (PyObject *)cb;
@@ -273,8 +269,7 @@ claim(PyObject *mon)
         int bit = event_bit(mon, callbacks[i].event);
         if (bit < 0)
             goto done;
-        fn = callback_new(callbacks[i].def,
-                          callbacks[i].own_ints ? 0 : event_ints(callbacks[i].event));
+        fn = callback_new(&callbacks[i]);
         bitobj = PyLong_FromLong(bit);
         pc_guard_own++;
         if (fn && bitobj)

@@ -755,42 +755,63 @@ cb_unwind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
     Py_RETURN_NONE;
 }
 
-#define DEF(name, fn) \
-    static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, NULL}
-DEF("_pystats_seg_start", cb_start);
-DEF("_pystats_seg_resume", cb_resume);
-DEF("_pystats_seg_throw", cb_throw);
-DEF("_pystats_seg_return", cb_return);
-DEF("_pystats_seg_yield", cb_yield);
-DEF("_pystats_seg_jump", cb_jump);
+/* Each callback as sys.monitoring calls it, straight (no trampoline):
+ * STRAIGHT for one that counts the ints CPython made for its event
+ * itself (pc_stats_event_units(), on its fast path), STRAIGHT_INT for a
+ * rare one, whose offset is counted here. */
+#define STRAIGHT(fn)                                                               \
+    static PyObject *fn##_vc(PyObject *self, PyObject *const *args, size_t nargsf, \
+                             PyObject *kwnames)                                    \
+    {                                                                              \
+        (void)kwnames;                                                             \
+        return fn(self, args, PyVectorcall_NARGS(nargsf));                         \
+    }
+#define STRAIGHT_INT(fn)                                                           \
+    static PyObject *fn##_vc(PyObject *self, PyObject *const *args, size_t nargsf, \
+                             PyObject *kwnames)                                    \
+    {                                                                              \
+        Py_ssize_t n = PyVectorcall_NARGS(nargsf);                                 \
+        (void)kwnames;                                                             \
+        if (n > 1)                                                                 \
+            pc_stats_event_int(args[1]);                                           \
+        return fn(self, args, n);                                                  \
+    }
+STRAIGHT(cb_start)
+STRAIGHT(cb_resume)
+STRAIGHT_INT(cb_throw)
+STRAIGHT(cb_return)
+STRAIGHT(cb_yield)
+STRAIGHT(cb_jump)
 #if !PC_BRANCH_LEFT_RIGHT
-DEF("_pystats_seg_branch", cb_branch);
+STRAIGHT(cb_branch)
 #else
-DEF("_pystats_seg_branch_left", cb_branch_left);
-DEF("_pystats_seg_branch_right", cb_branch_right);
+STRAIGHT(cb_branch_left)
+STRAIGHT(cb_branch_right)
 #endif
-DEF("_pystats_seg_raise", cb_raise);
-DEF("_pystats_seg_reraise", cb_reraise);
-DEF("_pystats_seg_handled", cb_handled);
-DEF("_pystats_seg_unwind", cb_unwind);
+STRAIGHT_INT(cb_raise)
+STRAIGHT_INT(cb_reraise)
+STRAIGHT_INT(cb_handled)
+STRAIGHT_INT(cb_unwind)
+#undef STRAIGHT
+#undef STRAIGHT_INT
 
 static const pc_seg_callback seg_callbacks[] = {
-    {"PY_START", &cb_start_def, 1},
-    {"PY_RESUME", &cb_resume_def, 1},
-    {"PY_THROW", &cb_throw_def, 0},
-    {"PY_RETURN", &cb_return_def, 1},
-    {"PY_YIELD", &cb_yield_def, 1},
-    {"PY_UNWIND", &cb_unwind_def, 0},
-    {"JUMP", &cb_jump_def, 1},
+    {"PY_START", NULL, cb_start_vc},
+    {"PY_RESUME", NULL, cb_resume_vc},
+    {"PY_THROW", NULL, cb_throw_vc},
+    {"PY_RETURN", NULL, cb_return_vc},
+    {"PY_YIELD", NULL, cb_yield_vc},
+    {"PY_UNWIND", NULL, cb_unwind_vc},
+    {"JUMP", NULL, cb_jump_vc},
 #if PC_BRANCH_LEFT_RIGHT
-    {"BRANCH_LEFT", &cb_branch_left_def, 1},
-    {"BRANCH_RIGHT", &cb_branch_right_def, 1},
+    {"BRANCH_LEFT", NULL, cb_branch_left_vc},
+    {"BRANCH_RIGHT", NULL, cb_branch_right_vc},
 #else
-    {"BRANCH", &cb_branch_def, 1},
+    {"BRANCH", NULL, cb_branch_vc},
 #endif
-    {"RAISE", &cb_raise_def, 0},
-    {"RERAISE", &cb_reraise_def, 0},
-    {"EXCEPTION_HANDLED", &cb_handled_def, 0},
+    {"RAISE", NULL, cb_raise_vc},
+    {"RERAISE", NULL, cb_reraise_vc},
+    {"EXCEPTION_HANDLED", NULL, cb_handled_vc},
 };
 #define NSEG (sizeof seg_callbacks / sizeof seg_callbacks[0])
 
@@ -806,7 +827,8 @@ pc_seg_callbacks(int noop, size_t *n)
     for (i = 0; i < NSEG; i++) {
         pc_seg_callback *cb = &noop_callbacks[noop == 2][i];
         cb->event = seg_callbacks[i].event;
-        cb->def = seg_floor_def(cb->event, noop == 2);
+        cb->def = NULL;
+        cb->vc = seg_floor_vc(cb->event, noop == 2);
     }
     return noop_callbacks[noop == 2];
 }

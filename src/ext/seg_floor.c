@@ -5,6 +5,7 @@
  * does: what is left of count's cost above it is the collector's own
  * work per event (bench/events.py). */
 #include "seg_floor.h"
+#include "stats.h"
 
 #if PC_HAVE_MONITORING
 
@@ -87,38 +88,57 @@ cb_noop_left(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 #endif
 
-#define DEF(name, fn) \
-    static PyMethodDef fn##_def = {name, (PyCFunction)(void (*)(void))fn, METH_FASTCALL, NULL}
-DEF("_pystats_seg_noop", cb_noop);
-DEF("_pystats_seg_noop_jump", cb_noop_jump);
-DEF("_pystats_seg_noop_return", cb_noop_return);
-DEF("_pystats_seg_noop_yield", cb_noop_yield);
-#if PC_BRANCH_LEFT_RIGHT
-DEF("_pystats_seg_noop_left", cb_noop_left);
-#endif
-#undef DEF
+/* Each called straight by sys.monitoring, as count's callbacks are
+ * (seg_events.c), counting the ints CPython made for its event as they
+ * do: the floor of the same delivery. */
+static inline void
+floor_ints(PyObject *const *args, Py_ssize_t n, int ints)
+{
+    if (n > 1)
+        pc_stats_event_int(args[1]);
+    if (ints == 2 && n > 2)
+        pc_stats_event_int(args[2]);
+}
 
-PyMethodDef *
-seg_floor_def(const char *event, int quiet)
+#define STRAIGHT(vc, fn, ints)                                                                   \
+    static PyObject *vc(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) \
+    {                                                                                            \
+        Py_ssize_t n = PyVectorcall_NARGS(nargsf);                                               \
+        (void)kwnames;                                                                           \
+        floor_ints(args, n, ints);                                                               \
+        return fn(self, args, n);                                                                \
+    }
+STRAIGHT(noop_vc, cb_noop, 1)
+STRAIGHT(noop2_vc, cb_noop, 2)
+STRAIGHT(noop_jump_vc, cb_noop_jump, 2)
+STRAIGHT(noop_return_vc, cb_noop_return, 1)
+STRAIGHT(noop_yield_vc, cb_noop_yield, 1)
+#if PC_BRANCH_LEFT_RIGHT
+STRAIGHT(noop_left_vc, cb_noop_left, 2)
+#endif
+#undef STRAIGHT
+
+vectorcallfunc
+seg_floor_vc(const char *event, int quiet)
 {
     if (!quiet)
-        return &cb_noop_def;
+        return pc_event_int_args(event) == 2 ? noop2_vc : noop_vc;
     if (strcmp(event, "JUMP") == 0)
-        return &cb_noop_jump_def;
+        return noop_jump_vc;
     if (strcmp(event, "PY_RETURN") == 0)
-        return &cb_noop_return_def;
+        return noop_return_vc;
     if (strcmp(event, "PY_YIELD") == 0)
-        return &cb_noop_yield_def;
+        return noop_yield_vc;
 #if PC_BRANCH_LEFT_RIGHT
     if (strcmp(event, "BRANCH_LEFT") == 0)
-        return &cb_noop_left_def;
+        return noop_left_vc;
     if (strcmp(event, "BRANCH_RIGHT") == 0)
-        return &cb_noop_jump_def;
+        return noop_jump_vc;
 #else
     if (strcmp(event, "BRANCH") == 0)
-        return &cb_noop_jump_def;
+        return noop_jump_vc;
 #endif
-    return &cb_noop_def;
+    return pc_event_int_args(event) == 2 ? noop2_vc : noop_vc;
 }
 
 #endif /* PC_HAVE_MONITORING */

@@ -6,9 +6,10 @@
 
 #if PC_HAVE_MONITORING
 
-/* The floor's callback for event: one that does nothing, or (quiet) one
- * that also turns off what mode count turns off. */
-PyMethodDef *seg_floor_def(const char *event, int quiet);
+/* The floor's callback for event, as sys.monitoring calls it
+ * (pc_seg_callback.vc): one that does nothing, or (quiet) one that also
+ * turns off what mode count turns off. */
+vectorcallfunc seg_floor_vc(const char *event, int quiet);
 
 #endif /* PC_HAVE_MONITORING */
 #endif

@@ -8,13 +8,27 @@
 
 #include "codeinfo.h"
 
+#include <string.h>
+
 #if PC_HAVE_MONITORING
 
+/* A callback as sys.monitoring calls it: vc, its callable's vectorcall,
+ * straight (no trampoline on the hot path), which counts the ints CPython
+ * made for its event itself (stats.h); or, if vc is NULL, def through a
+ * trampoline that counts them. */
 typedef struct pc_seg_callback {
     const char *event; /* sys.monitoring.events attribute */
     PyMethodDef *def;
-    int own_ints; /* counts the ints made for its event itself (stats.h) */
+    vectorcallfunc vc;
 } pc_seg_callback;
+
+/* How many of an event's arguments after the code object are ints that
+ * CPython makes for it: the offset, and a jump's destination. */
+static inline int
+pc_event_int_args(const char *event)
+{
+    return strcmp(event, "JUMP") == 0 || strncmp(event, "BRANCH", 6) == 0 ? 2 : 1;
+}
 
 /* The events and callbacks of segment counting.  noop 1: the same
  * events with callbacks that do nothing (the floor of the events); noop
