@@ -376,7 +376,8 @@ counting_thread(int room)
     assert(PyGILState_Check());
     /* depth in 1..cap - 1 (room: one unsigned compare), or above 0 */
     assert(seg_on_gen == (pc_g.on ? seg_gen : SEG_GEN_NONE));
-    if (t != NULL && (t->gen == seg_on_gen || (t->measuring && t->gen == seg_gen)) &&
+    assert(t != NULL); /* seg_unadopted before the thread's first count */
+    if ((t->gen == seg_on_gen || (t->measuring && t->gen == seg_gen)) &&
         (room ? (unsigned)t->depth - 1 < (unsigned)t->cap - 1 : t->depth > 0))
         return t;
     return NULL;

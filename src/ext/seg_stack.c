@@ -12,7 +12,8 @@ pthread_mutex_t seg_threads_lock = PTHREAD_MUTEX_INITIALIZER;
 uint64_t seg_gen = 1;
 uint64_t seg_on_gen = SEG_GEN_NONE;
 PyThreadState *seg_exit_ts;
-__thread seg_thread *seg_t __attribute__((tls_model("initial-exec")));
+seg_thread seg_unadopted; /* gen 0: seg_gen never is */
+__thread seg_thread *seg_t __attribute__((tls_model("initial-exec"))) = &seg_unadopted;
 static pthread_key_t thread_key; /* its destructor: thread_exit() */
 
 static void

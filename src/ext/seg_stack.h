@@ -97,7 +97,11 @@ extern uint64_t seg_on_gen __attribute__((visibility("hidden")));
 /* After the exit cut (pc_seg_exit_cut): the only thread state that may
  * still count; NULL before. */
 extern PyThreadState *seg_exit_ts __attribute__((visibility("hidden")));
+/* The thread's entry once adopted; before, seg_unadopted, an entry no
+ * thread owns (not on seg_threads), of gen 0, which seg_gen never is:
+ * a callback's first test (counting_thread()) needs no NULL check. */
 extern __thread seg_thread *seg_t __attribute__((tls_model("initial-exec"), visibility("hidden")));
+extern seg_thread seg_unadopted __attribute__((visibility("hidden")));
 
 int seg_stack_init(void); /* module init; -1 with exception */
 /* Hands pc_desync_describe its describer (the thread's shadow stack and

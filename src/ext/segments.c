@@ -375,7 +375,7 @@ pc_seg_code_free(pc_codeinfo *ci)
 void
 pc_seg_after_fork(void)
 {
-    seg_thread *me = seg_t, *t, *next;
+    seg_thread *me = seg_t == &seg_unadopted ? NULL : seg_t, *t, *next;
     /* The only thread left is this one; the lock may have been held by
      * another at the fork. */
     pthread_mutex_init(&seg_threads_lock, NULL);
