@@ -40,7 +40,9 @@ import real  # noqa: E402
 from pythons import find_pythons  # noqa: E402
 from real_workloads import NAMES  # noqa: E402
 
-# Callback function names (src/ext) -> the event kind they take.
+# Callback function names (src/ext) -> the event kind they take.  Each
+# is called through a vectorcall of its name and "_vc" (seg_events.c),
+# which is the function callgrind sees: the suffix is taken off.
 KINDS = {
     "cb_start": "start", "cb_resume": "resume", "cb_return": "return",
     "cb_yield": "yield", "cb_jump": "jump", "cb_branch": "branch",
@@ -62,6 +64,14 @@ CALLER = re.compile(r"<\s.*\(([\d,]+)x\)")
 FUNC = re.compile(r"^\s*([\d,]+)\s.*\*\s+\S*src/ext/\w+\.c:(\w+)")
 
 
+def kind_of(name):
+    """The event kind the callback function name takes; None if it is
+    none of the callbacks."""
+    if name.endswith("_vc"):
+        name = name[:-3]
+    return KINDS.get(name)
+
+
 def callback_profile(annotation):
     """({kind: calls}, {kind: inclusive instructions}, {slow path:
     calls}) of the collector's callbacks and slow paths."""
@@ -74,9 +84,9 @@ def callback_profile(annotation):
         f = FUNC.search(line)
         name = f.group(2) if f else None
         if name and pending and name not in seen:
-            if name in KINDS:
+            if kind_of(name) is not None:
                 seen.add(name)
-                kind = KINDS[name]
+                kind = kind_of(name)
                 calls[kind] = calls.get(kind, 0) + sum(pending)
                 incl[kind] = incl.get(kind, 0) + int(f.group(1).replace(",", ""))
             elif name in SLOW:
