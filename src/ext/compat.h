@@ -15,6 +15,7 @@
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
 #include <frameobject.h>
+#include <string.h>
 
 #if PY_VERSION_HEX < 0x030B0000 || PY_VERSION_HEX >= 0x030F0000
 #error "pystats supports CPython 3.11, 3.12, 3.13 and 3.14"
@@ -40,6 +41,15 @@
 #define pc_code_set_extra _PyCode_SetExtra
 #define pc_request_code_extra_index _PyEval_RequestCodeExtraIndex
 #endif
+
+/* How many of a sys.monitoring event's arguments after the code object
+ * are ints that CPython makes for it: the offset, and a jump's
+ * destination. */
+static inline int
+pc_event_int_args(const char *event)
+{
+    return strcmp(event, "JUMP") == 0 || strncmp(event, "BRANCH", 6) == 0 ? 2 : 1;
+}
 
 /* Whether an event's int argument was made for the event (stats.h):
  * 3.12 and 3.13 make one past the cached small ints, which are

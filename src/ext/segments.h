@@ -8,8 +8,6 @@
 
 #include "codeinfo.h"
 
-#include <string.h>
-
 #if PC_HAVE_MONITORING
 
 /* A callback as sys.monitoring calls it: vc, its callable's vectorcall,
@@ -21,14 +19,6 @@ typedef struct pc_seg_callback {
     PyMethodDef *def;
     vectorcallfunc vc;
 } pc_seg_callback;
-
-/* How many of an event's arguments after the code object are ints that
- * CPython makes for it: the offset, and a jump's destination. */
-static inline int
-pc_event_int_args(const char *event)
-{
-    return strcmp(event, "JUMP") == 0 || strncmp(event, "BRANCH", 6) == 0 ? 2 : 1;
-}
 
 /* The events and callbacks of segment counting.  noop 1: the same
  * events with callbacks that do nothing (the floor of the events); noop
