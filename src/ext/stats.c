@@ -203,11 +203,11 @@ static pc_allocs allocs_kept;
 #endif
 
 /* One allocation of bytes bytes (a calloc's nelem * elsize), bucketed
- * by size. */
+ * by size.  The allocations are the buckets' sum, taken when the figures
+ * are read (alloc_settle()): one add less per allocation. */
 static inline void
 count_alloc(size_t size, size_t bytes)
 {
-    ALLOC_ADD(allocations);
     ALLOC_ADD_N(allocated_bytes, bytes);
     if (size < 512)
         ALLOC_ADD(allocations512);
@@ -373,9 +373,10 @@ minus(uint64_t a, uint64_t b)
     return a > b ? a - b : 0;
 }
 
-/* The ints made for events (pc_stats_event_ints()) out of the
- * allocation figures: each was one allocation of a PyLongObject under
- * 512 bytes, and one free. */
+/* The figures made ready to read: the ints made for events
+ * (pc_stats_event_ints()) taken out (each was one allocation of a
+ * PyLongObject under 512 bytes, and one free), and the allocations
+ * summed from their buckets (count_alloc()). */
 static void
 alloc_settle(void)
 {
@@ -383,13 +384,13 @@ alloc_settle(void)
     pc_allocs *a = ALLOCS();
     ints_pending = 0;
     ints_at_on = pc_event_ints;
-    if (n == 0)
-        return;
-    assert(a->allocations >= n && a->allocations512 >= n);
-    a->allocations = minus(a->allocations, n);
-    a->allocations512 = minus(a->allocations512, n);
-    a->frees = minus(a->frees, n);
-    a->allocated_bytes = minus(a->allocated_bytes, n * (uint64_t)sizeof(PyLongObject));
+    if (n > 0) {
+        assert(a->allocations512 >= n);
+        a->allocations512 = minus(a->allocations512, n);
+        a->frees = minus(a->frees, n);
+        a->allocated_bytes = minus(a->allocated_bytes, n * (uint64_t)sizeof(PyLongObject));
+    }
+    a->allocations = a->allocations512 + a->allocations4k + a->allocations_big;
 }
 
 int
