@@ -87,8 +87,8 @@ seg_left_quietly(seg_thread *t, seg_frame *f, int32_t r)
     seg_left(t, f, r, yields);
 }
 
-/* The commonest quiet return, in one step: f, the top frame, ran
- * straight from its segment's start to its known return (no yield), and
+/* The commonest quiet return (or yield), in one step: f, the top frame,
+ * ran straight from its segment's start to its known return, and
  * its caller g, right below it, stopped at an instruction after which it
  * goes on at the next one (seg_op.eager).  Does what seg_left_quietly()
  * and seg_popped() would do there, with seg_eager_restart() of g; 0 with
@@ -109,12 +109,14 @@ seg_settle_one(seg_thread *t, seg_frame *f, seg_frame *g)
     last = sc->op[r];
     /* g stopped at `at` (start < 0, resume < 0, raised < 0), not seeded,
      * at an eager instruction with one after it */
-    if (last == seg_op.yield_value || g->seeded ||
-        (g->start & g->resume & g->raised & ~g->at) >= 0 || !seg_op.eager[gc->op[g->at]] ||
-        (u = seg_next_unit(gc, g->at)) >= gc->n)
+    if (g->seeded || (g->start & g->resume & g->raised & ~g->at) >= 0 ||
+        !seg_op.eager[gc->op[g->at]] || (u = seg_next_unit(gc, g->at)) >= gc->n)
         return 0;
     seg_close_run(sc, s, r);
-    pc_calls_g.returns++;
+    if (last == seg_op.yield_value)
+        pc_calls_g.yields++;
+    else
+        pc_calls_g.returns++;
     t->depth--;
     pc_g.pair[last][gc->op[u]]++;
     g->start = u;
