@@ -40,12 +40,12 @@ void pc_settle_end(pc_settle_at at);
  * dump as a bound (FORMAT.md 1.1), nothing if there is none.  Plain C. */
 void pc_leftover_write(psf_out *o);
 
-/* Open a window of mode (on()): every thread starts counting at one
- * moment, from the instruction after this call; census: mode count's
- * census alongside.  -1 with exception (nothing left open). */
 /* pc_g.on's only writer: the callbacks' test of it follows
  * (pc_seg_on_changed()). */
 void pc_set_on(int on);
+/* Open a window of mode (on()): every thread starts counting at one
+ * moment, from the instruction after this call; census: mode count's
+ * census alongside.  -1 with exception (nothing left open). */
 int pc_window_open(pc_mode mode, int census);
 /* Close the window (off()): settled, then no thread counts.  -1 with
  * exception (the events could not be removed). */

@@ -184,8 +184,7 @@ callback_call_1(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
 {
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     (void)kwnames;
-    if (n > 1)
-        pc_stats_event_int(args[1]);
+    pc_stats_event_args(args, n, 1);
     return ((pc_callback *)self)->fn(NULL, args, n);
 }
 
@@ -194,10 +193,7 @@ callback_call_2(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *
 {
     Py_ssize_t n = PyVectorcall_NARGS(nargsf);
     (void)kwnames;
-    if (n > 2) {
-        pc_stats_event_int(args[1]);
-        pc_stats_event_int(args[2]);
-    }
+    pc_stats_event_args(args, n, 2);
     return ((pc_callback *)self)->fn(NULL, args, n);
 }
 #endif

@@ -757,44 +757,25 @@ cb_unwind(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 }
 
 /* Each callback as sys.monitoring calls it, straight (no trampoline):
- * STRAIGHT for one that counts the ints CPython made for its event
- * itself (pc_stats_event_units(), on its fast path), STRAIGHT_INT for a
- * rare one, whose offset is counted here. */
-#define STRAIGHT(fn)                                                               \
-    static PyObject *fn##_vc(PyObject *self, PyObject *const *args, size_t nargsf, \
-                             PyObject *kwnames)                                    \
-    {                                                                              \
-        (void)kwnames;                                                             \
-        return fn(self, args, PyVectorcall_NARGS(nargsf));                         \
-    }
-#define STRAIGHT_INT(fn)                                                           \
-    static PyObject *fn##_vc(PyObject *self, PyObject *const *args, size_t nargsf, \
-                             PyObject *kwnames)                                    \
-    {                                                                              \
-        Py_ssize_t n = PyVectorcall_NARGS(nargsf);                                 \
-        (void)kwnames;                                                             \
-        if (n > 1)                                                                 \
-            pc_stats_event_int(args[1]);                                           \
-        return fn(self, args, n);                                                  \
-    }
-STRAIGHT(cb_start)
-STRAIGHT(cb_resume)
-STRAIGHT_INT(cb_throw)
-STRAIGHT(cb_return)
-STRAIGHT(cb_yield)
-STRAIGHT(cb_jump)
+ * the common ones count the ints CPython made for their event
+ * themselves (pc_stats_event_units(), on their fast path), the rare
+ * ones have their offset counted on the way in. */
+PC_SEG_VECTORCALL(cb_start_vc, cb_start, 0)
+PC_SEG_VECTORCALL(cb_resume_vc, cb_resume, 0)
+PC_SEG_VECTORCALL(cb_throw_vc, cb_throw, 1)
+PC_SEG_VECTORCALL(cb_return_vc, cb_return, 0)
+PC_SEG_VECTORCALL(cb_yield_vc, cb_yield, 0)
+PC_SEG_VECTORCALL(cb_jump_vc, cb_jump, 0)
 #if !PC_BRANCH_LEFT_RIGHT
-STRAIGHT(cb_branch)
+PC_SEG_VECTORCALL(cb_branch_vc, cb_branch, 0)
 #else
-STRAIGHT(cb_branch_left)
-STRAIGHT(cb_branch_right)
+PC_SEG_VECTORCALL(cb_branch_left_vc, cb_branch_left, 0)
+PC_SEG_VECTORCALL(cb_branch_right_vc, cb_branch_right, 0)
 #endif
-STRAIGHT_INT(cb_raise)
-STRAIGHT_INT(cb_reraise)
-STRAIGHT_INT(cb_handled)
-STRAIGHT_INT(cb_unwind)
-#undef STRAIGHT
-#undef STRAIGHT_INT
+PC_SEG_VECTORCALL(cb_raise_vc, cb_raise, 1)
+PC_SEG_VECTORCALL(cb_reraise_vc, cb_reraise, 1)
+PC_SEG_VECTORCALL(cb_handled_vc, cb_handled, 1)
+PC_SEG_VECTORCALL(cb_unwind_vc, cb_unwind, 1)
 
 static const pc_seg_callback seg_callbacks[] = {
     {"PY_START", NULL, cb_start_vc},

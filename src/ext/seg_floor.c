@@ -89,53 +89,33 @@ cb_noop_left(PyObject *self, PyObject *const *args, Py_ssize_t nargs)
 #endif
 
 /* Each called straight by sys.monitoring, as count's callbacks are
- * (seg_events.c), counting the ints CPython made for its event as they
- * do: the floor of the same delivery. */
-static inline void
-floor_ints(PyObject *const *args, Py_ssize_t n, int ints)
-{
-    if (n > 1)
-        pc_stats_event_int(args[1]);
-    if (ints == 2 && n > 2)
-        pc_stats_event_int(args[2]);
-}
-
-#define STRAIGHT(vc, fn, ints)                                                                   \
-    static PyObject *vc(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) \
-    {                                                                                            \
-        Py_ssize_t n = PyVectorcall_NARGS(nargsf);                                               \
-        (void)kwnames;                                                                           \
-        floor_ints(args, n, ints);                                                               \
-        return fn(self, args, n);                                                                \
-    }
-STRAIGHT(noop_vc, cb_noop, 1)
-STRAIGHT(noop2_vc, cb_noop, 2)
-STRAIGHT(noop_jump_vc, cb_noop_jump, 2)
-STRAIGHT(noop_return_vc, cb_noop_return, 1)
-STRAIGHT(noop_yield_vc, cb_noop_yield, 1)
+ * (seg_events.c), counting the ints CPython made for its event as the
+ * rare ones do: the floor of the same delivery. */
+PC_SEG_VECTORCALL(noop_vc, cb_noop, 1)
+PC_SEG_VECTORCALL(noop2_vc, cb_noop, 2)
+PC_SEG_VECTORCALL(noop_jump_vc, cb_noop_jump, 2)
+PC_SEG_VECTORCALL(noop_return_vc, cb_noop_return, 1)
+PC_SEG_VECTORCALL(noop_yield_vc, cb_noop_yield, 1)
 #if PC_BRANCH_LEFT_RIGHT
-STRAIGHT(noop_left_vc, cb_noop_left, 2)
+PC_SEG_VECTORCALL(noop_left_vc, cb_noop_left, 2)
 #endif
-#undef STRAIGHT
 
 vectorcallfunc
 seg_floor_vc(const char *event, int quiet)
 {
-    if (!quiet)
-        return pc_event_int_args(event) == 2 ? noop2_vc : noop_vc;
-    if (strcmp(event, "JUMP") == 0)
+    if (quiet && strcmp(event, "JUMP") == 0)
         return noop_jump_vc;
-    if (strcmp(event, "PY_RETURN") == 0)
+    if (quiet && strcmp(event, "PY_RETURN") == 0)
         return noop_return_vc;
-    if (strcmp(event, "PY_YIELD") == 0)
+    if (quiet && strcmp(event, "PY_YIELD") == 0)
         return noop_yield_vc;
 #if PC_BRANCH_LEFT_RIGHT
-    if (strcmp(event, "BRANCH_LEFT") == 0)
+    if (quiet && strcmp(event, "BRANCH_LEFT") == 0)
         return noop_left_vc;
-    if (strcmp(event, "BRANCH_RIGHT") == 0)
+    if (quiet && strcmp(event, "BRANCH_RIGHT") == 0)
         return noop_jump_vc;
 #else
-    if (strcmp(event, "BRANCH") == 0)
+    if (quiet && strcmp(event, "BRANCH") == 0)
         return noop_jump_vc;
 #endif
     return pc_event_int_args(event) == 2 ? noop2_vc : noop_vc;

@@ -20,6 +20,20 @@ typedef struct pc_seg_callback {
     vectorcallfunc vc;
 } pc_seg_callback;
 
+/* Defines vc, a vectorcall that sys.monitoring calls straight
+ * (pc_seg_callback.vc): it counts the first ints of the event's
+ * arguments, those CPython made (pc_stats_event_args(), stats.h, which
+ * the using file includes; 0 for an fn that counts them itself), and
+ * calls fn, a METH_FASTCALL function. */
+#define PC_SEG_VECTORCALL(vc, fn, ints)                                                          \
+    static PyObject *vc(PyObject *self, PyObject *const *args, size_t nargsf, PyObject *kwnames) \
+    {                                                                                            \
+        Py_ssize_t n_ = PyVectorcall_NARGS(nargsf);                                              \
+        (void)kwnames;                                                                           \
+        pc_stats_event_args(args, n_, ints);                                                     \
+        return fn(self, args, n_);                                                               \
+    }
+
 /* The events and callbacks of segment counting.  noop 1: the same
  * events with callbacks that do nothing (the floor of the events); noop
  * 2: ... that also turn off the jumps counting turns off, so that they

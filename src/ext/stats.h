@@ -35,6 +35,19 @@ pc_stats_event_int(PyObject *o)
 #endif
 }
 
+/* The same for an event's arguments as a callback receives them (n of
+ * them): args[1], the offset, and if ints is 2 args[2], a jump's
+ * destination; none if ints is 0 (a callback that counts them itself,
+ * pc_stats_event_units()). */
+static inline void
+pc_stats_event_args(PyObject *const *args, Py_ssize_t n, int ints)
+{
+    if (ints > 0 && n > 1)
+        pc_stats_event_int(args[1]);
+    if (ints > 1 && n > 2)
+        pc_stats_event_int(args[2]);
+}
+
 /* The same, by a callback that has read its offsets as code units u and
  * v (0 if it has one): one past unit 128 (byte 256) was made.  One test
  * when neither is. */
